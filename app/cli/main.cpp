@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
     add_index_command(app, exit_code);
     add_search_command(app, exit_code);
     add_stats_command(app, exit_code);
+    add_prune_command(app, exit_code);
 
     try {
         app.parse(argc, argv);

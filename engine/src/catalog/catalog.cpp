@@ -1,4 +1,5 @@
 #include "indexer.h"
+#include "prune_steps.h"
 #include "queries.h"
 #include "sqlite.h"
 
@@ -128,6 +129,11 @@ Result<std::optional<Root>> Catalog::find_root(const fs::path& dir) const {
 }
 
 Result<void> Catalog::forget_root(const fs::path& dir) {
+    // One transaction: a kill between the two would leave lines no root uses.
+    auto transaction = sql::Transaction::begin(impl_->db);
+    if (!transaction) {
+        return std::unexpected(transaction.error());
+    }
     auto statement = sql::Statement::prepare(impl_->db, "DELETE FROM roots WHERE location = ?");
     if (!statement) {
         return std::unexpected(statement.error());
@@ -136,7 +142,10 @@ Result<void> Catalog::forget_root(const fs::path& dir) {
     if (auto ok = statement->run(); !ok) {
         return ok;
     }
-    return collect_unused_debug_lines(impl_->db);
+    if (auto ok = collect_unused_debug_lines(impl_->db); !ok) {
+        return ok;
+    }
+    return transaction->commit();
 }
 
 } // namespace cachelens::catalog
@@ -154,6 +163,18 @@ Result<std::size_t> Catalog::count(const SearchQuery& query) const {
 Result<std::vector<RootStats>> Catalog::stats(const std::optional<fs::path>& dir,
                                               std::size_t largest) const {
     return root_stats(impl_->db, dir ? std::optional(root_location(*dir)) : std::nullopt, largest);
+}
+
+} // namespace cachelens::catalog
+
+namespace cachelens::catalog {
+
+Result<PrunePlan> Catalog::plan_prune(const fs::path& dir, const PruneOptions& options) const {
+    return catalog::plan_prune(impl_->db, root_location(dir), options);
+}
+
+Result<PruneOutcome> Catalog::prune(const PrunePlan& plan, const IndexOptions& options) {
+    return run_prune(impl_->db, plan, options);
 }
 
 } // namespace cachelens::catalog

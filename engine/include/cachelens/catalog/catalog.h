@@ -7,6 +7,7 @@
 // index leaves a consistent catalog that the next index completes).
 
 #include <cachelens/cachedir/file_kind.h>
+#include <cachelens/catalog/prune.h>
 #include <cachelens/core/error.h>
 
 #include <atomic>
@@ -134,6 +135,13 @@ public:
     // Every root, or one; `largest` entries per root.
     Result<std::vector<RootStats>> stats(const std::optional<std::filesystem::path>& dir,
                                          std::size_t largest = 10) const;
+
+    // What pruning `dir` (indexed already) would delete. Deletes nothing.
+    Result<PrunePlan> plan_prune(const std::filesystem::path& dir,
+                                 const PruneOptions& options) const;
+    // Deletes what `plan` lists, except what changed since it was made or
+    // what something written since uses; then indexes the root again.
+    Result<PruneOutcome> prune(const PrunePlan& plan, const IndexOptions& options = {});
 
     // The raw connection, for engine modules that keep their own tables (prune, bench).
     sqlite3* handle() const;

@@ -1,0 +1,55 @@
+#pragma once
+
+// A directory inside a root, opened one component at a time with openat and
+// O_NOFOLLOW. Whatever is done through it (stat, unlink, rmdir) stays inside
+// the root even if someone swaps a parent directory for a symlink meanwhile:
+// a path string checked first and used later could not promise that.
+
+#include <cachelens/core/error.h>
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace cachelens {
+
+class DirHandle {
+public:
+    // Opens `root` itself (which may be reached through symlinks: the user named it).
+    static Result<DirHandle> open_root(const std::filesystem::path& root);
+
+    DirHandle(DirHandle&& other) noexcept;
+    DirHandle& operator=(DirHandle&& other) noexcept;
+    DirHandle(const DirHandle&) = delete;
+    DirHandle& operator=(const DirHandle&) = delete;
+    ~DirHandle();
+
+    // The directory `relative` ('/'-separated) below this one. Fails on an
+    // empty, absolute or ".." component, and when a component is a symlink
+    // or not a directory.
+    Result<DirHandle> open_beneath(std::string_view relative) const;
+
+    // lstat of `name` in this directory (a single component).
+    Result<struct stat> stat_entry(std::string_view name) const;
+    // Unlinks the file `name`; never a directory.
+    Result<void> remove_file(std::string_view name) const;
+    // Removes `name` when it is an empty directory. False when it is not empty.
+    Result<bool> remove_empty_dir(std::string_view name) const;
+
+    // For messages: the path this handle was opened as.
+    const std::string& path() const { return path_; }
+    int fd() const { return fd_; }
+
+private:
+    DirHandle(int fd, std::string path);
+
+    int fd_ = -1;
+    std::string path_;
+};
+
+// False for "", ".", ".." and names with a '/' or a NUL: not one directory entry.
+bool is_plain_name(std::string_view name);
+
+} // namespace cachelens

@@ -1,0 +1,252 @@
+// Carrying out a prune plan while PyTorch may be writing to the same dir:
+// the root is indexed again first, anything that changed since the plan or
+// that a new entry uses stays, and each file is checked once more right
+// before it is unlinked, through a directory handle that never follows a
+// symlink out of the root.
+
+#include "indexer.h"
+#include "prune_steps.h"
+#include "root_graph.h"
+
+#include <cachelens/core/dir_handle.h>
+
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace cachelens::catalog {
+
+namespace {
+
+using cachedir::FileKind;
+
+std::int64_t mtime_ns_of(const struct stat& info) {
+    return static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
+}
+
+bool same_files(const std::vector<PruneFile>& planned, const std::vector<PruneFile>& now) {
+    auto key = [](const PruneFile& file) {
+        return std::tuple(file.path, file.size, file.mtime_ns, file.inode);
+    };
+    std::set<std::tuple<std::string, std::uint64_t, std::int64_t, std::uint64_t>> a, b;
+    for (const auto& file : planned) {
+        a.insert(key(file));
+    }
+    for (const auto& file : now) {
+        b.insert(key(file));
+    }
+    return a == b;
+}
+
+std::pair<std::string_view, std::string_view> split_parent(std::string_view path) {
+    const auto slash = path.rfind('/');
+    if (slash == std::string_view::npos) {
+        return {{}, path};
+    }
+    return {path.substr(0, slash), path.substr(slash + 1)};
+}
+
+// Which planned entries stay, and why, given the root as it is now.
+class KeepDecision {
+public:
+    KeepDecision(const PrunePlan& plan, const RootGraph& graph)
+        : plan_(plan)
+        , graph_(graph) {
+        for (std::size_t u = 0; u < plan.units.size(); ++u) {
+            for (const auto& entry : plan.units[u].entries) {
+                unit_of_[entry.path] = u;
+            }
+        }
+    }
+
+    void decide() {
+        for (const auto& unit : plan_.units) {
+            for (const auto& entry : unit.entries) {
+                auto node = graph_.node_by_path.find(entry.path);
+                if (node == graph_.node_by_path.end()) {
+                    gone_.insert(entry.path);
+                } else if (!same_files(entry.files, graph_.nodes[node->second].entry.files)) {
+                    keep(entry.path, "changed since the plan");
+                }
+            }
+        }
+        for (bool changed = true; changed;) {
+            changed = keep_whole_units() | keep_what_survivors_use();
+        }
+    }
+
+    bool is_doomed(const std::string& path) const {
+        return unit_of_.contains(path) && !kept_.contains(path) && !gone_.contains(path);
+    }
+    const std::map<std::string, std::string>& kept() const { return kept_; }
+
+private:
+    bool keep(const std::string& path, std::string why) {
+        return kept_.try_emplace(path, std::move(why)).second;
+    }
+
+    // A unit's defining entries go together or not at all; a key that got a
+    // new entry since the plan is in use again.
+    bool keep_whole_units() {
+        bool changed = false;
+        for (const auto& unit : plan_.units) {
+            std::string why;
+            for (std::size_t i = 0; i < unit.defining_entries && why.empty(); ++i) {
+                const auto& path = unit.entries[i].path;
+                if (auto it = kept_.find(path); it != kept_.end()) {
+                    why = "kept with " + path + " (" + it->second + ")";
+                } else if (auto node = graph_.node_by_path.find(path);
+                           node != graph_.node_by_path.end()) {
+                    for (std::size_t member : graph_.groups[graph_.nodes[node->second].group]) {
+                        const auto& member_path = graph_.nodes[member].entry.path;
+                        if (!unit_of_.contains(member_path)) {
+                            why = "its group has a new entry, " + member_path;
+                            break;
+                        }
+                    }
+                }
+            }
+            if (!why.empty()) {
+                for (std::size_t i = 0; i < unit.defining_entries; ++i) {
+                    changed |= keep(unit.entries[i].path, why);
+                }
+            }
+        }
+        return changed;
+    }
+
+    // Whatever an entry that stays uses stays too.
+    bool keep_what_survivors_use() {
+        bool changed = false;
+        for (const auto& node : graph_.nodes) {
+            if (is_doomed(node.entry.path)) {
+                continue;
+            }
+            for (std::size_t used : node.uses) {
+                const auto& path = graph_.nodes[used].entry.path;
+                if (is_doomed(path)) {
+                    changed |= keep(path, "used by " + node.entry.path);
+                }
+            }
+        }
+        return changed;
+    }
+
+    const PrunePlan& plan_;
+    const RootGraph& graph_;
+    std::unordered_map<std::string, std::size_t> unit_of_;
+    std::set<std::string> gone_;
+    std::map<std::string, std::string> kept_;
+};
+
+class Deleter {
+public:
+    Deleter(const DirHandle& root, PruneOutcome& outcome)
+        : root_(root)
+        , outcome_(outcome) {}
+
+    void remove(const PruneEntry& entry) {
+        // Check every file first: an entry is deleted whole or not at all.
+        std::vector<std::pair<DirHandle, std::string>> files;
+        for (const auto& file : entry.files) {
+            auto [parent, name] = split_parent(file.path);
+            auto dir = root_.open_beneath(parent);
+            if (!dir) {
+                outcome_.kept.push_back(entry.path + ": " + dir.error().describe());
+                return;
+            }
+            if (std::string why = check(*dir, name, file); !why.empty()) {
+                outcome_.kept.push_back(entry.path + ": " + file.path + " " + why);
+                return;
+            }
+            files.emplace_back(std::move(*dir), std::string(name));
+        }
+        for (const auto& [dir, name] : files) {
+            if (auto removed = dir.remove_file(name); !removed) {
+                outcome_.errors.push_back(removed.error());
+                continue;
+            }
+            ++outcome_.files_deleted;
+        }
+        outcome_.bytes_freed += entry.size;
+        ++outcome_.entries_deleted;
+        remove_own_dir(entry);
+    }
+
+private:
+    // Why the file must stay; empty when it is still exactly as planned.
+    static std::string check(const DirHandle& dir, std::string_view name, const PruneFile& file) {
+        if (cachedir::is_temp_name(name)) {
+            return "is being written";
+        }
+        auto info = dir.stat_entry(name);
+        if (!info) {
+            return info.error().kind == ErrorKind::NotFound ? "is gone" : info.error().message;
+        }
+        if (!S_ISREG(info->st_mode)) {
+            return "is no longer a regular file";
+        }
+        if (static_cast<std::uint64_t>(info->st_size) != file.size ||
+            mtime_ns_of(*info) != file.mtime_ns ||
+            static_cast<std::uint64_t>(info->st_ino) != file.inode) {
+            return "changed since the plan";
+        }
+        return {};
+    }
+
+    // A Triton kernel dir left empty goes too (rmdir refuses a dir with
+    // anything new in it; Triton recreates its dirs before each write). FX
+    // and AOT key dirs stay: PyTorch mkdirs them and then writes into them
+    // without a retry, so removing one could fail a write in progress.
+    void remove_own_dir(const PruneEntry& entry) {
+        if (entry.kind != FileKind::Triton) {
+            return;
+        }
+        auto [parent, name] = split_parent(entry.path);
+        if (auto dir = root_.open_beneath(parent); dir) {
+            (void)dir->remove_empty_dir(name);
+        }
+    }
+
+    const DirHandle& root_;
+    PruneOutcome& outcome_;
+};
+
+} // namespace
+
+Result<PruneOutcome> run_prune(sql::Database& db, const PrunePlan& plan,
+                               const IndexOptions& index_options) {
+    const std::filesystem::path dir(plan.root);
+    auto root = DirHandle::open_root(dir);
+    if (!root) {
+        return std::unexpected(root.error());
+    }
+    // Whatever was written since the plan is known before anything goes.
+    if (auto indexed = index_root(db, dir, plan.root, index_options); !indexed) {
+        return std::unexpected(indexed.error());
+    }
+    auto graph = load_root_graph(db, plan.root);
+    if (!graph) {
+        return std::unexpected(graph.error());
+    }
+    KeepDecision decision(plan, *graph);
+    decision.decide();
+    PruneOutcome outcome;
+    for (const auto& [path, why] : decision.kept()) {
+        outcome.kept.push_back(path + ": " + why);
+    }
+    Deleter deleter(*root, outcome);
+    for (const auto& unit : plan.units) {
+        for (const auto& entry : unit.entries) {
+            if (decision.is_doomed(entry.path)) {
+                deleter.remove(entry);
+            }
+        }
+    }
+    if (auto indexed = index_root(db, dir, plan.root, index_options); !indexed) {
+        return std::unexpected(indexed.error());
+    }
+    return outcome;
+}
+
+} // namespace cachelens::catalog

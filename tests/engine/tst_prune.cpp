@@ -1,0 +1,485 @@
+// Pruning a real cache: what goes, goes whole and oldest first, and leaves a
+// cache PyTorch's own links still hold in (verify clean); what is recent,
+// being written, not ours, or changed since the plan stays; symlinks are never
+// followed out of the root; the catalog matches the dir afterwards.
+
+#include "catalog_checks.h"
+#include "test_paths.h"
+
+#include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/cachedir/verify.h>
+#include <cachelens/catalog/catalog.h>
+#include <cachelens/core/dir_handle.h>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <set>
+
+using namespace cachelens;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::int64_t kDayNs = 86400LL * 1'000'000'000;
+
+std::int64_t now_ns() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+void set_mtime(const fs::path& file, std::int64_t mtime_ns) {
+    const timespec times[2] = {{mtime_ns / 1'000'000'000, mtime_ns % 1'000'000'000},
+                               {mtime_ns / 1'000'000'000, mtime_ns % 1'000'000'000}};
+    QVERIFY2(::utimensat(AT_FDCWD, file.c_str(), times, AT_SYMLINK_NOFOLLOW) == 0, file.c_str());
+}
+
+// Every file under `dir` (recursively) last written `days` ago.
+void age_files(const fs::path& dir, double days) {
+    const auto mtime = now_ns() - static_cast<std::int64_t>(days * kDayNs);
+    for (const auto& item : fs::recursive_directory_iterator(dir)) {
+        if (item.is_regular_file()) {
+            set_mtime(item.path(), mtime);
+        }
+    }
+}
+
+void write_file(const fs::path& path, const std::string& content) {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << content;
+}
+
+// path -> (size, mtime, inode) of every file under `dir`.
+std::map<std::string, std::tuple<std::uintmax_t, std::int64_t, std::uint64_t>>
+snapshot(const fs::path& dir) {
+    std::map<std::string, std::tuple<std::uintmax_t, std::int64_t, std::uint64_t>> files;
+    for (const auto& item : fs::recursive_directory_iterator(dir)) {
+        struct stat info {};
+        if (::lstat(item.path().c_str(), &info) == 0 && S_ISREG(info.st_mode)) {
+            files[fs::relative(item.path(), dir).string()] = {
+                static_cast<std::uintmax_t>(info.st_size),
+                info.st_mtim.tv_sec * 1'000'000'000LL + info.st_mtim.tv_nsec,
+                static_cast<std::uint64_t>(info.st_ino)};
+        }
+    }
+    return files;
+}
+
+std::uint64_t total_bytes(const fs::path& dir) {
+    std::uint64_t total = 0;
+    for (const auto& [path, file] : snapshot(dir)) {
+        total += std::get<0>(file);
+    }
+    return total;
+}
+
+// The FX key dirs under `dir`, each with its entry files.
+std::map<std::string, std::set<std::string>> fx_keys(const fs::path& dir) {
+    std::map<std::string, std::set<std::string>> keys;
+    if (!fs::exists(dir / "fxgraph")) {
+        return keys;
+    }
+    for (const auto& item : fs::recursive_directory_iterator(dir / "fxgraph")) {
+        if (item.is_regular_file() && !cachedir::is_temp_name(item.path().filename().string())) {
+            keys[item.path().parent_path().filename()].insert(item.path().filename());
+        }
+    }
+    return keys;
+}
+
+// What `verify` finds that a prune could cause: links to what is gone, Triton
+// kernel dirs missing files, entries that no longer parse.
+std::string verify_problems(const fs::path& dir) {
+    auto scan = cachedir::scan_cache_dir(dir);
+    if (!scan) {
+        return scan.error().describe();
+    }
+    std::string problems;
+    for (const auto& problem : cachedir::verify_cache_dir(*scan).problems) {
+        using cachedir::ProblemKind;
+        if (problem.kind != ProblemKind::DanglingLink && problem.kind != ProblemKind::Incomplete &&
+            problem.kind != ProblemKind::ParseError) {
+            continue;
+        }
+        problems += problem.path + ": " + problem.message + "\n";
+    }
+    return problems;
+}
+
+bool defined_by_fx(const catalog::PruneUnit& unit) {
+    for (std::size_t i = 0; i < unit.defining_entries; ++i) {
+        if (unit.entries[i].kind == cachedir::FileKind::FxGraph) {
+            return true;
+        }
+    }
+    return false;
+}
+
+const catalog::PruneEntry* first_fx(const catalog::PruneUnit& unit) {
+    for (const auto& entry : unit.entries) {
+        if (entry.kind == cachedir::FileKind::FxGraph) {
+            return &entry;
+        }
+    }
+    return nullptr;
+}
+
+const catalog::PruneEntry* find_planned(const catalog::PrunePlan& plan, cachedir::FileKind kind) {
+    for (const auto& unit : plan.units) {
+        for (const auto& entry : unit.entries) {
+            if (entry.kind == kind) {
+                return &entry;
+            }
+        }
+    }
+    return nullptr;
+}
+
+// A copy of the devset cache, every file 40 days old, and a catalog of it.
+struct AgedCache {
+    QTemporaryDir temp;
+    fs::path dir;
+    fs::path catalog_path;
+    std::optional<catalog::Catalog> catalog;
+
+    bool make() {
+        if (!temp.isValid()) {
+            return false;
+        }
+        dir = fs::path(temp.path().toStdString()) / "cache";
+        catalog_path = fs::path(temp.path().toStdString()) / "catalog.sqlite";
+        test::copy_tree(test::fixture("devset/cache"), dir);
+        age_files(dir, 40);
+        return reopen();
+    }
+    bool reopen() {
+        catalog.reset();
+        auto opened = catalog::Catalog::open(catalog_path);
+        if (!opened) {
+            qWarning("%s", opened.error().describe().c_str());
+            return false;
+        }
+        catalog.emplace(std::move(*opened));
+        auto indexed = catalog->index(dir);
+        return indexed && indexed->parse_errors == 0;
+    }
+    QString path() const { return QString::fromStdString(dir.string()); }
+    QString catalog_arg() const { return QString::fromStdString(catalog_path.string()); }
+};
+
+} // namespace
+
+class TestPrune : public QObject {
+    Q_OBJECT
+
+private slots:
+    void dryRunDeletesNothing() {
+        AgedCache cache;
+        QVERIFY(cache.make());
+        const auto before = snapshot(cache.dir);
+        const auto run = test::run_cli({"prune", cache.path(), "--max-size", "1M", "--dry-run",
+                                        "--json", "--catalog", cache.catalog_arg()});
+        QCOMPARE(run.exit_code, 0);
+        QCOMPARE(snapshot(cache.dir), before);
+        const QJsonObject json = QJsonDocument::fromJson(run.out).object();
+        QVERIFY(json["dry_run"].toBool());
+        QVERIFY(json["bytes_after"].toDouble() <= 1024 * 1024);
+        QCOMPARE(json["bytes_before"].toDouble(), double(total_bytes(cache.dir)));
+        // The JSON lists exactly what the engine plans.
+        catalog::PruneOptions options;
+        options.max_size = 1024 * 1024;
+        auto plan = cache.catalog->plan_prune(cache.dir, options);
+        QVERIFY_RESULT(plan);
+        const QJsonArray units = json["units"].toArray();
+        QCOMPARE(units.size(), qsizetype(plan->units.size()));
+        for (qsizetype u = 0; u < units.size(); ++u) {
+            const QJsonArray entries = units[u].toObject()["entries"].toArray();
+            QCOMPARE(entries.size(), qsizetype(plan->units[u].entries.size()));
+            for (qsizetype e = 0; e < entries.size(); ++e) {
+                QCOMPARE(entries[e].toObject()["path"].toString().toStdString(),
+                         plan->units[u].entries[e].path);
+            }
+        }
+    }
+
+    void maxSizeEvictsOldestGroupsWhole() {
+        AgedCache cache;
+        QVERIFY(cache.make());
+        const auto keys_before = fx_keys(cache.dir);
+        QVERIFY(keys_before.size() > 4);
+        // One key written 5 days ago: the newest group, the last to go.
+        const std::string newest_key = keys_before.rbegin()->first;
+        for (const auto& item : fs::recursive_directory_iterator(cache.dir / "fxgraph")) {
+            if (item.is_regular_file() && item.path().parent_path().filename() == newest_key) {
+                set_mtime(item.path(), now_ns() - 5 * kDayNs);
+            }
+        }
+        QVERIFY(cache.reopen());
+        const std::uint64_t limit = total_bytes(cache.dir) / 2;
+        catalog::PruneOptions options;
+        options.max_size = limit;
+        auto plan = cache.catalog->plan_prune(cache.dir, options);
+        QVERIFY_RESULT(plan);
+        QVERIFY(plan->size_reached);
+        QVERIFY(!plan->units.empty());
+        std::int64_t previous = 0;
+        for (const auto& unit : plan->units) {
+            QCOMPARE(unit.reason, catalog::PruneReason::MaxSize);
+            QVERIFY2(unit.mtime_ns >= previous, "units must go oldest first");
+            previous = unit.mtime_ns;
+        }
+        auto outcome = cache.catalog->prune(*plan);
+        QVERIFY_RESULT(outcome);
+        QVERIFY(outcome->errors.empty());
+        QVERIFY2(outcome->kept.empty(), outcome->kept.empty() ? "" : outcome->kept[0].c_str());
+        QCOMPARE(outcome->bytes_freed, plan->bytes_before - plan->bytes_after);
+        QVERIFY(total_bytes(cache.dir) <= limit);
+        QCOMPARE(total_bytes(cache.dir), plan->bytes_after);
+        // Whole keys: every key left has all its entries.
+        const auto keys_after = fx_keys(cache.dir);
+        QVERIFY(keys_after.size() < keys_before.size());
+        for (const auto& [key, files] : keys_after) {
+            QCOMPARE(files, keys_before.at(key));
+        }
+        QVERIFY(keys_after.contains(newest_key));
+        // Nothing left behind points at something that went.
+        const std::string problems = verify_problems(cache.dir);
+        QVERIFY2(problems.empty(), problems.c_str());
+    }
+
+    void olderThanKeepsWhatNewerEntriesUse() {
+        AgedCache cache;
+        QVERIFY(cache.make());
+        // Everything an FX key uses, rewritten 5 days ago: that key and what it
+        // uses must survive --older-than 30d, the rest goes.
+        catalog::PruneOptions everything;
+        everything.older_than_ns = 0;
+        auto full = cache.catalog->plan_prune(cache.dir, everything);
+        QVERIFY_RESULT(full);
+        const catalog::PruneUnit* kept_unit = nullptr;
+        for (const auto& unit : full->units) {
+            if (defined_by_fx(unit) && unit.entries.size() > unit.defining_entries + 2) {
+                kept_unit = &unit;
+                break;
+            }
+        }
+        QVERIFY2(kept_unit != nullptr, "no FX group using modules in the devset");
+        for (const auto& entry : kept_unit->entries) {
+            for (const auto& file : entry.files) {
+                set_mtime(cache.dir / file.path, now_ns() - 5 * kDayNs);
+            }
+        }
+        QVERIFY(cache.reopen());
+        catalog::PruneOptions options;
+        options.older_than_ns = 30 * kDayNs;
+        auto plan = cache.catalog->plan_prune(cache.dir, options);
+        QVERIFY_RESULT(plan);
+        auto outcome = cache.catalog->prune(*plan);
+        QVERIFY_RESULT(outcome);
+        QVERIFY(outcome->errors.empty());
+        for (const auto& entry : kept_unit->entries) {
+            QVERIFY2(fs::exists(cache.dir / entry.path), entry.path.c_str());
+        }
+        for (const auto& unit : plan->units) {
+            QCOMPARE(unit.reason, catalog::PruneReason::OlderThan);
+            for (const auto& entry : unit.entries) {
+                QVERIFY2(!fs::exists(cache.dir / entry.path), entry.path.c_str());
+            }
+        }
+        const std::string problems = verify_problems(cache.dir);
+        QVERIFY2(problems.empty(), problems.c_str());
+    }
+
+    void recentAndForeignFilesStay() {
+        AgedCache cache;
+        QVERIFY(cache.make());
+        const fs::path writing = cache.dir / "fxgraph" / "zz" / ".4242.139.tmp";
+        const fs::path lock = cache.dir / "locks" / "abc.lock";
+        const fs::path unknown = cache.dir / "notes.txt";
+        const fs::path fresh_module = cache.dir / "zz" / "czzfreshmodule.py";
+        write_file(writing, "half an FX entry");
+        write_file(lock, "");
+        write_file(unknown, "a user's notes");
+        write_file(fresh_module, "import triton\n");
+        set_mtime(writing, now_ns() - 90 * kDayNs);
+        set_mtime(lock, now_ns() - 90 * kDayNs);
+        set_mtime(unknown, now_ns() - 90 * kDayNs);
+        QVERIFY(cache.reopen());
+        const auto run = test::run_cli({"prune", cache.path(), "--max-size", "0", "--older-than",
+                                        "1s", "--catalog", cache.catalog_arg()});
+        QCOMPARE(run.exit_code, 1); // the limit cannot be met: exit 1, not an error
+        QVERIFY2(run.out.contains("cannot be reached"), run.out.constData());
+        for (const auto& path : {writing, lock, unknown, fresh_module}) {
+            QVERIFY2(fs::exists(path), path.c_str());
+        }
+        QVERIFY(fx_keys(cache.dir).empty());
+        // Only what is always kept is left.
+        std::set<std::string> left;
+        for (const auto& [path, file] : snapshot(cache.dir)) {
+            left.insert(path);
+        }
+        QCOMPARE(left, (std::set<std::string>{"fxgraph/zz/.4242.139.tmp", "locks/abc.lock",
+                                              "notes.txt", "zz/czzfreshmodule.py"}));
+        // With --keep-recent 0s the fresh module goes as well.
+        const auto again = test::run_cli({"prune", cache.path(), "--older-than", "0s",
+                                          "--keep-recent", "0s", "--catalog", cache.catalog_arg()});
+        QCOMPARE(again.exit_code, 0);
+        QVERIFY(!fs::exists(fresh_module));
+        QVERIFY(fs::exists(writing) && fs::exists(lock) && fs::exists(unknown));
+    }
+
+    void symlinksAreNeverFollowed() {
+        AgedCache cache;
+        QVERIFY(cache.make());
+        // A shard dir swapped for a symlink to a copy outside the root after
+        // the plan was made: the copy outside must survive.
+        catalog::PruneOptions options;
+        options.older_than_ns = 0;
+        auto plan = cache.catalog->plan_prune(cache.dir, options);
+        QVERIFY_RESULT(plan);
+        const auto* module = find_planned(*plan, cachedir::FileKind::Module);
+        QVERIFY(module != nullptr);
+        const fs::path shard = cache.dir / fs::path(module->path).parent_path();
+        const fs::path outside = fs::path(cache.temp.path().toStdString()) / "outside";
+        fs::rename(shard, outside);
+        fs::create_directory_symlink(outside, shard);
+        const auto outside_before = snapshot(outside);
+        QVERIFY(!outside_before.empty());
+        auto outcome = cache.catalog->prune(*plan);
+        QVERIFY_RESULT(outcome);
+        QCOMPARE(snapshot(outside), outside_before);
+        QVERIFY(fs::is_symlink(shard));
+        // The directory handle refuses the symlink and "..", whoever asks.
+        auto root = DirHandle::open_root(cache.dir);
+        QVERIFY_RESULT(root);
+        auto through_link = root->open_beneath(fs::path(module->path).parent_path().string());
+        QVERIFY(!through_link);
+        QVERIFY2(through_link.error().message.find("symlink") != std::string::npos,
+                 through_link.error().message.c_str());
+        QVERIFY(!root->open_beneath("fxgraph/../.."));
+        QVERIFY(!root->open_beneath("/etc"));
+    }
+
+    void whatChangedSinceThePlanStays() {
+        AgedCache cache;
+        QVERIFY(cache.make());
+        catalog::PruneOptions options;
+        options.older_than_ns = 30 * kDayNs;
+        auto plan = cache.catalog->plan_prune(cache.dir, options);
+        QVERIFY_RESULT(plan);
+        QVERIFY(plan->units.size() > 3);
+        // 1. A best_config rewritten the way PyTorch writes (temp + rename).
+        const auto* best = find_planned(*plan, cachedir::FileKind::BestConfig);
+        QVERIFY(best != nullptr);
+        const fs::path best_path = cache.dir / best->path;
+        const std::string best_bytes = test::read_file(best_path).toStdString();
+        write_file(best_path.string() + ".new", best_bytes);
+        fs::rename(best_path.string() + ".new", best_path);
+        // 2. A new entry under a planned FX key: the key is in use again.
+        std::string grown_key_dir;
+        const catalog::PruneUnit* copied_unit = nullptr;
+        for (const auto& unit : plan->units) {
+            const catalog::PruneEntry* fx = first_fx(unit);
+            if (fx == nullptr) {
+                continue;
+            }
+            if (grown_key_dir.empty()) {
+                grown_key_dir = fs::path(fx->path).parent_path().string();
+                write_file(cache.dir / grown_key_dir / "newentrywrittenafterthplan",
+                           test::read_file(cache.dir / fx->path).toStdString());
+            } else if (copied_unit == nullptr && unit.entries.size() > unit.defining_entries) {
+                copied_unit = &unit;
+            }
+        }
+        QVERIFY(!grown_key_dir.empty() && copied_unit != nullptr);
+        // 3. A new FX entry under a new key that uses what another planned key used.
+        const auto& source = *first_fx(*copied_unit);
+        write_file(cache.dir / "fxgraph" / "zz" / "fzznewkey" / fs::path(source.path).filename(),
+                   test::read_file(cache.dir / source.path).toStdString());
+
+        auto outcome = cache.catalog->prune(*plan);
+        QVERIFY_RESULT(outcome);
+        QVERIFY(outcome->errors.empty());
+        auto kept_mentions = [&](const std::string& path, const std::string& why) {
+            for (const auto& line : outcome->kept) {
+                if (line.starts_with(path + ":") && line.find(why) != std::string::npos) {
+                    return true;
+                }
+            }
+            return false;
+        };
+        QVERIFY(fs::exists(best_path));
+        QVERIFY(kept_mentions(best->path, "changed since the plan"));
+        for (const auto& [key, files] : fx_keys(cache.dir)) {
+            if (key == fs::path(grown_key_dir).filename()) {
+                QCOMPARE(files.size(), std::size_t(2)); // the old entry stayed with the new one
+            }
+        }
+        QVERIFY(fx_keys(cache.dir).contains(fs::path(grown_key_dir).filename()));
+        for (std::size_t i = copied_unit->defining_entries; i < copied_unit->entries.size(); ++i) {
+            const auto& used = copied_unit->entries[i];
+            QVERIFY2(fs::exists(cache.dir / used.path), used.path.c_str());
+            QVERIFY(kept_mentions(used.path, "used by "));
+        }
+        QVERIFY(!fs::exists(cache.dir / source.path));
+        const std::string problems = verify_problems(cache.dir);
+        QVERIFY2(problems.empty(), problems.c_str());
+    }
+
+    void catalogMatchesTheDirAfterAPrune() {
+        AgedCache cache;
+        QVERIFY(cache.make());
+        catalog::PruneOptions options;
+        options.max_size = total_bytes(cache.dir) / 3;
+        auto plan = cache.catalog->plan_prune(cache.dir, options);
+        QVERIFY_RESULT(plan);
+        QVERIFY_RESULT(cache.catalog->prune(*plan));
+        sqlite3* db = cache.catalog->handle();
+        QCOMPARE(test::integrity_problems(db), std::string("ok"));
+        QCOMPARE(test::half_written_entries(db), std::vector<std::string>{});
+        QCOMPARE(test::dangling_rows(db), std::vector<std::string>{});
+        auto fresh = catalog::Catalog::open(fs::path(cache.temp.path().toStdString()) / "fresh");
+        QVERIFY_RESULT(fresh);
+        QVERIFY_RESULT(fresh->index(cache.dir));
+        const std::string difference = test::first_difference(test::canonical_dump(*fresh),
+                                                              test::canonical_dump(*cache.catalog));
+        QVERIFY2(difference.empty(), difference.c_str());
+        // A second prune to the same limit has nothing left to do.
+        auto again = cache.catalog->plan_prune(cache.dir, options);
+        QVERIFY_RESULT(again);
+        QVERIFY(again->units.empty());
+    }
+
+    void badArgumentsAreClearErrors() {
+        QTemporaryDir temp;
+        const QString catalog_arg = temp.filePath("catalog.sqlite");
+        const QString dir = QString::fromStdString(test::sample_cache().string());
+        auto run = test::run_cli({"prune", dir, "--catalog", catalog_arg});
+        QCOMPARE(run.exit_code, 2);
+        QVERIFY2(run.err.contains("--max-size, --older-than, or both"), run.err.constData());
+        run = test::run_cli({"prune", dir, "--max-size", "2X", "--catalog", catalog_arg});
+        QCOMPARE(run.exit_code, 2);
+        QVERIFY2(run.err.contains("unknown size unit in '2X'"), run.err.constData());
+        run = test::run_cli({"prune", dir, "--older-than", "30", "--catalog", catalog_arg});
+        QCOMPARE(run.exit_code, 2);
+        QVERIFY2(run.err.contains("needs a unit"), run.err.constData());
+        const QString missing = temp.filePath("no-such-cache");
+        run = test::run_cli({"prune", missing, "--older-than", "1d", "--catalog", catalog_arg});
+        QCOMPARE(run.exit_code, 2);
+        QVERIFY2(run.err.contains(missing.toUtf8()), run.err.constData());
+        // The sample cache itself was never touched by these.
+        QCOMPARE(verify_problems(test::sample_cache()), std::string());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPrune)
+#include "tst_prune.moc"
