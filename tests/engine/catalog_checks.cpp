@@ -15,21 +15,21 @@ namespace {
 
 // The tables an index writes; bench_* and schema_version it never touches.
 constexpr const char* kIndexedTables[] = {
-    "roots",         "entries",     "files",          "fx_entries",
-    "aot_entries",   "modules",     "kernels",        "triton_refs",
-    "triton_kernels", "best_configs", "benchmark_choices", "debug_lines",
+    "roots",        "entries",           "files",
+    "fx_entries",   "aot_entries",       "modules",
+    "kernels",      "triton_refs",       "triton_kernels",
+    "best_configs", "benchmark_choices", "debug_lines",
     "entry_search",
 };
 
 // The tables that hang off an entry, and what an entry of a kind must have
 // when it parsed.
 constexpr std::pair<const char*, const char*> kKindTables[] = {
-    {"fxgraph", "fx_entries"},   {"aotautograd", "aot_entries"},
-    {"module", "modules"},       {"triton", "triton_kernels"},
-    {"best_config", "best_configs"},
+    {"fxgraph", "fx_entries"},    {"aotautograd", "aot_entries"},  {"module", "modules"},
+    {"triton", "triton_kernels"}, {"best_config", "best_configs"},
 };
 constexpr const char* kEntryChildTables[] = {
-    "files",   "fx_entries",     "aot_entries",  "modules",           "kernels",
+    "files",       "fx_entries",     "aot_entries",  "modules",           "kernels",
     "triton_refs", "triton_kernels", "best_configs", "benchmark_choices",
 };
 
@@ -57,9 +57,9 @@ void for_each_row(sqlite3* db, const std::string& sql, OnRow row) {
         row(statement);
     }
     if (rc != SQLITE_DONE) {
-        QTest::qFail(qPrintable(QString("%1: %2").arg(QString::fromStdString(sql),
-                                                      sqlite3_errmsg(db))),
-                     __FILE__, __LINE__);
+        QTest::qFail(
+            qPrintable(QString("%1: %2").arg(QString::fromStdString(sql), sqlite3_errmsg(db))),
+            __FILE__, __LINE__);
     }
     sqlite3_finalize(statement);
 }
@@ -94,8 +94,9 @@ void dump_child_table(sqlite3* db, const std::string& table,
             names.push_back(column);
         }
     }
-    select += " FROM " + table + " t JOIN entries e ON e.id = t.entry_id JOIN roots r ON r.id = "
-                                 "e.root_id";
+    select += " FROM " + table +
+              " t JOIN entries e ON e.id = t.entry_id JOIN roots r ON r.id = "
+              "e.root_id";
     std::vector<std::string> rows;
     for_each_row(db, select, [&](sqlite3_stmt* row) {
         std::string line = table + ": " + column_text(row, 0);
@@ -190,9 +191,8 @@ std::vector<std::string> half_written_entries(sqlite3* db) {
     add("files rows do not match file_count",
         "SELECT e.path FROM entries e WHERE e.file_count <> "
         "(SELECT COUNT(*) FROM files f WHERE f.entry_id = e.id)");
-    add("no search row",
-        "SELECT e.path FROM entries e WHERE NOT EXISTS "
-        "(SELECT 1 FROM entry_search s WHERE s.rowid = e.id)");
+    add("no search row", "SELECT e.path FROM entries e WHERE NOT EXISTS "
+                         "(SELECT 1 FROM entry_search s WHERE s.rowid = e.id)");
     for (const auto& [kind, table] : kKindTables) {
         add(std::string("parsed but no ") + table + " row",
             std::string("SELECT e.path FROM entries e WHERE e.kind = '") + kind +

@@ -5,9 +5,11 @@
 
 #include <cachelens/cachedir/cache_dir.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -33,8 +35,11 @@ struct StoredFile {
 
 struct StoredEntry {
     std::int64_t id = 0;
-    bool stale = false; // a schema migration asked for it to be parsed again
-    std::unordered_map<std::string, StoredFile> files;
+    bool stale = false;   // a schema migration asked for it to be parsed again
+    bool present = false; // the scan found it again
+    // By path. Almost every entry is one file: a vector costs far less than a
+    // map per entry to build and free, which a no-change re-index is made of.
+    std::vector<std::pair<std::string, StoredFile>> files;
 };
 
 Result<std::unordered_map<std::string, StoredEntry>> load_stored(sql::Database& db,
@@ -58,9 +63,10 @@ Result<std::unordered_map<std::string, StoredEntry>> load_stored(sql::Database& 
         StoredEntry& entry = stored[statement->text(1)];
         entry.id = statement->integer(0);
         entry.stale = statement->text_view(2) == "stale";
-        entry.files[statement->text(3)] =
-            StoredFile{static_cast<std::uint64_t>(statement->integer(4)), statement->integer(5),
-                       static_cast<std::uint64_t>(statement->integer(6))};
+        entry.files.emplace_back(statement->text(3),
+                                 StoredFile{static_cast<std::uint64_t>(statement->integer(4)),
+                                            statement->integer(5),
+                                            static_cast<std::uint64_t>(statement->integer(6))});
     }
 }
 
@@ -83,7 +89,8 @@ bool unchanged(const StoredEntry& stored, const std::vector<const cachedir::File
         return false;
     }
     for (const auto* file : files) {
-        auto it = stored.files.find(file->path);
+        auto it = std::find_if(stored.files.begin(), stored.files.end(),
+                               [&](const auto& known) { return known.first == file->path; });
         if (it == stored.files.end() || it->second.size != file->size ||
             it->second.mtime_ns != file->mtime_ns || it->second.inode != file->inode) {
             return false;
@@ -127,7 +134,7 @@ private:
     sql::Database* db_;
     std::int64_t root_id_;
     std::unordered_map<std::string, std::int64_t> debug_line_ids_; // hash + '\n' + name
-    std::optional<sql::Statement> delete_entry_, delete_path_, insert_entry_, insert_file_,
+    std::optional<sql::Statement> delete_entry_, find_path_, insert_entry_, insert_file_,
         insert_fx_, insert_aot_, insert_module_, insert_kernel_, insert_triton_ref_, insert_triton_,
         insert_best_config_, insert_choice_, insert_line_, insert_search_;
 };
@@ -135,7 +142,7 @@ private:
 Result<void> EntryWriter::prepare_all() {
     const std::pair<std::optional<sql::Statement>*, const char*> statements[] = {
         {&delete_entry_, "DELETE FROM entries WHERE id = ?"},
-        {&delete_path_, "DELETE FROM entries WHERE root_id = ? AND path = ?"},
+        {&find_path_, "SELECT id FROM entries WHERE root_id = ? AND path = ?"},
         {&insert_entry_,
          "INSERT INTO entries (root_id, kind, key, path, name, size, mtime_ns, file_count, "
          "parse_status, parse_error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
@@ -216,10 +223,22 @@ std::optional<std::int64_t> as_integer(const std::optional<bool>& value) {
 Result<void> EntryWriter::write(const cachedir::Entry& entry,
                                 const std::vector<const cachedir::FileRecord*>& files,
                                 const ParsedEntry& parsed) {
-    // By path: another indexer may have written this entry meanwhile.
-    delete_path_->bind(1, root_id_).bind(2, entry.path);
-    if (auto ok = delete_path_->run(); !ok) {
-        return ok;
+    // By path: another indexer may have written this entry meanwhile. Looked
+    // up first: a DELETE on entries (which has triggers) opens a statement
+    // savepoint, which makes FTS5 flush its pending terms into a new segment,
+    // and doing that for every new entry made the full index write-bound.
+    find_path_->bind(1, root_id_).bind(2, entry.path);
+    auto found = find_path_->step();
+    if (!found) {
+        return std::unexpected(found.error());
+    }
+    const std::optional<std::int64_t> existing =
+        *found ? std::optional(find_path_->integer(0)) : std::nullopt;
+    find_path_->reset();
+    if (existing) {
+        if (auto ok = remove(*existing); !ok) {
+            return ok;
+        }
     }
     const std::string kind(cachedir::to_string(entry.kind));
     const bool opaque = entry.kind == cachedir::FileKind::Lock ||
@@ -364,7 +383,12 @@ Result<void> EntryWriter::write(const cachedir::Entry& entry,
     return insert_search_->run();
 }
 
-Result<std::int64_t> begin_root(sql::Database& db, const std::string& location) {
+struct RootStart {
+    std::int64_t id = 0;
+    bool previous_interrupted = false; // its last index started and never finished
+};
+
+Result<RootStart> begin_root(sql::Database& db, const std::string& location) {
     auto insert = sql::Statement::prepare(
         db,
         "INSERT INTO roots (location, added_ns) VALUES (?, ?) ON CONFLICT(location) DO NOTHING");
@@ -375,7 +399,9 @@ Result<std::int64_t> begin_root(sql::Database& db, const std::string& location) 
     if (auto ok = insert->run(); !ok) {
         return std::unexpected(ok.error());
     }
-    auto select = sql::Statement::prepare(db, "SELECT id FROM roots WHERE location = ?");
+    auto select = sql::Statement::prepare(
+        db, "SELECT id, index_started_ns IS NOT NULL AND (index_completed_ns IS NULL OR "
+            "index_completed_ns < index_started_ns) FROM roots WHERE location = ?");
     if (!select) {
         return std::unexpected(select.error());
     }
@@ -384,17 +410,17 @@ Result<std::int64_t> begin_root(sql::Database& db, const std::string& location) 
     if (!row) {
         return std::unexpected(row.error());
     }
-    const std::int64_t id = select->integer(0);
+    const RootStart start{select->integer(0), select->integer(1) != 0};
     auto started =
         sql::Statement::prepare(db, "UPDATE roots SET index_started_ns = ? WHERE id = ?");
     if (!started) {
         return std::unexpected(started.error());
     }
-    started->bind(1, now_ns()).bind(2, id);
+    started->bind(1, now_ns()).bind(2, start.id);
     if (auto ok = started->run(); !ok) {
         return std::unexpected(ok.error());
     }
-    return id;
+    return start;
 }
 
 Result<void> finish_root(sql::Database& db, std::int64_t root_id) {
@@ -410,6 +436,16 @@ Result<void> finish_root(sql::Database& db, std::int64_t root_id) {
 } // namespace
 
 Result<void> collect_unused_debug_lines(sql::Database& db) {
+    // One transaction from reading what is used to deleting the rest; the
+    // caller's when it holds one (forget_root deletes the root in it).
+    std::optional<sql::Transaction> transaction;
+    if (sqlite3_get_autocommit(db.handle()) != 0) {
+        auto begun = sql::Transaction::begin(db);
+        if (!begun) {
+            return std::unexpected(begun.error());
+        }
+        transaction.emplace(std::move(*begun));
+    }
     auto lines = sql::Statement::prepare(db, "SELECT debug_line_ids FROM fx_entries");
     if (!lines) {
         return std::unexpected(lines.error());
@@ -448,20 +484,13 @@ Result<void> collect_unused_debug_lines(sql::Database& db) {
             unused.push_back(all->integer(0));
         }
     }
-    if (unused.empty()) {
-        return {};
-    }
-    auto transaction = sql::Transaction::begin(db);
-    if (!transaction) {
-        return std::unexpected(transaction.error());
-    }
     for (std::int64_t id : unused) {
         drop->bind(1, id);
         if (auto ok = drop->run(); !ok) {
             return ok;
         }
     }
-    return transaction->commit();
+    return transaction ? transaction->commit() : Result<void>{};
 }
 
 Result<IndexReport> index_root(sql::Database& db, const fs::path& dir, const std::string& location,
@@ -474,16 +503,18 @@ Result<IndexReport> index_root(sql::Database& db, const fs::path& dir, const std
     }
     report.walk_errors = scan->errors;
     std::int64_t root_id = 0;
+    bool previous_interrupted = false;
     {
         auto transaction = sql::Transaction::begin(db);
         if (!transaction) {
             return std::unexpected(transaction.error());
         }
-        auto id = begin_root(db, location);
-        if (!id) {
-            return std::unexpected(id.error());
+        auto start = begin_root(db, location);
+        if (!start) {
+            return std::unexpected(start.error());
         }
-        root_id = *id;
+        root_id = start->id;
+        previous_interrupted = start->previous_interrupted;
         if (auto ok = transaction->commit(); !ok) {
             return std::unexpected(ok.error());
         }
@@ -495,10 +526,11 @@ Result<IndexReport> index_root(sql::Database& db, const fs::path& dir, const std
     const auto entries = scan->entries();
     const auto files = files_by_entry(*scan);
     std::vector<const cachedir::Entry*> to_parse;
-    std::unordered_set<std::string> present;
     for (const auto& entry : entries) {
-        present.insert(entry.path);
         auto it = stored->find(entry.path);
+        if (it != stored->end()) {
+            it->second.present = true;
+        }
         if (it != stored->end() && unchanged(it->second, files.at(entry.path))) {
             ++report.unchanged;
         } else {
@@ -516,7 +548,7 @@ Result<IndexReport> index_root(sql::Database& db, const fs::path& dir, const std
             return std::unexpected(transaction.error());
         }
         for (const auto& [path, entry] : *stored) {
-            if (!present.contains(path)) {
+            if (!entry.present) {
                 if (auto ok = writer->remove(entry.id); !ok) {
                     return std::unexpected(ok.error());
                 }
@@ -562,7 +594,9 @@ Result<IndexReport> index_root(sql::Database& db, const fs::path& dir, const std
         }
     }
     pipeline.stop();
-    if (report.removed > 0 || report.parsed > 0) {
+    // A previous index killed between its last write and this cleanup left
+    // lines nothing uses, and nothing else would collect them.
+    if (report.removed > 0 || report.parsed > 0 || previous_interrupted) {
         if (auto ok = collect_unused_debug_lines(db); !ok) {
             return std::unexpected(ok.error());
         }

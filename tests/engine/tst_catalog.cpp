@@ -1,0 +1,1088 @@
+// The catalog against the cache dirs it indexes. Its counts, sizes and ages
+// equal a direct scan of each fixture; every kernel name, key, debug-line word
+// and source word is found where it is, and each filter keeps exactly the
+// entries it should; re-indexing after each kind of change (touch, new inode,
+// delete, new kernel dir, forgotten root, cleanup cut short) leaves what a
+// catalog built from nothing holds; a catalog of every earlier schema opens,
+// migrates and indexes to that same state; and files that are no catalog of
+// ours are refused, by name, untouched.
+
+#include "catalog_checks.h"
+#include "test_paths.h"
+
+#include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/cachedir/entry_content.h>
+#include <cachelens/catalog/catalog.h>
+#include <cachelens/catalog/schema.h>
+
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+
+using namespace cachelens;
+namespace fs = std::filesystem;
+using cachedir::FileKind;
+
+namespace {
+
+constexpr std::size_t kNoLimit = 1'000'000;
+constexpr std::int64_t kSecond = 1'000'000'000;
+
+fs::path path_of(const QTemporaryDir& dir) {
+    return fs::path(dir.path().toStdString());
+}
+
+QString text(std::string_view value) {
+    return QString::fromUtf8(value.data(), static_cast<qsizetype>(value.size()));
+}
+
+std::string join_lines(const std::vector<std::string>& lines) {
+    std::string out;
+    for (const auto& line : lines) {
+        out += line + "\n";
+    }
+    return out;
+}
+
+// How an entry is named across roots: its root's location, then its path.
+QString where(const std::string& location, const std::string& path) {
+    return text(location) + "/" + text(path);
+}
+
+QStringList sorted(QStringList list) {
+    list.sort();
+    return list;
+}
+
+QStringList hit_places(const std::vector<catalog::SearchHit>& hits) {
+    QStringList out;
+    for (const auto& hit : hits) {
+        out << where(hit.root, hit.path);
+    }
+    return sorted(out);
+}
+
+catalog::SearchQuery unlimited(catalog::SearchQuery query = {}) {
+    query.limit = kNoLimit;
+    return query;
+}
+
+bool matched(const catalog::SearchHit& hit, std::string_view field) {
+    return std::find(hit.matched.begin(), hit.matched.end(), field) != hit.matched.end();
+}
+
+// The canonical dump of a catalog built from nothing on `roots`, in that
+// order; a failure's description (which no dump equals) when that fails.
+std::string fresh_dump(const std::vector<fs::path>& roots) {
+    QTemporaryDir temp;
+    auto fresh = catalog::Catalog::open(path_of(temp) / "fresh.sqlite");
+    if (!fresh) {
+        return "cannot open a fresh catalog: " + fresh.error().describe();
+    }
+    for (const auto& root : roots) {
+        if (auto report = fresh->index(root); !report) {
+            return "cannot index " + root.string() + " afresh: " + report.error().describe();
+        }
+    }
+    return test::canonical_dump(*fresh);
+}
+
+// SQLite's checks pass, no entry is half-written, no row dangles, and the
+// content is what a catalog built from nothing on `roots` holds.
+void verify_like_fresh(const catalog::Catalog& catalog, const std::vector<fs::path>& roots) {
+    sqlite3* db = catalog.handle();
+    QCOMPARE(text(test::integrity_problems(db)), QString("ok"));
+    const auto half_written = test::half_written_entries(db);
+    QVERIFY2(half_written.empty(), join_lines(half_written).c_str());
+    const auto dangling = test::dangling_rows(db);
+    QVERIFY2(dangling.empty(), join_lines(dangling).c_str());
+    const std::string difference =
+        test::first_difference(fresh_dump(roots), test::canonical_dump(catalog));
+    QVERIFY2(difference.empty(), difference.c_str());
+}
+
+// For checks made in helpers: a failure there ends the test function too.
+#define RETURN_IF_FAILED()                                                                         \
+    do {                                                                                           \
+        if (QTest::currentTestFailed()) {                                                          \
+            return;                                                                                \
+        }                                                                                          \
+    } while (false)
+
+#define VERIFY_LIKE_FRESH(catalog, roots)                                                          \
+    do {                                                                                           \
+        verify_like_fresh(catalog, roots);                                                         \
+        RETURN_IF_FAILED();                                                                        \
+    } while (false)
+
+// Sets a file's access and modification times, to the nanosecond.
+bool set_mtime(const fs::path& file, std::int64_t mtime_ns) {
+    const timespec time{static_cast<time_t>(mtime_ns / kSecond),
+                        static_cast<long>(mtime_ns % kSecond)};
+    const timespec times[2] = {time, time};
+    return utimensat(AT_FDCWD, file.c_str(), times, 0) == 0;
+}
+
+struct FileIdentity {
+    std::int64_t mtime_ns = 0;
+    std::uint64_t inode = 0;
+    std::uint64_t size = 0;
+};
+
+FileIdentity identity_of(const fs::path& file) {
+    struct stat info {};
+    if (::stat(file.c_str(), &info) != 0) {
+        return {};
+    }
+    return {static_cast<std::int64_t>(info.st_mtim.tv_sec) * kSecond + info.st_mtim.tv_nsec,
+            static_cast<std::uint64_t>(info.st_ino), static_cast<std::uint64_t>(info.st_size)};
+}
+
+std::vector<cachedir::Entry> entries_of_kind(const std::vector<cachedir::Entry>& entries,
+                                             FileKind kind) {
+    std::vector<cachedir::Entry> out;
+    std::copy_if(entries.begin(), entries.end(), std::back_inserter(out),
+                 [&](const cachedir::Entry& entry) { return entry.kind == kind; });
+    return out;
+}
+
+// The debug line ids (little-endian uint32s in fx_entries.debug_line_ids)
+// of every FX entry, by where the entry is.
+std::map<QString, std::set<std::int64_t>> fx_line_ids(sqlite3* db) {
+    std::map<QString, std::set<std::int64_t>> out;
+    for (const auto& row :
+         test::query_rows(db, "SELECT r.location, e.path, hex(fx.debug_line_ids) FROM fx_entries "
+                              "fx JOIN entries e ON e.id = fx.entry_id JOIN roots r ON r.id = "
+                              "e.root_id")) {
+        const QStringList columns = text(row).split('|');
+        auto& ids = out[where(columns[0].toStdString(), columns[1].toStdString())];
+        const QByteArray bytes = QByteArray::fromHex(columns[2].toLatin1());
+        for (qsizetype at = 0; at + 4 <= bytes.size(); at += 4) {
+            std::uint32_t id = 0;
+            std::memcpy(&id, bytes.constData() + at, 4);
+            ids.insert(id);
+        }
+    }
+    return out;
+}
+
+// A word the FTS5 tokenizer (unicode61: runs of letters and digits) sees
+// the same way we do: words are ASCII letter/digit runs, lowercased; a run
+// that touches a non-ASCII byte may be split differently, so it is "unclear".
+struct LineWords {
+    std::map<std::string, std::set<std::int64_t>> lines_by_word;
+    std::vector<std::string> unclear_runs;
+};
+
+bool ascii_alnum(unsigned char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+void add_words(std::string_view line, std::int64_t id, LineWords& words) {
+    std::size_t at = 0;
+    while (at < line.size()) {
+        if (!ascii_alnum(static_cast<unsigned char>(line[at]))) {
+            ++at;
+            continue;
+        }
+        std::size_t end = at;
+        while (end < line.size() && ascii_alnum(static_cast<unsigned char>(line[end]))) {
+            ++end;
+        }
+        std::string word(line.substr(at, end - at));
+        std::transform(word.begin(), word.end(), word.begin(),
+                       [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        const bool touches_other =
+            (at > 0 && static_cast<unsigned char>(line[at - 1]) >= 0x80) ||
+            (end < line.size() && static_cast<unsigned char>(line[end]) >= 0x80);
+        if (touches_other) {
+            words.unclear_runs.push_back(std::move(word));
+        } else {
+            words.lines_by_word[std::move(word)].insert(id);
+        }
+        at = end;
+    }
+}
+
+// The lines where some word starts with `prefix` (what FTS5's "prefix"* finds).
+std::set<std::int64_t> lines_with_prefix(const LineWords& words, const std::string& prefix) {
+    std::set<std::int64_t> out;
+    for (auto it = words.lines_by_word.lower_bound(prefix);
+         it != words.lines_by_word.end() && it->first.starts_with(prefix); ++it) {
+        out.insert(it->second.begin(), it->second.end());
+    }
+    return out;
+}
+
+} // namespace
+
+class TestCatalog : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir shared_temp_;
+    fs::path devset_;
+    fs::path cpu_dev_;
+    std::vector<cachedir::Entry> devset_entries_;
+    std::vector<cachedir::Entry> cpu_dev_entries_;
+    // devset and cpu_dev, indexed once for the search and filter tests.
+    std::optional<catalog::Catalog> two_roots_;
+
+    // Every entry of both roots, by where it is.
+    std::vector<std::pair<QString, const cachedir::Entry*>> all_entries() const {
+        std::vector<std::pair<QString, const cachedir::Entry*>> out;
+        for (const auto& entry : devset_entries_) {
+            out.emplace_back(where(catalog::root_location(devset_), entry.path), &entry);
+        }
+        for (const auto& entry : cpu_dev_entries_) {
+            out.emplace_back(where(catalog::root_location(cpu_dev_), entry.path), &entry);
+        }
+        return out;
+    }
+
+    fs::path root_of(const QString& place) const {
+        return place.startsWith(text(catalog::root_location(devset_)) + "/") ? devset_ : cpu_dev_;
+    }
+
+private slots:
+    void initTestCase() {
+        QVERIFY(shared_temp_.isValid());
+        devset_ = test::fixture("devset/cache");
+        cpu_dev_ = test::fixture("cpu_dev/cache");
+        auto devset_scan = cachedir::scan_cache_dir(devset_);
+        QVERIFY_RESULT(devset_scan);
+        devset_entries_ = devset_scan->entries();
+        auto cpu_scan = cachedir::scan_cache_dir(cpu_dev_);
+        QVERIFY_RESULT(cpu_scan);
+        cpu_dev_entries_ = cpu_scan->entries();
+        auto opened = catalog::Catalog::open(path_of(shared_temp_) / "two-roots.sqlite");
+        QVERIFY_RESULT(opened);
+        two_roots_.emplace(std::move(*opened));
+        for (const auto& root : {devset_, cpu_dev_}) {
+            auto report = two_roots_->index(root);
+            QVERIFY_RESULT(report);
+            QCOMPARE(report->parse_errors, 0u);
+        }
+    }
+
+    // 1. Counts and sizes.
+
+    void statsEqualADirectScan_data() {
+        QTest::addColumn<QString>("dir");
+        for (const char* name : {"devset", "cpu_dev", "multi_dev"}) {
+            QTest::newRow(name) << text(test::fixture(std::string(name) + "/cache").string());
+        }
+        QTest::newRow("sample-cache") << text(test::sample_cache().string());
+    }
+
+    void statsEqualADirectScan() {
+        QFETCH(QString, dir);
+        const fs::path root = dir.toStdString();
+        auto scan = cachedir::scan_cache_dir(root);
+        QVERIFY_RESULT(scan);
+        QVERIFY(scan->errors.empty());
+        const auto entries = scan->entries();
+        const auto summary = scan->summary();
+
+        QTemporaryDir temp;
+        auto catalog = catalog::Catalog::open(path_of(temp) / "catalog.sqlite");
+        QVERIFY_RESULT(catalog);
+        auto report = catalog->index(root);
+        QVERIFY_RESULT(report);
+        QCOMPARE(report->entries, entries.size());
+        QCOMPARE(report->parsed, entries.size());
+        QCOMPARE(report->unchanged, 0u);
+        QCOMPARE(report->removed, 0u);
+        QVERIFY(report->walk_errors.empty());
+        QVERIFY(!report->cancelled);
+
+        auto stats = catalog->stats(root, kNoLimit);
+        QVERIFY_RESULT(stats);
+        QCOMPARE(stats->size(), 1u);
+        const catalog::RootStats& root_stats = stats->front();
+        QCOMPARE(root_stats.root.location, catalog::root_location(root));
+        QVERIFY(root_stats.root.indexed_ns.has_value());
+        std::vector<std::string> parse_errors;
+        for (const auto& entry : root_stats.parse_errors) {
+            parse_errors.push_back(entry.path + ": " + entry.error);
+        }
+        QVERIFY2(report->parse_errors == 0 && parse_errors.empty(),
+                 join_lines(parse_errors).c_str());
+        QCOMPARE(root_stats.largest.size(), entries.size());
+
+        QCOMPARE(root_stats.kinds.size(), summary.size());
+        for (const auto& [kind, expected] : summary) {
+            const QByteArray kind_name(cachedir::to_string(kind).data(),
+                                       static_cast<qsizetype>(cachedir::to_string(kind).size()));
+            const auto found = root_stats.kinds.find(kind);
+            QVERIFY2(found != root_stats.kinds.end(), kind_name.constData());
+            const catalog::KindStats& kind_stats = found->second;
+            QCOMPARE(kind_stats.entries, expected.entries);
+            QCOMPARE(kind_stats.files, expected.files);
+            QCOMPARE(kind_stats.bytes, expected.bytes);
+            QCOMPARE(kind_stats.parse_errors, 0u);
+            const auto of_kind = entries_of_kind(entries, kind);
+            QCOMPARE(of_kind.size(), expected.entries);
+            const auto [oldest, newest] = std::minmax_element(
+                of_kind.begin(), of_kind.end(),
+                [](const auto& a, const auto& b) { return a.mtime_ns < b.mtime_ns; });
+            QCOMPARE(kind_stats.oldest_ns, oldest->mtime_ns);
+            QCOMPARE(kind_stats.newest_ns, newest->mtime_ns);
+
+            catalog::SearchQuery query;
+            query.kinds = {kind};
+            auto hits = catalog->search(unlimited(query));
+            QVERIFY_RESULT(hits);
+            QStringList expected_places;
+            for (const auto& entry : of_kind) {
+                expected_places << where(catalog::root_location(root), entry.path);
+            }
+            QCOMPARE(hit_places(*hits), sorted(expected_places));
+            auto count = catalog->count(query);
+            QVERIFY_RESULT(count);
+            QCOMPARE(*count, of_kind.size());
+        }
+        auto everything = catalog->count({});
+        QVERIFY_RESULT(everything);
+        QCOMPARE(*everything, entries.size());
+    }
+
+    // 2. Search.
+
+    void searchFindsEveryKernelByName() {
+        // Kernel names from the scan (Triton dirs) and from parsing each module.
+        std::map<std::string, std::set<std::string>> defined_in;
+        for (const auto& entry : devset_entries_) {
+            if (entry.kind == FileKind::Triton && !entry.name.empty()) {
+                defined_in[entry.name].insert(entry.path);
+            } else if (entry.kind == FileKind::Module) {
+                auto content = cachedir::load_entry(devset_, entry);
+                QVERIFY_RESULT(content);
+                const auto* module = std::get_if<cachedir::ModuleSource>(&*content);
+                QVERIFY(module != nullptr);
+                for (const auto& kernel : module->module.kernels) {
+                    QVERIFY(kernel.name.starts_with("triton_"));
+                    defined_in[kernel.name].insert(entry.path);
+                }
+            }
+        }
+        QVERIFY2(defined_in.size() >= 15, "the devset defines more than 15 distinct kernels");
+        const std::string devset_root = catalog::root_location(devset_);
+        for (const auto& [name, paths] : defined_in) {
+            catalog::SearchQuery query = unlimited();
+            query.text = name;
+            auto hits = two_roots_->search(query);
+            QVERIFY_RESULT(hits);
+            std::set<std::string> found;
+            for (const auto& hit : *hits) {
+                if (hit.root == devset_root && matched(hit, "name")) {
+                    found.insert(hit.path);
+                }
+            }
+            for (const auto& path : paths) {
+                QVERIFY2(found.contains(path), qPrintable(text(name + " in " + path)));
+            }
+            auto count = two_roots_->count(query);
+            QVERIFY_RESULT(count);
+            QCOMPARE(*count, hits->size());
+        }
+    }
+
+    void searchFindsDebugLineWords() {
+        sqlite3* db = two_roots_->handle();
+        LineWords words;
+        for (const auto& row : test::query_rows(db, "SELECT id, name, value FROM debug_lines")) {
+            const auto bar = row.find('|');
+            add_words(std::string_view(row).substr(bar + 1), std::stoll(row.substr(0, bar)), words);
+        }
+        const auto lines_of_entry = fx_line_ids(db);
+        QVERIFY(lines_of_entry.size() >= 10);
+        std::map<std::int64_t, QStringList> entries_of_line;
+        for (const auto& [place, ids] : lines_of_entry) {
+            for (std::int64_t id : ids) {
+                entries_of_line[id] << place;
+            }
+        }
+        auto entries_with = [&](const std::set<std::int64_t>& lines) {
+            QStringList out;
+            for (std::int64_t line : lines) {
+                if (auto it = entries_of_line.find(line); it != entries_of_line.end()) {
+                    out << it->second;
+                }
+            }
+            out.removeDuplicates();
+            return out;
+        };
+        // Distinctive words: whole letter-only words in some FX entries' lines
+        // but not all, no unclear run containing them; the rarest first.
+        std::vector<std::pair<qsizetype, std::string>> candidates;
+        for (const auto& [word, lines] : words.lines_by_word) {
+            if (word.size() < 6 || !std::all_of(word.begin(), word.end(),
+                                                [](char c) { return c >= 'a' && c <= 'z'; })) {
+                continue;
+            }
+            if (std::any_of(words.unclear_runs.begin(), words.unclear_runs.end(),
+                            [&](const std::string& run) { return run.contains(word); })) {
+                continue;
+            }
+            const auto carriers = entries_with(lines_with_prefix(words, word)).size();
+            if (carriers > 0 && carriers < static_cast<qsizetype>(lines_of_entry.size())) {
+                candidates.emplace_back(carriers, word);
+            }
+        }
+        std::sort(candidates.begin(), candidates.end());
+        // The rarest word, and the rarest that more than one entry carries.
+        std::vector<std::string> chosen;
+        for (const auto& [carriers, word] : candidates) {
+            if (chosen.empty() || (chosen.size() == 1 && carriers > 1)) {
+                chosen.push_back(word);
+            }
+        }
+        QCOMPARE(chosen.size(), 2u);
+        for (const std::string& word : chosen) {
+            const QStringList expected = entries_with(lines_with_prefix(words, word));
+            qInfo("debug line word '%s': in the lines of %lld FX entries", word.c_str(),
+                  static_cast<long long>(expected.size()));
+            catalog::SearchQuery query = unlimited();
+            query.text = word;
+            auto hits = two_roots_->search(query);
+            QVERIFY_RESULT(hits);
+            QStringList by_line;
+            for (const auto& hit : *hits) {
+                if (matched(hit, "debug line")) {
+                    QCOMPARE(hit.kind, FileKind::FxGraph);
+                    by_line << where(hit.root, hit.path);
+                }
+            }
+            QCOMPARE(sorted(by_line), sorted(expected));
+        }
+    }
+
+    void searchFindsKeys() {
+        const std::string devset_root = catalog::root_location(devset_);
+        std::size_t searched = 0;
+        for (FileKind kind : {FileKind::FxGraph, FileKind::AotAutograd, FileKind::Module}) {
+            const auto of_kind = entries_of_kind(devset_entries_, kind);
+            QVERIFY(!of_kind.empty());
+            for (std::size_t i = 0; i < std::min<std::size_t>(of_kind.size(), 6); ++i) {
+                catalog::SearchQuery query = unlimited();
+                query.text = of_kind[i].key;
+                auto hits = two_roots_->search(query);
+                QVERIFY_RESULT(hits);
+                const bool found = std::any_of(hits->begin(), hits->end(), [&](const auto& hit) {
+                    return hit.root == devset_root && hit.path == of_kind[i].path &&
+                           matched(hit, "key");
+                });
+                QVERIFY2(found, of_kind[i].key.c_str());
+                ++searched;
+            }
+        }
+        QVERIFY(searched >= 15);
+    }
+
+    void searchFindsSourceWords() {
+        // The identifier as a user types it, and the module files that hold it.
+        const std::string identifier = "tl.sqrt_rn";
+        QStringList holders;
+        for (const auto& entry : devset_entries_) {
+            if (entry.kind == FileKind::Module &&
+                test::read_file(devset_ / entry.path).contains(identifier.c_str())) {
+                holders << where(catalog::root_location(devset_), entry.path);
+            }
+        }
+        QVERIFY(!holders.isEmpty());
+        catalog::SearchQuery query = unlimited();
+        query.text = identifier;
+        auto hits = two_roots_->search(query);
+        QVERIFY_RESULT(hits);
+        QStringList by_source;
+        for (const auto& hit : *hits) {
+            if (matched(hit, "source")) {
+                by_source << where(hit.root, hit.path);
+                // FTS5 finds the words anywhere in the text, not only side by side.
+                const QByteArray source = test::read_file(root_of(by_source.back()) / hit.path);
+                for (const char* word : {"tl", "sqrt", "rn"}) {
+                    QVERIFY2(source.contains(word), hit.path.c_str());
+                }
+            }
+            QVERIFY2(!matched(hit, "name") && !matched(hit, "key"), hit.path.c_str());
+        }
+        for (const auto& holder : holders) {
+            QVERIFY2(by_source.contains(holder), qPrintable(holder));
+        }
+    }
+
+    void filtersByRoot() {
+        for (const auto& [root, entries] :
+             {std::pair{devset_, &devset_entries_}, std::pair{cpu_dev_, &cpu_dev_entries_}}) {
+            QStringList expected;
+            for (const auto& entry : *entries) {
+                expected << where(catalog::root_location(root), entry.path);
+            }
+            // As indexed, and as a dir path spelled another way.
+            for (const std::string& spelling :
+                 {catalog::root_location(root), (root / "fxgraph" / "..").string() + "/"}) {
+                catalog::SearchQuery query = unlimited();
+                query.root = spelling;
+                auto hits = two_roots_->search(query);
+                QVERIFY_RESULT(hits);
+                QCOMPARE(hit_places(*hits), sorted(expected));
+                auto count = two_roots_->count(query);
+                QVERIFY_RESULT(count);
+                QCOMPARE(*count, entries->size());
+            }
+        }
+    }
+
+    void filtersByDeviceAndGuards() {
+        // What each FX and AOT entry holds, read directly from its file.
+        std::map<QString, std::vector<std::string>> devices;
+        QStringList guarded, unguarded;
+        for (const auto& [place, entry] : all_entries()) {
+            if (entry->kind != FileKind::FxGraph && entry->kind != FileKind::AotAutograd) {
+                continue;
+            }
+            auto content = cachedir::load_entry(root_of(place), *entry);
+            QVERIFY_RESULT(content);
+            std::optional<std::string_view> guards;
+            if (const auto* fx = std::get_if<cachedir::FxGraphEntry>(&*content)) {
+                devices[place] = fx->device_types;
+                guards = fx->guards_expr;
+            } else {
+                const auto* aot = std::get_if<cachedir::AotAutogradEntry>(&*content);
+                QVERIFY(aot != nullptr);
+                guards = aot->guards_expr;
+            }
+            (guards && !guards->empty() ? guarded : unguarded) << place;
+        }
+        for (const char* device_name : {"cpu", "cuda"}) {
+            const std::string device = device_name;
+            QStringList expected;
+            for (const auto& [place, types] : devices) {
+                if (std::find(types.begin(), types.end(), device) != types.end()) {
+                    expected << place;
+                }
+            }
+            QVERIFY(!expected.isEmpty());
+            catalog::SearchQuery query = unlimited();
+            query.device = device;
+            auto hits = two_roots_->search(query);
+            QVERIFY_RESULT(hits);
+            QCOMPARE(hit_places(*hits), sorted(expected));
+            const fs::path& expected_root = device == "cpu" ? cpu_dev_ : devset_;
+            for (const auto& hit : *hits) {
+                QCOMPARE(hit.root, catalog::root_location(expected_root));
+                QCOMPARE(hit.device, device);
+            }
+        }
+        QVERIFY(!guarded.isEmpty());
+        QVERIFY(!unguarded.isEmpty());
+        for (const bool has_guards : {true, false}) {
+            catalog::SearchQuery query = unlimited();
+            query.has_guards = has_guards;
+            auto hits = two_roots_->search(query);
+            QVERIFY_RESULT(hits);
+            QCOMPARE(hit_places(*hits), sorted(has_guards ? guarded : unguarded));
+            for (const auto& hit : *hits) {
+                QCOMPARE(hit.has_guards, std::optional<bool>(has_guards));
+            }
+            auto count = two_roots_->count(query);
+            QVERIFY_RESULT(count);
+            QCOMPARE(*count, static_cast<std::size_t>(hits->size()));
+        }
+    }
+
+    void filtersBySize() {
+        const auto entries = all_entries();
+        std::vector<std::uint64_t> sizes;
+        for (const auto& [place, entry] : entries) {
+            sizes.push_back(entry->size);
+        }
+        std::sort(sizes.begin(), sizes.end());
+        // Bounds that are sizes of real entries: both are inclusive.
+        const std::uint64_t low = sizes[sizes.size() / 4];
+        const std::uint64_t high = sizes[sizes.size() * 3 / 4];
+        QVERIFY(low < high);
+        const std::pair<std::optional<std::uint64_t>, std::optional<std::uint64_t>> ranges[] = {
+            {low, std::nullopt}, {std::nullopt, high}, {low, high}, {high + 1, low}};
+        for (const auto& [min_size, max_size] : ranges) {
+            QStringList expected;
+            for (const auto& [place, entry] : entries) {
+                if ((!min_size || entry->size >= *min_size) &&
+                    (!max_size || entry->size <= *max_size)) {
+                    expected << place;
+                }
+            }
+            catalog::SearchQuery query = unlimited();
+            query.min_size = min_size;
+            query.max_size = max_size;
+            auto hits = two_roots_->search(query);
+            QVERIFY_RESULT(hits);
+            QCOMPARE(hit_places(*hits), sorted(expected));
+        }
+    }
+
+    void filtersByModificationTime() {
+        QTemporaryDir temp;
+        const fs::path root = path_of(temp) / "cache";
+        test::copy_tree(cpu_dev_, root);
+        auto scan = cachedir::scan_cache_dir(root);
+        QVERIFY_RESULT(scan);
+        // Entry i was last modified at 2021-01-01 + i seconds (+ 1 ns, to check precision).
+        const std::int64_t base_ns = 1'609'459'200 * kSecond + 1;
+        const auto entries = scan->entries();
+        QVERIFY(entries.size() >= 20);
+        for (std::size_t i = 0; i < entries.size(); ++i) {
+            const fs::path at = root / entries[i].path;
+            const std::int64_t mtime = base_ns + static_cast<std::int64_t>(i) * kSecond;
+            if (fs::is_directory(at)) {
+                for (const auto& file : fs::recursive_directory_iterator(at)) {
+                    QVERIFY(set_mtime(file.path(), mtime));
+                }
+            } else {
+                QVERIFY(set_mtime(at, mtime));
+            }
+        }
+        auto catalog = catalog::Catalog::open(path_of(temp) / "catalog.sqlite");
+        QVERIFY_RESULT(catalog);
+        QVERIFY_RESULT(catalog->index(root));
+        const std::optional<std::int64_t> after = base_ns + 9 * kSecond + kSecond / 2;
+        const std::optional<std::int64_t> before = base_ns + 19 * kSecond + kSecond / 2;
+        const std::pair<std::optional<std::int64_t>, std::optional<std::int64_t>> ranges[] = {
+            {after, std::nullopt}, {std::nullopt, before}, {after, before}};
+        for (const auto& [modified_after, modified_before] : ranges) {
+            QStringList expected;
+            for (std::size_t i = 0; i < entries.size(); ++i) {
+                const std::int64_t mtime = base_ns + static_cast<std::int64_t>(i) * kSecond;
+                if ((!modified_after || mtime >= *modified_after) &&
+                    (!modified_before || mtime <= *modified_before)) {
+                    expected << where(catalog::root_location(root), entries[i].path);
+                }
+            }
+            catalog::SearchQuery query = unlimited();
+            query.modified_after_ns = modified_after;
+            query.modified_before_ns = modified_before;
+            auto hits = catalog->search(query);
+            QVERIFY_RESULT(hits);
+            QCOMPARE(hit_places(*hits), sorted(expected));
+            for (const auto& hit : *hits) {
+                QCOMPARE((hit.mtime_ns - base_ns) % kSecond, std::int64_t{0});
+            }
+        }
+        auto stats = catalog->stats(root);
+        QVERIFY_RESULT(stats);
+        std::int64_t oldest = std::numeric_limits<std::int64_t>::max();
+        std::int64_t newest = 0;
+        for (const auto& [kind, kind_stats] : stats->front().kinds) {
+            oldest = std::min(oldest, kind_stats.oldest_ns);
+            newest = std::max(newest, kind_stats.newest_ns);
+        }
+        QCOMPARE(oldest, base_ns);
+        QCOMPARE(newest, base_ns + static_cast<std::int64_t>(entries.size() - 1) * kSecond);
+    }
+
+    void pagingCoversEveryEntryOnce() {
+        for (const char* search_text : {"", "triton"}) {
+            catalog::SearchQuery query = unlimited();
+            query.text = search_text;
+            auto all = two_roots_->search(query);
+            QVERIFY_RESULT(all);
+            QVERIFY(all->size() > 30);
+            std::vector<std::int64_t> paged;
+            std::set<std::int64_t> distinct;
+            const std::size_t page = 7;
+            for (query.offset = 0;; query.offset += page) {
+                query.limit = page;
+                auto hits = two_roots_->search(query);
+                QVERIFY_RESULT(hits);
+                QVERIFY(hits->size() <= page);
+                for (const auto& hit : *hits) {
+                    paged.push_back(hit.entry_id);
+                    QVERIFY2(distinct.insert(hit.entry_id).second, hit.path.c_str());
+                }
+                if (hits->size() < page) {
+                    break;
+                }
+            }
+            std::vector<std::int64_t> whole;
+            for (const auto& hit : *all) {
+                whole.push_back(hit.entry_id);
+            }
+            QVERIFY(paged == whole);
+            if (*search_text == 0) {
+                QCOMPARE(paged.size(), devset_entries_.size() + cpu_dev_entries_.size());
+            }
+        }
+    }
+
+    // 3. Incremental indexing.
+
+    void reindexMatchesAFreshCatalogAfterEachChange() {
+        QTemporaryDir temp;
+        const fs::path root = path_of(temp) / "cache";
+        test::copy_tree(devset_, root);
+        const std::vector<fs::path> roots{root, cpu_dev_};
+        auto catalog = catalog::Catalog::open(path_of(temp) / "catalog.sqlite");
+        QVERIFY_RESULT(catalog);
+        sqlite3* db = catalog->handle();
+        const std::string location = catalog::root_location(root);
+        std::size_t total = devset_entries_.size();
+        auto index = [&](std::size_t parsed, std::size_t removed) {
+            auto report = catalog->index(root);
+            QVERIFY_RESULT(report);
+            QCOMPARE(report->parsed, parsed);
+            QCOMPARE(report->removed, removed);
+            QCOMPARE(report->unchanged, total - parsed);
+            QCOMPARE(report->entries, total);
+            QCOMPARE(report->parse_errors, 0u);
+        };
+        auto entry_row = [&](const std::string& path) {
+            const auto rows = test::query_rows(
+                db, "SELECT e.id, e.mtime_ns, e.parse_status FROM entries e JOIN roots r ON r.id "
+                    "= e.root_id WHERE r.location = '" +
+                        location + "' AND e.path = '" + path + "'");
+            return rows.empty() ? std::string() : rows.front();
+        };
+
+        index(total, 0);
+
+        RETURN_IF_FAILED();
+        QVERIFY_RESULT(catalog->index(cpu_dev_));
+        VERIFY_LIKE_FRESH(*catalog, roots);
+
+        // Unchanged: nothing parsed, nothing rewritten.
+        const std::string before = test::canonical_dump(*catalog);
+        index(0, 0);
+        RETURN_IF_FAILED();
+        const std::string unchanged_difference =
+            test::first_difference(before, test::canonical_dump(*catalog));
+        QVERIFY2(unchanged_difference.empty(), unchanged_difference.c_str());
+
+        // A new mtime alone.
+        const auto fx_entries = entries_of_kind(devset_entries_, FileKind::FxGraph);
+        const cachedir::Entry& touched = fx_entries.front();
+        const std::int64_t touched_mtime = identity_of(root / touched.path).mtime_ns + kSecond;
+        QVERIFY(set_mtime(root / touched.path, touched_mtime));
+        index(1, 0);
+        RETURN_IF_FAILED();
+        QVERIFY(entry_row(touched.path).find("|" + std::to_string(touched_mtime) + "|ok") !=
+                std::string::npos);
+        VERIFY_LIKE_FRESH(*catalog, roots);
+
+        // The same bytes and mtime under a new inode, as an atomic rewrite leaves them.
+        const auto modules = entries_of_kind(devset_entries_, FileKind::Module);
+        const cachedir::Entry& rewritten = modules[3];
+        const fs::path module = root / rewritten.path;
+        const FileIdentity old_identity = identity_of(module);
+        const fs::path copy = module.string() + ".rewrite";
+        fs::copy_file(module, copy);
+        QVERIFY(set_mtime(copy, old_identity.mtime_ns));
+        fs::rename(copy, module);
+        const FileIdentity new_identity = identity_of(module);
+        QVERIFY(new_identity.inode != old_identity.inode);
+        QCOMPARE(new_identity.mtime_ns, old_identity.mtime_ns);
+        QCOMPARE(new_identity.size, old_identity.size);
+        index(1, 0);
+        RETURN_IF_FAILED();
+        VERIFY_LIKE_FRESH(*catalog, roots);
+
+        // A deleted FX entry: its rows go, and so do the debug lines only it used.
+        const auto lines_before = fx_line_ids(db);
+        const cachedir::Entry* deleted = nullptr;
+        std::set<std::int64_t> only_its_lines;
+        for (const auto& entry : fx_entries) {
+            only_its_lines = lines_before.at(where(location, entry.path));
+            for (const auto& [place, ids] : lines_before) {
+                if (place != where(location, entry.path)) {
+                    for (std::int64_t id : ids) {
+                        only_its_lines.erase(id);
+                    }
+                }
+            }
+            if (!only_its_lines.empty()) {
+                deleted = &entry;
+                break;
+            }
+        }
+        QVERIFY2(deleted != nullptr, "some FX entry has debug lines of its own");
+        const std::string deleted_row = entry_row(deleted->path);
+        const std::string deleted_id = deleted_row.substr(0, deleted_row.find('|'));
+        std::string its_line_ids;
+        for (std::int64_t id : only_its_lines) {
+            its_line_ids += (its_line_ids.empty() ? "" : ",") + std::to_string(id);
+        }
+        const auto its_lines = test::query_rows(
+            db, "SELECT hash, name FROM debug_lines WHERE id IN (" + its_line_ids + ")");
+        QCOMPARE(its_lines.size(), only_its_lines.size());
+        const auto rows_before = test::table_row_counts(db);
+        QVERIFY(fs::remove(root / deleted->path));
+        --total;
+        index(0, 1);
+        RETURN_IF_FAILED();
+        QVERIFY(entry_row(deleted->path).empty());
+        const auto rows_after = test::table_row_counts(db);
+        QCOMPARE(rows_after.at("entries"), rows_before.at("entries") - 1);
+        QCOMPARE(rows_after.at("files"), rows_before.at("files") - 1);
+        QCOMPARE(rows_after.at("fx_entries"), rows_before.at("fx_entries") - 1);
+        QCOMPARE(rows_after.at("entry_search"), rows_before.at("entry_search") - 1);
+        QCOMPARE(rows_after.at("debug_lines"),
+                 rows_before.at("debug_lines") - static_cast<std::int64_t>(its_lines.size()));
+        for (const char* table : {"files", "fx_entries", "kernels", "triton_refs"}) {
+            QCOMPARE(test::query_integer(db, std::string("SELECT COUNT(*) FROM ") + table +
+                                                 " WHERE entry_id = " + deleted_id),
+                     std::int64_t{0});
+        }
+        QCOMPARE(test::query_integer(db, "SELECT COUNT(*) FROM entry_search WHERE rowid = " +
+                                             deleted_id),
+                 std::int64_t{0});
+        for (const auto& line : its_lines) {
+            const auto bar = line.find('|');
+            QCOMPARE(test::query_integer(db, "SELECT COUNT(*) FROM debug_lines WHERE hash = '" +
+                                                 line.substr(0, bar) + "' AND name = '" +
+                                                 line.substr(bar + 1) + "'"),
+                     std::int64_t{0});
+        }
+        VERIFY_LIKE_FRESH(*catalog, roots);
+
+        // A new Triton kernel dir: a copy of one under another hash of the same alphabet.
+        const auto kernels = entries_of_kind(devset_entries_, FileKind::Triton);
+        const cachedir::Entry& kernel = kernels.front();
+        QVERIFY(!kernel.name.empty());
+        std::string new_path = kernel.path;
+        for (char c : std::string_view("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")) {
+            new_path.back() = c;
+            if (!fs::exists(root / new_path)) {
+                break;
+            }
+        }
+        QVERIFY(!fs::exists(root / new_path));
+        fs::copy(root / kernel.path, root / new_path, fs::copy_options::recursive);
+        ++total;
+        index(1, 0);
+        RETURN_IF_FAILED();
+        QVERIFY(entry_row(new_path).ends_with("|ok"));
+        catalog::SearchQuery by_name = unlimited();
+        by_name.text = kernel.name;
+        by_name.root = location;
+        by_name.kinds = {FileKind::Triton};
+        auto named = catalog->search(by_name);
+        QVERIFY_RESULT(named);
+        QVERIFY(std::any_of(named->begin(), named->end(),
+                            [&](const auto& hit) { return hit.path == new_path; }));
+        VERIFY_LIKE_FRESH(*catalog, roots);
+
+        // A forgotten root: all of its rows go, the other root's stay as they were.
+        const std::string other_rows =
+            "SELECT e.id, e.path, f.id, f.path FROM entries e JOIN files f ON f.entry_id = e.id "
+            "JOIN roots r ON r.id = e.root_id WHERE r.location = '" +
+            catalog::root_location(cpu_dev_) + "' ORDER BY e.id, f.id";
+        const auto other_before = test::query_rows(db, other_rows);
+        QCOMPARE(other_before.size(), cpu_dev_entries_.size());
+        QVERIFY_RESULT(catalog->forget_root(root));
+        QVERIFY(test::query_rows(db, other_rows) == other_before);
+        auto left = catalog->roots();
+        QVERIFY_RESULT(left);
+        QCOMPARE(left->size(), 1u);
+        QCOMPARE(left->front().location, catalog::root_location(cpu_dev_));
+        QCOMPARE(test::query_integer(db, "SELECT COUNT(*) FROM entries e JOIN roots r ON r.id = "
+                                         "e.root_id WHERE r.location <> '" +
+                                             catalog::root_location(cpu_dev_) + "'"),
+                 std::int64_t{0});
+        QCOMPARE(test::query_integer(db, "SELECT COUNT(*) FROM entries"),
+                 static_cast<std::int64_t>(cpu_dev_entries_.size()));
+        VERIFY_LIKE_FRESH(*catalog, std::vector<fs::path>{cpu_dev_});
+    }
+
+    // A kill after an index committed its removals but before it collected
+    // the debug lines they freed leaves this state; the next index, with
+    // nothing left to parse or remove, must still finish the job.
+    void reindexCompletesACleanupCutShort() {
+        QTemporaryDir temp;
+        const fs::path root = path_of(temp) / "cache";
+        test::copy_tree(cpu_dev_, root);
+        auto catalog = catalog::Catalog::open(path_of(temp) / "catalog.sqlite");
+        QVERIFY_RESULT(catalog);
+        QVERIFY_RESULT(catalog->index(root));
+        sqlite3* db = catalog->handle();
+        const auto lines = test::query_integer(db, "SELECT COUNT(*) FROM debug_lines");
+        const auto fx = entries_of_kind(cpu_dev_entries_, FileKind::FxGraph);
+        QVERIFY(fs::remove(root / fx.front().path));
+        // What the removal transaction commits: the root's index started, the entry gone.
+        const std::string removal = "BEGIN; UPDATE roots SET index_started_ns = "
+                                    "index_completed_ns + 1; DELETE FROM entries WHERE path = '" +
+                                    fx.front().path + "'; COMMIT;";
+        QCOMPARE(sqlite3_exec(db, removal.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+        QVERIFY(!test::dangling_rows(db).empty());
+        auto report = catalog->index(root);
+        QVERIFY_RESULT(report);
+        QCOMPARE(report->parsed, 0u);
+        QCOMPARE(report->removed, 0u);
+        QVERIFY(test::query_integer(db, "SELECT COUNT(*) FROM debug_lines") < lines);
+        VERIFY_LIKE_FRESH(*catalog, std::vector<fs::path>{root});
+    }
+
+    // 4. Migrations.
+
+    void opensAndIndexesEveryEarlierSchema_data() {
+        QTest::addColumn<int>("version");
+        for (int version = 0; version < catalog::kSchemaVersion; ++version) {
+            QTest::addRow("from v%d", version) << version;
+        }
+    }
+
+    void opensAndIndexesEveryEarlierSchema() {
+        QFETCH(int, version);
+        // Migration 2 added debug lines and search, and marked every entry stale.
+        constexpr int kFirstWithSearch = 2;
+        QTemporaryDir temp;
+        const fs::path root = path_of(temp) / "cache";
+        test::copy_tree(test::sample_cache(), root);
+        const fs::path reference_path = path_of(temp) / "reference.sqlite";
+        std::size_t entries = 0;
+        {
+            auto reference = catalog::Catalog::open(reference_path);
+            QVERIFY_RESULT(reference);
+            auto report = reference->index(root);
+            QVERIFY_RESULT(report);
+            entries = report->entries;
+        }
+        QVERIFY(entries > 50);
+
+        // The old catalog: the schema of `version`, with the rows a cachelens
+        // of that version wrote for this dir (the reference's, in the columns
+        // that version had).
+        const fs::path old_path = path_of(temp) / "old.sqlite";
+        {
+            sqlite3* db = nullptr;
+            QCOMPARE(sqlite3_open(old_path.c_str(), &db), SQLITE_OK);
+            const auto migrated = catalog::migrate(db, version);
+            auto version_now = catalog::schema_version(db);
+            const bool ok = migrated.has_value() && version_now.has_value();
+            if (ok && version >= 1) {
+                fill_from(db, reference_path);
+            }
+            sqlite3_close(db);
+            QVERIFY_RESULT(migrated);
+            QVERIFY_RESULT(version_now);
+            QCOMPARE(*version_now, version);
+            if (QTest::currentTestFailed()) {
+                return;
+            }
+        }
+        auto catalog = catalog::Catalog::open(old_path);
+        QVERIFY_RESULT(catalog);
+        sqlite3* db = catalog->handle();
+        auto version_now = catalog::schema_version(db);
+        QVERIFY_RESULT(version_now);
+        QCOMPARE(*version_now, catalog::kSchemaVersion);
+        const bool stale = version >= 1 && version < kFirstWithSearch;
+        if (version >= 1) {
+            QCOMPARE(test::query_integer(db, "SELECT COUNT(*) FROM entries"),
+                     static_cast<std::int64_t>(entries));
+            QCOMPARE(test::query_integer(
+                         db, "SELECT COUNT(*) FROM entries WHERE parse_status = 'stale'"),
+                     stale ? static_cast<std::int64_t>(entries) : std::int64_t{0});
+        }
+        auto report = catalog->index(root);
+        QVERIFY_RESULT(report);
+        const bool parses_all = version == 0 || stale;
+        QCOMPARE(report->parsed, parses_all ? entries : 0u);
+        QCOMPARE(report->unchanged, parses_all ? 0u : entries);
+        QCOMPARE(report->removed, 0u);
+        VERIFY_LIKE_FRESH(*catalog, std::vector<fs::path>{root});
+    }
+
+    void refusesACatalogFromANewerCachelens() {
+        QTemporaryDir temp;
+        const fs::path path = path_of(temp) / "newer.sqlite";
+        {
+            sqlite3* db = nullptr;
+            QCOMPARE(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+            const auto migrated = catalog::migrate(db, catalog::kSchemaVersion);
+            const std::string bump = "UPDATE schema_version SET version = " +
+                                     std::to_string(catalog::kSchemaVersion + 1);
+            const int rc = sqlite3_exec(db, bump.c_str(), nullptr, nullptr, nullptr);
+            sqlite3_close(db);
+            QVERIFY_RESULT(migrated);
+            QCOMPARE(rc, SQLITE_OK);
+        }
+        auto catalog = catalog::Catalog::open(path);
+        QVERIFY(!catalog);
+        const QString message = text(catalog.error().describe());
+        QVERIFY2(message.contains(text(path.string())), qPrintable(message));
+        QVERIFY2(message.contains("newer"), qPrintable(message));
+        QVERIFY2(message.contains(QString::number(catalog::kSchemaVersion + 1)),
+                 qPrintable(message));
+    }
+
+    void refusesAFileThatIsNoDatabase() {
+        QTemporaryDir temp;
+        const fs::path path = path_of(temp) / "garbage.sqlite";
+        std::mt19937 random(20240601);
+        QByteArray garbage(16384, '\0');
+        for (auto& byte : garbage) {
+            byte = static_cast<char>(random() & 0xff);
+        }
+        {
+            std::ofstream out(path, std::ios::binary);
+            out.write(garbage.constData(), garbage.size());
+        }
+        auto catalog = catalog::Catalog::open(path);
+        QVERIFY(!catalog);
+        const QString message = text(catalog.error().describe());
+        QVERIFY2(message.contains(text(path.string())), qPrintable(message));
+        QVERIFY2(message.contains("not a database"), qPrintable(message));
+        QCOMPARE(test::read_file(path), garbage);
+        QVERIFY(!fs::exists(path.string() + "-wal"));
+    }
+
+private:
+    // Copies the reference catalog's rows into `db`, in the columns `db`'s
+    // tables have. Full-text indexes fill themselves (debug_lines_fts by
+    // trigger) or are copied (entry_search).
+    static void fill_from(sqlite3* db, const fs::path& reference) {
+        const std::string attach = "ATTACH DATABASE '" + reference.string() + "' AS reference";
+        QCOMPARE(sqlite3_exec(db, attach.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+        const auto tables = test::query_rows(
+            db, "SELECT name FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE "
+                "'sqlite_%' AND name <> 'schema_version' AND sql NOT LIKE 'CREATE VIRTUAL%' AND "
+                "name NOT LIKE 'entry_search_%' AND name NOT LIKE 'debug_lines_fts_%'");
+        QVERIFY(tables.size() >= 10);
+        std::string copy = "BEGIN;";
+        for (const auto& table : tables) {
+            std::string columns;
+            for (const auto& column : test::query_rows(db, "SELECT name FROM pragma_table_info('" +
+                                                               table + "', 'main')")) {
+                columns += (columns.empty() ? "" : ", ") + column;
+            }
+            copy += "INSERT INTO main." + table + " (" + columns + ") SELECT " + columns +
+                    " FROM reference." + table + ";";
+        }
+        if (test::query_integer(db, "SELECT COUNT(*) FROM main.sqlite_master WHERE name = "
+                                    "'entry_search'") == 1) {
+            copy += "INSERT INTO main.entry_search (rowid, keys, names, body) SELECT rowid, "
+                    "keys, names, body FROM reference.entry_search;";
+        }
+        copy += "COMMIT; DETACH DATABASE reference;";
+        char* message = nullptr;
+        const int rc = sqlite3_exec(db, copy.c_str(), nullptr, nullptr, &message);
+        const QString error = message != nullptr ? QString(message) : QString();
+        sqlite3_free(message);
+        QVERIFY2(rc == SQLITE_OK, qPrintable(error));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCatalog)
+#include "tst_catalog.moc"
