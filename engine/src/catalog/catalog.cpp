@@ -160,6 +160,14 @@ Result<std::size_t> Catalog::count(const SearchQuery& query) const {
     return count_entries(impl_->db, query);
 }
 
+Result<std::vector<std::int64_t>> Catalog::search_ids(const SearchQuery& query) const {
+    return search_entry_ids(impl_->db, query);
+}
+
+Result<std::vector<SearchHit>> Catalog::entries_by_id(std::span<const std::int64_t> ids) const {
+    return entries_with_ids(impl_->db, ids);
+}
+
 Result<std::vector<RootStats>> Catalog::stats(const std::optional<fs::path>& dir,
                                               std::size_t largest) const {
     return root_stats(impl_->db, dir ? std::optional(root_location(*dir)) : std::nullopt, largest);

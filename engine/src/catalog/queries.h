@@ -10,6 +10,10 @@ namespace cachelens::catalog {
 
 Result<std::vector<SearchHit>> search_entries(const sql::Database& db, const SearchQuery& query);
 Result<std::size_t> count_entries(const sql::Database& db, const SearchQuery& query);
+Result<std::vector<std::int64_t>> search_entry_ids(const sql::Database& db,
+                                                   const SearchQuery& query);
+Result<std::vector<SearchHit>> entries_with_ids(const sql::Database& db,
+                                                std::span<const std::int64_t> ids);
 Result<std::vector<RootStats>> root_stats(const sql::Database& db,
                                           const std::optional<std::string>& location,
                                           std::size_t largest);

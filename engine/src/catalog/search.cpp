@@ -6,6 +6,7 @@
 #include <cachelens/catalog/catalog.h>
 
 #include <cstring>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace cachelens::catalog {
@@ -230,32 +231,119 @@ Result<void> fill_match_table(const sql::Database& db,
 
 } // namespace
 
-Result<std::vector<SearchHit>> search_entries(const sql::Database& db, const SearchQuery& query) {
+namespace {
+
+constexpr const char* kHitColumns =
+    "SELECT e.id, r.location, e.kind, e.key, e.path, e.name, e.size, e.mtime_ns, "
+    "e.parse_status, fx.device_types, COALESCE(fx.guards_expr, aot.guards_expr), "
+    "e.kind IN ('fxgraph', 'aotautograd'), "
+    "COALESCE(fx.time_taken_ns, aot.forward_time_ns + COALESCE(aot.backward_time_ns, 0)), "
+    "(SELECT COUNT(*) FROM entries k WHERE k.root_id = e.root_id AND k.kind = e.kind AND "
+    "k.key = e.key)";
+
+std::string order_by(const SearchQuery& query) {
+    const char* direction = query.descending ? " DESC" : " ASC";
+    std::string first;
+    switch (query.sort) {
+    case SortColumn::Location:
+        return std::string(" ORDER BY r.location") + direction + ", e.kind" + direction +
+               ", e.key" + direction + ", e.path" + direction;
+    case SortColumn::Kind:
+        first = "e.kind";
+        break;
+    case SortColumn::Key:
+        first = "e.key";
+        break;
+    case SortColumn::KeyEntries:
+        first = "(SELECT COUNT(*) FROM entries k WHERE k.root_id = e.root_id AND k.kind = "
+                "e.kind AND k.key = e.key)";
+        break;
+    case SortColumn::Size:
+        first = "e.size";
+        break;
+    case SortColumn::Modified:
+        first = "e.mtime_ns";
+        break;
+    case SortColumn::Device:
+        first = "COALESCE(fx.device_types, '')";
+        break;
+    case SortColumn::CompileTime:
+        first = "COALESCE(fx.time_taken_ns, aot.forward_time_ns + COALESCE(aot.backward_time_ns, "
+                "0), -1)";
+        break;
+    case SortColumn::Guards:
+        first = "(e.kind IN ('fxgraph', 'aotautograd')) + (COALESCE(fx.guards_expr, "
+                "aot.guards_expr, '') <> '')";
+        break;
+    }
+    // Ties in a stable order, so that pages never overlap.
+    return " ORDER BY " + first + direction + ", r.location, e.path";
+}
+
+SearchHit hit_of(const sql::Statement& statement, bool with_matches) {
+    SearchHit hit;
+    hit.entry_id = statement.integer(0);
+    hit.root = statement.text(1);
+    hit.kind = cachedir::file_kind_from_string(statement.text_view(2))
+                   .value_or(cachedir::FileKind::Unknown);
+    hit.key = statement.text(3);
+    hit.path = statement.text(4);
+    hit.name = statement.text(5);
+    hit.size = static_cast<std::uint64_t>(statement.integer(6));
+    hit.mtime_ns = statement.integer(7);
+    hit.parse_status = statement.text(8);
+    hit.device = statement.text(9);
+    if (statement.integer(11) != 0) {
+        hit.has_guards = !statement.text_view(10).empty();
+    }
+    hit.compile_time_ns = statement.optional_integer(12);
+    hit.key_entries = static_cast<std::uint32_t>(statement.integer(13));
+    if (with_matches) {
+        std::string_view fields = statement.text_view(14);
+        while (!fields.empty()) {
+            const auto comma = fields.find(',');
+            hit.matched.emplace_back(fields.substr(0, comma));
+            fields =
+                comma == std::string_view::npos ? std::string_view{} : fields.substr(comma + 1);
+        }
+    }
+    return hit;
+}
+
+// The text's matches in the temporary table; false when there is no text.
+Result<bool> prepare_matches(const sql::Database& db, const SearchQuery& query) {
     auto matches = text_matches(db, query.text);
     if (!matches) {
         return std::unexpected(matches.error());
     }
-    if (*matches) {
-        if (auto ok = fill_match_table(db, **matches); !ok) {
-            return std::unexpected(ok.error());
-        }
+    if (!*matches) {
+        return false;
+    }
+    if (auto ok = fill_match_table(db, **matches); !ok) {
+        return std::unexpected(ok.error());
+    }
+    return true;
+}
+
+} // namespace
+
+Result<std::vector<SearchHit>> search_entries(const sql::Database& db, const SearchQuery& query) {
+    auto has_text = prepare_matches(db, query);
+    if (!has_text) {
+        return std::unexpected(has_text.error());
     }
     const Filter filter = filter_of(query);
-    std::string sql =
-        "SELECT e.id, r.location, e.kind, e.key, e.path, e.name, e.size, e.mtime_ns, "
-        "e.parse_status, fx.device_types, COALESCE(fx.guards_expr, aot.guards_expr), "
-        "e.kind IN ('fxgraph', 'aotautograd'), "
-        "COALESCE(fx.time_taken_ns, aot.forward_time_ns + COALESCE(aot.backward_time_ns, 0))";
-    sql += *matches ? ", (SELECT group_concat(DISTINCT field) FROM search_matches m "
-                      "WHERE m.entry_id = e.id)"
-                    : ", NULL";
+    std::string sql = kHitColumns;
+    sql += *has_text ? ", (SELECT group_concat(DISTINCT field) FROM search_matches m "
+                       "WHERE m.entry_id = e.id)"
+                     : ", NULL";
     sql += kFrom;
     sql += " WHERE 1";
-    if (*matches) {
+    if (*has_text) {
         sql += " AND e.id IN (SELECT entry_id FROM search_matches)";
     }
     sql += filter.where;
-    sql += " ORDER BY r.location, e.kind, e.key, e.path LIMIT ? OFFSET ?";
+    sql += order_by(query) + " LIMIT ? OFFSET ?";
     auto statement = sql::Statement::prepare(db, sql);
     if (!statement) {
         return std::unexpected(statement.error());
@@ -273,46 +361,84 @@ Result<std::vector<SearchHit>> search_entries(const sql::Database& db, const Sea
         if (!*row) {
             return hits;
         }
-        SearchHit hit;
-        hit.entry_id = statement->integer(0);
-        hit.root = statement->text(1);
-        hit.kind = cachedir::file_kind_from_string(statement->text_view(2))
-                       .value_or(cachedir::FileKind::Unknown);
-        hit.key = statement->text(3);
-        hit.path = statement->text(4);
-        hit.name = statement->text(5);
-        hit.size = static_cast<std::uint64_t>(statement->integer(6));
-        hit.mtime_ns = statement->integer(7);
-        hit.parse_status = statement->text(8);
-        hit.device = statement->text(9);
-        if (statement->integer(11) != 0) {
-            hit.has_guards = !statement->text_view(10).empty();
-        }
-        hit.compile_time_ns = statement->optional_integer(12);
-        std::string_view fields = statement->text_view(13);
-        while (!fields.empty()) {
-            const auto comma = fields.find(',');
-            hit.matched.emplace_back(fields.substr(0, comma));
-            fields =
-                comma == std::string_view::npos ? std::string_view{} : fields.substr(comma + 1);
-        }
-        hits.push_back(std::move(hit));
+        hits.push_back(hit_of(*statement, true));
     }
 }
 
-Result<std::size_t> count_entries(const sql::Database& db, const SearchQuery& query) {
-    auto matches = text_matches(db, query.text);
-    if (!matches) {
-        return std::unexpected(matches.error());
+Result<std::vector<std::int64_t>> search_entry_ids(const sql::Database& db,
+                                                   const SearchQuery& query) {
+    auto has_text = prepare_matches(db, query);
+    if (!has_text) {
+        return std::unexpected(has_text.error());
     }
-    if (*matches) {
-        if (auto ok = fill_match_table(db, **matches); !ok) {
-            return std::unexpected(ok.error());
+    const Filter filter = filter_of(query);
+    std::string sql = std::string("SELECT e.id") + kFrom + " WHERE 1";
+    if (*has_text) {
+        sql += " AND e.id IN (SELECT entry_id FROM search_matches)";
+    }
+    sql += filter.where + order_by(query);
+    auto statement = sql::Statement::prepare(db, sql);
+    if (!statement) {
+        return std::unexpected(statement.error());
+    }
+    filter.bind(*statement, 1);
+    std::vector<std::int64_t> ids;
+    for (;;) {
+        auto row = statement->step();
+        if (!row) {
+            return std::unexpected(row.error());
         }
+        if (!*row) {
+            return ids;
+        }
+        ids.push_back(statement->integer(0));
+    }
+}
+
+Result<std::vector<SearchHit>> entries_with_ids(const sql::Database& db,
+                                                std::span<const std::int64_t> ids) {
+    std::vector<SearchHit> hits;
+    if (ids.empty()) {
+        return hits;
+    }
+    // Integers only: the list is written into the statement.
+    std::string sql = std::string(kHitColumns) + kFrom + " WHERE e.id IN (";
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+        sql += (i == 0 ? "" : ",") + std::to_string(ids[i]);
+    }
+    sql += ")";
+    auto statement = sql::Statement::prepare(db, sql);
+    if (!statement) {
+        return std::unexpected(statement.error());
+    }
+    std::unordered_map<std::int64_t, SearchHit> by_id;
+    for (;;) {
+        auto row = statement->step();
+        if (!row) {
+            return std::unexpected(row.error());
+        }
+        if (!*row) {
+            break;
+        }
+        SearchHit hit = hit_of(*statement, false);
+        by_id.emplace(hit.entry_id, std::move(hit));
+    }
+    for (std::int64_t id : ids) {
+        if (auto it = by_id.find(id); it != by_id.end()) {
+            hits.push_back(std::move(it->second));
+        }
+    }
+    return hits;
+}
+
+Result<std::size_t> count_entries(const sql::Database& db, const SearchQuery& query) {
+    auto has_text = prepare_matches(db, query);
+    if (!has_text) {
+        return std::unexpected(has_text.error());
     }
     const Filter filter = filter_of(query);
     std::string sql = std::string("SELECT COUNT(*)") + kFrom + " WHERE 1";
-    if (*matches) {
+    if (*has_text) {
         sql += " AND e.id IN (SELECT entry_id FROM search_matches)";
     }
     sql += filter.where;

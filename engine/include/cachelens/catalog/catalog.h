@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,19 @@ struct Root {
     std::optional<std::int64_t> indexed_ns; // when the last complete index finished
 };
 
+// The order of search results. Location: by root, kind, key and path.
+enum class SortColumn {
+    Location,
+    Kind,
+    Key,
+    KeyEntries,
+    Size,
+    Modified,
+    Device,
+    CompileTime,
+    Guards
+};
+
 struct SearchQuery {
     std::string text; // FTS5 words over keys, kernel names, debug lines, source; empty: all
     std::vector<cachedir::FileKind> kinds;
@@ -67,6 +81,8 @@ struct SearchQuery {
     std::optional<std::uint64_t> max_size;
     std::optional<std::int64_t> modified_after_ns;
     std::optional<std::int64_t> modified_before_ns;
+    SortColumn sort = SortColumn::Location;
+    bool descending = false;
     std::size_t limit = 100;
     std::size_t offset = 0;
 };
@@ -84,6 +100,7 @@ struct SearchHit {
     std::string device;             // FX entries
     std::optional<bool> has_guards; // FX and AOT entries
     std::optional<std::int64_t> compile_time_ns;
+    std::uint32_t key_entries = 1;    // entries of this kind under this key in this root
     std::vector<std::string> matched; // where the text matched: key, name, debug line, source
 };
 
@@ -131,6 +148,12 @@ public:
 
     Result<std::vector<SearchHit>> search(const SearchQuery& query) const;
     Result<std::size_t> count(const SearchQuery& query) const;
+    // The ids of every entry `query` matches, in its order (limit and offset
+    // ignored): what a view pages through with entries_by_id().
+    Result<std::vector<std::int64_t>> search_ids(const SearchQuery& query) const;
+    // Those entries, in the order given (`matched` left empty); ids no longer
+    // in the catalog are skipped.
+    Result<std::vector<SearchHit>> entries_by_id(std::span<const std::int64_t> ids) const;
 
     // Every root, or one; `largest` entries per root.
     Result<std::vector<RootStats>> stats(const std::optional<std::filesystem::path>& dir,
