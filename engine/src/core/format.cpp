@@ -1,5 +1,6 @@
 #include <cachelens/core/format.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -37,10 +38,13 @@ std::string format_duration_ns(std::int64_t ns) {
 }
 
 std::string format_age(std::int64_t mtime_ns) {
-    const auto now = std::chrono::duration_cast<std::chrono::seconds>(
-                         std::chrono::system_clock::now().time_since_epoch())
-                         .count();
-    const std::int64_t seconds = now - mtime_ns / 1'000'000'000;
+    return format_age(mtime_ns, std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                    std::chrono::system_clock::now().time_since_epoch())
+                                    .count());
+}
+
+std::string format_age(std::int64_t mtime_ns, std::int64_t now_ns) {
+    const std::int64_t seconds = now_ns / 1'000'000'000 - mtime_ns / 1'000'000'000;
     if (seconds < 0) {
         return "in the future";
     }
@@ -63,6 +67,85 @@ std::string format_time(std::int64_t mtime_ns) {
     char buffer[32];
     std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
     return buffer;
+}
+
+namespace {
+
+std::string_view trimmed(std::string_view text) {
+    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) {
+        text.remove_prefix(1);
+    }
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) {
+        text.remove_suffix(1);
+    }
+    return text;
+}
+
+// A number and what follows it.
+Result<std::pair<double, std::string_view>> number_and_unit(std::string_view text,
+                                                            std::string_view what) {
+    double value = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || value < 0 || end == text.data()) {
+        return fail(ErrorKind::InvalidArgument,
+                    "'" + std::string(text) + "' is not a " + std::string(what));
+    }
+    return std::pair{value, std::string_view(end, text.data() + text.size() - end)};
+}
+
+} // namespace
+
+Result<std::uint64_t> parse_size(std::string_view text) {
+    text = trimmed(text);
+    auto parsed = number_and_unit(text, "size (like 2G, 512M, 100k)");
+    if (!parsed) {
+        return std::unexpected(parsed.error());
+    }
+    auto [value, unit] = *parsed;
+    if (unit.ends_with("iB") || unit.ends_with("ib")) {
+        unit.remove_suffix(2);
+    } else if (unit.ends_with('B') || unit.ends_with('b')) {
+        unit.remove_suffix(1);
+    }
+    double scale = 1;
+    if (unit == "k" || unit == "K") {
+        scale = 1024.0;
+    } else if (unit == "M" || unit == "m") {
+        scale = 1024.0 * 1024;
+    } else if (unit == "G" || unit == "g") {
+        scale = 1024.0 * 1024 * 1024;
+    } else if (unit == "T" || unit == "t") {
+        scale = 1024.0 * 1024 * 1024 * 1024;
+    } else if (!unit.empty()) {
+        return fail(ErrorKind::InvalidArgument,
+                    "unknown size unit in '" + std::string(text) + "' (use k, M, G or T)");
+    }
+    return static_cast<std::uint64_t>(value * scale);
+}
+
+Result<std::int64_t> parse_age(std::string_view text) {
+    text = trimmed(text);
+    auto parsed = number_and_unit(text, "duration (like 30d, 12h, 90m)");
+    if (!parsed) {
+        return std::unexpected(parsed.error());
+    }
+    const auto [value, unit] = *parsed;
+    double seconds = 0;
+    if (unit == "s") {
+        seconds = 1;
+    } else if (unit == "m" || unit == "min") {
+        seconds = 60;
+    } else if (unit == "h") {
+        seconds = 3600;
+    } else if (unit == "d") {
+        seconds = 86400;
+    } else if (unit == "w") {
+        seconds = 7 * 86400;
+    } else {
+        return fail(ErrorKind::InvalidArgument,
+                    "'" + std::string(text) + "' needs a unit: s, m, h, d or w");
+    }
+    return static_cast<std::int64_t>(value * seconds * 1e9);
 }
 
 } // namespace cachelens

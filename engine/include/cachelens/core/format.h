@@ -1,9 +1,13 @@
 #pragma once
 
-// Sizes, durations and times for people, the same in the CLI and the GUI.
+// Sizes, durations and times for people, the same in the CLI and the GUI,
+// and the sizes and ages people type (--max-size 2G, --older-than 30d).
+
+#include <cachelens/core/error.h>
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace cachelens {
 
@@ -13,7 +17,13 @@ std::string format_bytes(std::uint64_t bytes);
 std::string format_duration_ns(std::int64_t nanoseconds);
 // "3 days ago", "5 min ago", from an mtime in ns since the epoch.
 std::string format_age(std::int64_t mtime_ns);
+std::string format_age(std::int64_t mtime_ns, std::int64_t now_ns);
 // ISO 8601 UTC: "2026-11-22T21:29:00Z".
 std::string format_time(std::int64_t mtime_ns);
+
+// "2G", "512M", "10k", "1.5GiB", "1234" (bytes) -> bytes.
+Result<std::uint64_t> parse_size(std::string_view text);
+// "30d", "12h", "90m", "45s", "2w" -> nanoseconds.
+Result<std::int64_t> parse_age(std::string_view text);
 
 } // namespace cachelens
