@@ -1,0 +1,123 @@
+// The job runner: work runs off the GUI thread, results arrive on it, a newer
+// job on a channel supersedes an older one, cancel drops the result, progress
+// reaches the GUI thread, and nothing is delivered to a receiver that is gone.
+
+#include "jobs/job_runner.h"
+
+#include <QSignalSpy>
+#include <QThread>
+#include <QtTest>
+
+#include <atomic>
+
+using namespace cachelens::ui;
+
+class TestJobRunner : public QObject {
+    Q_OBJECT
+
+private slots:
+    void deliversOnTheGuiThread() {
+        JobRunner runner;
+        QThread* worker = nullptr;
+        QThread* delivered_on = nullptr;
+        int result = 0;
+        runner.run<int>(
+            "a", this,
+            [&](const JobContext&) {
+                worker = QThread::currentThread();
+                return 42;
+            },
+            [&](int value) {
+                delivered_on = QThread::currentThread();
+                result = value;
+            });
+        QTRY_COMPARE(result, 42);
+        QVERIFY(worker != QThread::currentThread());
+        QCOMPARE(delivered_on, QThread::currentThread());
+        QTRY_VERIFY(!runner.isRunning("a"));
+    }
+
+    void aNewerJobSupersedesAnOlderOne() {
+        JobRunner runner;
+        std::atomic<bool> release{false};
+        QList<int> delivered;
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        runner.run<int>(
+            "search", this,
+            [&](const JobContext& context) {
+                while (!release.load() && !context.cancelled()) {
+                    QThread::msleep(1);
+                }
+                return 1;
+            },
+            [&](int value) { delivered << value; });
+        runner.run<int>(
+            "search", this, [](const JobContext&) { return 2; },
+            [&](int value) { delivered << value; });
+        release = true;
+        QTRY_COMPARE(finished.size(), 2);
+        QCOMPARE(delivered, QList<int>{2});
+    }
+
+    void cancelDropsTheResultAndStopsTheWork() {
+        JobRunner runner;
+        std::atomic<bool> saw_cancel{false};
+        bool delivered = false;
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        runner.run<int>(
+            "index", this,
+            [&](const JobContext& context) {
+                while (!context.cancelled()) {
+                    QThread::msleep(1);
+                }
+                saw_cancel = true;
+                return 0;
+            },
+            [&](int) { delivered = true; });
+        QTRY_VERIFY(runner.isRunning("index"));
+        runner.cancel("index");
+        QTRY_COMPARE(finished.size(), 1);
+        QVERIFY(saw_cancel);
+        QVERIFY(!delivered);
+        QCOMPARE(finished.at(0).at(1).toBool(), false);
+    }
+
+    void progressArrivesOnTheGuiThread() {
+        JobRunner runner;
+        QSignalSpy progress(&runner, &JobRunner::progress);
+        bool done = false;
+        runner.run<int>(
+            "index", this,
+            [](const JobContext& context) {
+                for (int i = 1; i <= 3; ++i) {
+                    context.progress(i, 3, "step");
+                }
+                return 0;
+            },
+            [&](int) { done = true; });
+        QTRY_VERIFY(done);
+        QTRY_COMPARE(progress.size(), 3);
+        QCOMPARE(progress.last().at(1).toLongLong(), 3);
+        QCOMPARE(progress.last().at(2).toLongLong(), 3);
+    }
+
+    void nothingReachesAReceiverThatIsGone() {
+        JobRunner runner;
+        QSignalSpy finished(&runner, &JobRunner::finished);
+        bool delivered = false;
+        auto* receiver = new QObject;
+        runner.run<int>(
+            "a", receiver,
+            [](const JobContext&) {
+                QThread::msleep(20);
+                return 1;
+            },
+            [&](int) { delivered = true; });
+        delete receiver;
+        QTRY_COMPARE(finished.size(), 1);
+        QVERIFY(!delivered);
+    }
+};
+
+QTEST_GUILESS_MAIN(TestJobRunner)
+#include "tst_job_runner.moc"

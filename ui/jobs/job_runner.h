@@ -1,0 +1,90 @@
+#pragma once
+
+// The one way the GUI runs long work: off the GUI thread, with progress and
+// cancel, and a generation counter per channel so that only the newest job's
+// result is delivered (an older search finishing late is dropped, like
+// hotspot's JobTracker). Work must not touch widgets; `done` runs on the GUI
+// thread.
+
+#include <QObject>
+#include <QPointer>
+#include <QString>
+#include <QThreadPool>
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+
+namespace cachelens::ui {
+
+// What a running job sees: whether it should stop, and how to say how far it is.
+class JobContext {
+public:
+    bool cancelled() const { return cancel_->load(); }
+    const std::atomic<bool>* cancelFlag() const { return cancel_.get(); }
+    // Thread-safe; delivered on the GUI thread as JobRunner::progress.
+    void progress(qint64 done, qint64 total, const QString& what = {}) const {
+        if (report_) {
+            report_(done, total, what);
+        }
+    }
+
+private:
+    friend class JobRunner;
+    std::shared_ptr<std::atomic<bool>> cancel_ = std::make_shared<std::atomic<bool>>(false);
+    std::function<void(qint64, qint64, const QString&)> report_;
+};
+
+class JobRunner : public QObject {
+    Q_OBJECT
+
+public:
+    explicit JobRunner(QObject* parent = nullptr);
+    ~JobRunner() override;
+
+    // Runs `work` on the pool; `done(result)` runs on the GUI thread if no
+    // newer job was started on `channel` meanwhile and the job was not
+    // cancelled. `receiver` guards `done`: nothing is delivered once it is gone.
+    template <class T>
+    void run(const QString& channel, QObject* receiver, std::function<T(const JobContext&)> work,
+             std::function<void(T)> done) {
+        auto result = std::make_shared<std::optional<T>>();
+        start(
+            channel, receiver,
+            [work = std::move(work), result](const JobContext& context) {
+                result->emplace(work(context));
+            },
+            [done = std::move(done), result] { done(std::move(**result)); });
+    }
+
+    // Asks the channel's running job to stop; its result will not be delivered.
+    void cancel(const QString& channel);
+    void cancelAll();
+    bool isRunning(const QString& channel) const;
+    // No job running on any channel.
+    bool isIdle() const;
+    // Blocks until every job has finished (tests, shutdown).
+    void waitForAll();
+
+signals:
+    void started(const QString& channel);
+    void progress(const QString& channel, qint64 done, qint64 total, const QString& what);
+    // After `done` ran, or when a job was cancelled or superseded.
+    void finished(const QString& channel, bool delivered);
+
+private:
+    void start(const QString& channel, QObject* receiver,
+               std::function<void(const JobContext&)> work, std::function<void()> deliver);
+
+    struct Channel {
+        quint64 generation = 0;
+        std::shared_ptr<std::atomic<bool>> cancel;
+        int running = 0;
+    };
+    std::map<QString, Channel> channels_;
+    QThreadPool pool_;
+};
+
+} // namespace cachelens::ui

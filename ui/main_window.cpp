@@ -1,0 +1,818 @@
+#include "main_window.h"
+
+#include "models/entry_table_model.h"
+#include "models/roots_model.h"
+#include "panels/autotune_panel.h"
+#include "panels/compare_view.h"
+#include "panels/debug_lines_panel.h"
+#include "panels/guards_panel.h"
+#include "panels/kernels_panel.h"
+#include "panels/overview_panel.h"
+#include "panels/prune_dialog.h"
+#include "panels/source_panel.h"
+#include "panels/stats_view.h"
+#include "panels/why_view.h"
+
+#include <cachelens/catalog/catalog.h>
+#include <cachelens/core/format.h>
+
+#include <sqlite3.h>
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QCloseEvent>
+#include <QFileDialog>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QKeySequence>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTimer>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+namespace cachelens::ui {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kMaxRecentRoots = 10;
+
+QString text(const std::string& value) {
+    return QString::fromStdString(value);
+}
+
+struct LoadedEntry {
+    SharedContent content;
+    QString error;
+};
+
+struct IndexOutcome {
+    QString root;
+    QString summary;
+    QString error;
+    bool cancelled = false;
+};
+
+const char* const kTabNames[] = {"overview", "debug", "guards", "source", "kernels", "autotune"};
+
+} // namespace
+
+MainWindow::MainWindow(QString catalogPath, QWidget* parent)
+    : QMainWindow(parent)
+    , catalogPath_(std::move(catalogPath)) {
+    setWindowTitle(tr("cachelens"));
+    setWindowIcon(QIcon(QStringLiteral(":/icons/cachelens.svg")));
+    rootsModel_ = new RootsModel(jobs_, catalogPath_, this);
+    entryModel_ = new EntryTableModel(jobs_, catalogPath_, this);
+
+    pages_ = new QTabWidget;
+    pages_->setDocumentMode(true);
+    buildBrowsePage();
+    compareView_ = new CompareView(jobs_);
+    whyView_ = new WhyView(jobs_);
+    statsView_ = new StatsView(jobs_, catalogPath_);
+    pages_->addTab(compareView_, tr("Compare"));
+    pages_->addTab(whyView_, tr("Why missed"));
+    pages_->addTab(statsView_, tr("Stats"));
+    setCentralWidget(pages_);
+
+    buildActions();
+    buildStatusBar();
+    restoreSettings();
+
+    connect(pages_, &QTabWidget::currentChanged, this, [this](int page) {
+        if (page == static_cast<int>(Page::Stats)) {
+            statsView_->showRoot(filterRoot_);
+        }
+    });
+    connect(compareView_, &CompareView::statusMessage, statusText_, &QLabel::setText);
+    connect(whyView_, &WhyView::statusMessage, statusText_, &QLabel::setText);
+    connect(whyView_, &WhyView::compareRequested, this,
+            [this](const EntryRef& left, const EntryRef& right) {
+                compareView_->compare(left, right);
+                showPage(Page::Compare);
+            });
+    connect(statsView_, &StatsView::statusMessage, statusText_, &QLabel::setText);
+    connect(statsView_, &StatsView::pruneRequested, this, [this](const fs::path& root) {
+        filterRoot_ = root;
+        openPruneDialog();
+    });
+    connect(statsView_, &StatsView::entryActivated, this,
+            [this](const QString& root, const QString& path) {
+                filterRoot_ = root.toStdString();
+                showPage(Page::Browse);
+                selectEntry(path);
+            });
+    connect(rootsModel_, &RootsModel::failed, this, &MainWindow::showError);
+    connect(rootsModel_, &RootsModel::refreshed, this, [this] {
+        sidebar_->expandToDepth(0);
+        for (int column = 0; column < RootsModel::ColumnCount; ++column) {
+            sidebar_->resizeColumnToContents(column);
+        }
+    });
+    connect(entryModel_, &EntryTableModel::failed, this, &MainWindow::showError);
+    connect(entryModel_, &EntryTableModel::loaded, this, [this](int rows, qint64 elapsedMs) {
+        tableSummary_->setText(tr("%n entries", nullptr, rows) + tr(" (%1 ms)").arg(elapsedMs));
+        if (pendingSelection_) {
+            if (auto row = entryModel_->rowOfId(*pendingSelection_)) {
+                selectOnly(*row);
+            }
+            pendingSelection_.reset();
+        }
+        advanceRequest();
+    });
+    connect(&jobs_, &JobRunner::finished, this, [this] { advanceRequest(); });
+    connect(this, &MainWindow::entryShown, this, [this] {
+        waitingForEntry_ = false;
+        advanceRequest();
+    });
+
+    rootsModel_->refresh();
+    entryModel_->refresh();
+}
+
+MainWindow::~MainWindow() {
+    jobs_.cancelAll();
+    jobs_.waitForAll();
+}
+
+void MainWindow::buildBrowsePage() {
+    sidebar_ = new QTreeView;
+    sidebar_->setModel(rootsModel_);
+    sidebar_->setRootIsDecorated(true);
+    sidebar_->setUniformRowHeights(true);
+    sidebar_->setSelectionMode(QAbstractItemView::SingleSelection);
+    connect(sidebar_->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this](const QModelIndex& index) { onRootSelected(index); });
+
+    search_ = new QLineEdit;
+    search_->setPlaceholderText(tr("Search keys, kernel names, debug lines, source… (Ctrl+F)"));
+    search_->setClearButtonEnabled(true);
+    searchDelay_ = new QTimer(this);
+    searchDelay_->setSingleShot(true);
+    searchDelay_->setInterval(150); // one query per pause in typing, not per key
+    connect(search_, &QLineEdit::textChanged, searchDelay_, qOverload<>(&QTimer::start));
+    connect(searchDelay_, &QTimer::timeout, this, &MainWindow::applyFilter);
+    tableSummary_ = new QLabel;
+
+    table_ = new QTableView;
+    table_->setModel(entryModel_);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(EntryTableModel::Kind, Qt::AscendingOrder);
+    table_->verticalHeader()->hide();
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->setWordWrap(false);
+    table_->setContextMenuPolicy(Qt::ActionsContextMenu);
+    const int charWidth = table_->fontMetrics().horizontalAdvance(QLatin1Char('m'));
+    const std::pair<int, int> widths[] = {
+        {EntryTableModel::Kind, 11},        {EntryTableModel::Key, 40},
+        {EntryTableModel::KeyEntries, 7},   {EntryTableModel::Size, 9},
+        {EntryTableModel::Modified, 11},    {EntryTableModel::Device, 7},
+        {EntryTableModel::CompileTime, 10}, {EntryTableModel::Guards, 6},
+    };
+    for (auto [column, chars] : widths) {
+        table_->setColumnWidth(column, chars * charWidth);
+    }
+    connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            [this] { onEntrySelected(); });
+
+    auto* tableArea = new QWidget;
+    auto* tableLayout = new QVBoxLayout(tableArea);
+    tableLayout->setContentsMargins(0, 0, 0, 0);
+    auto* searchRow = new QHBoxLayout;
+    searchRow->addWidget(search_, 1);
+    searchRow->addWidget(tableSummary_);
+    tableLayout->addLayout(searchRow);
+    tableLayout->addWidget(table_);
+
+    entryError_ = new QLabel;
+    entryError_->setWordWrap(true);
+    entryError_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    entryError_->setStyleSheet(QStringLiteral("QLabel { color: palette(bright-text); "
+                                              "background: #b3261e; padding: 4px; }"));
+    entryError_->hide();
+    details_ = new QTabWidget;
+    panels_ = {new OverviewPanel, new DebugLinesPanel, new GuardsPanel,
+               new SourcePanel,   new KernelsPanel,    new AutotunePanel};
+    const QString titles[] = {tr("Overview"), tr("Debug lines"), tr("Guards"),
+                              tr("Source"),   tr("Kernels"),     tr("Autotune")};
+    for (std::size_t i = 0; i < panels_.size(); ++i) {
+        details_->addTab(panels_[i], titles[i]);
+        connect(panels_[i], &EntryPanel::followRequested, this, &MainWindow::follow);
+        connect(panels_[i], &EntryPanel::statusMessage, this,
+                [this](const QString& message) { statusText_->setText(message); });
+    }
+    auto* detailArea = new QWidget;
+    auto* detailLayout = new QVBoxLayout(detailArea);
+    detailLayout->setContentsMargins(0, 0, 0, 0);
+    detailLayout->addWidget(entryError_);
+    detailLayout->addWidget(details_);
+
+    tableSplitter_ = new QSplitter(Qt::Vertical);
+    tableSplitter_->addWidget(tableArea);
+    tableSplitter_->addWidget(detailArea);
+    tableSplitter_->setStretchFactor(0, 2);
+    tableSplitter_->setStretchFactor(1, 3);
+    browseSplitter_ = new QSplitter(Qt::Horizontal);
+    browseSplitter_->addWidget(sidebar_);
+    browseSplitter_->addWidget(tableSplitter_);
+    browseSplitter_->setStretchFactor(0, 1);
+    browseSplitter_->setStretchFactor(1, 4);
+    // First start: room for the sidebar's counts; later starts restore the user's sizes.
+    browseSplitter_->setSizes({300, 1100});
+    tableSplitter_->setSizes({380, 520});
+    pages_->addTab(browseSplitter_, tr("Browse"));
+}
+
+void MainWindow::buildActions() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open cache dir…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a cache dir"));
+        if (!dir.isEmpty()) {
+            openRoot(dir.toStdString());
+        }
+    });
+    open->setShortcut(QKeySequence::Open);
+    open->setIcon(style()->standardIcon(QStyle::SP_DirOpenIcon));
+    recentMenu_ = file->addMenu(tr("Open &recent"));
+    QAction* reindex = file->addAction(tr("&Index again"), this, [this] {
+        for (const auto& root : rootDirs()) {
+            openRoot(root);
+        }
+    });
+    reindex->setShortcut(QKeySequence::Refresh);
+    reindex->setIcon(style()->standardIcon(QStyle::SP_BrowserReload));
+    pruneAction_ = file->addAction(tr("&Prune…"), this, [this] { openPruneDialog(); });
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* find = edit->addAction(tr("&Find"), this, [this] {
+        showPage(Page::Browse);
+        search_->setFocus();
+        search_->selectAll();
+    });
+    find->setShortcut(QKeySequence::Find);
+    QAction* copyKey =
+        edit->addAction(tr("Copy &key"), this, [this] { copyFromSelection(EntryTableModel::Key); });
+    copyKey->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    QAction* copyPath = edit->addAction(tr("Copy &path"), this,
+                                        [this] { copyFromSelection(EntryTableModel::Path); });
+    copyPath->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_C));
+    table_->addAction(copyKey);
+    table_->addAction(copyPath);
+
+    QMenu* entry = menuBar()->addMenu(tr("E&ntry"));
+    compareAction_ =
+        entry->addAction(tr("&Compare the two selected"), this, &MainWindow::compareSelection);
+    compareAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
+    whyAction_ = entry->addAction(tr("&Why did this miss?"), this, &MainWindow::explainCurrent);
+    whyAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Y));
+    table_->addAction(compareAction_);
+    table_->addAction(whyAction_);
+
+    QMenu* view = menuBar()->addMenu(tr("&View"));
+    const std::pair<Page, QString> pages[] = {{Page::Browse, tr("&Browse")},
+                                              {Page::Compare, tr("&Compare")},
+                                              {Page::Why, tr("&Why missed")},
+                                              {Page::Stats, tr("&Stats")}};
+    for (const auto& [page, title] : pages) {
+        QAction* action = view->addAction(title, this, [this, page] { showPage(page); });
+        action->setShortcut(QKeySequence(Qt::CTRL | (Qt::Key_1 + static_cast<int>(page))));
+    }
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About cachelens"), this, &MainWindow::showAbout);
+    updateRecentMenu();
+}
+
+void MainWindow::buildStatusBar() {
+    statusText_ = new QLabel;
+    progress_ = new QProgressBar;
+    progress_->setMaximumWidth(220);
+    progress_->hide();
+    cancel_ = new QPushButton(tr("Cancel"));
+    cancel_->hide();
+    statusBar()->addWidget(statusText_, 1);
+    statusBar()->addPermanentWidget(progress_);
+    statusBar()->addPermanentWidget(cancel_);
+    connect(cancel_, &QPushButton::clicked, this, [this] {
+        for (const auto& channel : indexing_) {
+            jobs_.cancel(channel);
+        }
+    });
+    connect(&jobs_, &JobRunner::progress, this,
+            [this](const QString& channel, qint64 done, qint64 total, const QString& what) {
+                if (!indexing_.contains(channel)) {
+                    return;
+                }
+                progress_->setRange(0, static_cast<int>(total));
+                progress_->setValue(static_cast<int>(done));
+                statusText_->setText(
+                    tr("Indexing %1: %2 of %3 entries").arg(what).arg(done).arg(total));
+            });
+}
+
+void MainWindow::restoreSettings() {
+    QSettings settings;
+    restoreGeometry(settings.value("window/geometry").toByteArray());
+    restoreState(settings.value("window/state").toByteArray());
+    browseSplitter_->restoreState(settings.value("browse/splitter").toByteArray());
+    tableSplitter_->restoreState(settings.value("browse/tableSplitter").toByteArray());
+    recentRoots_ = settings.value("recentRoots").toStringList();
+    updateRecentMenu();
+}
+
+void MainWindow::saveSettings() const {
+    QSettings settings;
+    settings.setValue("window/geometry", saveGeometry());
+    settings.setValue("window/state", saveState());
+    settings.setValue("browse/splitter", browseSplitter_->saveState());
+    settings.setValue("browse/tableSplitter", tableSplitter_->saveState());
+    settings.setValue("recentRoots", recentRoots_);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    saveSettings();
+    QMainWindow::closeEvent(event);
+}
+
+void MainWindow::addRecentRoot(const QString& root) {
+    recentRoots_.removeAll(root);
+    recentRoots_.prepend(root);
+    while (recentRoots_.size() > kMaxRecentRoots) {
+        recentRoots_.removeLast();
+    }
+    updateRecentMenu();
+    QSettings().setValue("recentRoots", recentRoots_);
+}
+
+void MainWindow::updateRecentMenu() {
+    if (recentMenu_ == nullptr) {
+        return;
+    }
+    recentMenu_->clear();
+    for (const QString& root : recentRoots_) {
+        recentMenu_->addAction(root, this, [this, root] { openRoot(root.toStdString()); });
+    }
+    recentMenu_->setEnabled(!recentRoots_.isEmpty());
+}
+
+void MainWindow::openRoot(const fs::path& dir) {
+    const QString channel = QStringLiteral("index:") + text(dir.string());
+    indexing_.append(channel);
+    ++rootsPending_;
+    progress_->setRange(0, 0);
+    progress_->show();
+    cancel_->show();
+    statusText_->setText(tr("Indexing %1…").arg(text(dir.string())));
+    const fs::path catalogPath = catalogPath_.toStdString();
+    const auto finish = [this, channel] {
+        indexing_.removeAll(channel);
+        --rootsPending_;
+        if (indexing_.isEmpty()) {
+            progress_->hide();
+            cancel_->hide();
+        }
+    };
+    connect(
+        &jobs_, &JobRunner::finished, this,
+        [this, channel, finish](const QString& finished, bool delivered) {
+            // A cancelled index delivers nothing; tidy up for it here.
+            if (finished == channel && !delivered && indexing_.contains(channel)) {
+                finish();
+                statusText_->setText(tr("Indexing cancelled; what was indexed is kept."));
+                rootsModel_->refresh();
+                entryModel_->refresh();
+            }
+        },
+        Qt::SingleShotConnection);
+    jobs_.run<IndexOutcome>(
+        channel, this,
+        [catalogPath, dir](const JobContext& context) {
+            IndexOutcome outcome;
+            auto catalog = catalog::Catalog::open(catalogPath);
+            if (!catalog) {
+                outcome.error = text(catalog.error().describe());
+                return outcome;
+            }
+            catalog::IndexOptions options;
+            options.cancel = context.cancelFlag();
+            const QString name = text(dir.filename().string());
+            options.progress = [&context, name](const catalog::IndexProgress& progress) {
+                context.progress(static_cast<qint64>(progress.done),
+                                 static_cast<qint64>(progress.total), name);
+            };
+            auto report = catalog->index(dir, options);
+            if (!report) {
+                outcome.error = text(report.error().describe());
+                return outcome;
+            }
+            outcome.root = text(report->root);
+            outcome.cancelled = report->cancelled;
+            outcome.summary = QObject::tr("%1: %2 entries (%3 parsed, %4 unchanged, %5 removed, "
+                                          "%6 parse errors)")
+                                  .arg(outcome.root)
+                                  .arg(report->entries)
+                                  .arg(report->parsed)
+                                  .arg(report->unchanged)
+                                  .arg(report->removed)
+                                  .arg(report->parse_errors);
+            return outcome;
+        },
+        [this, finish](IndexOutcome outcome) {
+            finish();
+            if (!outcome.error.isEmpty()) {
+                showError(outcome.error);
+                advanceRequest();
+                return;
+            }
+            statusText_->setText(outcome.summary);
+            addRecentRoot(outcome.root);
+            rootsModel_->refresh();
+            entryModel_->refresh();
+            emit rootIndexed(outcome.root);
+        });
+}
+
+void MainWindow::applyFilter() {
+    catalog::SearchQuery query;
+    query.text = search_->text().toStdString();
+    if (filterRoot_) {
+        query.root = filterRoot_->string();
+    }
+    if (filterKind_) {
+        query.kinds = {*filterKind_};
+    }
+    entryModel_->setQuery(query);
+}
+
+void MainWindow::onRootSelected(const QModelIndex& index) {
+    if (!index.isValid()) {
+        filterRoot_.reset();
+        filterKind_.reset();
+    } else {
+        filterRoot_ = index.data(RootsModel::RootPathRole).toString().toStdString();
+        const QString kind = index.data(RootsModel::KindRole).toString();
+        filterKind_ =
+            kind.isEmpty() ? std::nullopt : cachedir::file_kind_from_string(kind.toStdString());
+    }
+    applyFilter();
+}
+
+std::vector<EntryRef> MainWindow::selectedEntries() const {
+    std::vector<EntryRef> refs;
+    for (const QModelIndex& row : table_->selectionModel()->selectedRows()) {
+        const QVariant ref = row.data(EntryTableModel::EntryRefRole);
+        if (ref.isValid()) {
+            refs.push_back(ref.value<EntryRef>());
+        }
+    }
+    return refs;
+}
+
+void MainWindow::onEntrySelected() {
+    const auto refs = selectedEntries();
+    compareAction_->setEnabled(refs.size() == 2);
+    if (refs.size() == 1 && !(current_ && *current_ == refs.front())) {
+        loadEntry(refs.front());
+    }
+}
+
+void MainWindow::loadEntry(const EntryRef& ref) {
+    jobs_.run<LoadedEntry>(
+        "entry", this,
+        [ref](const JobContext&) {
+            auto loaded = cachedir::load_entry(ref.root, ref.entry);
+            if (!loaded) {
+                return LoadedEntry{nullptr, text(loaded.error().describe())};
+            }
+            return LoadedEntry{std::make_shared<const cachedir::EntryContent>(std::move(*loaded)),
+                               {}};
+        },
+        [this, ref](LoadedEntry loaded) {
+            current_ = ref;
+            whyAction_->setEnabled(ref.entry.kind == cachedir::FileKind::FxGraph);
+            if (!loaded.content) {
+                entryError_->setText(
+                    tr("Cannot show %1: %2").arg(text(ref.entry.path), loaded.error));
+                entryError_->show();
+                for (auto* panel : panels_) {
+                    panel->clear();
+                }
+                emit entryShown(ref);
+                return;
+            }
+            entryError_->hide();
+            for (std::size_t i = 0; i < panels_.size(); ++i) {
+                const bool applies = panels_[i]->appliesTo(ref.entry.kind);
+                details_->setTabEnabled(static_cast<int>(i), applies);
+                if (applies) {
+                    panels_[i]->showEntry(ref, loaded.content);
+                } else {
+                    panels_[i]->clear();
+                }
+            }
+            if (!details_->isTabEnabled(details_->currentIndex())) {
+                details_->setCurrentIndex(static_cast<int>(Tab::Overview));
+            }
+            setWindowTitle(tr("%1 — cachelens").arg(text(ref.entry.key)));
+            emit entryShown(ref);
+        });
+}
+
+std::optional<EntryRef> MainWindow::findEntry(const QString& query, cachedir::FileKind kind,
+                                              const std::optional<fs::path>& root) const {
+    auto catalog = catalog::Catalog::open(catalogPath_.toStdString());
+    if (!catalog) {
+        return std::nullopt;
+    }
+    const std::string wanted = query.toStdString();
+    catalog::SearchQuery search;
+    // A path is found by its last part, a key or kernel name by itself.
+    search.text = wanted.substr(wanted.rfind('/') == std::string::npos ? 0 : wanted.rfind('/') + 1);
+    if (kind != cachedir::FileKind::Unknown) {
+        search.kinds = {kind};
+    }
+    if (root) {
+        search.root = root->string();
+    }
+    search.limit = 200;
+    auto hits = catalog->search(search);
+    if (!hits || hits->empty()) {
+        return std::nullopt;
+    }
+    const catalog::SearchHit* best = nullptr;
+    for (const auto& hit : *hits) {
+        if (hit.path == wanted || hit.key == wanted || hit.name == wanted) {
+            best = &hit;
+            break;
+        }
+    }
+    if (best == nullptr) {
+        best = &hits->front();
+    }
+    EntryRef ref;
+    ref.root = best->root;
+    ref.entry.kind = best->kind;
+    ref.entry.key = best->key;
+    ref.entry.path = best->path;
+    ref.entry.name = best->name;
+    ref.entry.size = best->size;
+    ref.entry.mtime_ns = best->mtime_ns;
+    const_cast<MainWindow*>(this)->pendingSelection_ = best->entry_id;
+    return ref;
+}
+
+bool MainWindow::selectEntry(const QString& query) {
+    auto found = findEntry(query, cachedir::FileKind::Unknown, filterRoot_);
+    if (!found && filterRoot_) {
+        found = findEntry(query, cachedir::FileKind::Unknown, std::nullopt);
+    }
+    if (!found) {
+        statusText_->setText(tr("No entry %1 in the catalog").arg(query));
+        return false;
+    }
+    showPage(Page::Browse);
+    if (auto row = entryModel_->rowOfId(*pendingSelection_)) {
+        pendingSelection_.reset();
+        selectOnly(*row);
+        return true;
+    }
+    // Hidden by the filter: show everything, then select it when the rows are in.
+    search_->blockSignals(true);
+    search_->clear();
+    search_->blockSignals(false);
+    sidebar_->selectionModel()->clearCurrentIndex();
+    filterRoot_.reset();
+    filterKind_.reset();
+    applyFilter();
+    return true;
+}
+
+// Not QTableView::selectRow: that honours the keyboard modifiers held at the
+// time, and would extend or toggle the selection instead.
+void MainWindow::selectOnly(int row) {
+    const QModelIndex index = entryModel_->index(row, 0);
+    table_->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
+                                                         QItemSelectionModel::Rows);
+    table_->scrollTo(index);
+}
+
+void MainWindow::follow(cachedir::FileKind kind, const QString& keyOrPath) {
+    const std::optional<fs::path> root =
+        current_ ? std::optional(current_->root) : std::optional<fs::path>();
+    if (!findEntry(keyOrPath, kind, root)) {
+        statusText_->setText(tr("%1 %2 is not in this cache dir")
+                                 .arg(text(std::string(cachedir::to_string(kind))), keyOrPath));
+        return;
+    }
+    selectEntry(keyOrPath);
+}
+
+bool MainWindow::compareWith(const QString& query) {
+    if (!current_) {
+        return false;
+    }
+    auto other = findEntry(query, cachedir::FileKind::FxGraph, std::nullopt);
+    pendingSelection_.reset();
+    if (!other) {
+        statusText_->setText(tr("No FX graph entry %1 to compare with").arg(query));
+        return false;
+    }
+    compareView_->compare(*current_, *other);
+    showPage(Page::Compare);
+    return true;
+}
+
+void MainWindow::compareSelection() {
+    const auto refs = selectedEntries();
+    if (refs.size() != 2) {
+        statusText_->setText(tr("Select two FX graph entries to compare (Ctrl+click)."));
+        return;
+    }
+    compareView_->compare(refs[0], refs[1]);
+    showPage(Page::Compare);
+}
+
+void MainWindow::explainCurrent() {
+    if (!current_ || current_->entry.kind != cachedir::FileKind::FxGraph) {
+        statusText_->setText(tr("Select an FX graph entry to see why it missed."));
+        return;
+    }
+    whyView_->explain(*current_, rootDirs());
+    showPage(Page::Why);
+}
+
+std::vector<fs::path> MainWindow::rootDirs() const {
+    std::vector<fs::path> roots;
+    for (int row = 0; row < rootsModel_->rowCount(); ++row) {
+        roots.emplace_back(
+            rootsModel_->index(row, 0).data(RootsModel::RootPathRole).toString().toStdString());
+    }
+    return roots;
+}
+
+void MainWindow::openPruneDialog(const QString& previewMaxSize) {
+    std::optional<fs::path> root = filterRoot_;
+    if (!root && current_) {
+        root = current_->root;
+    }
+    const auto roots = rootDirs();
+    if (!root && roots.size() == 1) {
+        root = roots.front();
+    }
+    if (!root) {
+        statusText_->setText(tr("Select a cache dir in the sidebar to prune it."));
+        return;
+    }
+    auto* dialog = new PruneDialog(jobs_, catalogPath_, *root, this);
+    pruneDialog_ = dialog;
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &PruneDialog::statusMessage, statusText_, &QLabel::setText);
+    connect(dialog, &PruneDialog::pruned, this, [this] {
+        rootsModel_->refresh();
+        entryModel_->refresh();
+    });
+    dialog->show();
+    if (!previewMaxSize.isEmpty()) {
+        dialog->setLimits(previewMaxSize, std::nullopt, QStringLiteral("10m"));
+        dialog->preview();
+    }
+}
+
+void MainWindow::copyFromSelection(int column) {
+    QStringList lines;
+    for (const QModelIndex& row : table_->selectionModel()->selectedRows()) {
+        const auto hit = entryModel_->hitAt(row.row());
+        if (hit) {
+            lines << text(column == EntryTableModel::Path ? hit->path : hit->key);
+        }
+    }
+    if (!lines.isEmpty()) {
+        QApplication::clipboard()->setText(lines.join('\n'));
+        statusText_->setText(tr("Copied %n line(s)", nullptr, static_cast<int>(lines.size())));
+    }
+}
+
+void MainWindow::showError(const QString& message) {
+    statusText_->setText(message);
+    QMessageBox::warning(this, tr("cachelens"), message);
+}
+
+void MainWindow::showAbout() {
+    QMessageBox::about(
+        this, tr("About cachelens"),
+        tr("<h3>cachelens %1</h3>"
+           "<p>An inspector and tuner for PyTorch's compile caches: what sits in the Inductor "
+           "cache, why a graph missed it, whether a shape would hit it, which kernel configs "
+           "won.</p>"
+           "<p>Qt %2 · SQLite %3<br>Catalog: %4</p>")
+            .arg(QApplication::applicationVersion(), QString::fromLatin1(qVersion()),
+                 QString::fromLatin1(sqlite3_libversion()), catalogPath_.toHtmlEscaped()));
+}
+
+QWidget* MainWindow::screenshotTarget() {
+    if (pruneDialog_ && pruneDialog_->isVisible()) {
+        return pruneDialog_;
+    }
+    return this;
+}
+
+EntryPanel* MainWindow::panel(Tab tab) const {
+    return panels_[static_cast<std::size_t>(tab)];
+}
+
+void MainWindow::showPage(Page page) {
+    pages_->setCurrentIndex(static_cast<int>(page));
+}
+
+void MainWindow::showTab(Tab tab) {
+    showPage(Page::Browse);
+    details_->setCurrentIndex(static_cast<int>(tab));
+}
+
+std::optional<MainWindow::Tab> MainWindow::tabFromName(const QString& name) {
+    for (std::size_t i = 0; i < std::size(kTabNames); ++i) {
+        if (name == QLatin1String(kTabNames[i])) {
+            return static_cast<Tab>(i);
+        }
+    }
+    return std::nullopt;
+}
+
+void MainWindow::runStartupRequest(const StartupRequest& request) {
+    request_ = request;
+    requestStep_ = 0;
+    for (const auto& dir : request.open) {
+        openRoot(dir);
+    }
+    QTimer::singleShot(0, this, &MainWindow::advanceRequest);
+}
+
+// Each step starts what it needs and returns; the signal that its work is
+// done calls this again. The steps: roots indexed, search, select, tab,
+// compare, view, then everything idle.
+void MainWindow::advanceRequest() {
+    if (!request_ || rootsPending_ > 0 || entryModel_->isLoading() || waitingForEntry_) {
+        return;
+    }
+    const StartupRequest& request = *request_;
+    while (requestStep_ < 6) {
+        const int step = requestStep_++;
+        if (step == 0 && !request.search.isEmpty()) {
+            search_->setText(request.search);
+            applyFilter();
+            return;
+        }
+        if (step == 1 && !request.select.isEmpty() && selectEntry(request.select)) {
+            waitingForEntry_ = true; // entryShown continues
+            return;
+        }
+        if (step == 2 && !request.tab.isEmpty()) {
+            if (auto tab = tabFromName(request.tab)) {
+                showTab(*tab);
+            }
+        }
+        if (step == 3 && !request.compare.isEmpty()) {
+            compareWith(request.compare);
+        }
+        if (step == 4 && !request.view.isEmpty()) {
+            if (request.view == "compare") {
+                showPage(Page::Compare);
+            } else if (request.view == "why") {
+                explainCurrent();
+            } else if (request.view == "stats") {
+                showPage(Page::Stats);
+            } else if (request.view == "prune") {
+                openPruneDialog(request.pruneMaxSize.isEmpty() ? QStringLiteral("1M")
+                                                               : request.pruneMaxSize);
+            } else {
+                showPage(Page::Browse);
+            }
+        }
+    }
+    if (jobs_.isIdle()) {
+        request_.reset();
+        // One more turn of the event loop so that the last results are painted.
+        QTimer::singleShot(150, this, &MainWindow::requestDone);
+    }
+}
+
+} // namespace cachelens::ui

@@ -1,0 +1,284 @@
+#include "models/entry_table_model.h"
+
+#include <cachelens/core/format.h>
+
+#include <QColor>
+#include <QFont>
+#include <QFontDatabase>
+
+#include <algorithm>
+
+namespace cachelens::ui {
+
+namespace {
+
+catalog::SortColumn sortColumnOf(int column) {
+    using enum catalog::SortColumn;
+    switch (column) {
+    case EntryTableModel::Kind:
+        return Kind;
+    case EntryTableModel::Key:
+        return Key;
+    case EntryTableModel::KeyEntries:
+        return KeyEntries;
+    case EntryTableModel::Size:
+        return Size;
+    case EntryTableModel::Modified:
+        return Modified;
+    case EntryTableModel::Device:
+        return Device;
+    case EntryTableModel::CompileTime:
+        return CompileTime;
+    case EntryTableModel::Guards:
+        return Guards;
+    default:
+        return Location;
+    }
+}
+
+QString text(const std::string& value) {
+    return QString::fromStdString(value);
+}
+
+struct IdsResult {
+    std::vector<std::int64_t> ids;
+    QString error;
+};
+
+} // namespace
+
+EntryTableModel::EntryTableModel(JobRunner& jobs, QString catalogPath, QObject* parent)
+    : QAbstractTableModel(parent)
+    , jobs_(jobs)
+    , catalogPath_(std::move(catalogPath)) {
+    query_.limit = 0;
+}
+
+void EntryTableModel::setQuery(const catalog::SearchQuery& query) {
+    const auto sort = query_.sort;
+    const bool descending = query_.descending;
+    query_ = query;
+    query_.sort = sort;
+    query_.descending = descending;
+    refresh();
+}
+
+void EntryTableModel::refresh() {
+    loading_ = true;
+    timer_.start();
+    const std::filesystem::path path = catalogPath_.toStdString();
+    jobs_.run<IdsResult>(
+        "entries", this,
+        [path, query = query_](const JobContext&) {
+            auto catalog = catalog::Catalog::open(path);
+            if (!catalog) {
+                return IdsResult{{}, text(catalog.error().describe())};
+            }
+            auto ids = catalog->search_ids(query);
+            if (!ids) {
+                return IdsResult{{}, text(ids.error().describe())};
+            }
+            return IdsResult{std::move(*ids), {}};
+        },
+        [this](IdsResult result) {
+            loading_ = false;
+            if (!result.error.isEmpty()) {
+                emit failed(result.error);
+                return;
+            }
+            beginResetModel();
+            ids_ = std::move(result.ids);
+            pages_.clear();
+            pageOrder_.clear();
+            endResetModel();
+            emit loaded(rowCount(), timer_.elapsed());
+        });
+}
+
+std::optional<int> EntryTableModel::rowOfId(std::int64_t id) const {
+    auto it = std::find(ids_.begin(), ids_.end(), id);
+    if (it == ids_.end()) {
+        return std::nullopt;
+    }
+    return static_cast<int>(it - ids_.begin());
+}
+
+std::optional<catalog::SearchHit> EntryTableModel::hitAt(int row) const {
+    const auto* found = hit(row);
+    return found != nullptr ? std::optional(*found) : std::nullopt;
+}
+
+const std::vector<catalog::SearchHit>* EntryTableModel::page(int number) const {
+    if (auto it = pages_.find(number); it != pages_.end()) {
+        return &it->second;
+    }
+    if (!reader_) {
+        auto opened = catalog::Catalog::open(catalogPath_.toStdString());
+        if (!opened) {
+            return nullptr;
+        }
+        reader_.emplace(std::move(*opened));
+    }
+    const std::size_t first = static_cast<std::size_t>(number) * kPageSize;
+    const std::size_t count = std::min<std::size_t>(kPageSize, ids_.size() - first);
+    auto hits = reader_->entries_by_id(std::span(ids_).subspan(first, count));
+    if (!hits) {
+        return nullptr;
+    }
+    if (pages_.size() >= kPagesKept) {
+        pages_.erase(pageOrder_.front());
+        pageOrder_.pop_front();
+    }
+    pageOrder_.push_back(number);
+    return &pages_.emplace(number, std::move(*hits)).first->second;
+}
+
+const catalog::SearchHit* EntryTableModel::hit(int row) const {
+    if (row < 0 || static_cast<std::size_t>(row) >= ids_.size()) {
+        return nullptr;
+    }
+    const auto* rows = page(row / kPageSize);
+    if (rows == nullptr) {
+        return nullptr;
+    }
+    // An entry removed since the ids were read is skipped in its page: find it by id.
+    const std::int64_t id = ids_[static_cast<std::size_t>(row)];
+    const std::size_t at = static_cast<std::size_t>(row % kPageSize);
+    if (at < rows->size() && (*rows)[at].entry_id == id) {
+        return &(*rows)[at];
+    }
+    for (const auto& candidate : *rows) {
+        if (candidate.entry_id == id) {
+            return &candidate;
+        }
+    }
+    return nullptr;
+}
+
+int EntryTableModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : static_cast<int>(ids_.size());
+}
+
+int EntryTableModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant EntryTableModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) {
+        return {};
+    }
+    const auto* entry = hit(index.row());
+    if (entry == nullptr) {
+        return role == Qt::DisplayRole && index.column() == Key ? QVariant(tr("(removed)"))
+                                                                : QVariant();
+    }
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case Kind:
+            return text(std::string(cachedir::to_string(entry->kind)));
+        case Key:
+            return text(entry->name.empty() ? entry->key : entry->key + "  " + entry->name);
+        case KeyEntries:
+            return entry->key_entries;
+        case Size:
+            return text(format_bytes(entry->size));
+        case Modified:
+            return text(format_age(entry->mtime_ns));
+        case Device:
+            return text(entry->device);
+        case CompileTime:
+            return entry->compile_time_ns ? text(format_duration_ns(*entry->compile_time_ns))
+                                          : QVariant();
+        case Guards:
+            return entry->has_guards ? QVariant(*entry->has_guards ? tr("yes") : tr("no"))
+                                     : QVariant();
+        case Path:
+            return text(entry->path);
+        }
+        break;
+    case RawValueRole:
+        switch (index.column()) {
+        case Size:
+            return QVariant::fromValue<qulonglong>(entry->size);
+        case Modified:
+            return QVariant::fromValue<qlonglong>(entry->mtime_ns);
+        case CompileTime:
+            return entry->compile_time_ns ? QVariant::fromValue<qlonglong>(*entry->compile_time_ns)
+                                          : QVariant();
+        default:
+            return data(index, Qt::DisplayRole);
+        }
+    case Qt::ToolTipRole:
+        return tr("%1\nin %2\n%3, modified %4%5")
+            .arg(text(entry->path), text(entry->root), text(format_bytes(entry->size)),
+                 text(format_time(entry->mtime_ns)),
+                 entry->parse_status == "ok" ? QString()
+                                             : tr("\nparse: %1").arg(text(entry->parse_status)));
+    case Qt::FontRole:
+        if (index.column() == Key || index.column() == Path) {
+            return QFontDatabase::systemFont(QFontDatabase::FixedFont);
+        }
+        break;
+    case Qt::TextAlignmentRole:
+        if (index.column() == KeyEntries || index.column() == Size ||
+            index.column() == CompileTime) {
+            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        }
+        break;
+    case Qt::ForegroundRole:
+        if (entry->parse_status != "ok") {
+            return QColor(Qt::red);
+        }
+        break;
+    case EntryRefRole: {
+        EntryRef ref;
+        ref.root = entry->root;
+        ref.entry.kind = entry->kind;
+        ref.entry.key = entry->key;
+        ref.entry.path = entry->path;
+        ref.entry.name = entry->name;
+        ref.entry.size = entry->size;
+        ref.entry.mtime_ns = entry->mtime_ns;
+        return QVariant::fromValue(ref);
+    }
+    case EntryIdRole:
+        return QVariant::fromValue<qlonglong>(entry->entry_id);
+    }
+    return {};
+}
+
+QVariant EntryTableModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
+        return QAbstractTableModel::headerData(section, orientation, role);
+    }
+    switch (section) {
+    case Kind:
+        return tr("Kind");
+    case Key:
+        return tr("Key");
+    case KeyEntries:
+        return tr("Entries");
+    case Size:
+        return tr("Size");
+    case Modified:
+        return tr("Modified");
+    case Device:
+        return tr("Device");
+    case CompileTime:
+        return tr("Compile time");
+    case Guards:
+        return tr("Guards");
+    case Path:
+        return tr("Path");
+    }
+    return {};
+}
+
+void EntryTableModel::sort(int column, Qt::SortOrder order) {
+    query_.sort = sortColumnOf(column);
+    query_.descending = order == Qt::DescendingOrder;
+    refresh();
+}
+
+} // namespace cachelens::ui

@@ -1,0 +1,241 @@
+#include "models/kernel_files_model.h"
+
+#include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/core/format.h>
+
+#include <QFontDatabase>
+
+namespace cachelens::ui {
+
+namespace {
+
+QString qs(std::string_view text) {
+    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+}
+
+// A file row's internal id: its kernel's index + 1; kernel rows have 0.
+constexpr quintptr kKernelRow = 0;
+
+} // namespace
+
+std::vector<KernelDirItem> bundleKernelItems(const cachedir::FxGraphEntry& fx) {
+    std::vector<KernelDirItem> out;
+    for (const auto& artifacts : fx.triton_artifacts) {
+        KernelDirItem item;
+        item.dir.hash = artifacts.kernel_hash;
+        item.dir.device = std::to_string(artifacts.device);
+        for (const auto& file : artifacts.files) {
+            item.dir.files.push_back({file.name, file.payload.size()});
+            item.payloads.push_back(file.payload);
+            // What read_triton_kernel_dir reads from disk, read from the bundle.
+            if (file.name.ends_with(".json") && !file.name.starts_with("__grp__")) {
+                if (auto meta = cachedir::parse_triton_metadata(file.payload)) {
+                    item.dir.metadata = std::move(*meta);
+                }
+            } else if (file.name.ends_with(".ptx")) {
+                if (auto ptx = cachedir::parse_ptx(file.payload)) {
+                    item.dir.ptx = std::move(*ptx);
+                }
+            }
+        }
+        if (item.dir.metadata) {
+            item.dir.kernel_name = item.dir.metadata->name;
+        } else {
+            for (const auto& file : item.dir.files) {
+                if (!file.name.starts_with("__grp__")) {
+                    item.dir.kernel_name = std::string(cachedir::stem_of(file.name));
+                    break;
+                }
+            }
+        }
+        if (item.dir.ptx && !item.dir.ptx->files.empty()) {
+            item.dir.module_path = item.dir.ptx->files.front();
+            item.dir.module_key = cachedir::module_key_from_path(item.dir.module_path);
+        }
+        out.push_back(std::move(item));
+    }
+    return out;
+}
+
+KernelFilesModel::KernelFilesModel(QObject* parent)
+    : QAbstractItemModel(parent) {}
+
+void KernelFilesModel::setKernels(std::vector<KernelDirItem> kernels) {
+    beginResetModel();
+    kernels_ = std::move(kernels);
+    endResetModel();
+}
+
+void KernelFilesModel::clear() {
+    setKernels({});
+}
+
+std::optional<KernelFilesModel::FileRef> KernelFilesModel::fileAt(const QModelIndex& index) const {
+    if (!index.isValid() || index.model() != this || index.internalId() == kKernelRow) {
+        return std::nullopt;
+    }
+    return FileRef{&kernels_[index.internalId() - 1], static_cast<std::size_t>(index.row())};
+}
+
+QModelIndex KernelFilesModel::kernelIndex(int kernel) const {
+    return index(kernel, 0);
+}
+
+QModelIndex KernelFilesModel::findFile(int kernel, const QString& suffix) const {
+    const QModelIndex parentIndex = kernelIndex(kernel);
+    if (!parentIndex.isValid()) {
+        return {};
+    }
+    const auto& files = kernels_[static_cast<std::size_t>(kernel)].dir.files;
+    for (std::size_t row = 0; row < files.size(); ++row) {
+        if (qs(files[row].name).endsWith(suffix)) {
+            return index(static_cast<int>(row), 0, parentIndex);
+        }
+    }
+    return {};
+}
+
+QString KernelFilesModel::fileType(const QString& name) {
+    if (name.startsWith(QLatin1String("__grp__"))) {
+        return QStringLiteral("file group (JSON)");
+    }
+    static const std::pair<const char*, const char*> kTypes[] = {
+        {".source", "Triton IR (source)"},
+        {".ttir", "Triton IR"},
+        {".ttgir", "Triton GPU IR"},
+        {".llir", "LLVM IR"},
+        {".ptx", "PTX"},
+        {".cubin", "cubin (binary)"},
+        {".json", "metadata (JSON)"},
+        {".amdgcn", "AMDGCN assembly"},
+        {".hsaco", "HSA code object (binary)"},
+        {".py", "Python"},
+    };
+    for (const auto& [suffix, type] : kTypes) {
+        if (name.endsWith(QLatin1String(suffix))) {
+            return QString::fromLatin1(type);
+        }
+    }
+    return QStringLiteral("file");
+}
+
+bool KernelFilesModel::isBinary(const QString& name) {
+    return name.endsWith(QLatin1String(".cubin")) || name.endsWith(QLatin1String(".hsaco")) ||
+           name.endsWith(QLatin1String(".so")) || name.endsWith(QLatin1String(".spv")) ||
+           name.endsWith(QLatin1String(".o"));
+}
+
+QModelIndex KernelFilesModel::index(int row, int column, const QModelIndex& parent) const {
+    if (!hasIndex(row, column, parent)) {
+        return {};
+    }
+    if (!parent.isValid()) {
+        return createIndex(row, column, kKernelRow);
+    }
+    return createIndex(row, column, static_cast<quintptr>(parent.row()) + 1);
+}
+
+QModelIndex KernelFilesModel::parent(const QModelIndex& child) const {
+    if (!child.isValid() || child.internalId() == kKernelRow) {
+        return {};
+    }
+    return createIndex(static_cast<int>(child.internalId() - 1), 0, kKernelRow);
+}
+
+int KernelFilesModel::rowCount(const QModelIndex& parent) const {
+    if (!parent.isValid()) {
+        return static_cast<int>(kernels_.size());
+    }
+    if (parent.column() != 0 || parent.internalId() != kKernelRow) {
+        return 0;
+    }
+    return static_cast<int>(kernels_[static_cast<std::size_t>(parent.row())].dir.files.size());
+}
+
+int KernelFilesModel::columnCount(const QModelIndex&) const {
+    return ColumnCount;
+}
+
+QVariant KernelFilesModel::data(const QModelIndex& index, int role) const {
+    if (!index.isValid()) {
+        return {};
+    }
+    if (index.internalId() == kKernelRow) {
+        const KernelDirItem& kernel = kernels_[static_cast<std::size_t>(index.row())];
+        switch (role) {
+        case Qt::DisplayRole:
+            switch (index.column()) {
+            case NameColumn:
+                // Candidates share a name: the hash tells them apart.
+                return kernel.dir.kernel_name.empty()
+                           ? qs(kernel.dir.hash)
+                           : QStringLiteral("%1 [%2]").arg(qs(kernel.dir.kernel_name),
+                                                           qs(kernel.dir.hash).left(8));
+            case SizeColumn:
+                return qs(format_bytes(kernel.dir.total_size()));
+            default:
+                if (kernel.dir.metadata) {
+                    return QStringLiteral("warps %1, stages %2")
+                        .arg(kernel.dir.metadata->num_warps.value_or(0))
+                        .arg(kernel.dir.metadata->num_stages.value_or(0));
+                }
+                return kernel.location.isEmpty() ? QStringLiteral("kernel (in the entry)")
+                                                 : QStringLiteral("kernel dir");
+            }
+        case Qt::ToolTipRole:
+            return (kernel.location.isEmpty() ? QStringLiteral("carried in the FX entry: ")
+                                              : kernel.location + QStringLiteral("\n")) +
+                   qs(kernel.dir.hash);
+        default:
+            return {};
+        }
+    }
+    const auto ref = fileAt(index);
+    const cachedir::TritonFile& file = ref->info();
+    const QString name = qs(file.name);
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case NameColumn: {
+            // Every file is named after the kernel, which its row (or the
+            // tab's title) already shows: the rest tells them apart.
+            const QString kernel = qs(ref->kernel->dir.kernel_name);
+            QString shown = name;
+            if (!kernel.isEmpty()) {
+                shown.replace(kernel, QString());
+            }
+            return shown.isEmpty() ? name : shown;
+        }
+        case SizeColumn:
+            return qs(format_bytes(file.size));
+        default:
+            return fileType(name);
+        }
+    case Qt::ToolTipRole:
+        return QStringLiteral("%1\n%2 bytes").arg(name).arg(file.size);
+    case Qt::TextAlignmentRole:
+        return index.column() == SizeColumn
+                   ? QVariant(static_cast<int>(Qt::AlignRight | Qt::AlignVCenter))
+                   : QVariant();
+    default:
+        return {};
+    }
+}
+
+QVariant KernelFilesModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
+        return {};
+    }
+    switch (section) {
+    case NameColumn:
+        return QStringLiteral("File");
+    case SizeColumn:
+        return QStringLiteral("Size");
+    case TypeColumn:
+        return QStringLiteral("Type");
+    default:
+        return {};
+    }
+}
+
+} // namespace cachelens::ui

@@ -1,0 +1,187 @@
+#include "models/nearest_keys_model.h"
+
+#include "models/key_comparison.h"
+
+#include <QStringList>
+
+#include <algorithm>
+#include <map>
+
+namespace cachelens::ui {
+
+Result<NearestKeys> findNearestKeys(const EntryRef& target,
+                                    std::vector<std::filesystem::path> roots, std::size_t limit,
+                                    const std::atomic<bool>* cancel) {
+    auto fx = loadFxGraph(target);
+    if (!fx) {
+        return std::unexpected(fx.error());
+    }
+    if (roots.empty()) {
+        roots.push_back(target.root);
+    }
+    // The same dir named twice (or as "dir/.", or through a link) would rank
+    // every candidate twice; each keeps the name it was first given.
+    std::vector<std::filesystem::path> unique;
+    std::vector<std::filesystem::path> seen;
+    for (const auto& root : roots) {
+        std::error_code error;
+        auto identity = std::filesystem::weakly_canonical(root, error);
+        if (error) {
+            identity = root.lexically_normal();
+        }
+        if (!identity.has_filename()) {
+            identity = identity.parent_path();
+        }
+        if (std::find(seen.begin(), seen.end(), identity) == seen.end()) {
+            seen.push_back(std::move(identity));
+            unique.push_back(root);
+        }
+    }
+    NearestKeys result;
+    result.target = target;
+    result.targetKey = fx->key;
+    result.debugLines = fx->debug_lines.size();
+    result.rootCount = unique.size();
+
+    struct Root {
+        std::filesystem::path path;
+        std::map<std::string, cachedir::Entry> entries; // FX entries by path
+    };
+    std::map<std::string, Root> byLabel; // nearest_keys names a candidate's dir by its label
+    std::vector<explain::KeyCandidate> candidates;
+    std::vector<Error> unreadable;
+    for (const auto& root : unique) {
+        if (cancel && cancel->load()) {
+            break;
+        }
+        auto scan = cachedir::scan_cache_dir(root);
+        if (!scan) {
+            return std::unexpected(scan.error());
+        }
+        const std::string label = root.string();
+        Root& known = byLabel[label];
+        known.path = root;
+        for (auto& entry : scan->entries()) {
+            if (entry.kind == cachedir::FileKind::FxGraph) {
+                known.entries.emplace(entry.path, std::move(entry));
+            }
+        }
+        auto more = explain::fx_graph_candidates(*scan, label, unreadable);
+        std::move(more.begin(), more.end(), std::back_inserter(candidates));
+    }
+    for (const auto& error : unreadable) {
+        result.skipped.push_back(error.describe());
+    }
+    result.candidateCount = static_cast<std::size_t>(
+        std::count_if(candidates.begin(), candidates.end(),
+                      [&](const explain::KeyCandidate& c) { return c.key != fx->key; }));
+    for (auto& near : explain::nearest_keys(fx->debug_lines, fx->key, candidates, limit)) {
+        NearestKeys::Candidate candidate;
+        const Root& root = byLabel.at(near.dir);
+        candidate.ref.root = root.path;
+        if (auto it = root.entries.find(near.path); it != root.entries.end()) {
+            candidate.ref.entry = it->second;
+        } else {
+            candidate.ref.entry.kind = cachedir::FileKind::FxGraph;
+            candidate.ref.entry.key = near.key;
+            candidate.ref.entry.path = near.path;
+        }
+        candidate.near = std::move(near);
+        result.nearest.push_back(std::move(candidate));
+    }
+    return result;
+}
+
+NearestKeysModel::NearestKeysModel(QObject* parent)
+    : QAbstractTableModel(parent) {}
+
+void NearestKeysModel::setResult(std::shared_ptr<const NearestKeys> result) {
+    beginResetModel();
+    result_ = std::move(result);
+    endResetModel();
+}
+
+const NearestKeys::Candidate& NearestKeysModel::candidate(int row) const {
+    return result_->nearest.at(static_cast<std::size_t>(row));
+}
+
+int NearestKeysModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() || !result_ ? 0 : static_cast<int>(result_->nearest.size());
+}
+
+int NearestKeysModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant NearestKeysModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) {
+        return {};
+    }
+    const auto& [ref, near] = candidate(index.row());
+    const auto differing = [&near] {
+        QStringList names;
+        for (const auto& name : near.differing) {
+            names << QString::fromStdString(name);
+        }
+        return names;
+    };
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (index.column()) {
+        case RankColumn:
+            return index.row() + 1;
+        case KeyColumn:
+            return QString::fromStdString(near.key);
+        case RootColumn:
+            return QString::fromStdString(ref.root.lexically_normal().string());
+        case SharedColumn:
+            return QStringLiteral("%1 / %2").arg(near.shared).arg(near.total);
+        case DifferingColumn:
+            return differing().join(QStringLiteral(", "));
+        }
+        return {};
+    case Qt::ToolTipRole:
+        switch (index.column()) {
+        case KeyColumn:
+            return QString::fromStdString(ref.entry.path);
+        case RootColumn:
+            return QString::fromStdString(ref.root.lexically_normal().string());
+        case SharedColumn:
+            return tr("shares %1 of the target's %2 debug lines").arg(near.shared).arg(near.total);
+        case DifferingColumn:
+            return differing().join(u'\n');
+        }
+        return {};
+    case Qt::TextAlignmentRole:
+        if (index.column() == RankColumn || index.column() == SharedColumn) {
+            return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+        }
+        return {};
+    case SharedFractionRole:
+        return near.total == 0 ? 0.0
+                               : static_cast<double>(near.shared) / static_cast<double>(near.total);
+    default:
+        return {};
+    }
+}
+
+QVariant NearestKeysModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
+        return QAbstractTableModel::headerData(section, orientation, role);
+    }
+    switch (section) {
+    case RankColumn:
+        return tr("#");
+    case KeyColumn:
+        return tr("Key");
+    case RootColumn:
+        return tr("Root");
+    case SharedColumn:
+        return tr("Shared lines");
+    case DifferingColumn:
+        return tr("Attributes that differ");
+    }
+    return {};
+}
+
+} // namespace cachelens::ui

@@ -1,0 +1,71 @@
+#pragma once
+
+// "Why did this miss?": the FX graph keys nearest to one entry's key among the
+// FX entries of some cache dirs (explain::nearest_keys, what `cachelens why`
+// prints), and NearestKeysModel, one row per candidate: rank, key, root,
+// shared debug lines / total, the attributes that differ.
+
+#include "models/entry_ref.h"
+
+#include <cachelens/core/error.h>
+#include <cachelens/explain/nearest_keys.h>
+
+#include <QAbstractTableModel>
+
+#include <atomic>
+#include <cstddef>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace cachelens::ui {
+
+struct NearestKeys {
+    EntryRef target;
+    std::string targetKey;
+    std::size_t debugLines = 0;     // the target's
+    std::size_t candidateCount = 0; // FX entries searched (the target's own key excluded)
+    std::size_t rootCount = 0;
+    struct Candidate {
+        EntryRef ref; // root and FX graph entry, ready to compare
+        explain::NearKey near;
+    };
+    std::vector<Candidate> nearest;   // most shared lines first
+    std::vector<std::string> skipped; // what could not be read (Error::describe)
+};
+
+// Scans each root, reads its FX graph entries and ranks them against the
+// target's debug lines; keeps the first `limit`. With no roots the target's own
+// root is searched. Fails when the target is not a readable FX graph entry or a
+// root is not a cache dir; stops early (with what it has) when `cancel` is set.
+// Slow (reads every FX entry): call it off the GUI thread.
+Result<NearestKeys> findNearestKeys(const EntryRef& target,
+                                    std::vector<std::filesystem::path> roots, std::size_t limit,
+                                    const std::atomic<bool>* cancel = nullptr);
+
+class NearestKeysModel : public QAbstractTableModel {
+    Q_OBJECT
+
+public:
+    enum Column { RankColumn, KeyColumn, RootColumn, SharedColumn, DifferingColumn, ColumnCount };
+    enum Role { SharedFractionRole = Qt::UserRole + 1 }; // shared / total, a double
+
+    explicit NearestKeysModel(QObject* parent = nullptr);
+
+    void setResult(std::shared_ptr<const NearestKeys> result); // null clears
+    void clear() { setResult(nullptr); }
+    const NearestKeys* result() const { return result_.get(); }
+    const NearestKeys::Candidate& candidate(int row) const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+private:
+    std::shared_ptr<const NearestKeys> result_;
+};
+
+} // namespace cachelens::ui
