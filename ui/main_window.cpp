@@ -13,6 +13,7 @@
 #include "panels/stats_view.h"
 #include "panels/why_view.h"
 
+#include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/catalog/catalog.h>
 #include <cachelens/core/format.h>
 
@@ -116,12 +117,7 @@ MainWindow::MainWindow(QString catalogPath, QWidget* parent)
                 selectEntry(path);
             });
     connect(rootsModel_, &RootsModel::failed, this, &MainWindow::showError);
-    connect(rootsModel_, &RootsModel::refreshed, this, [this] {
-        sidebar_->expandToDepth(0);
-        for (int column = 0; column < RootsModel::ColumnCount; ++column) {
-            sidebar_->resizeColumnToContents(column);
-        }
-    });
+    connect(rootsModel_, &RootsModel::refreshed, this, [this] { sidebar_->expandToDepth(0); });
     connect(entryModel_, &EntryTableModel::failed, this, &MainWindow::showError);
     connect(entryModel_, &EntryTableModel::loaded, this, [this](int rows, qint64 elapsedMs) {
         tableSummary_->setText(tr("%n entries", nullptr, rows) + tr(" (%1 ms)").arg(elapsedMs));
@@ -154,6 +150,12 @@ void MainWindow::buildBrowsePage() {
     sidebar_->setRootIsDecorated(true);
     sidebar_->setUniformRowHeights(true);
     sidebar_->setSelectionMode(QAbstractItemView::SingleSelection);
+    // Names elide; the counts and sizes beside them are always whole.
+    sidebar_->header()->setStretchLastSection(false);
+    sidebar_->header()->setSectionResizeMode(RootsModel::Name, QHeaderView::Stretch);
+    sidebar_->header()->setSectionResizeMode(RootsModel::Entries, QHeaderView::ResizeToContents);
+    sidebar_->header()->setSectionResizeMode(RootsModel::Size, QHeaderView::ResizeToContents);
+    sidebar_->setTextElideMode(Qt::ElideMiddle);
     connect(sidebar_->selectionModel(), &QItemSelectionModel::currentChanged, this,
             [this](const QModelIndex& index) { onRootSelected(index); });
 
@@ -545,8 +547,11 @@ std::optional<EntryRef> MainWindow::findEntry(const QString& query, cachedir::Fi
     }
     const std::string wanted = query.toStdString();
     catalog::SearchQuery search;
-    // A path is found by its last part, a key or kernel name by itself.
-    search.text = wanted.substr(wanted.rfind('/') == std::string::npos ? 0 : wanted.rfind('/') + 1);
+    // A path is found by the key in its last part ("4a/<key>.best_config"),
+    // a key or kernel name by itself.
+    const auto slash = wanted.rfind('/');
+    search.text = std::string(cachedir::stem_of(
+        std::string_view(wanted).substr(slash == std::string::npos ? 0 : slash + 1)));
     if (kind != cachedir::FileKind::Unknown) {
         search.kinds = {kind};
     }

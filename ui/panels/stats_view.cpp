@@ -365,8 +365,9 @@ void StatsView::setSnapshot(StatsSnapshot snapshot) {
         for (int column = 0; column < pathColumn; ++column) {
             list->resizeColumnToContents(column);
         }
-        if (isError) {
-            list->setColumnWidth(pathColumn, std::max(list->viewport()->width() / 2, 200));
+        // With a cache dir column beside it, the path still gets most of the width.
+        if (isError || !one) {
+            list->setColumnWidth(pathColumn, std::max(list->viewport()->width() * 3 / 5, 200));
         }
     };
     fill(largest_, largest, false);
