@@ -114,21 +114,6 @@ Json fx_graph_json(const FxGraphEntry& fx) {
     for (const auto& output : fx.output_strides) {
         strides.push_back(output ? Json(*output) : Json(nullptr));
     }
-    static const std::set<std::string_view> kShownElsewhere = {"_fx_graph_cache_key",
-                                                               "_fx_graph_cache_debug_lines",
-                                                               "guards_expr",
-                                                               "source_code",
-                                                               "cache_key",
-                                                               "device_types",
-                                                               "device_idxs",
-                                                               "_time_taken_ns",
-                                                               "_triton_bundle",
-                                                               "metrics_deltas",
-                                                               "counter_deltas",
-                                                               "output_strides",
-                                                               "mutated_inputs",
-                                                               "runnable_graph_str",
-                                                               "inductor_post_grad_graph_str"};
     return {{"class", fx.class_name},
             {"guards_expr", optional_text(fx.guards_expr)},
             {"debug_lines", lines_json(fx.debug_lines)},
@@ -146,21 +131,14 @@ Json fx_graph_json(const FxGraphEntry& fx) {
             {"mutated_inputs", fx.mutated_inputs},
             {"runnable_graph", optional_text(fx.runnable_graph)},
             {"post_grad_graph", optional_text(fx.post_grad_graph)},
-            {"attributes", attributes_json(fx.root(), fx.attribute_names, kShownElsewhere)}};
+            {"attributes",
+             attributes_json(fx.root(), fx.attribute_names, decoded_fx_graph_attributes())}};
 }
 
 Json aot_json(const AotAutogradEntry& aot) {
     auto link_key = [](const std::optional<FxGraphLink>& link) {
         return link ? Json(link->key) : Json(nullptr);
     };
-    static const std::set<std::string_view> kShownElsewhere = {"guards_expr",
-                                                               "compiled_fw",
-                                                               "compiled_bw",
-                                                               "forward_time_taken_ns",
-                                                               "backward_time_taken_ns",
-                                                               "aot_joint_graph_str",
-                                                               "aot_forward_graph_str",
-                                                               "aot_backward_graph_str"};
     return {{"class", aot.class_name},
             {"guards_expr", optional_text(aot.guards_expr)},
             {"forward_key", link_key(aot.forward)},
@@ -170,7 +148,8 @@ Json aot_json(const AotAutogradEntry& aot) {
             {"joint_graph", optional_text(aot.joint_graph)},
             {"forward_graph", optional_text(aot.forward_graph)},
             {"backward_graph", optional_text(aot.backward_graph)},
-            {"attributes", attributes_json(aot.root(), aot.attribute_names, kShownElsewhere)}};
+            {"attributes",
+             attributes_json(aot.root(), aot.attribute_names, decoded_aot_autograd_attributes())}};
 }
 
 Json harness_json(const BenchmarkHarness& harness) {

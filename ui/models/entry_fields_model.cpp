@@ -307,22 +307,7 @@ void addFxGraph(std::vector<FieldNode>& out, const FxGraphEntry& fx) {
     out.push_back(graphTextField(QStringLiteral("Runnable graph"), fx.runnable_graph));
     out.push_back(graphTextField(QStringLiteral("Post-grad graph"), fx.post_grad_graph));
 
-    static const std::set<std::string_view> kShownElsewhere = {"_fx_graph_cache_key",
-                                                               "_fx_graph_cache_debug_lines",
-                                                               "guards_expr",
-                                                               "source_code",
-                                                               "cache_key",
-                                                               "device_types",
-                                                               "device_idxs",
-                                                               "_time_taken_ns",
-                                                               "_triton_bundle",
-                                                               "metrics_deltas",
-                                                               "counter_deltas",
-                                                               "output_strides",
-                                                               "mutated_inputs",
-                                                               "runnable_graph_str",
-                                                               "inductor_post_grad_graph_str"};
-    out.push_back(attributesGroup(fx.root(), fx.attribute_names, kShownElsewhere));
+    out.push_back(attributesGroup(fx.root(), fx.attribute_names, decoded_fx_graph_attributes()));
 }
 
 FieldNode graphLinkField(QString name, const std::optional<FxGraphLink>& link) {
@@ -351,15 +336,8 @@ void addAot(std::vector<FieldNode>& out, const AotAutogradEntry& aot) {
     out.push_back(graphTextField(QStringLiteral("Forward graph text"), aot.forward_graph));
     out.push_back(graphTextField(QStringLiteral("Backward graph text"), aot.backward_graph));
     out.push_back(graphTextField(QStringLiteral("Joint graph text"), aot.joint_graph));
-    static const std::set<std::string_view> kShownElsewhere = {"guards_expr",
-                                                               "compiled_fw",
-                                                               "compiled_bw",
-                                                               "forward_time_taken_ns",
-                                                               "backward_time_taken_ns",
-                                                               "aot_joint_graph_str",
-                                                               "aot_forward_graph_str",
-                                                               "aot_backward_graph_str"};
-    out.push_back(attributesGroup(aot.root(), aot.attribute_names, kShownElsewhere));
+    out.push_back(
+        attributesGroup(aot.root(), aot.attribute_names, decoded_aot_autograd_attributes()));
 }
 
 QString harnessArgsText(const BenchmarkHarness& harness) {

@@ -81,4 +81,16 @@ Result<AotAutogradEntry> load_aot_autograd_entry(const std::filesystem::path& fi
     return pickle::unpickle_file_as(file, read_aot_autograd_entry);
 }
 
+const std::set<std::string_view>& decoded_aot_autograd_attributes() {
+    static const std::set<std::string_view> names = {"guards_expr",
+                                                     "compiled_fw",
+                                                     "compiled_bw",
+                                                     "forward_time_taken_ns",
+                                                     "backward_time_taken_ns",
+                                                     "aot_joint_graph_str",
+                                                     "aot_forward_graph_str",
+                                                     "aot_backward_graph_str"};
+    return names;
+}
+
 } // namespace cachelens::cachedir

@@ -277,4 +277,23 @@ Result<FxGraphEntry> load_fx_graph_entry(const std::filesystem::path& file) {
     return pickle::unpickle_file_as(file, read_fx_graph_entry);
 }
 
+const std::set<std::string_view>& decoded_fx_graph_attributes() {
+    static const std::set<std::string_view> names = {"_fx_graph_cache_key",
+                                                     "_fx_graph_cache_debug_lines",
+                                                     "guards_expr",
+                                                     "source_code",
+                                                     "cache_key",
+                                                     "device_types",
+                                                     "device_idxs",
+                                                     "_time_taken_ns",
+                                                     "_triton_bundle",
+                                                     "metrics_deltas",
+                                                     "counter_deltas",
+                                                     "output_strides",
+                                                     "mutated_inputs",
+                                                     "runnable_graph_str",
+                                                     "inductor_post_grad_graph_str"};
+    return names;
+}
+
 } // namespace cachelens::cachedir

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,6 +39,9 @@ struct AotAutogradEntry {
     const pickle::Value& root() const { return document->root(); }
     const pickle::Value* attribute(std::string_view name) const;
 };
+
+// The pickle attributes AotAutogradEntry decodes into its own fields.
+const std::set<std::string_view>& decoded_aot_autograd_attributes();
 
 Result<AotAutogradEntry> read_aot_autograd_entry(std::shared_ptr<const pickle::Document> document);
 Result<AotAutogradEntry> load_aot_autograd_entry(const std::filesystem::path& file);

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -92,6 +93,10 @@ struct FxGraphEntry {
 };
 
 // Maps the decoded pickle to the struct; fails when it is not a CompiledFxGraph.
+// The pickle attributes FxGraphEntry decodes into its own fields; the
+// others are only in attribute_names (shown as they are).
+const std::set<std::string_view>& decoded_fx_graph_attributes();
+
 Result<FxGraphEntry> read_fx_graph_entry(std::shared_ptr<const pickle::Document> document);
 // Reads and decodes a file; errors name it.
 Result<FxGraphEntry> load_fx_graph_entry(const std::filesystem::path& file);
