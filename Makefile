@@ -4,7 +4,7 @@
 PRESET ?= default
 BUILD_DIR := build/$(PRESET)
 
-.PHONY: all install-deps configure build run test bench fuzz asan format check-format clean
+.PHONY: all install-deps configure build run test package bench fuzz asan format check-format clean
 
 all: build
 
@@ -17,13 +17,18 @@ configure: install-deps
 build: configure
 	@cmake --build --preset $(PRESET)
 
-# Opens the user's cache ($$TORCHINDUCTOR_CACHE_DIR, /tmp/torchinductor_$$USER) or the sample cache.
+# Opens the GUI on the user's cache ($$TORCHINDUCTOR_CACHE_DIR, /tmp/torchinductor_$$USER) or the
+# sample cache; with no display, prints `cachelens scan` of it.
 run: build
 	@BUILD_DIR=$(abspath $(BUILD_DIR)) scripts/run.sh
 
 # Every test: the engine and CLI suites, and the GUI ones under QT_QPA_PLATFORM=offscreen.
 test: build
 	@ctest --preset $(PRESET) -j 2
+
+# The Debian package, build/$(PRESET)/cachelens_<version>_<arch>.deb (packaging/CMakeLists.txt).
+package: build
+	@cd $(BUILD_DIR) && cpack -G DEB
 
 # Speed and memory against the Python/PyTorch anchors; see docs/PERFORMANCE.md.
 bench: build
