@@ -716,9 +716,14 @@ void MainWindow::copyFromSelection(int column) {
     }
 }
 
+// Never modal: an error from background work must not stop the window (or
+// the work still running) while it waits for a click.
 void MainWindow::showError(const QString& message) {
     statusText_->setText(message);
-    QMessageBox::warning(this, tr("cachelens"), message);
+    auto* box =
+        new QMessageBox(QMessageBox::Warning, tr("cachelens"), message, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
 }
 
 void MainWindow::showAbout() {

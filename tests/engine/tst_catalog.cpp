@@ -32,6 +32,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <thread>
 
 using namespace cachelens;
 namespace fs = std::filesystem;
@@ -1073,6 +1074,33 @@ private slots:
         QCOMPARE(report->unchanged, parses_all ? 0u : entries);
         QCOMPARE(report->removed, 0u);
         VERIFY_LIKE_FRESH(*catalog, std::vector<fs::path>{root});
+    }
+
+    void manyConnectionsCreatingOneCatalogAtOnce() {
+        // The GUI's jobs each open the catalog; on a first start they all
+        // find it empty at the same moment. One migrates, the others wait.
+        QTemporaryDir temp;
+        const fs::path path = path_of(temp) / "new.sqlite";
+        std::vector<std::thread> threads;
+        std::vector<std::string> errors(6);
+        for (std::size_t i = 0; i < errors.size(); ++i) {
+            threads.emplace_back([&, i] {
+                auto opened = catalog::Catalog::open(path);
+                if (!opened) {
+                    errors[i] = opened.error().describe();
+                }
+            });
+        }
+        for (auto& thread : threads) {
+            thread.join();
+        }
+        for (const auto& error : errors) {
+            QVERIFY2(error.empty(), error.c_str());
+        }
+        auto opened = catalog::Catalog::open(path);
+        QVERIFY_RESULT(opened);
+        QCOMPARE(test::query_integer(opened->handle(), "SELECT COUNT(*) FROM schema_version"),
+                 std::int64_t(1));
     }
 
     void refusesACatalogFromANewerCachelens() {

@@ -251,7 +251,20 @@ Result<void> migrate(sqlite3* db, int target) {
     if (target == *current) {
         return {};
     }
-    std::string script = "BEGIN IMMEDIATE;\n";
+    // Several connections may open a new catalog at once (the GUI's jobs do):
+    // the version is read again under the write lock, so only the first one
+    // migrates and the others find it done.
+    if (auto ok = exec(db, "BEGIN IMMEDIATE"); !ok) {
+        return ok;
+    }
+    current = schema_version(db);
+    if (!current || *current > target) {
+        (void)exec(db, "ROLLBACK");
+        return current ? fail(ErrorKind::InvalidArgument, "the catalog was migrated past version " +
+                                                              std::to_string(target) + " meanwhile")
+                       : std::unexpected(current.error());
+    }
+    std::string script;
     if (*current == 0) {
         script += "CREATE TABLE schema_version (version INTEGER NOT NULL);\n"
                   "INSERT INTO schema_version VALUES (0);\n";
