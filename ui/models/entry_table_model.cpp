@@ -64,6 +64,7 @@ void EntryTableModel::setQuery(const catalog::SearchQuery& query) {
 }
 
 void EntryTableModel::refresh() {
+    queried_ = true;
     loading_ = true;
     timer_.start();
     const std::filesystem::path path = catalogPath_.toStdString();
@@ -278,7 +279,12 @@ QVariant EntryTableModel::headerData(int section, Qt::Orientation orientation, i
 void EntryTableModel::sort(int column, Qt::SortOrder order) {
     query_.sort = sortColumnOf(column);
     query_.descending = order == Qt::DescendingOrder;
-    refresh();
+    // A view sets its sort (setSortingEnabled, sortByColumn) before its owner
+    // runs the first query: one query then, not one per call (each of them a
+    // full sort of the catalog, queued ahead of the one that counts).
+    if (queried_) {
+        refresh();
+    }
 }
 
 } // namespace cachelens::ui

@@ -41,7 +41,8 @@ public:
 
     EntryTableModel(JobRunner& jobs, QString catalogPath, QObject* parent = nullptr);
 
-    // Runs the query (its sort, limit and offset are the model's own).
+    // Runs the query (its sort, limit and offset are the model's own). Until
+    // the first setQuery() or refresh(), sort() only sets the order.
     void setQuery(const catalog::SearchQuery& query);
     const catalog::SearchQuery& query() const { return query_; }
     // Runs the current query again (after an index or a prune).
@@ -76,6 +77,7 @@ private:
     catalog::SearchQuery query_;
     std::vector<std::int64_t> ids_;
     bool loading_ = false;
+    bool queried_ = false; // refresh() ran: sort() runs the query again
     QElapsedTimer timer_;
     // Read on the GUI thread, a page at a time; opened on first use.
     mutable std::optional<catalog::Catalog> reader_;

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Anchor for catalog search: the same queries through Python's sqlite3.
+
+Reads bench_catalog's JSON (the catalog file and the queries it timed) and runs
+each query as a Python tool over the same catalog would, the way
+Catalog::search (engine/src/catalog/search.cpp) does: FTS5 per column, debug
+lines by FTS5 then a scan of the FX entries' line-id blobs, a temporary table
+of matches, then the page query, whose SQL bench_catalog recorded as cachelens
+ran it. The page's entry ids are checked against cachelens', so both sides did
+the same work.
+
+Usage: anchor_catalog_search.py BENCH_CATALOG_JSON
+Prints JSON: per query, median and p95 milliseconds.
+"""
+
+import array
+import json
+import math
+import platform
+import sqlite3
+import sys
+import time
+
+
+def fts_query(text):
+    """FTS5 MATCH syntax: every run of letters and digits is a quoted prefix word."""
+    words, word = [], ""
+    for c in text:
+        if c.isascii() and c.isalnum() or ord(c) >= 0x80:
+            word += c
+        elif word:
+            words.append(word)
+            word = ""
+    if word:
+        words.append(word)
+    return " AND ".join('"' + w.replace('"', '""') + '"*' for w in words)
+
+
+def text_matches(db, text):
+    match = fts_query(text)
+    if not match:
+        return None
+    matches = []
+    for column, label in (("keys", "key"), ("names", "name"), ("body", "source")):
+        rows = db.execute("SELECT rowid FROM entry_search WHERE entry_search MATCH ?",
+                          (f"{{{column}}} : ({match})",))
+        matches += [(rowid, label) for (rowid,) in rows]
+    lines = {rowid for (rowid,) in db.execute(
+        "SELECT rowid FROM debug_lines_fts WHERE debug_lines_fts MATCH ?", (match,))}
+    if lines:
+        for entry_id, blob in db.execute("SELECT entry_id, debug_line_ids FROM fx_entries"):
+            if blob and not lines.isdisjoint(array.array("I", blob)):
+                matches.append((entry_id, "debug line"))
+    return matches
+
+
+def search(db, query):
+    matches = text_matches(db, query["text"])
+    if matches is not None:
+        db.execute("CREATE TEMP TABLE IF NOT EXISTS search_matches "
+                   "(entry_id INTEGER NOT NULL, field TEXT NOT NULL)")
+        db.execute("DELETE FROM search_matches")
+        db.executemany("INSERT INTO search_matches VALUES (?, ?)", matches)
+    # The page query as cachelens ran it (its values bound in), so that the
+    # anchor follows search.cpp as it changes.
+    return db.execute(query["page_sql"]).fetchall()
+
+
+def percentile(samples, fraction):
+    """Nearest rank, as bench_catalog computes it."""
+    ordered = sorted(samples)
+    return ordered[min(max(math.ceil(fraction * len(ordered)), 1), len(ordered)) - 1]
+
+
+def main():
+    with open(sys.argv[1]) as f:
+        bench = json.load(f)
+    # The connection settings Catalog::open uses that matter to a read.
+    db = sqlite3.connect(bench["catalog"], isolation_level=None)
+    db.execute("PRAGMA temp_store = MEMORY")
+    out = {"python": platform.python_version(), "sqlite": sqlite3.sqlite_version, "queries": []}
+    for query in bench["search"]:
+        page = [row[0] for row in search(db, query)]  # warm-up, as bench_catalog does
+        if page != query["hit_ids"]:
+            sys.exit(f"anchor_catalog_search: {query['name']!r}: a page of {len(page)} entries "
+                     f"that is not the {len(query['hit_ids'])} cachelens found")
+        hits = len(page)
+        samples = []
+        for _ in range(query["runs"]):
+            start = time.perf_counter()
+            search(db, query)
+            samples.append((time.perf_counter() - start) * 1e3)
+        out["queries"].append({"name": query["name"], "hits": hits,
+                               "median_ms": percentile(samples, 0.5),
+                               "p95_ms": percentile(samples, 0.95)})
+    json.dump(out, sys.stdout, indent=1)
+
+
+if __name__ == "__main__":
+    main()
