@@ -193,7 +193,9 @@ print(f"bench: GUI startup phases (median ms): construct {phases['construct_wind
       f"first paint {phases['first_paint']['median_ms']:.0f}", file=sys.stderr)
 for query in gui["engine"]:
     print(f"bench: GUI engine phases, {query['name']} ({query['rows']} rows): "
-          f"search_ids {query['search_ids_median_ms']:.0f} ms, "
+          f"load_index {query['load_index_median_ms']:.0f} ms, "
+          f"text_match_ids {query['text_match_median_ms']:.0f} ms, "
+          f"select {query['select_median_ms']:.0f} ms, "
           f"first page {query['first_page_median_ms']:.1f} ms", file=sys.stderr)
 PY
 fi

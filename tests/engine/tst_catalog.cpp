@@ -13,6 +13,7 @@
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/entry_content.h>
 #include <cachelens/catalog/catalog.h>
+#include <cachelens/catalog/entry_index.h>
 #include <cachelens/catalog/schema.h>
 
 #include <fcntl.h>
@@ -800,6 +801,85 @@ private slots:
     }
 
     // 3. Incremental indexing.
+
+    // search_ids() filters and sorts in memory (EntryIndex), search() in SQL:
+    // for every filter, text and order, the two give the same rows in the same order.
+    void searchIdsAgreeWithSearchForEveryFilterAndOrder() {
+        using catalog::SortColumn;
+        std::vector<catalog::SearchQuery> queries;
+        auto add = [&](auto change) {
+            catalog::SearchQuery query = unlimited();
+            change(query);
+            queries.push_back(query);
+        };
+        const auto entries = all_entries();
+        std::vector<std::int64_t> mtimes;
+        for (const auto& [place, entry] : entries) {
+            mtimes.push_back(entry->mtime_ns);
+        }
+        std::sort(mtimes.begin(), mtimes.end());
+        const std::int64_t middle_mtime = mtimes[mtimes.size() / 2];
+        for (const SortColumn sort :
+             {SortColumn::Location, SortColumn::Kind, SortColumn::Key, SortColumn::KeyEntries,
+              SortColumn::Size, SortColumn::Modified, SortColumn::Device, SortColumn::CompileTime,
+              SortColumn::Guards}) {
+            for (const bool descending : {false, true}) {
+                for (const char* words : {"", "triton", "poi", "cudagraphs", "zqxjkv"}) {
+                    add([&](auto& q) {
+                        q.sort = sort;
+                        q.descending = descending;
+                        q.text = words;
+                    });
+                }
+            }
+        }
+        add([](auto& q) { q.kinds = {FileKind::FxGraph, FileKind::Triton}; });
+        add([&](auto& q) { q.root = cpu_dev_.string(); });
+        add([&](auto& q) { q.root = (cpu_dev_ / "nowhere").string(); });
+        for (const char* device : {"cpu", "cuda", "CUDA", "cu", ""}) {
+            add([&](auto& q) { q.device = device; });
+        }
+        for (const bool guards : {true, false}) {
+            add([&](auto& q) { q.has_guards = guards; });
+        }
+        add([](auto& q) {
+            q.min_size = 4096;
+            q.max_size = 65536;
+        });
+        add([&](auto& q) { q.modified_after_ns = middle_mtime; });
+        add([&](auto& q) { q.modified_before_ns = middle_mtime; });
+        add([&](auto& q) {
+            q.text = "triton";
+            q.kinds = {FileKind::Module};
+            q.root = devset_.string();
+            q.sort = SortColumn::Size;
+            q.descending = true;
+        });
+
+        auto index = two_roots_->load_index();
+        QVERIFY_RESULT(index);
+        QCOMPARE(index->size(), entries.size());
+        for (const auto& query : queries) {
+            auto hits = two_roots_->search(query);
+            QVERIFY_RESULT(hits);
+            std::vector<std::int64_t> expected;
+            for (const auto& hit : *hits) {
+                expected.push_back(hit.entry_id);
+            }
+            auto ids = two_roots_->search_ids(query);
+            QVERIFY_RESULT(ids);
+            const std::string what = "text '" + query.text + "', sort " +
+                                     std::to_string(static_cast<int>(query.sort)) +
+                                     (query.descending ? " descending" : "");
+            QVERIFY2(*ids == expected, what.c_str());
+            // One index, many selections: what the entry table does.
+            auto matches = two_roots_->text_match_ids(query.text);
+            QVERIFY_RESULT(matches);
+            const auto selected =
+                *matches ? index->select(query, std::span(**matches)) : index->select(query);
+            QVERIFY2(selected == expected, what.c_str());
+        }
+    }
 
     void reindexMatchesAFreshCatalogAfterEachChange() {
         QTemporaryDir temp;

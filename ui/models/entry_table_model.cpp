@@ -40,7 +40,11 @@ QString text(const std::string& value) {
     return QString::fromStdString(value);
 }
 
-struct IdsResult {
+using Matches = std::optional<std::vector<std::int64_t>>;
+
+struct Selection {
+    std::shared_ptr<const catalog::EntryIndex> index;
+    std::shared_ptr<const Matches> matches;
     std::vector<std::int64_t> ids;
     QString error;
 };
@@ -60,33 +64,61 @@ void EntryTableModel::setQuery(const catalog::SearchQuery& query) {
     query_ = query;
     query_.sort = sort;
     query_.descending = descending;
-    refresh();
+    select(false);
 }
 
 void EntryTableModel::refresh() {
+    select(true);
+}
+
+void EntryTableModel::select(bool reload) {
     queried_ = true;
     loading_ = true;
     timer_.start();
+    if (reload) {
+        index_.reset();
+    }
+    if (reload || matchedText_ != query_.text) {
+        matches_.reset();
+    }
     const std::filesystem::path path = catalogPath_.toStdString();
-    jobs_.run<IdsResult>(
+    jobs_.run<Selection>(
         "entries", this,
-        [path, query = query_](const JobContext&) {
-            auto catalog = catalog::Catalog::open(path);
-            if (!catalog) {
-                return IdsResult{{}, text(catalog.error().describe())};
+        [path, query = query_, index = index_, matches = matches_](const JobContext&) {
+            Selection out{index, matches, {}, {}};
+            if (!out.index || !out.matches) {
+                auto catalog = catalog::Catalog::open(path);
+                if (!catalog) {
+                    return Selection{{}, {}, {}, text(catalog.error().describe())};
+                }
+                if (!out.index) {
+                    auto loaded = catalog->load_index();
+                    if (!loaded) {
+                        return Selection{{}, {}, {}, text(loaded.error().describe())};
+                    }
+                    out.index = std::make_shared<const catalog::EntryIndex>(std::move(*loaded));
+                }
+                if (!out.matches) {
+                    auto found = catalog->text_match_ids(query.text);
+                    if (!found) {
+                        return Selection{{}, {}, {}, text(found.error().describe())};
+                    }
+                    out.matches = std::make_shared<const Matches>(std::move(*found));
+                }
             }
-            auto ids = catalog->search_ids(query);
-            if (!ids) {
-                return IdsResult{{}, text(ids.error().describe())};
-            }
-            return IdsResult{std::move(*ids), {}};
+            out.ids = *out.matches ? out.index->select(query, std::span(**out.matches))
+                                   : out.index->select(query);
+            return out;
         },
-        [this](IdsResult result) {
+        [this, text = query_.text](Selection result) {
             loading_ = false;
             if (!result.error.isEmpty()) {
                 emit failed(result.error);
                 return;
             }
+            index_ = std::move(result.index);
+            matches_ = std::move(result.matches);
+            matchedText_ = text;
             beginResetModel();
             ids_ = std::move(result.ids);
             pages_.clear();
@@ -283,7 +315,7 @@ void EntryTableModel::sort(int column, Qt::SortOrder order) {
     // runs the first query: one query then, not one per call (each of them a
     // full sort of the catalog, queued ahead of the one that counts).
     if (queried_) {
-        refresh();
+        select(false);
     }
 }
 

@@ -168,6 +168,15 @@ Result<std::vector<SearchHit>> Catalog::entries_by_id(std::span<const std::int64
     return entries_with_ids(impl_->db, ids);
 }
 
+Result<std::optional<std::vector<std::int64_t>>>
+Catalog::text_match_ids(std::string_view text) const {
+    return catalog::text_match_ids(impl_->db, text);
+}
+
+Result<EntryIndex> Catalog::load_index() const {
+    return load_entry_index(impl_->db);
+}
+
 Result<std::vector<RootStats>> Catalog::stats(const std::optional<fs::path>& dir,
                                               std::size_t largest) const {
     return root_stats(impl_->db, dir ? std::optional(root_location(*dir)) : std::nullopt, largest);

@@ -5,6 +5,7 @@
 #include "sqlite.h"
 
 #include <cachelens/catalog/catalog.h>
+#include <cachelens/catalog/entry_index.h>
 
 namespace cachelens::catalog {
 
@@ -12,6 +13,9 @@ Result<std::vector<SearchHit>> search_entries(const sql::Database& db, const Sea
 Result<std::size_t> count_entries(const sql::Database& db, const SearchQuery& query);
 Result<std::vector<std::int64_t>> search_entry_ids(const sql::Database& db,
                                                    const SearchQuery& query);
+Result<std::optional<std::vector<std::int64_t>>> text_match_ids(const sql::Database& db,
+                                                                std::string_view text);
+Result<EntryIndex> load_entry_index(const sql::Database& db);
 Result<std::vector<SearchHit>> entries_with_ids(const sql::Database& db,
                                                 std::span<const std::int64_t> ids);
 Result<std::vector<RootStats>> root_stats(const sql::Database& db,

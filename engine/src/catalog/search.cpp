@@ -142,7 +142,9 @@ Filter filter_of(const SearchQuery& query) {
         filter.text(" AND r.location = ?", root_location(*query.root));
     }
     if (query.device) {
-        filter.text(" AND (',' || fx.device_types || ',') LIKE ('%,' || ? || ',%')", *query.device);
+        // Exact and case-sensitive, as EntryIndex::select matches it (LIKE is neither).
+        filter.text(" AND instr(',' || fx.device_types || ',', ',' || ? || ',') > 0",
+                    *query.device);
     }
     if (query.has_guards) {
         filter.where += *query.has_guards
@@ -250,34 +252,21 @@ const std::string kHitColumns =
     "COALESCE(fx.time_taken_ns, aot.forward_time_ns + COALESCE(aot.backward_time_ns, 0)), " +
     std::string(kKeyEntries);
 
-// One term of a query's order. The last terms are the same for every sort, so
-// that the order is total (root and path are unique) and pages never overlap.
-struct OrderTerm {
-    std::string expression; // over e, fx, aot (the root's term: see `root`)
-    bool descending = false;
-    bool root = false; // by r.location: in SQL; as the root's rank in search_ids
-    bool text = false; // else an integer; never NULL
-};
-
-std::vector<OrderTerm> order_terms(const SearchQuery& query) {
-    const bool down = query.descending;
-    const OrderTerm root{"", false, true, false};
-    const OrderTerm path{"e.path", false, false, true};
+// The query's order: its column, then root and path, so that the order is
+// total (root and path are unique) and pages never overlap. EntryIndex::select
+// sorts the same way in memory; the expressions it loads are these.
+std::string order_by(const SearchQuery& query) {
+    const char* down = query.descending ? " DESC" : " ASC";
     std::string first;
-    bool text = false;
     switch (query.sort) {
     case SortColumn::Location:
-        return {{"", down, true, false},
-                {"e.kind", down, false, true},
-                {"e.key", down, false, true},
-                {"e.path", down, false, true}};
+        return std::string(" ORDER BY r.location") + down + ", e.kind" + down + ", e.key" + down +
+               ", e.path" + down;
     case SortColumn::Kind:
         first = "e.kind";
-        text = true;
         break;
     case SortColumn::Key:
         first = "e.key";
-        text = true;
         break;
     case SortColumn::KeyEntries:
         first = kKeyEntries;
@@ -290,7 +279,6 @@ std::vector<OrderTerm> order_terms(const SearchQuery& query) {
         break;
     case SortColumn::Device:
         first = "COALESCE(fx.device_types, '')";
-        text = true;
         break;
     case SortColumn::CompileTime:
         first = "COALESCE(fx.time_taken_ns, aot.forward_time_ns + COALESCE(aot.backward_time_ns, "
@@ -301,17 +289,7 @@ std::vector<OrderTerm> order_terms(const SearchQuery& query) {
                 "aot.guards_expr, '') <> '')";
         break;
     }
-    return {{first, down, false, text}, root, path};
-}
-
-std::string order_by(const SearchQuery& query) {
-    std::string sql;
-    for (const auto& term : order_terms(query)) {
-        sql += sql.empty() ? " ORDER BY " : ", ";
-        sql += term.root ? "r.location" : term.expression;
-        sql += term.descending ? " DESC" : " ASC";
-    }
-    return sql;
+    return " ORDER BY " + first + down + ", r.location ASC, e.path ASC";
 }
 
 SearchHit hit_of(const sql::Statement& statement, bool with_matches) {
@@ -399,116 +377,40 @@ Result<std::vector<SearchHit>> search_entries(const sql::Database& db, const Sea
     }
 }
 
-// The ids in the query's order, sorted here rather than by SQLite: the ids of
-// a whole 100k-entry catalog took 200 ms, most of it in SQLite's sorter
-// (records with long paths, compared field by field), and take 95 ms with
-// std::sort of the same keys, each root as its rank. search() keeps ORDER BY:
-// both follow order_terms(). The order is total (root and path are unique),
-// so the two agree row for row; every term is text or an integer, never NULL.
+// The ids in the query's order: the entry index does it (entry_index.h).
 Result<std::vector<std::int64_t>> search_entry_ids(const sql::Database& db,
                                                    const SearchQuery& query) {
-    auto has_text = prepare_matches(db, query);
-    if (!has_text) {
-        return std::unexpected(has_text.error());
+    auto matches = text_match_ids(db, query.text);
+    if (!matches) {
+        return std::unexpected(matches.error());
     }
-    std::unordered_map<std::int64_t, std::int64_t> root_rank;
-    {
-        auto roots = sql::Statement::prepare(db, "SELECT id FROM roots ORDER BY location");
-        if (!roots) {
-            return std::unexpected(roots.error());
-        }
-        for (;;) {
-            auto row = roots->step();
-            if (!row) {
-                return std::unexpected(row.error());
-            }
-            if (!*row) {
-                break;
-            }
-            root_rank.emplace(roots->integer(0), static_cast<std::int64_t>(root_rank.size()));
-        }
+    auto index = load_entry_index(db);
+    if (!index) {
+        return std::unexpected(index.error());
     }
-    const std::vector<OrderTerm> terms = order_terms(query);
-    std::string sql = "SELECT e.id";
-    for (const auto& term : terms) {
-        sql += ", " + (term.root ? std::string("e.root_id") : term.expression);
+    if (*matches) {
+        return index->select(query, std::span<const std::int64_t>(**matches));
     }
-    sql += std::string(kFrom) + " WHERE 1";
-    if (*has_text) {
-        sql += " AND e.id IN (SELECT entry_id FROM search_matches)";
-    }
-    const Filter filter = filter_of(query);
-    sql += filter.where;
-    auto statement = sql::Statement::prepare(db, sql);
-    if (!statement) {
-        return std::unexpected(statement.error());
-    }
-    filter.bind(*statement, 1);
+    return index->select(query);
+}
 
-    // A term's value in a row: the integer, or the text's place in `texts`.
-    struct Key {
-        std::int64_t number = 0;
-        std::size_t offset = 0;
-        std::size_t size = 0;
-    };
+Result<std::optional<std::vector<std::int64_t>>> text_match_ids(const sql::Database& db,
+                                                                std::string_view text) {
+    auto matches = text_matches(db, std::string(text));
+    if (!matches) {
+        return std::unexpected(matches.error());
+    }
+    if (!*matches) {
+        return std::optional<std::vector<std::int64_t>>();
+    }
     std::vector<std::int64_t> ids;
-    std::vector<Key> keys; // terms.size() per row
-    std::string texts;
-    for (;;) {
-        auto row = statement->step();
-        if (!row) {
-            return std::unexpected(row.error());
-        }
-        if (!*row) {
-            break;
-        }
-        ids.push_back(statement->integer(0));
-        for (std::size_t t = 0; t < terms.size(); ++t) {
-            const int column = static_cast<int>(t) + 1;
-            Key key;
-            if (terms[t].root) {
-                key.number = root_rank[statement->integer(column)];
-            } else if (terms[t].text) {
-                const std::string_view value = statement->text_view(column);
-                key.offset = texts.size();
-                key.size = value.size();
-                texts += value;
-            } else {
-                key.number = statement->integer(column);
-            }
-            keys.push_back(key);
-        }
+    ids.reserve((*matches)->size());
+    for (const auto& [id, field] : **matches) {
+        ids.push_back(id);
     }
-    const std::size_t width = terms.size();
-    std::vector<std::size_t> order(ids.size());
-    for (std::size_t i = 0; i < order.size(); ++i) {
-        order[i] = i;
-    }
-    // Text compares as SQLite's BINARY collation does: bytes, then length.
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        for (std::size_t t = 0; t < width; ++t) {
-            const Key& x = keys[a * width + t];
-            const Key& y = keys[b * width + t];
-            int compared;
-            if (terms[t].text) {
-                compared = std::string_view(texts)
-                               .substr(x.offset, x.size)
-                               .compare(std::string_view(texts).substr(y.offset, y.size));
-            } else {
-                compared = (x.number > y.number) - (x.number < y.number);
-            }
-            if (compared != 0) {
-                return terms[t].descending ? compared > 0 : compared < 0;
-            }
-        }
-        return false;
-    });
-    std::vector<std::int64_t> sorted;
-    sorted.reserve(ids.size());
-    for (std::size_t i : order) {
-        sorted.push_back(ids[i]);
-    }
-    return sorted;
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    return std::optional(std::move(ids));
 }
 
 Result<std::vector<SearchHit>> entries_with_ids(const sql::Database& db,

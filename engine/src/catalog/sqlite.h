@@ -61,6 +61,20 @@ public:
     Result<bool> step();
     // Steps to completion (for statements that return no rows), then resets.
     Result<void> run();
+    // Steps to completion, calling `row(*this)` for each row.
+    template <class F>
+    Result<void> for_each_row(F&& row) {
+        for (;;) {
+            auto more = step();
+            if (!more) {
+                return std::unexpected(more.error());
+            }
+            if (!*more) {
+                return {};
+            }
+            row(*this);
+        }
+    }
     void reset();
 
     std::int64_t integer(int column) const;

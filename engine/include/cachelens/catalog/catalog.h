@@ -129,6 +129,8 @@ struct RootStats {
     std::vector<EntrySummary> parse_errors; // entries that did not parse
 };
 
+class EntryIndex;
+
 class Catalog {
 public:
     // Opens (creating it and its dir if needed) and migrates to the current schema.
@@ -154,6 +156,12 @@ public:
     // Those entries, in the order given (`matched` left empty); ids no longer
     // in the catalog are skipped.
     Result<std::vector<SearchHit>> entries_by_id(std::span<const std::int64_t> ids) const;
+    // The ids (ascending) of the entries `text` matches as search() matches
+    // it; nullopt when it has no words (it matches everything).
+    Result<std::optional<std::vector<std::int64_t>>> text_match_ids(std::string_view text) const;
+    // Every entry's filter and sort fields, for search_ids() again and again
+    // without a query (entry_index.h).
+    Result<EntryIndex> load_index() const;
 
     // Every root, or one; `largest` entries per root.
     Result<std::vector<RootStats>> stats(const std::optional<std::filesystem::path>& dir,
