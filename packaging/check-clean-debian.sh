@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# check-clean-debian.sh BUILD_DIR: installs the Debian package on a clean
+# Debian 12 and starts it there. The clean system is a minimal bookworm root
+# made by debootstrap from the Debian archive in the host's apt sources; the
+# package goes in with apt (which pulls its Depends from that archive), then
+# the CLI scans the installed sample cache and the GUI, offscreen, opens it
+# and saves a screenshot. Needs root and the Debian archive; not part of
+# `make test` (CI has neither to spare), run by hand before a release.
+set -euo pipefail
+
+build="$(cd "${1:?usage: check-clean-debian.sh BUILD_DIR}" && pwd)"
+[[ $EUID -eq 0 ]] || { echo "check-clean-debian: needs root (debootstrap, chroot)" >&2; exit 2; }
+command -v debootstrap >/dev/null || { echo "check-clean-debian: apt-get install debootstrap" >&2; exit 2; }
+mirror="$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)"
+mirror="${mirror:-http://deb.debian.org/debian}"
+
+work="$(mktemp -d)"
+root="$work/root"
+cleanup() {
+    umount "$root/proc" 2>/dev/null || true
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+cpack -G DEB --config "$build/CPackConfig.cmake" -B "$work/out" >"$work/cpack.log"
+deb="$(ls "$work"/out/cachelens_*.deb)"
+echo "check-clean-debian: debootstrap bookworm from $mirror" >&2
+debootstrap --variant=minbase bookworm "$root" "$mirror" >"$work/debootstrap.log"
+cp "$deb" "$root/tmp/"
+cp /etc/resolv.conf "$root/etc/"
+mount --bind /proc "$root/proc"
+chroot "$root" bash -euo pipefail -c '
+    apt-get update -q >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q /tmp/cachelens_*.deb >/tmp/install.log
+    cachelens --version
+    cachelens scan /usr/share/cachelens/sample-cache
+    test -f /usr/share/applications/io.github.cachelens.cachelens.desktop
+    test -f /usr/share/icons/hicolor/scalable/apps/io.github.cachelens.cachelens.svg
+    test -f /usr/share/metainfo/io.github.cachelens.cachelens.metainfo.xml
+    HOME=/root QT_QPA_PLATFORM=offscreen timeout 60 cachelens-gui --screenshot /tmp/gui.png
+    test -s /tmp/gui.png
+'
+cp "$root/tmp/gui.png" "$build/clean-debian-gui.png"
+echo "check-clean-debian: installed and started on a clean Debian 12; the window: $build/clean-debian-gui.png"
