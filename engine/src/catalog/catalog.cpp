@@ -99,16 +99,12 @@ Result<std::vector<Root>> Catalog::roots() const {
         return std::unexpected(statement.error());
     }
     std::vector<Root> out;
-    for (;;) {
-        auto row = statement->step();
-        if (!row) {
-            return std::unexpected(row.error());
-        }
-        if (!*row) {
-            return out;
-        }
-        out.push_back(root_of(*statement));
+    auto done =
+        statement->for_each_row([&](const sql::Statement& row) { out.push_back(root_of(row)); });
+    if (!done) {
+        return std::unexpected(done.error());
     }
+    return out;
 }
 
 Result<std::optional<Root>> Catalog::find_root(const fs::path& dir) const {

@@ -52,22 +52,18 @@ Result<std::unordered_map<std::string, StoredEntry>> load_stored(sql::Database& 
     }
     statement->bind(1, root_id);
     std::unordered_map<std::string, StoredEntry> stored;
-    for (;;) {
-        auto row = statement->step();
-        if (!row) {
-            return std::unexpected(row.error());
-        }
-        if (!*row) {
-            return stored;
-        }
-        StoredEntry& entry = stored[statement->text(1)];
-        entry.id = statement->integer(0);
-        entry.stale = statement->text_view(2) == "stale";
-        entry.files.emplace_back(statement->text(3),
-                                 StoredFile{static_cast<std::uint64_t>(statement->integer(4)),
-                                            statement->integer(5),
-                                            static_cast<std::uint64_t>(statement->integer(6))});
+    auto done = statement->for_each_row([&](const sql::Statement& row) {
+        StoredEntry& entry = stored[row.text(1)];
+        entry.id = row.integer(0);
+        entry.stale = row.text_view(2) == "stale";
+        entry.files.emplace_back(
+            row.text(3), StoredFile{static_cast<std::uint64_t>(row.integer(4)), row.integer(5),
+                                    static_cast<std::uint64_t>(row.integer(6))});
+    });
+    if (!done) {
+        return std::unexpected(done.error());
     }
+    return stored;
 }
 
 // The files of each scanned entry, by entry path.
@@ -185,19 +181,12 @@ Result<void> EntryWriter::load_debug_lines() {
     if (!statement) {
         return std::unexpected(statement.error());
     }
-    for (;;) {
-        auto row = statement->step();
-        if (!row) {
-            return std::unexpected(row.error());
-        }
-        if (!*row) {
-            return {};
-        }
-        std::string key(statement->text_view(1));
+    return statement->for_each_row([&](const sql::Statement& row) {
+        std::string key(row.text_view(1));
         key += '\n';
-        key += statement->text_view(2);
-        debug_line_ids_.emplace(std::move(key), statement->integer(0));
-    }
+        key += row.text_view(2);
+        debug_line_ids_.emplace(std::move(key), row.integer(0));
+    });
 }
 
 Result<std::int64_t> EntryWriter::debug_line_id(const DebugLineRow& line) {
@@ -451,20 +440,16 @@ Result<void> collect_unused_debug_lines(sql::Database& db) {
         return std::unexpected(lines.error());
     }
     std::unordered_set<std::uint32_t> used;
-    for (;;) {
-        auto row = lines->step();
-        if (!row) {
-            return std::unexpected(row.error());
-        }
-        if (!*row) {
-            break;
-        }
-        const std::string_view blob = lines->blob(0);
+    auto done = lines->for_each_row([&](const sql::Statement& row) {
+        const std::string_view blob = row.blob(0);
         for (std::size_t at = 0; at + 4 <= blob.size(); at += 4) {
             std::uint32_t id;
             std::memcpy(&id, blob.data() + at, 4);
             used.insert(id);
         }
+    });
+    if (!done) {
+        return std::unexpected(done.error());
     }
     auto all = sql::Statement::prepare(db, "SELECT id FROM debug_lines");
     auto drop = sql::Statement::prepare(db, "DELETE FROM debug_lines WHERE id = ?");
@@ -472,17 +457,13 @@ Result<void> collect_unused_debug_lines(sql::Database& db) {
         return std::unexpected(!all ? all.error() : drop.error());
     }
     std::vector<std::int64_t> unused;
-    for (;;) {
-        auto row = all->step();
-        if (!row) {
-            return std::unexpected(row.error());
+    done = all->for_each_row([&](const sql::Statement& row) {
+        if (!used.contains(static_cast<std::uint32_t>(row.integer(0)))) {
+            unused.push_back(row.integer(0));
         }
-        if (!*row) {
-            break;
-        }
-        if (!used.contains(static_cast<std::uint32_t>(all->integer(0)))) {
-            unused.push_back(all->integer(0));
-        }
+    });
+    if (!done) {
+        return std::unexpected(done.error());
     }
     for (std::int64_t id : unused) {
         drop->bind(1, id);

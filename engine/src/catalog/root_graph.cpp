@@ -31,27 +31,6 @@ private:
     std::vector<std::size_t> parent_;
 };
 
-// Runs `sql` with the root id bound to ?1, calling `row` for each row.
-template <class OnRow>
-Result<void> for_each_row(const sql::Database& db, const char* sql, std::int64_t root_id,
-                          OnRow row) {
-    auto statement = sql::Statement::prepare(db, sql);
-    if (!statement) {
-        return std::unexpected(statement.error());
-    }
-    statement->bind(1, root_id);
-    for (;;) {
-        auto has_row = statement->step();
-        if (!has_row) {
-            return std::unexpected(has_row.error());
-        }
-        if (!*has_row) {
-            return {};
-        }
-        row(*statement);
-    }
-}
-
 class GraphBuilder {
 public:
     explicit GraphBuilder(RootGraph& graph)
@@ -250,8 +229,14 @@ Result<RootGraph> load_root_graph(const sql::Database& db, const std::string& lo
              }
          }},
     };
+    // Each runs with the root id bound to ?1.
     for (const auto& [sql_text, on_row] : queries) {
-        if (auto ok = for_each_row(db, sql_text, graph.root_id, on_row); !ok) {
+        auto statement = sql::Statement::prepare(db, sql_text);
+        if (!statement) {
+            return std::unexpected(statement.error());
+        }
+        statement->bind(1, graph.root_id);
+        if (auto ok = statement->for_each_row(on_row); !ok) {
             return std::unexpected(ok.error());
         }
     }

@@ -61,15 +61,10 @@ Result<std::vector<std::int64_t>> entries_with_lines(const sql::Database& db,
     }
     lines->bind(1, match);
     std::unordered_set<std::uint32_t> ids;
-    for (;;) {
-        auto row = lines->step();
-        if (!row) {
-            return std::unexpected(row.error());
-        }
-        if (!*row) {
-            break;
-        }
-        ids.insert(static_cast<std::uint32_t>(lines->integer(0)));
+    auto done = lines->for_each_row(
+        [&](const sql::Statement& row) { ids.insert(static_cast<std::uint32_t>(row.integer(0))); });
+    if (!done) {
+        return std::unexpected(done.error());
     }
     std::vector<std::int64_t> entries;
     if (ids.empty()) {
@@ -79,24 +74,21 @@ Result<std::vector<std::int64_t>> entries_with_lines(const sql::Database& db,
     if (!fx) {
         return std::unexpected(fx.error());
     }
-    for (;;) {
-        auto row = fx->step();
-        if (!row) {
-            return std::unexpected(row.error());
-        }
-        if (!*row) {
-            return entries;
-        }
-        const std::string_view blob = fx->blob(1);
+    done = fx->for_each_row([&](const sql::Statement& row) {
+        const std::string_view blob = row.blob(1);
         for (std::size_t at = 0; at + 4 <= blob.size(); at += 4) {
             std::uint32_t id;
             std::memcpy(&id, blob.data() + at, 4);
             if (ids.contains(id)) {
-                entries.push_back(fx->integer(0));
+                entries.push_back(row.integer(0));
                 break;
             }
         }
+    });
+    if (!done) {
+        return std::unexpected(done.error());
     }
+    return entries;
 }
 
 struct Filter {
@@ -187,15 +179,10 @@ text_matches(const sql::Database& db, const std::string& text) {
             return std::unexpected(statement.error());
         }
         statement->bind(1, "{" + std::string(column) + "} : (" + match + ")");
-        for (;;) {
-            auto row = statement->step();
-            if (!row) {
-                return std::unexpected(row.error());
-            }
-            if (!*row) {
-                break;
-            }
-            matches.emplace_back(statement->integer(0), label);
+        auto done = statement->for_each_row(
+            [&](const sql::Statement& row) { matches.emplace_back(row.integer(0), label); });
+        if (!done) {
+            return std::unexpected(done.error());
         }
     }
     auto lines = entries_with_lines(db, match);
@@ -365,16 +352,12 @@ Result<std::vector<SearchHit>> search_entries(const sql::Database& db, const Sea
     statement->bind(next, static_cast<std::int64_t>(query.limit))
         .bind(next + 1, static_cast<std::int64_t>(query.offset));
     std::vector<SearchHit> hits;
-    for (;;) {
-        auto row = statement->step();
-        if (!row) {
-            return std::unexpected(row.error());
-        }
-        if (!*row) {
-            return hits;
-        }
-        hits.push_back(hit_of(*statement, true));
+    auto done = statement->for_each_row(
+        [&](const sql::Statement& row) { hits.push_back(hit_of(row, true)); });
+    if (!done) {
+        return std::unexpected(done.error());
     }
+    return hits;
 }
 
 // The ids in the query's order: the entry index does it (entry_index.h).
@@ -430,16 +413,12 @@ Result<std::vector<SearchHit>> entries_with_ids(const sql::Database& db,
         return std::unexpected(statement.error());
     }
     std::unordered_map<std::int64_t, SearchHit> by_id;
-    for (;;) {
-        auto row = statement->step();
-        if (!row) {
-            return std::unexpected(row.error());
-        }
-        if (!*row) {
-            break;
-        }
-        SearchHit hit = hit_of(*statement, false);
+    auto done = statement->for_each_row([&](const sql::Statement& row) {
+        SearchHit hit = hit_of(row, false);
         by_id.emplace(hit.entry_id, std::move(hit));
+    });
+    if (!done) {
+        return std::unexpected(done.error());
     }
     for (std::int64_t id : ids) {
         if (auto it = by_id.find(id); it != by_id.end()) {

@@ -21,17 +21,13 @@ Result<std::vector<Root>> roots_matching(const sql::Database& db,
         statement->bind(1, *location);
     }
     std::vector<Root> roots;
-    for (;;) {
-        auto row = statement->step();
-        if (!row) {
-            return std::unexpected(row.error());
-        }
-        if (!*row) {
-            return roots;
-        }
-        roots.push_back(Root{statement->integer(0), statement->text(1), statement->integer(2),
-                             statement->optional_integer(3)});
+    auto done = statement->for_each_row([&](const sql::Statement& row) {
+        roots.push_back(Root{row.integer(0), row.text(1), row.integer(2), row.optional_integer(3)});
+    });
+    if (!done) {
+        return std::unexpected(done.error());
     }
+    return roots;
 }
 
 EntrySummary summary_of(const sql::Statement& row) {
@@ -52,16 +48,12 @@ Result<std::vector<EntrySummary>> summaries(const sql::Database& db, const std::
     }
     statement->bind(1, root_id).bind(2, limit);
     std::vector<EntrySummary> out;
-    for (;;) {
-        auto row = statement->step();
-        if (!row) {
-            return std::unexpected(row.error());
-        }
-        if (!*row) {
-            return out;
-        }
-        out.push_back(summary_of(*statement));
+    auto done =
+        statement->for_each_row([&](const sql::Statement& row) { out.push_back(summary_of(row)); });
+    if (!done) {
+        return std::unexpected(done.error());
     }
+    return out;
 }
 
 } // namespace
@@ -84,22 +76,18 @@ Result<std::vector<RootStats>> root_stats(const sql::Database& db,
         RootStats stats;
         stats.root = root;
         kinds->bind(1, root.id);
-        for (;;) {
-            auto row = kinds->step();
-            if (!row) {
-                return std::unexpected(row.error());
-            }
-            if (!*row) {
-                break;
-            }
-            const auto kind = cachedir::file_kind_from_string(kinds->text_view(0))
+        auto done = kinds->for_each_row([&](const sql::Statement& row) {
+            const auto kind = cachedir::file_kind_from_string(row.text_view(0))
                                   .value_or(cachedir::FileKind::Unknown);
-            stats.kinds[kind] = KindStats{static_cast<std::uint64_t>(kinds->integer(1)),
-                                          static_cast<std::uint64_t>(kinds->integer(2)),
-                                          static_cast<std::uint64_t>(kinds->integer(3)),
-                                          kinds->integer(4),
-                                          kinds->integer(5),
-                                          static_cast<std::uint64_t>(kinds->integer(6))};
+            stats.kinds[kind] = KindStats{static_cast<std::uint64_t>(row.integer(1)),
+                                          static_cast<std::uint64_t>(row.integer(2)),
+                                          static_cast<std::uint64_t>(row.integer(3)),
+                                          row.integer(4),
+                                          row.integer(5),
+                                          static_cast<std::uint64_t>(row.integer(6))};
+        });
+        if (!done) {
+            return std::unexpected(done.error());
         }
         kinds->reset();
         auto big = summaries(db,
