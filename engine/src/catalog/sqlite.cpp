@@ -22,19 +22,25 @@ Result<Database> Database::open(const std::filesystem::path& path) {
 
 Database::Database(Database&& other) noexcept
     : db_(std::exchange(other.db_, nullptr))
-    , path_(std::move(other.path_)) {}
+    , path_(std::move(other.path_))
+    , owned_(other.owned_) {}
 
 Database& Database::operator=(Database&& other) noexcept {
     if (this != &other) {
-        sqlite3_close(db_);
+        if (owned_) {
+            sqlite3_close(db_);
+        }
         db_ = std::exchange(other.db_, nullptr);
         path_ = std::move(other.path_);
+        owned_ = other.owned_;
     }
     return *this;
 }
 
 Database::~Database() {
-    sqlite3_close(db_);
+    if (owned_) {
+        sqlite3_close(db_);
+    }
 }
 
 Result<void> Database::exec(std::string_view sql) {

@@ -19,6 +19,13 @@ namespace cachelens::catalog::sql {
 class Database {
 public:
     static Result<Database> open(const std::filesystem::path& path);
+    // A connection opened (and closed) elsewhere, such as Catalog::handle():
+    // used but never closed; errors name `path`.
+    static Database borrow(sqlite3* db, std::string path) {
+        Database database(db, std::move(path));
+        database.owned_ = false;
+        return database;
+    }
     Database(Database&& other) noexcept;
     Database& operator=(Database&& other) noexcept;
     ~Database();
@@ -37,6 +44,7 @@ private:
         , path_(std::move(path)) {}
     sqlite3* db_ = nullptr;
     std::string path_;
+    bool owned_ = true;
 };
 
 class Statement {

@@ -1,0 +1,46 @@
+#pragma once
+
+// What a re-benchmark measured: the device it ran on, and per candidate its
+// samples and their statistics, or why it failed. The catalog keeps these
+// (bench_store.h); the CLI prints them as text or JSON lines.
+
+#include <cachelens/bench/timing.h>
+#include <cachelens/cachedir/kernel_config.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cachelens::bench {
+
+struct DeviceFacts {
+    std::string name;               // "NVIDIA H100 80GB HBM3"
+    std::string compute_capability; // "9.0"
+    std::string driver_version;     // "13.0" (cuDriverGetVersion)
+    std::optional<std::int64_t> sm_clock_mhz;
+    std::int64_t l2_bytes = 0;
+};
+
+struct CandidateResult {
+    std::string kernel_name;
+    std::string module_key;
+    std::string triton_hash;
+    cachedir::KernelConfig config;
+    bool was_best = false; // the .best_config named it when it ran
+    // "ok", or the failing step: "load" (cuModuleLoadData), "resources" (too
+    // much shared memory / registers), "launch", "plan".
+    std::string status = "ok";
+    std::string message;
+    std::vector<double> samples_ms;
+    TimingStats stats;
+};
+
+struct BenchRun {
+    std::int64_t started_ns = 0;
+    DeviceFacts device;
+    TimingProtocol protocol;
+    std::vector<CandidateResult> results;
+};
+
+} // namespace cachelens::bench

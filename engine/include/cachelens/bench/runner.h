@@ -1,0 +1,43 @@
+#pragma once
+
+// Runs launch plans on a CUDA GPU: the driver API is loaded at run time
+// (dlopen("libcuda.so.1"), every entry point through cuGetProcAddress_v2;
+// formats.md "Launching a cached cubin from C++"), so one binary runs with or
+// without a GPU and says clearly when there is none.
+
+#include <cachelens/bench/bench_result.h>
+#include <cachelens/bench/launch_plan.h>
+#include <cachelens/core/error.h>
+
+#include <atomic>
+#include <filesystem>
+#include <functional>
+#include <memory>
+
+namespace cachelens::bench {
+
+class GpuRunner {
+public:
+    // Loads the driver and opens `device`. Without libcuda, with no device, or
+    // when the driver is too old: an error saying which.
+    static Result<GpuRunner> open(int device = 0);
+    GpuRunner(GpuRunner&&) noexcept;
+    GpuRunner& operator=(GpuRunner&&) noexcept;
+    ~GpuRunner();
+
+    const DeviceFacts& device() const;
+
+    // Loads the plan's cubin (from its Triton dir or its FX entry's bundle,
+    // under `cache_dir`), makes its buffers, and times it with `protocol`. A
+    // failure of the candidate (load, resources, launch) is a result with its
+    // status and message, not an error; errors are for the device itself.
+    Result<CandidateResult> run(const std::filesystem::path& cache_dir, const LaunchPlan& plan,
+                                const TimingProtocol& protocol);
+
+private:
+    struct Impl;
+    explicit GpuRunner(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace cachelens::bench

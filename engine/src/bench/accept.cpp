@@ -1,0 +1,451 @@
+// Rewriting a .best_config the way PyTorch writes one (AutotuneCache.save:
+// json.dumps of {**kwargs, num_warps, num_stages, configs_hash,
+// found_by_coordesc, time_taken_ms, triton_cache_hash}, then
+// write_atomic), so that _load_cached_autotuning picks the candidate: it
+// needs configs_hash unchanged and, unless found_by_coordesc, exactly one
+// candidate whose kwargs, num_warps and num_stages equal the file's.
+
+#include <cachelens/bench/accept.h>
+#include <cachelens/core/mapped_file.h>
+#include <cachelens/hash/sha256.h>
+#include <cachelens/pickle/repr.h>
+
+#include <fcntl.h>
+#include <nlohmann/json.hpp>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <set>
+#include <utility>
+
+namespace cachelens::bench {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+using cachedir::BestConfig;
+using cachedir::ConfigValue;
+using cachedir::KernelConfig;
+
+// --- Python's json.dumps() with its defaults: ", " and ": " separators,
+// ensure_ascii, floats as repr(), NaN/Infinity allowed.
+
+void append_utf8_escaped(std::string& out, std::string_view utf8) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    auto append_u = [&](std::uint32_t unit) {
+        out += "\\u";
+        for (int shift = 12; shift >= 0; shift -= 4) {
+            out += kHex[(unit >> shift) & 0xF];
+        }
+    };
+    out += '"';
+    for (std::size_t i = 0; i < utf8.size();) {
+        const auto byte = static_cast<unsigned char>(utf8[i]);
+        std::uint32_t code = byte;
+        std::size_t length = 1;
+        if (byte >= 0x80) {
+            length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 0;
+            bool valid = length != 0 && i + length <= utf8.size();
+            code = valid ? byte & (0x7F >> length) : 0;
+            for (std::size_t k = 1; valid && k < length; ++k) {
+                const auto next = static_cast<unsigned char>(utf8[i + k]);
+                valid = (next & 0xC0) == 0x80;
+                code = (code << 6) | (next & 0x3F);
+            }
+            if (!valid) {
+                code = 0xFFFD; // what Python's decoder would put for a bad byte
+                length = 1;
+            }
+        }
+        i += length;
+        switch (code) {
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
+        case '\b':
+            out += "\\b";
+            break;
+        case '\f':
+            out += "\\f";
+            break;
+        default:
+            if (code >= 0x20 && code <= 0x7E) {
+                out += static_cast<char>(code);
+            } else if (code >= 0x10000) {
+                code -= 0x10000;
+                append_u(0xD800 | (code >> 10));
+                append_u(0xDC00 | (code & 0x3FF));
+            } else {
+                append_u(code);
+            }
+        }
+    }
+    out += '"';
+}
+
+std::string python_float(double value) {
+    if (std::isnan(value)) {
+        return "NaN";
+    }
+    if (std::isinf(value)) {
+        return value < 0 ? "-Infinity" : "Infinity";
+    }
+    return pickle::float_repr(value);
+}
+
+void append_python_json(std::string& out, const Json& value) {
+    switch (value.type()) {
+    case Json::value_t::null:
+        out += "null";
+        break;
+    case Json::value_t::boolean:
+        out += value.get<bool>() ? "true" : "false";
+        break;
+    case Json::value_t::number_integer:
+        out += std::to_string(value.get<std::int64_t>());
+        break;
+    case Json::value_t::number_unsigned:
+        out += std::to_string(value.get<std::uint64_t>());
+        break;
+    case Json::value_t::number_float:
+        out += python_float(value.get<double>());
+        break;
+    case Json::value_t::string:
+        append_utf8_escaped(out, value.get_ref<const std::string&>());
+        break;
+    case Json::value_t::array: {
+        out += '[';
+        const char* separator = "";
+        for (const auto& item : value) {
+            out += separator;
+            append_python_json(out, item);
+            separator = ", ";
+        }
+        out += ']';
+        break;
+    }
+    case Json::value_t::object: {
+        out += '{';
+        const char* separator = "";
+        for (const auto& [key, item] : value.items()) {
+            out += separator;
+            append_utf8_escaped(out, key);
+            out += ": ";
+            append_python_json(out, item);
+            separator = ", ";
+        }
+        out += '}';
+        break;
+    }
+    default: // binary and discarded values never come out of a JSON parse
+        out += "null";
+    }
+}
+
+Json json_of(const ConfigValue& value) {
+    return std::visit([](const auto& v) { return Json(v); }, value);
+}
+
+// --- What the plan and the file say.
+
+bool same_launch_config(const KernelConfig& a, const KernelConfig& b) {
+    return a.kwargs == b.kwargs && a.num_warps == b.num_warps && a.num_stages == b.num_stages;
+}
+
+bool same_best_config(const BestConfig& a, const BestConfig& b) {
+    return a.config == b.config && a.configs_hash == b.configs_hash &&
+           a.found_by_coordesc == b.found_by_coordesc && a.time_taken_ms == b.time_taken_ms &&
+           a.triton_cache_hash == b.triton_cache_hash && a.other_fields == b.other_fields;
+}
+
+// .best_config names the cubin by its Triton dir (base32); the plans carry
+// the hash in hex, as the FX bundle and the metadata JSON do.
+std::string triton_dir_name(const std::string& hash) {
+    const bool hex = hash.size() == 64 && std::all_of(hash.begin(), hash.end(), [](char c) {
+                         return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                     });
+    return hex ? hash::triton_dir_from_hex(hash) : hash;
+}
+
+std::string utc_stamp() {
+    const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+    std::tm utc{};
+    gmtime_r(&now, &utc);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y%m%dT%H%M%SZ", &utc);
+    return text;
+}
+
+// --- Files.
+
+Error io_error(const fs::path& path, const std::string& what, int error) {
+    return Error{ErrorKind::Io, what + ": " + std::strerror(error), path.string()};
+}
+
+class Fd {
+public:
+    explicit Fd(int fd)
+        : fd_(fd) {}
+    Fd(const Fd&) = delete;
+    Fd& operator=(const Fd&) = delete;
+    ~Fd() {
+        if (fd_ >= 0) {
+            ::close(fd_);
+        }
+    }
+    int get() const { return fd_; }
+    // Closes now, reporting what close() says (a delayed write error).
+    int close() { return ::close(std::exchange(fd_, -1)); }
+
+private:
+    int fd_;
+};
+
+// Writes and fsyncs `bytes` into the file `fd` was opened on.
+Result<void> write_synced(Fd& fd, const fs::path& path, std::string_view bytes) {
+    for (std::size_t done = 0; done < bytes.size();) {
+        const ssize_t n = ::write(fd.get(), bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return std::unexpected(io_error(path, "cannot write", errno));
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    if (::fsync(fd.get()) != 0 || fd.close() != 0) {
+        return std::unexpected(io_error(path, "cannot write", errno));
+    }
+    return {};
+}
+
+// `<file>.cachelens-backup-<UTC time>`, or with a counter after it when a
+// backup of that second exists: an existing backup is never overwritten.
+Result<fs::path> write_backup(const fs::path& file, std::string_view bytes, mode_t mode) {
+    const std::string base = file.string() + ".cachelens-backup-" + utc_stamp();
+    for (int counter = 0; counter < 1000; ++counter) {
+        fs::path backup = counter == 0 ? base : base + "-" + std::to_string(counter);
+        Fd fd(::open(backup.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode));
+        if (fd.get() < 0) {
+            if (errno == EEXIST) {
+                continue;
+            }
+            return std::unexpected(io_error(backup, "cannot create the backup", errno));
+        }
+        if (auto ok = write_synced(fd, backup, bytes); !ok) {
+            ::unlink(backup.c_str());
+            return std::unexpected(ok.error());
+        }
+        return backup;
+    }
+    return fail(ErrorKind::Io, "too many backups of this second already", base);
+}
+
+// Replaces `file` with `bytes` as PyTorch's write_atomic does: a temp file
+// beside it (`.<name>.<pid>.tmp`), fsynced, renamed over it, then the dir
+// fsynced. `still_ok` runs right before the rename and can call it off.
+Result<void> replace_atomically(const fs::path& file, std::string_view bytes, mode_t mode,
+                                const std::function<Result<void>()>& still_ok) {
+    const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
+    const fs::path temp =
+        dir / ("." + file.filename().string() + "." + std::to_string(::getpid()) + ".tmp");
+    Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode));
+    if (fd.get() < 0) {
+        return std::unexpected(io_error(temp, "cannot create a temp file", errno));
+    }
+    // The umask must not change the mode the file had.
+    (void)::fchmod(fd.get(), mode);
+    auto written = write_synced(fd, temp, bytes);
+    if (written && still_ok) {
+        written = still_ok();
+    }
+    if (written && ::rename(temp.c_str(), file.c_str()) != 0) {
+        written = std::unexpected(io_error(file, "cannot rename the new file into place", errno));
+    }
+    if (!written) {
+        ::unlink(temp.c_str());
+        return written;
+    }
+    Fd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (dir_fd.get() >= 0) {
+        (void)::fsync(dir_fd.get());
+    }
+    return {};
+}
+
+mode_t mode_of(const fs::path& file) {
+    struct stat st {};
+    return ::stat(file.c_str(), &st) == 0 ? st.st_mode & 07777 : 0644;
+}
+
+} // namespace
+
+Result<AcceptOutcome> accept_candidate(const KernelCandidates& kernel, const LaunchPlan& plan,
+                                       std::optional<double> time_ms) {
+    if (!kernel.best_config_path || !kernel.best_config) {
+        return fail(ErrorKind::NotFound,
+                    kernel.kernel_name + " has no .best_config: PyTorch keeps no autotune "
+                                         "result for it to rewrite",
+                    kernel.module.string());
+    }
+    const fs::path& file = *kernel.best_config_path;
+    const auto is_plan = [&](const LaunchPlan& candidate) {
+        return candidate.kernel_name == plan.kernel_name &&
+               candidate.module_key == plan.module_key &&
+               candidate.source.triton_hash == plan.source.triton_hash &&
+               candidate.config == plan.config;
+    };
+    if (plan.kernel_name != kernel.kernel_name ||
+        std::none_of(kernel.plans.begin(), kernel.plans.end(), is_plan)) {
+        return fail(ErrorKind::InvalidArgument,
+                    "the candidate " + plan.config.describe() + " (Triton " +
+                        plan.source.triton_hash + ") is not one of " + kernel.kernel_name +
+                        "'s cubins",
+                    file.string());
+    }
+    if (!plan.config.num_warps || !plan.config.num_stages) {
+        return fail(ErrorKind::InvalidArgument,
+                    "the candidate " + plan.config.describe() +
+                        " has no num_warps or num_stages, which PyTorch matches on",
+                    file.string());
+    }
+    // PyTorch takes the file's config only when exactly one candidate matches it.
+    const auto ambiguous =
+        std::count_if(kernel.plans.begin(), kernel.plans.end(), [&](const LaunchPlan& other) {
+            return other.source.triton_hash != plan.source.triton_hash &&
+                   same_launch_config(other.config, plan.config);
+        });
+    if (ambiguous > 0) {
+        return fail(ErrorKind::InvalidArgument,
+                    "another cubin of " + kernel.kernel_name + " has the same config " +
+                        plan.config.describe() + ": PyTorch would not know which one is meant",
+                    file.string());
+    }
+    // (1e15 ms, some 30 000 years, keeps the int conversion defined.)
+    if (time_ms && !(*time_ms >= 0 && *time_ms < 1e15)) {
+        return fail(ErrorKind::InvalidArgument, "the time taken must be a number of ms >= 0",
+                    file.string());
+    }
+
+    auto bytes = read_text_file(file, std::size_t{1} << 20);
+    if (!bytes) {
+        return std::unexpected(bytes.error());
+    }
+    auto current = cachedir::parse_best_config(*bytes);
+    if (!current) {
+        return std::unexpected(std::move(current.error()).at(file.string()));
+    }
+    if (!same_best_config(*current, *kernel.best_config)) {
+        return fail(ErrorKind::InvalidArgument,
+                    "changed since it was read (PyTorch may have tuned it again): nothing "
+                    "written, plan again",
+                    file.string());
+    }
+    const Json old = Json::parse(*bytes, nullptr, /*allow_exceptions=*/false);
+    if (!old.contains("configs_hash")) {
+        return fail(ErrorKind::Corrupt,
+                    "has no configs_hash: PyTorch ignores it, and it cannot be rewritten "
+                    "without one",
+                    file.string());
+    }
+
+    // A key of the file is the config's own when a candidate has a kwarg of
+    // that name (parse_best_config cannot tell kwargs from other numbers).
+    std::set<std::string> replaced = {"num_warps",     "num_stages",       "num_ctas",
+                                      "maxnreg",       "configs_hash",     "found_by_coordesc",
+                                      "time_taken_ms", "triton_cache_hash"};
+    for (const auto& candidate : kernel.plans) {
+        for (const auto& kwarg : candidate.config.kwargs) {
+            replaced.insert(kwarg.first);
+        }
+    }
+    KernelConfig old_config = current->config;
+    std::erase_if(old_config.kwargs,
+                  [&](const auto& kwarg) { return !replaced.contains(kwarg.first); });
+
+    // The keys of AutotuneCache.save, in its order.
+    Json next = Json::object();
+    for (const auto& [name, value] : plan.config.kwargs) {
+        next[name] = json_of(value);
+    }
+    next["num_warps"] = *plan.config.num_warps;
+    next["num_stages"] = *plan.config.num_stages;
+    next["configs_hash"] = old.at("configs_hash");
+    // Accepting the config the file already holds keeps how it was found
+    // (a coordinate-descent winner need not be among the candidate configs);
+    // any other candidate is one of those configs, which PyTorch matches.
+    next["found_by_coordesc"] =
+        same_launch_config(old_config, plan.config) && old.contains("found_by_coordesc")
+            ? old.at("found_by_coordesc")
+            : Json(false);
+    // PyTorch stores how long autotuning took, in whole ms (time_taken_ns //
+    // 1_000_000); a given time is stored the same way, rounded down to an
+    // int, as what the re-benchmark measured; without one the old value stays.
+    if (time_ms) {
+        next["time_taken_ms"] = static_cast<std::int64_t>(std::floor(*time_ms));
+    } else {
+        next["time_taken_ms"] = old.contains("time_taken_ms") ? old.at("time_taken_ms") : Json(0);
+    }
+    next["triton_cache_hash"] = plan.source.triton_hash.empty()
+                                    ? Json(nullptr)
+                                    : Json(triton_dir_name(plan.source.triton_hash));
+    // Keys PyTorch adds after these (num_consumer_groups ... with warp
+    // specialization) and any others stay as they were, in their order.
+    for (const auto& [key, value] : old.items()) {
+        if (!replaced.contains(key) && !next.contains(key)) {
+            next[key] = value;
+        }
+    }
+    std::string text;
+    append_python_json(text, next);
+
+    const mode_t mode = mode_of(file);
+    auto backup = write_backup(file, *bytes, mode);
+    if (!backup) {
+        return std::unexpected(backup.error());
+    }
+    // PyTorch may write the file meanwhile: its result wins over ours.
+    auto unchanged = [&]() -> Result<void> {
+        auto now = read_text_file(file, std::size_t{1} << 20);
+        if (!now || *now != *bytes) {
+            return fail(ErrorKind::InvalidArgument,
+                        "changed while it was being rewritten: nothing written", file.string());
+        }
+        return {};
+    };
+    if (auto ok = replace_atomically(file, text, mode, unchanged); !ok) {
+        ::unlink(backup->c_str());
+        return std::unexpected(ok.error());
+    }
+    return AcceptOutcome{file, *backup, current->config.describe(), plan.config.describe()};
+}
+
+Result<void> restore_backup(const fs::path& backup, const fs::path& best_config) {
+    auto bytes = read_text_file(backup, std::size_t{1} << 20);
+    if (!bytes) {
+        return std::unexpected(bytes.error());
+    }
+    return replace_atomically(best_config, *bytes, mode_of(backup), {});
+}
+
+} // namespace cachelens::bench
