@@ -41,8 +41,12 @@ CliRun run_cli(const QStringList& args);
 } // namespace cachelens::test
 
 // QVERIFY that a Result holds a value, printing its Error when it does not.
+// `result` is evaluated once: it may be a call that writes.
 #define QVERIFY_RESULT(result)                                                                     \
-    QVERIFY2((result).has_value(),                                                                 \
-             (result).has_value()                                                                  \
-                 ? ""                                                                              \
-                 : qPrintable(QString::fromStdString((result).error().describe())))
+    do {                                                                                           \
+        const auto& verified_result_ = (result);                                                   \
+        QVERIFY2(verified_result_.has_value(),                                                     \
+                 verified_result_.has_value()                                                      \
+                     ? ""                                                                          \
+                     : qPrintable(QString::fromStdString(verified_result_.error().describe())));   \
+    } while (false)
