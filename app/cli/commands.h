@@ -20,5 +20,6 @@ void add_index_command(CLI::App& app, int& exit_code);
 void add_search_command(CLI::App& app, int& exit_code);
 void add_stats_command(CLI::App& app, int& exit_code);
 void add_prune_command(CLI::App& app, int& exit_code);
+void add_bench_command(CLI::App& app, int& exit_code);
 
 } // namespace cachelens::cli

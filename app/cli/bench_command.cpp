@@ -1,0 +1,585 @@
+// `cachelens bench`: re-benchmark cached Triton kernels on this machine's GPU
+// (or print their launch plans without one), their history in the catalog,
+// and `bench accept` to make another cached candidate the best config.
+
+#include "catalog_option.h"
+#include "commands.h"
+#include "output.h"
+
+#include <cachelens/bench/accept.h>
+#include <cachelens/bench/bench_store.h>
+#include <cachelens/bench/launch_plan.h>
+#include <cachelens/bench/runner.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <map>
+
+namespace cachelens::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct BenchOptions {
+    std::string dir;
+    std::vector<std::string> kernels;
+    bool all_configs = false;
+    bool plan = false;
+    bool json_lines = false;
+    std::string catalog;
+    double warmup_ms = 25.0;
+    double rep_ms = 100.0;
+    bool cuda_graph = false;
+    bool no_flush = false;
+    int device = 0;
+};
+
+struct HistoryOptions {
+    std::string kernel;
+    std::string catalog;
+    bool json = false;
+};
+
+struct AcceptOptions {
+    std::string kernel;
+    std::string config;
+    std::string dir;
+    std::string catalog;
+    bool json = false;
+};
+
+Json value_json(const cachedir::ConfigValue& value) {
+    return std::visit([](const auto& v) { return Json(v); }, value);
+}
+
+Json config_json(const cachedir::KernelConfig& config) {
+    Json kwargs = Json::object();
+    for (const auto& [name, value] : config.kwargs) {
+        kwargs[name] = value_json(value);
+    }
+    Json json = {{"kwargs", std::move(kwargs)}};
+    json["num_warps"] = config.num_warps ? Json(*config.num_warps) : Json(nullptr);
+    json["num_stages"] = config.num_stages ? Json(*config.num_stages) : Json(nullptr);
+    return json;
+}
+
+void print_line(const Json& json) {
+    std::printf("%s\n", json.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
+    std::fflush(stdout);
+}
+
+const char* kind_name(bench::LaunchArg::Kind kind) {
+    switch (kind) {
+    case bench::LaunchArg::Kind::Buffer:
+        return "buffer";
+    case bench::LaunchArg::Kind::Int:
+        return "int";
+    case bench::LaunchArg::Kind::Float:
+        return "float";
+    case bench::LaunchArg::Kind::GlobalScratch:
+        return "global_scratch";
+    case bench::LaunchArg::Kind::ProfileScratch:
+        return "profile_scratch";
+    }
+    return "unknown";
+}
+
+std::string source_text(const bench::LaunchPlan& plan, const fs::path& cache_dir) {
+    if (!plan.source.dir.empty()) {
+        return plan.source.dir.lexically_relative(cache_dir).string();
+    }
+    return plan.source.fx_entry;
+}
+
+Json plan_json(const bench::KernelCandidates& kernel, const bench::LaunchPlan& plan,
+               const fs::path& cache_dir) {
+    Json args = Json::array();
+    for (const auto& arg : plan.args) {
+        Json json = {{"name", arg.name},
+                     {"type", arg.type},
+                     {"kind", kind_name(arg.kind)},
+                     {"bytes", arg.bytes}};
+        switch (arg.kind) {
+        case bench::LaunchArg::Kind::Buffer:
+            json["shape"] = arg.shape;
+            json["stride"] = arg.stride;
+            json["dtype"] = arg.dtype;
+            json["buffer_bytes"] = arg.buffer_bytes;
+            json["random"] = arg.random_fill;
+            break;
+        case bench::LaunchArg::Kind::Int:
+            json["value"] = arg.integer;
+            break;
+        case bench::LaunchArg::Kind::Float:
+            json["value"] = arg.real;
+            break;
+        case bench::LaunchArg::Kind::GlobalScratch:
+        case bench::LaunchArg::Kind::ProfileScratch:
+            json["scratch_bytes_per_program"] = arg.scratch_bytes_per_program;
+            break;
+        }
+        args.push_back(std::move(json));
+    }
+    return {{"event", "plan"},
+            {"kernel", plan.kernel_name},
+            {"module", plan.module_key},
+            {"module_path", kernel.module.lexically_relative(cache_dir).string()},
+            {"triton_hash", plan.source.triton_hash},
+            {"config", config_json(plan.config)},
+            {"config_text", plan.config.describe()},
+            {"is_current_best", plan.is_current_best},
+            {"grid_type", plan.grid_type},
+            {"grid", plan.grid},
+            {"block_threads", plan.block_threads},
+            {"shared_bytes", plan.shared_bytes},
+            {"source", source_text(plan, cache_dir)},
+            {"args", std::move(args)}};
+}
+
+Json unplannable_json(const bench::KernelCandidates& kernel, const std::string& what,
+                      const std::string& why) {
+    return {{"event", "unplannable"},
+            {"kernel", kernel.kernel_name},
+            {"module", kernel.module_key},
+            {"what", what},
+            {"why", why}};
+}
+
+Json device_json(const bench::DeviceFacts& device) {
+    Json json = {{"name", device.name},
+                 {"compute_capability", device.compute_capability},
+                 {"driver_version", device.driver_version}};
+    json["sm_clock_mhz"] = device.sm_clock_mhz ? Json(*device.sm_clock_mhz) : Json(nullptr);
+    json["l2_bytes"] = device.l2_bytes;
+    return json;
+}
+
+Json result_json(const bench::CandidateResult& result) {
+    return {{"kernel", result.kernel_name},
+            {"module", result.module_key},
+            {"triton_hash", result.triton_hash},
+            {"config", config_json(result.config)},
+            {"config_text", result.config.describe()},
+            {"was_best", result.was_best},
+            {"status", result.status},
+            {"message", text(result.message)},
+            {"samples_ms", result.samples_ms},
+            {"median_ms", result.stats.median_ms},
+            {"min_ms", result.stats.min_ms},
+            {"p20_ms", result.stats.p20_ms},
+            {"p80_ms", result.stats.p80_ms}};
+}
+
+std::string short_hash(const std::string& hash) {
+    return hash.substr(0, std::min<std::size_t>(hash.size(), 12));
+}
+
+void print_plans_text(const std::vector<bench::KernelCandidates>& kernels,
+                      const fs::path& cache_dir) {
+    for (const auto& kernel : kernels) {
+        std::printf("%s  (%s)\n", kernel.kernel_name.c_str(),
+                    kernel.module.lexically_relative(cache_dir).c_str());
+        for (const auto& plan : kernel.plans) {
+            std::printf("  %s %-12s %s\n", plan.is_current_best ? "*" : " ",
+                        short_hash(plan.source.triton_hash).c_str(),
+                        plan.config.describe().c_str());
+            std::printf("      %s grid %u x %u x %u, %u threads, %u B shared, %zu args, %s "
+                        "of buffers, from %s\n",
+                        plan.grid_type.c_str(), plan.grid[0], plan.grid[1], plan.grid[2],
+                        plan.block_threads, plan.shared_bytes, plan.args.size(),
+                        format_bytes(plan.total_buffer_bytes()).c_str(),
+                        source_text(plan, cache_dir).c_str());
+        }
+        for (const auto& [what, why] : kernel.unplannable) {
+            std::printf("  ! %s: %s\n", what.c_str(), why.c_str());
+        }
+    }
+}
+
+bool any_planned(const std::vector<bench::KernelCandidates>& kernels) {
+    return std::any_of(kernels.begin(), kernels.end(),
+                       [](const auto& kernel) { return !kernel.plans.empty(); });
+}
+
+int fatal(const BenchOptions& options, const Error& error) {
+    if (options.json_lines) {
+        print_line({{"event", "error"}, {"message", text(error.describe())}});
+    }
+    return report(error);
+}
+
+void print_results_text(const bench::BenchRun& run) {
+    std::map<std::pair<std::string, std::string>, std::vector<const bench::CandidateResult*>>
+        by_kernel;
+    for (const auto& result : run.results) {
+        by_kernel[{result.module_key, result.kernel_name}].push_back(&result);
+    }
+    for (const auto& [kernel, results] : by_kernel) {
+        const bench::CandidateResult* fastest = nullptr;
+        const bench::CandidateResult* best = nullptr;
+        for (const auto* result : results) {
+            if (result->status == "ok" &&
+                (fastest == nullptr || result->stats.median_ms < fastest->stats.median_ms)) {
+                fastest = result;
+            }
+            if (result->was_best) {
+                best = result;
+            }
+        }
+        std::printf("%s  (%s)\n", kernel.second.c_str(), kernel.first.c_str());
+        for (const auto* result : results) {
+            if (result->status != "ok") {
+                std::printf("  %s %-12s %s: %s (%s)\n", result->was_best ? "*" : " ",
+                            short_hash(result->triton_hash).c_str(),
+                            result->config.describe().c_str(), result->status.c_str(),
+                            result->message.c_str());
+                continue;
+            }
+            std::printf("  %s %-12s %9.4f ms  [%.4f-%.4f]  min %.4f  %3zu runs  %s%s\n",
+                        result->was_best ? "*" : " ", short_hash(result->triton_hash).c_str(),
+                        result->stats.median_ms, result->stats.p20_ms, result->stats.p80_ms,
+                        result->stats.min_ms, result->samples_ms.size(),
+                        result->config.describe().c_str(), result == fastest ? "  <- fastest" : "");
+        }
+        if (best != nullptr && fastest != nullptr && best != fastest && best->status == "ok" &&
+            fastest->stats.p80_ms < best->stats.p20_ms) {
+            std::printf("  the cached best config is %.0f%% slower than %s: `cachelens bench "
+                        "accept %s %s` makes that the best config\n",
+                        100.0 * (best->stats.median_ms / fastest->stats.median_ms - 1.0),
+                        short_hash(fastest->triton_hash).c_str(), kernel.second.c_str(),
+                        short_hash(fastest->triton_hash).c_str());
+        }
+    }
+}
+
+int run_bench(const BenchOptions& options) {
+    const fs::path cache_dir = fs::absolute(options.dir).lexically_normal();
+    bench::PlanOptions plan_options;
+    plan_options.only = options.kernels;
+    plan_options.all_configs = options.all_configs || options.plan;
+    auto kernels = bench::plan_kernels(cache_dir, plan_options);
+    if (!kernels) {
+        return fatal(options, kernels.error());
+    }
+    if (options.plan) {
+        if (options.json_lines) {
+            for (const auto& kernel : *kernels) {
+                for (const auto& plan : kernel.plans) {
+                    print_line(plan_json(kernel, plan, cache_dir));
+                }
+                for (const auto& [what, why] : kernel.unplannable) {
+                    print_line(unplannable_json(kernel, what, why));
+                }
+            }
+        } else {
+            print_plans_text(*kernels, cache_dir);
+        }
+        return any_planned(*kernels) ? kExitOk : kExitProblems;
+    }
+    if (!any_planned(*kernels)) {
+        return fatal(options,
+                     Error{ErrorKind::NotFound,
+                           options.kernels.empty() ? "no kernel with a benchmark harness to run"
+                                                   : "none of the kernels asked for can be run",
+                           cache_dir.string()});
+    }
+    // The catalog first: a run that cannot be recorded is not worth the GPU time.
+    auto catalog = open_catalog(options.catalog);
+    if (!catalog) {
+        return fatal(options, catalog.error());
+    }
+    auto runner = bench::GpuRunner::open(options.device);
+    if (!runner) {
+        return fatal(options, runner.error());
+    }
+    bench::BenchRun run;
+    run.started_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+    run.device = runner->device();
+    run.protocol.warmup_ms = options.warmup_ms;
+    run.protocol.rep_ms = options.rep_ms;
+    run.protocol.cuda_graph = options.cuda_graph;
+    run.protocol.flush_l2 = !options.no_flush;
+    std::size_t total = 0;
+    for (const auto& kernel : *kernels) {
+        total += kernel.plans.size();
+    }
+    if (options.json_lines) {
+        print_line({{"event", "start"},
+                    {"cache_dir", cache_dir.string()},
+                    {"device", device_json(run.device)},
+                    {"protocol", run.protocol.describe()},
+                    {"kernels", kernels->size()},
+                    {"candidates", total}});
+        for (const auto& kernel : *kernels) {
+            for (const auto& [what, why] : kernel.unplannable) {
+                print_line(unplannable_json(kernel, what, why));
+            }
+        }
+    } else {
+        std::fprintf(stderr, "cachelens: %zu candidates of %zu kernels on %s (%s)\n", total,
+                     kernels->size(), run.device.name.c_str(), run.protocol.describe().c_str());
+    }
+    std::size_t failed = 0;
+    for (const auto& kernel : *kernels) {
+        for (const auto& plan : kernel.plans) {
+            auto result = runner->run(cache_dir, plan, run.protocol);
+            if (!result) {
+                return fatal(options, result.error());
+            }
+            failed += result->status == "ok" ? 0 : 1;
+            run.results.push_back(std::move(*result));
+            if (options.json_lines) {
+                Json json = result_json(run.results.back());
+                json.insert(json.begin(), {"total", total});
+                json.insert(json.begin(), {"index", run.results.size()});
+                json.insert(json.begin(), {"event", "result"});
+                print_line(json);
+            }
+        }
+    }
+    auto run_id = bench::record_run(*catalog, run);
+    if (!run_id) {
+        return fatal(options, run_id.error());
+    }
+    if (options.json_lines) {
+        print_line({{"event", "end"},
+                    {"run_id", *run_id},
+                    {"results", run.results.size()},
+                    {"failed", failed}});
+    } else {
+        print_results_text(run);
+        std::printf("run %lld recorded in %s\n", static_cast<long long>(*run_id),
+                    catalog->path().c_str());
+    }
+    return failed == 0 ? kExitOk : kExitProblems;
+}
+
+int run_history(const HistoryOptions& options) {
+    auto catalog = open_catalog(options.catalog);
+    if (!catalog) {
+        return report(catalog.error());
+    }
+    auto history = bench::kernel_history(*catalog, options.kernel);
+    if (!history) {
+        return report(history.error());
+    }
+    if (options.json) {
+        Json rows = Json::array();
+        for (const auto& row : *history) {
+            Json json = {{"run_id", row.run_id},
+                         {"started", format_time(row.started_ns)},
+                         {"device", device_json(row.device)},
+                         {"protocol", row.protocol}};
+            json.update(result_json(row.result));
+            rows.push_back(std::move(json));
+        }
+        print_json(rows);
+        return kExitOk;
+    }
+    if (history->empty()) {
+        std::printf("no benchmark of %s in %s\n", options.kernel.c_str(), catalog->path().c_str());
+        return kExitOk;
+    }
+    std::int64_t run = -1;
+    for (const auto& row : *history) {
+        if (row.run_id != run) {
+            run = row.run_id;
+            std::printf("run %lld, %s, %s (sm %s, driver %s): %s\n",
+                        static_cast<long long>(row.run_id), format_time(row.started_ns).c_str(),
+                        row.device.name.c_str(), row.device.compute_capability.c_str(),
+                        row.device.driver_version.c_str(), row.protocol.c_str());
+        }
+        const auto& result = row.result;
+        if (result.status != "ok") {
+            std::printf("  %s %-12s %s: %s (%s)\n", result.was_best ? "*" : " ",
+                        short_hash(result.triton_hash).c_str(), result.config.describe().c_str(),
+                        result.status.c_str(), result.message.c_str());
+        } else {
+            std::printf("  %s %-12s %9.4f ms  [%.4f-%.4f]  %s  %s\n", result.was_best ? "*" : " ",
+                        short_hash(result.triton_hash).c_str(), result.stats.median_ms,
+                        result.stats.p20_ms, result.stats.p80_ms, result.kernel_name.c_str(),
+                        result.config.describe().c_str());
+        }
+    }
+    return kExitOk;
+}
+
+// The cache dir holding the kernel: --dir, else the one indexed root whose
+// module entries have that key or define that kernel.
+Result<fs::path> kernel_dir(const AcceptOptions& options, const catalog::Catalog& catalog) {
+    if (!options.dir.empty()) {
+        return fs::path(options.dir);
+    }
+    catalog::SearchQuery query;
+    query.kinds = {cachedir::FileKind::Module};
+    query.text = options.kernel;
+    query.limit = 1000;
+    auto hits = catalog.search(query);
+    if (!hits) {
+        return std::unexpected(hits.error());
+    }
+    std::vector<std::string> roots;
+    for (const auto& hit : *hits) {
+        if (hit.key == options.kernel || hit.name.find(options.kernel) != std::string::npos ||
+            std::find(hit.matched.begin(), hit.matched.end(), "name") != hit.matched.end()) {
+            if (std::find(roots.begin(), roots.end(), hit.root) == roots.end()) {
+                roots.push_back(hit.root);
+            }
+        }
+    }
+    if (roots.size() == 1) {
+        return fs::path(roots.front());
+    }
+    return fail(ErrorKind::NotFound,
+                roots.empty()
+                    ? "no indexed cache dir has kernel " + options.kernel + ": name it with --dir"
+                    : options.kernel + " is in " + std::to_string(roots.size()) +
+                          " indexed cache dirs: name one with --dir",
+                catalog.path().string());
+}
+
+int run_accept(const AcceptOptions& options) {
+    auto catalog = open_catalog(options.catalog);
+    if (!catalog) {
+        return report(catalog.error());
+    }
+    auto dir = kernel_dir(options, *catalog);
+    if (!dir) {
+        return report(dir.error());
+    }
+    bench::PlanOptions plan_options;
+    plan_options.only = {options.kernel};
+    auto kernels = bench::plan_kernels(*dir, plan_options);
+    if (!kernels) {
+        return report(kernels.error());
+    }
+    if (options.config.size() < 6) {
+        return report("CONFIG is a Triton hash of one of the kernel's candidates (at least 6 "
+                      "characters of it); `cachelens bench --plan` lists them");
+    }
+    const bench::KernelCandidates* found_kernel = nullptr;
+    const bench::LaunchPlan* found_plan = nullptr;
+    std::size_t matches = 0;
+    for (const auto& kernel : *kernels) {
+        for (const auto& plan : kernel.plans) {
+            if (plan.source.triton_hash.starts_with(options.config)) {
+                found_kernel = &kernel;
+                found_plan = &plan;
+                ++matches;
+            }
+        }
+    }
+    if (matches != 1) {
+        return report(Error{ErrorKind::NotFound,
+                            matches == 0 ? "no candidate of " + options.kernel +
+                                               " has Triton hash " + options.config
+                                         : options.config + " names " + std::to_string(matches) +
+                                               " candidates: give more of the hash",
+                            dir->string()});
+    }
+    // time_taken_ms keeps the old value: PyTorch records how long autotuning
+    // took there (popped when it reads the file), not a kernel's time.
+    auto outcome = bench::accept_candidate(*found_kernel, *found_plan);
+    if (!outcome) {
+        return report(outcome.error());
+    }
+    if (options.json) {
+        print_json({{"best_config", outcome->best_config.string()},
+                    {"backup", outcome->backup.string()},
+                    {"old_config", outcome->old_config},
+                    {"new_config", outcome->new_config}});
+    } else {
+        std::printf("%s\n  was: %s\n  now: %s\n  backup: %s\n", outcome->best_config.c_str(),
+                    outcome->old_config.c_str(), outcome->new_config.c_str(),
+                    outcome->backup.c_str());
+    }
+    return kExitOk;
+}
+
+} // namespace
+
+void add_bench_command(CLI::App& app, int& exit_code) {
+    auto options = std::make_shared<BenchOptions>();
+    auto* command = app.add_subcommand(
+        "bench",
+        "Re-benchmark cached Triton kernels on this machine's GPU, straight from the cache: each "
+        "kernel module with a benchmark harness, its cached winner (or, with --all-configs, "
+        "every candidate config the FX entries compiled), timed as triton.testing.do_bench "
+        "times (an estimate from 5 runs, warmup and rep budgets, L2 flushed before each timed "
+        "run, CUDA events, every sample kept). Runs go to the catalog. --plan prints the launch "
+        "plans and needs no GPU. Exit code 1 when a candidate failed, 2 when nothing could run "
+        "(no CUDA driver, no GPU, no kernel).");
+    command->add_option("DIR", options->dir, "the cache dir");
+    command->add_option("KERNEL", options->kernels,
+                        "kernel names or module keys (c...) to run; default: every kernel with a "
+                        "benchmark harness");
+    command->add_flag("--all-configs", options->all_configs,
+                      "every cached candidate config, not only the current best");
+    command->add_flag("--plan", options->plan,
+                      "print the launch plans (grid, block, shared memory, arguments) of every "
+                      "candidate; needs no GPU");
+    command->add_flag("--json-lines", options->json_lines,
+                      "one JSON object per line: start, unplannable, result (samples_ms, "
+                      "median_ms, min_ms, p20_ms, p80_ms, status), end, error; with --plan: plan "
+                      "lines (docs/USER_GUIDE.md lists the fields)");
+    command->add_option("--warmup", options->warmup_ms, "warmup budget in ms (default 25)")
+        ->check(CLI::PositiveNumber);
+    command->add_option("--rep", options->rep_ms, "timed runs budget in ms (default 100)")
+        ->check(CLI::PositiveNumber);
+    command->add_flag("--cuda-graph", options->cuda_graph,
+                      "time launches replayed from a captured CUDA graph");
+    command->add_flag("--no-flush", options->no_flush,
+                      "do not flush the L2 cache before each timed run");
+    command->add_option("--device", options->device, "the CUDA device (default 0)")
+        ->check(CLI::NonNegativeNumber);
+    add_catalog_option(*command, options->catalog);
+
+    auto history = std::make_shared<HistoryOptions>();
+    auto* history_command = command->add_subcommand(
+        "history", "Every benchmark of a kernel in the catalog, across runs and GPUs");
+    history_command->add_option("KERNEL", history->kernel, "a kernel name or module key (c...)")
+        ->required();
+    add_catalog_option(*history_command, history->catalog);
+    history_command->add_flag("--json", history->json,
+                              "print [{run_id, started, device, protocol, kernel, module, "
+                              "triton_hash, config, config_text, was_best, status, message, "
+                              "samples_ms, median_ms, min_ms, p20_ms, p80_ms}]");
+    history_command->callback([history, &exit_code] { exit_code = run_history(*history); });
+
+    auto accept = std::make_shared<AcceptOptions>();
+    auto* accept_command = command->add_subcommand(
+        "accept",
+        "Make a cached candidate the kernel's best config: rewrites its .best_config "
+        "atomically (config kwargs, num_warps, num_stages, triton_cache_hash; configs_hash and "
+        "time_taken_ms kept) after saving a backup beside it");
+    accept_command->add_option("KERNEL", accept->kernel, "a kernel name or module key (c...)")
+        ->required();
+    accept_command
+        ->add_option("CONFIG", accept->config,
+                     "the candidate's Triton hash (at least 6 characters of it, as "
+                     "`bench --plan` and `bench` print)")
+        ->required();
+    accept_command->add_option("--dir", accept->dir,
+                               "the cache dir; default: the indexed dir holding the kernel");
+    add_catalog_option(*accept_command, accept->catalog);
+    accept_command->add_flag("--json", accept->json,
+                             "print {best_config, backup, old_config, new_config}");
+    accept_command->callback([accept, &exit_code] { exit_code = run_accept(*accept); });
+
+    command->callback([command, options, &exit_code] {
+        if (!command->get_subcommands().empty()) {
+            return;
+        }
+        if (options->dir.empty()) {
+            exit_code = report("bench needs a cache dir (or: bench history, bench accept)");
+            return;
+        }
+        exit_code = run_bench(*options);
+    });
+}
+
+} // namespace cachelens::cli

@@ -1,0 +1,232 @@
+// `cachelens bench` from the command line, where CI runs it (no GPU): --plan
+// in text and JSON lines agrees with plan_kernels(); a run without a CUDA
+// driver says so on stderr and as an "error" line, exit 2, writing nothing;
+// `bench accept` rewrites a kernel's .best_config and its backup restores it;
+// `bench history` reads what the catalog holds; bad arguments are refused.
+
+#include "test_paths.h"
+
+#include <cachelens/bench/bench_store.h>
+#include <cachelens/bench/launch_plan.h>
+#include <cachelens/catalog/catalog.h>
+
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+#include <sstream>
+
+using namespace cachelens;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<QJsonObject> json_lines(const QByteArray& out) {
+    std::vector<QJsonObject> lines;
+    for (const auto& line : out.split('\n')) {
+        if (line.trimmed().isEmpty()) {
+            continue;
+        }
+        QJsonParseError error{};
+        const auto document = QJsonDocument::fromJson(line, &error);
+        if (error.error != QJsonParseError::NoError || !document.isObject()) {
+            return {};
+        }
+        lines.push_back(document.object());
+    }
+    return lines;
+}
+
+std::string slurp(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+} // namespace
+
+class TestBenchCli : public QObject {
+    Q_OBJECT
+
+    QTemporaryDir temp_;
+    fs::path cache_;
+
+private slots:
+    void initTestCase() {
+        QVERIFY(temp_.isValid());
+        cache_ = fs::path(temp_.path().toStdString()) / "cache";
+        test::copy_tree(test::fixture("devset/cache"), cache_);
+    }
+
+    void planJsonLinesAgreeWithTheEngine() {
+        auto kernels = bench::plan_kernels(cache_);
+        QVERIFY_RESULT(kernels);
+        std::size_t plans = 0, unplannable = 0;
+        for (const auto& kernel : *kernels) {
+            plans += kernel.plans.size();
+            unplannable += kernel.unplannable.size();
+        }
+        QVERIFY(plans > 20);
+        const auto run = test::run_cli(
+            {"bench", QString::fromStdString(cache_.string()), "--plan", "--json-lines"});
+        QCOMPARE(run.exit_code, 0);
+        const auto lines = json_lines(run.out);
+        QCOMPARE(lines.size(), plans + unplannable);
+        std::size_t seen_plans = 0;
+        for (const auto& line : lines) {
+            if (line["event"].toString() != "plan") {
+                QCOMPARE(line["event"].toString(), QString("unplannable"));
+                QVERIFY(!line["why"].toString().isEmpty());
+                continue;
+            }
+            ++seen_plans;
+            QVERIFY(!line["kernel"].toString().isEmpty());
+            QVERIFY(line["triton_hash"].toString().size() == 64);
+            QCOMPARE(line["grid"].toArray().size(), 3);
+            QVERIFY(line["block_threads"].toInt() > 0);
+            QVERIFY(line["args"].toArray().size() >= 3);
+            QVERIFY(line["config"].toObject().contains("kwargs"));
+            if (line["kernel"].toString() == "triton_red_fused_mul_sqrt_sum_0" &&
+                line["is_current_best"].toBool()) {
+                QCOMPARE(line["grid"].toArray()[0].toInt(), 4096);
+                QCOMPARE(line["args"].toArray()[2].toObject()["value"].toInt(), 4096);
+                QCOMPARE(line["args"].toArray()[2].toObject()["bytes"].toInt(), 4);
+            }
+        }
+        QCOMPARE(seen_plans, plans);
+
+        // The text form lists every kernel, the current best marked.
+        const auto text = test::run_cli({"bench", QString::fromStdString(cache_.string()), "--plan",
+                                         "triton_red_fused_mul_sqrt_sum_0"});
+        QCOMPARE(text.exit_code, 0);
+        QVERIFY(text.out.contains("triton_red_fused_mul_sqrt_sum_0"));
+        QVERIFY(text.out.contains("  * "));
+        QVERIFY(text.out.contains("Grid1D grid 4096 x 1 x 1"));
+        QVERIFY(!text.out.contains("triton_poi_fused_mm_t_2"));
+    }
+
+    void runWithoutADriverSaysSoAndRecordsNothing() {
+        const fs::path catalog = fs::path(temp_.path().toStdString()) / "no-driver.sqlite";
+        const auto run =
+            test::run_cli({"bench", QString::fromStdString(cache_.string()), "--json-lines",
+                           "--catalog", QString::fromStdString(catalog.string())});
+        if (!run.err.contains("no CUDA driver")) {
+            QSKIP("this machine has a CUDA driver");
+        }
+        QCOMPARE(run.exit_code, 2);
+        QVERIFY2(run.err.contains("no CUDA driver: libcuda.so.1"), run.err.constData());
+        const auto lines = json_lines(run.out);
+        QCOMPARE(lines.size(), 1u);
+        QCOMPARE(lines[0]["event"].toString(), QString("error"));
+        QVERIFY(lines[0]["message"].toString().contains("libcuda.so.1"));
+        auto opened = catalog::Catalog::open(catalog);
+        QVERIFY_RESULT(opened);
+        auto history = bench::kernel_history(*opened, "triton_red_fused_mul_sqrt_sum_0");
+        QVERIFY_RESULT(history);
+        QVERIFY(history->empty());
+    }
+
+    void historyPrintsWhatTheCatalogHolds() {
+        const fs::path path = fs::path(temp_.path().toStdString()) / "history.sqlite";
+        auto opened = catalog::Catalog::open(path);
+        QVERIFY_RESULT(opened);
+        bench::BenchRun run;
+        run.started_ns = 1'700'000'000'000'000'000;
+        run.device = {"NVIDIA H100 80GB HBM3", "9.0", "13.0", 1980, 52428800};
+        bench::CandidateResult result;
+        result.kernel_name = "triton_red_fused_mul_sqrt_sum_0";
+        result.module_key = "c2cluqctnlajzehw2weknm56ffw2b4ypsrwdp5qukn6noe5xk34w";
+        result.triton_hash = std::string(64, 'a');
+        result.config.kwargs = {{"XBLOCK", std::int64_t{1}}, {"R0_BLOCK", std::int64_t{2048}}};
+        result.config.num_warps = 16;
+        result.config.num_stages = 1;
+        result.samples_ms = {0.0222, 0.0230, 0.0225};
+        result.stats = bench::stats_of(result.samples_ms);
+        run.results.push_back(result);
+        QVERIFY_RESULT(bench::record_run(*opened, run));
+
+        const auto json = test::run_cli({"bench", "history", "triton_red_fused_mul_sqrt_sum_0",
+                                         "--json", "--catalog", QString::fromStdString(path)});
+        QCOMPARE(json.exit_code, 0);
+        const auto rows = QJsonDocument::fromJson(json.out).array();
+        QCOMPARE(rows.size(), 1);
+        const auto row = rows[0].toObject();
+        QCOMPARE(row["device"].toObject()["name"].toString(), QString("NVIDIA H100 80GB HBM3"));
+        QCOMPARE(row["samples_ms"].toArray().size(), 3);
+        QCOMPARE(row["median_ms"].toDouble(), 0.0225);
+        QCOMPARE(row["config"].toObject()["num_warps"].toInt(), 16);
+
+        const auto text = test::run_cli({"bench", "history", result.module_key.c_str(), "--catalog",
+                                         QString::fromStdString(path)});
+        QCOMPARE(text.exit_code, 0);
+        QVERIFY(text.out.contains("NVIDIA H100 80GB HBM3"));
+        QVERIFY(text.out.contains("0.0225 ms"));
+    }
+
+    void acceptRewritesTheBestConfigAndTheBackupRestoresIt() {
+        // The 2c reduction: its FX bundle compiled R0_BLOCK=2048 with 16 warps
+        // beside the coordinate-descent winner (formats.md: the faster one).
+        auto kernels = bench::plan_kernels(cache_, {{"triton_red_fused_mul_sqrt_sum_0"}, true});
+        QVERIFY_RESULT(kernels);
+        QCOMPARE(kernels->size(), 1u);
+        const auto& kernel = kernels->front();
+        QVERIFY(kernel.best_config_path.has_value());
+        const std::string before = slurp(*kernel.best_config_path);
+        const bench::LaunchPlan* other = nullptr;
+        for (const auto& plan : kernel.plans) {
+            if (!plan.is_current_best) {
+                other = &plan;
+            }
+        }
+        QVERIFY(other != nullptr);
+        const QString hash = QString::fromStdString(other->source.triton_hash.substr(0, 10));
+
+        const auto refused = test::run_cli({"bench", "accept", "triton_red_fused_mul_sqrt_sum_0",
+                                            "abc", "--dir", QString::fromStdString(cache_)});
+        QCOMPARE(refused.exit_code, 2);
+        QCOMPARE(slurp(*kernel.best_config_path), before);
+
+        const auto accepted =
+            test::run_cli({"bench", "accept", "triton_red_fused_mul_sqrt_sum_0", hash, "--dir",
+                           QString::fromStdString(cache_), "--json"});
+        QCOMPARE(accepted.exit_code, 0);
+        const auto outcome = QJsonDocument::fromJson(accepted.out).object();
+        QCOMPARE(outcome["best_config"].toString(),
+                 QString::fromStdString(kernel.best_config_path->string()));
+        const auto after =
+            QJsonDocument::fromJson(QByteArray::fromStdString(slurp(*kernel.best_config_path)))
+                .object();
+        QCOMPARE(after["R0_BLOCK"].toInt(), 2048);
+        QCOMPARE(after["num_warps"].toInt(), 16);
+        QCOMPARE(after["found_by_coordesc"].toBool(), false);
+        const auto old = QJsonDocument::fromJson(QByteArray::fromStdString(before)).object();
+        QCOMPARE(after["configs_hash"], old["configs_hash"]);
+        QCOMPARE(after.keys(), old.keys());
+        // The planner now marks the accepted candidate as the best.
+        auto again = bench::plan_kernels(cache_, {{"triton_red_fused_mul_sqrt_sum_0"}, false});
+        QVERIFY_RESULT(again);
+        QCOMPARE(again->front().plans.size(), 1u);
+        QCOMPARE(again->front().plans.front().source.triton_hash, other->source.triton_hash);
+
+        const fs::path backup = outcome["backup"].toString().toStdString();
+        QCOMPARE(slurp(backup), before);
+    }
+
+    void refusesBadArguments() {
+        QCOMPARE(test::run_cli({"bench"}).exit_code, 2);
+        const auto missing = test::run_cli({"bench", "/nonexistent/cache", "--plan"});
+        QCOMPARE(missing.exit_code, 2);
+        QVERIFY(missing.err.contains("/nonexistent/cache"));
+        QVERIFY(test::run_cli({"bench", QString::fromStdString(cache_.string()), "--rep", "-1"})
+                    .exit_code != 0);
+        const auto none = test::run_cli(
+            {"bench", QString::fromStdString(cache_.string()), "--plan", "no_such_kernel"});
+        QCOMPARE(none.exit_code, 1);
+    }
+};
+
+QTEST_MAIN(TestBenchCli)
+#include "tst_bench_cli.moc"
