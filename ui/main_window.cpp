@@ -3,6 +3,7 @@
 #include "models/entry_table_model.h"
 #include "models/roots_model.h"
 #include "panels/autotune_panel.h"
+#include "panels/bench_view.h"
 #include "panels/compare_view.h"
 #include "panels/debug_lines_panel.h"
 #include "panels/guards_panel.h"
@@ -84,9 +85,11 @@ MainWindow::MainWindow(QString catalogPath, QWidget* parent)
     compareView_ = new CompareView(jobs_);
     whyView_ = new WhyView(jobs_);
     statsView_ = new StatsView(jobs_, catalogPath_);
+    benchView_ = new BenchView(jobs_, catalogPath_);
     pages_->addTab(compareView_, tr("Compare"));
     pages_->addTab(whyView_, tr("Why missed"));
     pages_->addTab(statsView_, tr("Stats"));
+    pages_->addTab(benchView_, tr("Benchmarks"));
     setCentralWidget(pages_);
 
     buildActions();
@@ -96,6 +99,8 @@ MainWindow::MainWindow(QString catalogPath, QWidget* parent)
     connect(pages_, &QTabWidget::currentChanged, this, [this](int page) {
         if (page == static_cast<int>(Page::Stats)) {
             statsView_->showRoot(filterRoot_);
+        } else if (page == static_cast<int>(Page::Bench)) {
+            benchView_->showRoot(actionRoot());
         }
     });
     connect(compareView_, &CompareView::statusMessage, statusText_, &QLabel::setText);
@@ -106,6 +111,7 @@ MainWindow::MainWindow(QString catalogPath, QWidget* parent)
                 showPage(Page::Compare);
             });
     connect(statsView_, &StatsView::statusMessage, statusText_, &QLabel::setText);
+    connect(benchView_, &BenchView::statusMessage, statusText_, &QLabel::setText);
     connect(statsView_, &StatsView::pruneRequested, this, [this](const fs::path& root) {
         filterRoot_ = root;
         openPruneDialog();
@@ -118,6 +124,12 @@ MainWindow::MainWindow(QString catalogPath, QWidget* parent)
             });
     connect(rootsModel_, &RootsModel::failed, this, &MainWindow::showError);
     connect(rootsModel_, &RootsModel::refreshed, this, [this] { sidebar_->expandToDepth(0); });
+    // The Benchmarks page's cache dir may be the only one, known once the roots are read.
+    connect(rootsModel_, &RootsModel::refreshed, this, [this] {
+        if (pages_->currentIndex() == static_cast<int>(Page::Bench)) {
+            benchView_->showRoot(actionRoot());
+        }
+    });
     connect(entryModel_, &EntryTableModel::failed, this, &MainWindow::showError);
     connect(entryModel_, &EntryTableModel::loaded, this, [this](int rows, qint64 elapsedMs) {
         tableSummary_->setText(tr("%n entries", nullptr, rows) + tr(" (%1 ms)").arg(elapsedMs));
@@ -293,7 +305,8 @@ void MainWindow::buildActions() {
     const std::pair<Page, QString> pages[] = {{Page::Browse, tr("&Browse")},
                                               {Page::Compare, tr("&Compare")},
                                               {Page::Why, tr("&Why missed")},
-                                              {Page::Stats, tr("&Stats")}};
+                                              {Page::Stats, tr("&Stats")},
+                                              {Page::Bench, tr("Bench&marks")}};
     for (const auto& [page, title] : pages) {
         QAction* action = view->addAction(title, this, [this, page] { showPage(page); });
         action->setShortcut(QKeySequence(Qt::CTRL | (Qt::Key_1 + static_cast<int>(page))));
@@ -674,7 +687,7 @@ std::vector<fs::path> MainWindow::rootDirs() const {
     return roots;
 }
 
-void MainWindow::openPruneDialog(const QString& previewMaxSize) {
+std::optional<fs::path> MainWindow::actionRoot() const {
     std::optional<fs::path> root = filterRoot_;
     if (!root && current_) {
         root = current_->root;
@@ -683,6 +696,11 @@ void MainWindow::openPruneDialog(const QString& previewMaxSize) {
     if (!root && roots.size() == 1) {
         root = roots.front();
     }
+    return root;
+}
+
+void MainWindow::openPruneDialog(const QString& previewMaxSize) {
+    const std::optional<fs::path> root = actionRoot();
     if (!root) {
         statusText_->setText(tr("Select a cache dir in the sidebar to prune it."));
         return;
@@ -810,6 +828,8 @@ void MainWindow::advanceRequest() {
                 explainCurrent();
             } else if (request.view == "stats") {
                 showPage(Page::Stats);
+            } else if (request.view == "bench") {
+                showPage(Page::Bench);
             } else if (request.view == "prune") {
                 openPruneDialog(request.pruneMaxSize.isEmpty() ? QStringLiteral("1M")
                                                                : request.pruneMaxSize);

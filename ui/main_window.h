@@ -1,9 +1,9 @@
 #pragma once
 
 // The main window: a sidebar of cache dirs, the entry table with its search
-// field, the detail tabs for the selected entry; and the Compare, Why missed
-// and Stats pages. It wires models, panels and jobs together and holds no
-// logic of its own beyond that wiring.
+// field, the detail tabs for the selected entry; and the Compare, Why missed,
+// Stats and Benchmarks pages. It wires models, panels and jobs together and
+// holds no logic of its own beyond that wiring.
 
 #include "jobs/job_runner.h"
 #include "models/entry_ref.h"
@@ -33,6 +33,7 @@ class QTreeView;
 
 namespace cachelens::ui {
 
+class BenchView;
 class CompareView;
 class EntryPanel;
 class EntryTableModel;
@@ -46,7 +47,7 @@ struct StartupRequest {
     QString select;       // a key, path or kernel name to select
     QString tab;          // overview, debug, guards, source, kernels, autotune
     QString compare;      // a second key to compare the selection with
-    QString view;         // browse, compare, why, stats, prune
+    QString view;         // browse, compare, why, stats, prune, bench
     QString search;       // text for the search field
     QString pruneMaxSize; // with view "prune": preview a prune to this size
 };
@@ -55,7 +56,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 
 public:
-    enum class Page { Browse, Compare, Why, Stats };
+    enum class Page { Browse, Compare, Why, Stats, Bench };
     enum class Tab { Overview, DebugLines, Guards, Source, Kernels, Autotune };
 
     explicit MainWindow(QString catalogPath, QWidget* parent = nullptr);
@@ -76,6 +77,7 @@ public:
     CompareView* compareView() const { return compareView_; }
     WhyView* whyView() const { return whyView_; }
     StatsView* statsView() const { return statsView_; }
+    BenchView* benchView() const { return benchView_; }
     void showPage(Page page);
     void showTab(Tab tab);
     std::optional<EntryRef> currentEntry() const { return current_; }
@@ -120,6 +122,9 @@ private:
                                       const std::optional<std::filesystem::path>& root) const;
     std::vector<EntryRef> selectedEntries() const;
     std::vector<std::filesystem::path> rootDirs() const;
+    // The cache dir a page or dialog acts on: the sidebar's, the selected
+    // entry's, or the only one.
+    std::optional<std::filesystem::path> actionRoot() const;
     void compareSelection();
     void copyFromSelection(int column);
     void showError(const QString& message);
@@ -145,6 +150,7 @@ private:
     CompareView* compareView_ = nullptr;
     WhyView* whyView_ = nullptr;
     StatsView* statsView_ = nullptr;
+    BenchView* benchView_ = nullptr;
 
     QLabel* statusText_ = nullptr;
     QProgressBar* progress_ = nullptr;

@@ -69,7 +69,8 @@ int main(int argc, char** argv) {
     const QCommandLineOption compare("compare", "Compare the selected entry with this FX key.",
                                      "KEY2");
     const QCommandLineOption view(
-        "view", "Show this page: browse, compare, why (why the selection missed), stats, prune.",
+        "view",
+        "Show this page: browse, compare, why (why the selection missed), stats, prune, bench.",
         "VIEW");
     const QCommandLineOption search("search", "Type this into the search field.", "TEXT");
     const QCommandLineOption maxSize(

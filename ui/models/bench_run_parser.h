@@ -1,0 +1,128 @@
+#pragma once
+
+// What `cachelens bench --json-lines` prints, as events: the child process's
+// stdout arrives in chunks that split lines anywhere, so the parser keeps the
+// unfinished line until its newline. A line that is not JSON is reported as a
+// BadLine event and the run goes on; events it does not know are skipped (a
+// newer CLI may print more). No widgets: the Benchmarks page and the tests
+// feed it bytes.
+
+#include <cachelens/core/error.h>
+
+#include <QByteArray>
+#include <QByteArrayView>
+#include <QJsonArray>
+#include <QString>
+
+#include <optional>
+#include <variant>
+#include <vector>
+
+namespace cachelens::ui {
+
+struct BenchDevice {
+    QString name;
+    QString computeCapability;
+    QString driverVersion;
+    std::optional<qint64> smClockMhz;
+    qint64 l2Bytes = 0;
+};
+
+struct BenchStartEvent {
+    QString cacheDir;
+    BenchDevice device;
+    QString protocol;
+    int kernels = 0;
+    int candidates = 0;
+};
+
+// A kernel or candidate the CLI could not build a launch plan for.
+struct BenchUnplannableEvent {
+    QString kernel;
+    QString module;
+    QString what;
+    QString why;
+};
+
+// One candidate's measurement, or why it failed ("load", "resources", "launch").
+struct BenchResultEvent {
+    int index = 0; // 1-based
+    int total = 0;
+    QString kernel;
+    QString module;
+    QString tritonHash;
+    QString configText; // "XBLOCK=1, R0_BLOCK=4096, num_warps=4, num_stages=1"
+    bool wasBest = false;
+    QString status; // "ok" or the failing step
+    QString message;
+    std::vector<double> samplesMs;
+    double medianMs = 0;
+    double minMs = 0;
+    double p20Ms = 0;
+    double p80Ms = 0;
+
+    bool ok() const { return status == QLatin1String("ok"); }
+};
+
+struct BenchEndEvent {
+    qint64 runId = 0;
+    int results = 0;
+    int failed = 0;
+};
+
+// A fatal error: the CLI exits with code 2 after it.
+struct BenchErrorEvent {
+    QString message;
+};
+
+// A launch plan (bench --plan): what would be launched, without a GPU.
+struct BenchPlanEvent {
+    QString kernel;
+    QString module;
+    QString tritonHash;
+    QString configText;
+    bool isCurrentBest = false;
+    QString gridType;
+    std::vector<qint64> grid;
+    int blockThreads = 0;
+    qint64 sharedBytes = 0;
+    QString source;
+    QJsonArray args;
+};
+
+// A line that is not a JSON object with an "event", or an event missing a
+// field it needs: `line` is the text (shortened), `why` what is wrong with it.
+struct BenchBadLine {
+    QString line;
+    QString why;
+};
+
+using BenchEvent = std::variant<BenchStartEvent, BenchUnplannableEvent, BenchResultEvent,
+                                BenchEndEvent, BenchErrorEvent, BenchPlanEvent, BenchBadLine>;
+
+class BenchRunParser {
+public:
+    // The events of every line `bytes` completes, in order.
+    std::vector<BenchEvent> feed(QByteArrayView bytes);
+    // At the end of the output: the last line if it had no newline.
+    std::vector<BenchEvent> finish();
+    void reset() { pending_.clear(); }
+
+    // One line without its newline; nullopt for blank lines and unknown events.
+    static std::optional<BenchEvent> parseLine(QByteArrayView line);
+
+private:
+    QByteArray pending_;
+};
+
+// What `cachelens bench accept ... --json` prints.
+struct BenchAcceptOutcome {
+    QString bestConfig; // the rewritten .best_config
+    QString backup;
+    QString oldConfig;
+    QString newConfig;
+};
+
+Result<BenchAcceptOutcome> parseAcceptOutput(QByteArrayView json);
+
+} // namespace cachelens::ui
