@@ -7,6 +7,7 @@
 // the entry PyTorch would load. Each widget is grabbed to a PNG when
 // CACHELENS_SHOTS_DIR is set.
 
+#include "devset_entries.h"
 #include "jobs/job_runner.h"
 #include "models/guard_clauses_model.h"
 #include "models/key_diff_model.h"
@@ -41,31 +42,9 @@
 
 using namespace cachelens;
 using namespace cachelens::ui;
+using namespace cachelens::test;
 
 namespace {
-
-constexpr const char* kForward = "flgtecy7im4dralr3mgjxdybnzzs6wqj55uihf75qzmvwfhdea7e";
-constexpr const char* kForwardRerun = "fc4trgrb2j5vgs4efv523duie5glgxlqc4ue2pybjpnp2cbbaxm3";
-constexpr const char* kBackward = "fiwfskr6jnfhbcay4vb2hbw3ngt6vnf7ucr3drdcawgx5smoly2r";
-constexpr const char* kBackwardRerun = "folxik4i2juxcsspdnrabbfexfphfhs7onieu4g7a3bn22jbzqya";
-constexpr const char* kDefault = "fugz3vdph3s6scj74ka3bp7bloh4sl3pw6itkd6kn3nlx4a3ngiq";
-// multi_dev: one key, two entries with different guards.
-constexpr const char* kMultiKey = "ftk5o3esbiwgxl7lmk4qxfqciu7xafyi4yfigwtqep4irctgaowt";
-constexpr const char* kMultiFirst = "hjhnw6azgd6tla6trsnehzke4j5doxsegqmai4fpurmrc2yqoas";
-constexpr const char* kMultiSecond = "ndyhf46ldwmlkvpp4mky6repcjnctgzt5cojksekpxljmat467r";
-
-EntryRef refFor(const std::string& fixtureRoot, const std::string& query) {
-    const auto root = test::fixture(fixtureRoot);
-    auto scan = cachedir::scan_cache_dir(root);
-    if (!scan) {
-        qFatal("%s", scan.error().describe().c_str());
-    }
-    const auto entries = cachedir::find_entries(*scan, query);
-    if (entries.size() != 1) {
-        qFatal("%s: %zu entries for %s", fixtureRoot.c_str(), entries.size(), query.c_str());
-    }
-    return {root, entries.front()};
-}
 
 SharedContent contentOf(const EntryRef& ref) {
     auto content = cachedir::load_entry(ref.root, ref.entry);

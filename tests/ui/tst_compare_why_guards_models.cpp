@@ -5,6 +5,7 @@
 // GuardClausesModel lights clauses as golden.json says PyTorch evaluated them,
 // and suggestHints finds passing values.
 
+#include "devset_entries.h"
 #include "models/guard_clauses_model.h"
 #include "models/key_comparison.h"
 #include "models/key_diff_model.h"
@@ -27,29 +28,9 @@
 
 using namespace cachelens;
 using namespace cachelens::ui;
+using namespace cachelens::test;
 
 namespace {
-
-// The mega-cache round trip: the re-run's forward graph differs from the
-// original only in inductor_config[benchmark_kernel]; its backward graph also in gm.
-constexpr const char* kForward = "flgtecy7im4dralr3mgjxdybnzzs6wqj55uihf75qzmvwfhdea7e";
-constexpr const char* kForwardRerun = "fc4trgrb2j5vgs4efv523duie5glgxlqc4ue2pybjpnp2cbbaxm3";
-constexpr const char* kBackward = "fiwfskr6jnfhbcay4vb2hbw3ngt6vnf7ucr3drdcawgx5smoly2r";
-constexpr const char* kBackwardRerun = "folxik4i2juxcsspdnrabbfexfphfhs7onieu4g7a3bn22jbzqya";
-constexpr const char* kDefault = "fugz3vdph3s6scj74ka3bp7bloh4sl3pw6itkd6kn3nlx4a3ngiq";
-
-EntryRef refFor(const std::string& fixtureRoot, const std::string& query) {
-    const auto root = test::fixture(fixtureRoot);
-    auto scan = cachedir::scan_cache_dir(root);
-    if (!scan) {
-        qFatal("%s", scan.error().describe().c_str());
-    }
-    const auto entries = cachedir::find_entries(*scan, query);
-    if (entries.size() != 1) {
-        qFatal("%s: %zu entries for %s", fixtureRoot.c_str(), entries.size(), query.c_str());
-    }
-    return {root, entries.front()};
-}
 
 QString changeName(explain::Change change) {
     switch (change) {

@@ -5,6 +5,7 @@
 // behind a module's links (its Triton kernels and best_configs); and the
 // views' building blocks (Python colouring, CodeView on large text).
 
+#include "devset_entries.h"
 #include "models/autotune_model.h"
 #include "models/debug_lines_model.h"
 #include "models/entry_fields_model.h"
@@ -31,22 +32,11 @@
 
 using namespace cachelens;
 using namespace cachelens::ui;
+using namespace cachelens::test;
 using cachedir::FileKind;
 
 namespace {
 
-// devset: an AOT entry whose forward graph is kFxWithWinner; that graph's
-// kernel has four candidates and a best_config naming kWinner, compiled from
-// kKernelModule.
-constexpr const char* kAot = "abu7pt4eila3mfcr5aubtsh7wla337mwggd6us6baoj33q4uwte3";
-constexpr const char* kFxWithWinner = "f4h6wj3z2ch3hwiotz5hct4ivdtd6blgc4qcfuyiepcwtjzdmfuy";
-constexpr const char* kFxSmall = "f3gunfwvnc2bijojank6na6pplhx6nopcc7cx3stulctblbl4cln";
-constexpr const char* kKernelModule = "cnf5o5w6odimfhtjmrti5cer2hekx5pgyfkpq4zyd2efii4utvcp";
-constexpr const char* kBestConfig =
-    "nf/e4ba318612276f8fb2204775462f06fc309cce5bc0c4ddd85d51e606cbf9aa41.best_config";
-constexpr const char* kWinner = "2NNRW3X2CAAVD2JMNKYZEQW4LQHPTFRFTALBPFV27IWAOPVZHTEA";
-constexpr const char* kBenchmarkCache =
-    "2b00ebb9d40b504fab0d8c9073411848066a922b8fa47b047b01c18e86e43158";
 // A max-autotune choice timed in the benchmark cache (not the fastest).
 constexpr const char* kMmChoice = "cfdvvtlhs2q6o4e3apbmiul2cvkjxdhnpqosnjxq4ladnbfmwh7y";
 

@@ -5,6 +5,7 @@
 // showing PTX, and a cubin's facts; the autotune tab's winners. With
 // CACHELENS_SCREENSHOT_DIR set, each panel is also saved there as a PNG.
 
+#include "devset_entries.h"
 #include "models/autotune_model.h"
 #include "models/debug_lines_model.h"
 #include "models/entry_fields_model.h"
@@ -34,19 +35,10 @@
 
 using namespace cachelens;
 using namespace cachelens::ui;
+using namespace cachelens::test;
 using cachedir::FileKind;
 
 namespace {
-
-constexpr const char* kAot = "abu7pt4eila3mfcr5aubtsh7wla337mwggd6us6baoj33q4uwte3";
-constexpr const char* kFxWithWinner = "f4h6wj3z2ch3hwiotz5hct4ivdtd6blgc4qcfuyiepcwtjzdmfuy";
-constexpr const char* kFxSmall = "f3gunfwvnc2bijojank6na6pplhx6nopcc7cx3stulctblbl4cln";
-constexpr const char* kKernelModule = "cnf5o5w6odimfhtjmrti5cer2hekx5pgyfkpq4zyd2efii4utvcp";
-constexpr const char* kBestConfig =
-    "nf/e4ba318612276f8fb2204775462f06fc309cce5bc0c4ddd85d51e606cbf9aa41.best_config";
-constexpr const char* kWinner = "2NNRW3X2CAAVD2JMNKYZEQW4LQHPTFRFTALBPFV27IWAOPVZHTEA";
-constexpr const char* kBenchmarkCache =
-    "2b00ebb9d40b504fab0d8c9073411848066a922b8fa47b047b01c18e86e43158";
 
 struct Loaded {
     EntryRef ref;
