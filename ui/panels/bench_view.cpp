@@ -4,6 +4,7 @@
 #include "models/bench_history_model.h"
 #include "models/bench_results_model.h"
 #include "models/highlight_colors.h"
+#include "views/chart_style.h"
 
 #include <QBarCategoryAxis>
 #include <QBoxPlotSeries>
@@ -765,39 +766,16 @@ void BenchView::updateChart() {
 }
 
 void BenchView::applyPalette() {
-    // Every colour from the palette, so that a dark palette gives a dark chart.
     const QPalette& colours = palette();
     const QColor text = colours.color(QPalette::Text);
-    QColor grid = text;
-    grid.setAlpha(40);
-    QColor axisLine = text;
-    axisLine.setAlpha(120);
     QColor box = colours.color(QPalette::Highlight);
     box.setAlpha(110);
     QColor fastest = highlight::pass();
     fastest.setAlpha(170);
     QColor point = text;
     point.setAlpha(110);
-    QChart* chart = chartView_->chart();
-    chartView_->setBackgroundBrush(colours.color(QPalette::Base));
-    chart->setBackgroundBrush(colours.color(QPalette::Base));
-    chart->setBackgroundPen(Qt::NoPen);
-    chart->setTitleBrush(text);
-    QFont titleFont = font();
-    titleFont.setBold(true);
-    chart->setTitleFont(titleFont);
-    chart->legend()->setLabelColor(text);
-    chart->legend()->setFont(font());
-    for (auto* axis : chart->axes()) {
-        axis->setLabelsBrush(text);
-        axis->setLabelsFont(font());
-        axis->setTitleBrush(text);
-        axis->setTitleFont(font());
-        axis->setLinePenColor(axisLine);
-        axis->setGridLineColor(grid);
-        axis->setShadesVisible(false);
-    }
-    for (auto* series : chart->series()) {
+    applyChartStyle(chartView_, *this);
+    for (auto* series : chartView_->chart()->series()) {
         if (auto* boxes = qobject_cast<QBoxPlotSeries*>(series)) {
             boxes->setPen(QPen(text, 1.2));
             for (auto* set : boxes->boxSets()) {

@@ -4,6 +4,7 @@
 #include "models/kind_stats_model.h"
 #include "models/stats_snapshot.h"
 #include "models/stats_text.h"
+#include "views/chart_style.h"
 
 #include <QApplication>
 #include <QBarCategoryAxis>
@@ -477,33 +478,11 @@ void StatsView::fillCharts() {
 }
 
 void StatsView::applyPalette() {
-    // Every colour from the palette, so that a dark palette gives a dark chart.
-    const QPalette& colours = palette();
-    const QColor text = colours.color(QPalette::Text);
-    QColor grid = text;
-    grid.setAlpha(40);
-    QColor axisLine = text;
-    axisLine.setAlpha(120);
-    const QColor bar = colours.color(QPalette::Highlight);
+    const QColor text = palette().color(QPalette::Text);
+    const QColor bar = palette().color(QPalette::Highlight);
     for (QChartView* view : {bytesView_, ageView_}) {
-        QChart* chart = view->chart();
-        view->setBackgroundBrush(colours.color(QPalette::Base));
-        chart->setBackgroundBrush(colours.color(QPalette::Base));
-        chart->setBackgroundPen(Qt::NoPen);
-        chart->setTitleBrush(text);
-        QFont titleFont = font();
-        titleFont.setBold(true);
-        chart->setTitleFont(titleFont);
-        for (auto* axis : chart->axes()) {
-            axis->setLabelsBrush(text);
-            axis->setLabelsFont(font());
-            axis->setTitleBrush(text);
-            axis->setTitleFont(font());
-            axis->setLinePenColor(axisLine);
-            axis->setGridLineColor(grid);
-            axis->setShadesVisible(false);
-        }
-        for (auto* series : chart->series()) {
+        applyChartStyle(view, *this);
+        for (auto* series : view->chart()->series()) {
             if (auto* bars = qobject_cast<QAbstractBarSeries*>(series)) {
                 for (auto* set : bars->barSets()) {
                     set->setColor(bar);
