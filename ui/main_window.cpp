@@ -112,6 +112,7 @@ MainWindow::MainWindow(QString catalogPath, QWidget* parent)
             });
     connect(statsView_, &StatsView::statusMessage, statusText_, &QLabel::setText);
     connect(benchView_, &BenchView::statusMessage, statusText_, &QLabel::setText);
+    connect(benchView_, &BenchView::planFinished, this, [this] { advanceRequest(); });
     connect(statsView_, &StatsView::pruneRequested, this, [this](const fs::path& root) {
         filterRoot_ = root;
         openPruneDialog();
@@ -838,7 +839,8 @@ void MainWindow::advanceRequest() {
             }
         }
     }
-    if (jobs_.isIdle()) {
+    // The Benchmarks page's plan listing is a child process, not a job.
+    if (jobs_.isIdle() && !benchView_->isPlanning()) {
         request_.reset();
         // One more turn of the event loop so that the last results are painted.
         QTimer::singleShot(150, this, &MainWindow::requestDone);

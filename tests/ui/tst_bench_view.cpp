@@ -202,6 +202,36 @@ QByteArray cannedRun() {
     return out;
 }
 
+// What `cachelens bench --plan --json-lines` prints for candidates(): every
+// config of each kernel (the first the current best), then an unplannable one.
+QByteArray cannedPlan() {
+    QByteArray out;
+    for (const auto& candidate : candidates()) {
+        out +=
+            line({{"event", "plan"},
+                  {"kernel", candidate.kernel},
+                  {"module", candidate.module},
+                  {"module_path", "/tmp/cache/" + candidate.module + ".py"},
+                  {"triton_hash", candidate.hash},
+                  {"config",
+                   QJsonObject{{"kwargs", candidate.kwargs}, {"num_warps", 4}, {"num_stages", 1}}},
+                  {"config_text", candidate.configText},
+                  {"is_current_best", candidate.wasBest},
+                  {"grid_type", "Grid1D"},
+                  {"grid", QJsonArray{4096, 1, 1}},
+                  {"block_threads", 128},
+                  {"shared_bytes", 16},
+                  {"source", "triton/0/" + candidate.hash},
+                  {"args", QJsonArray{QJsonObject{{"name", "xnumel"}, {"kind", "int"}}}}});
+    }
+    out += line({{"event", "unplannable"},
+                 {"kernel", "triton_tem_fused_mm_2"},
+                 {"module", "cxyz"},
+                 {"what", "module"},
+                 {"why", "unsupported grid type Grid9D"}});
+    return out;
+}
+
 std::vector<BenchResultEvent> resultEvents() {
     std::vector<BenchResultEvent> results;
     for (const auto& event : BenchRunParser().feed(cannedRun())) {
@@ -219,6 +249,13 @@ dir=$(dirname "$0")
 printf '%s\t' "$@" >> "$dir/calls"
 printf '\n' >> "$dir/calls"
 mode=$(cat "$dir/mode")
+for arg in "$@"; do
+    if [ "$arg" = --plan ]; then
+        [ "$mode" = slowplan ] && sleep 0.5
+        cat "$dir/plan.jsonl"
+        exit 0
+    fi
+done
 if [ "$2" = accept ]; then
     if [ "$mode" = refuse ]; then
         echo "cachelens: bench accept: $4 is already the best config of $3" >&2
@@ -277,7 +314,8 @@ struct FakeCli {
         return write("cachelens", kFakeCli) &&
                QFile::setPermissions(program,
                                      QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner) &&
-               write("run.jsonl", cannedRun()) && setMode("ok") &&
+               write("run.jsonl", cannedRun()) && write("plan.jsonl", cannedPlan()) &&
+               setMode("ok") &&
                write("accept.json",
                      line({{"best_config", backupOf("best_config")},
                            {"backup", backupOf("best_config.bak")},
@@ -912,6 +950,193 @@ private slots:
         QVERIFY(view.runButton()->isEnabled());
     }
 
+    // Before a run the table lists what a run would time (bench --plan):
+    // the current best of each kernel, or every config with "All configs";
+    // the filter's words are the listing's arguments; a run replaces it.
+    void pageListsPlansBeforeARun() {
+        FakeCli fake;
+        QVERIFY(fake.make());
+        JobRunner jobs;
+        BenchView view(jobs, fake.catalogPath);
+        view.setProgram(fake.program);
+        QSignalSpy planned(&view, &BenchView::planFinished);
+        view.showRoot(fake.cache);
+        QVERIFY(view.isPlanning());
+        QVERIFY(planned.wait(10'000));
+        QVERIFY(!view.isPlanning());
+        QVERIFY2(view.errorText().isEmpty(), qPrintable(view.errorText()));
+        const QString dir = QString::fromStdString(fake.cache.string());
+        const QStringList expected{"bench",        dir,         "--plan",
+                                   "--json-lines", "--catalog", fake.catalogPath};
+        QCOMPARE(fake.calls().size(), std::size_t(1));
+        QCOMPARE(fake.calls().back(), expected);
+        QCOMPARE(view.lastPlanArguments(), expected);
+        // The same dir again (the main window refreshes): no second listing.
+        view.showRoot(fake.cache);
+        QVERIFY(!view.isPlanning());
+
+        // "All configs" off: the current best of each kernel, and the unplannable one.
+        const auto* model = view.results();
+        QCOMPARE(model->rowCount(), 3);
+        const auto all = candidates();
+        for (const int source : {0, 3}) {
+            const int row = rowOf(*model, all[static_cast<std::size_t>(source)].hash);
+            QVERIFY(row >= 0);
+            const auto& result = model->result(row);
+            QVERIFY(result.planned());
+            QCOMPARE(result.status, QString("planned"));
+            QVERIFY(result.wasBest);
+            QCOMPARE(result.configText, all[static_cast<std::size_t>(source)].configText);
+            auto cell = [&](int column, int role = Qt::DisplayRole) {
+                return model->index(row, column).data(role);
+            };
+            QCOMPARE(cell(BenchResultsModel::VsCurrentColumn).toString(), QString("current best"));
+            QVERIFY(cell(BenchResultsModel::KernelColumn, Qt::FontRole).value<QFont>().bold());
+            for (const int column :
+                 {BenchResultsModel::MedianColumn, BenchResultsModel::SpreadColumn,
+                  BenchResultsModel::MinColumn, BenchResultsModel::SamplesColumn}) {
+                QCOMPARE(cell(column).toString(), QString());
+            }
+            QCOMPARE(cell(BenchResultsModel::StatusColumn).toString(), QString("planned"));
+            for (const int column :
+                 {BenchResultsModel::KernelColumn, BenchResultsModel::StatusColumn}) {
+                QVERIFY2(cell(column, Qt::ToolTipRole)
+                             .toString()
+                             .contains("Grid1D 4096\u00d71\u00d71, 128 threads, 16 B shared"),
+                         qPrintable(cell(column, Qt::ToolTipRole).toString()));
+            }
+            // Not a failure: no red status cell, nothing "fastest".
+            QVERIFY(!cell(BenchResultsModel::StatusColumn, Qt::BackgroundRole).isValid());
+            QVERIFY(!cell(0, BenchResultsModel::FastestRole).toBool());
+        }
+        QVERIFY2(view.statusText().contains("Planned: 2 candidate(s) of 2 kernel(s)"),
+                 qPrintable(view.statusText()));
+        // The first plan is selected, as a run's first result is.
+        QCOMPARE(view.selectedKernel(), kModuleA + "/" + kKernelA);
+        // A planned row cannot be made the best config; its chart has no boxes.
+        view.selectResult(rowOf(*model, all[0].hash));
+        QVERIFY(!view.acceptButton()->isEnabled());
+        QVERIFY(!boxSeries(view.chart()));
+        QVERIFY2(view.chart()->title().contains("planned"), qPrintable(view.chart()->title()));
+
+        // "All configs": every config, again listed by the CLI.
+        view.allConfigsBox()->setChecked(true);
+        QVERIFY(view.isPlanning());
+        QVERIFY(planned.wait(10'000));
+        QCOMPARE(fake.calls().size(), std::size_t(2));
+        QCOMPARE(model->rowCount(), 7);
+        int best = 0;
+        for (int row = 0; row < model->rowCount(); ++row) {
+            best += model->result(row).wasBest ? 1 : 0;
+        }
+        QCOMPARE(best, 2);
+
+        // Typing: one listing once the typing pauses, with the words as arguments.
+        view.kernelFilter()->setText(kKernelA);
+        view.kernelFilter()->setText(QStringLiteral("%1  %2").arg(kKernelA, kModuleB));
+        QVERIFY(planned.wait(10'000));
+        QCOMPARE(fake.calls().size(), std::size_t(3));
+        QCOMPARE(fake.calls().back(), (QStringList{"bench", dir, kKernelA, kModuleB, "--plan",
+                                                   "--json-lines", "--catalog", fake.catalogPath}));
+
+        // A run replaces the plans with its results.
+        QSignalSpy finished(&view, &BenchView::runFinished);
+        view.run();
+        QVERIFY(!view.isPlanning());
+        QVERIFY(finished.wait(20'000));
+        QCOMPARE(fake.calls().size(), std::size_t(4));
+        QVERIFY(!fake.calls().back().contains("--plan"));
+        QCOMPARE(model->rowCount(), 7);
+        for (int row = 0; row < model->rowCount(); ++row) {
+            QVERIFY(!model->result(row).planned());
+        }
+
+        // A kernel no .best_config names a config of: said so, as a run would.
+        QByteArray noBestB = cannedPlan();
+        const QByteArray bestB = "\"is_current_best\":true,\"kernel\":\"" + kKernelB.toUtf8();
+        QVERIFY(noBestB.contains(bestB));
+        noBestB.replace(bestB, "\"is_current_best\":false,\"kernel\":\"" + kKernelB.toUtf8());
+        QVERIFY(fake.write("plan.jsonl", noBestB));
+        view.allConfigsBox()->setChecked(false);
+        QVERIFY(planned.wait(10'000));
+        QCOMPARE(model->rowCount(), 3);
+        const auto& noBest = model->result(2);
+        QCOMPARE(noBest.kernel, kKernelB);
+        QCOMPARE(noBest.status, QString("plan"));
+        QVERIFY2(noBest.message.contains("no .best_config names one of its 3 compiled"),
+                 qPrintable(noBest.message));
+    }
+
+    void planIsNotListedDuringARun() {
+        FakeCli fake;
+        QVERIFY(fake.make());
+        QVERIFY(fake.setMode("slow"));
+        JobRunner jobs;
+        BenchView view(jobs, fake.catalogPath);
+        view.setProgram(fake.program);
+        QSignalSpy planned(&view, &BenchView::planFinished);
+        view.showRoot(fake.cache);
+        QVERIFY(planned.wait(10'000));
+        QSignalSpy finished(&view, &BenchView::runFinished);
+        view.run();
+        QTRY_COMPARE(view.progressBar()->maximum(), 6);
+        const auto calls = fake.calls().size();
+        // Neither asked for directly nor by another dir: the run's rows stay.
+        view.listPlans();
+        QVERIFY(!view.isPlanning());
+        const fs::path other = fake.cache / "other";
+        fs::create_directories(other);
+        view.showRoot(other);
+        QTest::qWait(500);
+        QVERIFY(!view.isPlanning());
+        QCOMPARE(fake.calls().size(), calls);
+        QCOMPARE(view.results()->rowCount(), 1); // the run's unplannable kernel so far
+        QVERIFY(!view.results()->result(0).planned());
+        QVERIFY(view.isRunning());
+        view.cancel();
+        QVERIFY(finished.wait(5'000));
+    }
+
+    // The real CLI: the plans of the devset need no GPU; a missing dir is an error.
+    void pageListsTheRealCliPlans() {
+        QTemporaryDir temp;
+        QVERIFY(temp.isValid());
+        const fs::path cache = fs::path(temp.path().toStdString()) / "cache";
+        test::copy_tree(test::fixture("devset/cache"), cache);
+        const auto cli =
+            test::run_cli({"bench", QString::fromStdString(cache.string()), "--plan",
+                           "--json-lines", "--catalog", temp.filePath("catalog.sqlite")});
+        QVERIFY2(cli.exit_code == 0, cli.err.constData());
+        const auto plans = static_cast<int>(cli.out.count("\"event\":\"plan\""));
+        const auto unplannable = static_cast<int>(cli.out.count("\"event\":\"unplannable\""));
+        QVERIFY(plans > 0);
+
+        JobRunner jobs;
+        BenchView view(jobs, temp.filePath("catalog.sqlite"));
+        view.setProgram(test::cli_path());
+        view.allConfigsBox()->setChecked(true);
+        QSignalSpy planned(&view, &BenchView::planFinished);
+        view.showRoot(cache);
+        QVERIFY(planned.wait(60'000));
+        QVERIFY2(view.errorText().isEmpty(), qPrintable(view.errorText()));
+        const auto* model = view.results();
+        int plannedRows = 0;
+        int best = 0;
+        for (int row = 0; row < model->rowCount(); ++row) {
+            plannedRows += model->result(row).planned() ? 1 : 0;
+            best += model->result(row).wasBest ? 1 : 0;
+        }
+        QCOMPARE(plannedRows, plans);
+        QCOMPARE(model->rowCount(), plans + unplannable);
+        QVERIFY(best > 0);
+        QVERIFY(best < plans);
+
+        view.showRoot(cache / "missing");
+        QVERIFY(planned.wait(60'000));
+        QVERIFY2(view.errorText().contains("no such cache dir"), qPrintable(view.errorText()));
+        QCOMPARE(model->rowCount(), 0);
+    }
+
     // The page running the real CLI: without a GPU (CI) it shows why no run
     // was possible; with one, the kernel's results.
     void pageShowsWhatTheRealCliSays() {
@@ -948,6 +1173,11 @@ private slots:
         MainWindow window(temp.filePath("catalog.sqlite"));
         window.resize(1400, 900);
         window.show();
+        // A plan listing slower than the request's last turn: the request waits for it.
+        FakeCli fake;
+        QVERIFY(fake.make());
+        QVERIFY(fake.setMode("slowplan"));
+        window.benchView()->setProgram(fake.program);
         QSignalSpy done(&window, &MainWindow::requestDone);
         StartupRequest request;
         request.open = {cache};
@@ -962,6 +1192,11 @@ private slots:
         }
         QVERIFY(pages);
         QCOMPARE(pages->currentWidget(), window.benchView());
+        QVERIFY(!window.benchView()->isPlanning());
+        QCOMPARE(window.benchView()->results()->rowCount(), 3);
+        QVERIFY(window.benchView()->results()->result(0).planned());
+        QCOMPARE(fake.calls().size(), std::size_t(1));
+        QCOMPARE(fake.calls().front().at(1), QString::fromStdString(cache.string()));
         QCOMPARE(pages->tabText(static_cast<int>(MainWindow::Page::Bench)), QString("Benchmarks"));
         // The only cache dir is the one to benchmark.
         QVERIFY(window.benchView()->runButton()->isEnabled());
@@ -970,7 +1205,7 @@ private slots:
             inViewMenu = inViewMenu || action->text() == QStringLiteral("Bench&marks");
         }
         QVERIFY(inViewMenu);
-        QVERIFY(!window.benchView()->program().isEmpty());
+        QCOMPARE(window.benchView()->program(), fake.program);
     }
 
 private:

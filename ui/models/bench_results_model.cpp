@@ -27,6 +27,17 @@ QString formatMs(double ms) {
     return QString::number(ms, 'f', decimals);
 }
 
+QString launchText(const BenchPlanEvent& plan) {
+    QStringList grid;
+    for (const qint64 dim : plan.grid) {
+        grid << QString::number(dim);
+    }
+    return BenchResultsModel::tr("%1 %2, %3 threads, %4 B shared")
+        .arg(plan.gridType, grid.join(u'\u00d7'))
+        .arg(plan.blockThreads)
+        .arg(plan.sharedBytes);
+}
+
 BenchResultsModel::BenchResultsModel(QObject* parent)
     : QAbstractTableModel(parent) {}
 
@@ -41,6 +52,16 @@ void BenchResultsModel::clear() {
     endResetModel();
 }
 
+void BenchResultsModel::setRows(std::vector<BenchResultEvent> rows) {
+    beginResetModel();
+    rows_ = std::move(rows);
+    kernels_.clear();
+    for (std::size_t row = 0; row < rows_.size(); ++row) {
+        kernels_[kernelKey(rows_[row])].push_back(static_cast<int>(row));
+    }
+    endResetModel();
+}
+
 void BenchResultsModel::appendResult(BenchResultEvent result) {
     const int row = static_cast<int>(rows_.size());
     const QString key = kernelKey(result);
@@ -52,14 +73,30 @@ void BenchResultsModel::appendResult(BenchResultEvent result) {
     kernelChanged(key);
 }
 
-void BenchResultsModel::appendUnplannable(const BenchUnplannableEvent& unplannable) {
+BenchResultEvent BenchResultsModel::unplannableRow(const BenchUnplannableEvent& unplannable) {
     BenchResultEvent row;
     row.kernel = unplannable.kernel;
     row.module = unplannable.module;
     row.configText = unplannable.what;
     row.status = QStringLiteral("plan");
     row.message = unplannable.why;
-    appendResult(std::move(row));
+    return row;
+}
+
+BenchResultEvent BenchResultsModel::plannedRow(const BenchPlanEvent& plan) {
+    BenchResultEvent row;
+    row.kernel = plan.kernel;
+    row.module = plan.module;
+    row.tritonHash = plan.tritonHash;
+    row.configText = plan.configText;
+    row.wasBest = plan.isCurrentBest;
+    row.status = QStringLiteral("planned");
+    row.message = launchText(plan);
+    return row;
+}
+
+void BenchResultsModel::appendUnplannable(const BenchUnplannableEvent& unplannable) {
+    appendResult(unplannableRow(unplannable));
 }
 
 void BenchResultsModel::markBest(const QString& key, const QString& tritonHash) {
@@ -148,7 +185,7 @@ QVariant BenchResultsModel::data(const QModelIndex& index, int role) const {
         if (fastestRow(kernelKey(result)) == index.row()) {
             return highlight::pass();
         }
-        if (!result.ok() && column == StatusColumn) {
+        if (!result.ok() && !result.planned() && column == StatusColumn) {
             return highlight::fail();
         }
         return {};
@@ -163,6 +200,12 @@ QVariant BenchResultsModel::data(const QModelIndex& index, int role) const {
         QStringList tips;
         if (column == StatusColumn && !result.message.isEmpty()) {
             tips << result.message;
+        }
+        if (result.planned()) {
+            if (column != StatusColumn) {
+                tips << result.message; // the launch geometry
+            }
+            tips << tr("Planned, not timed yet (bench --plan): Run times it");
         }
         if (column == KernelColumn) {
             tips << tr("module %1").arg(result.module);
@@ -198,7 +241,7 @@ QVariant BenchResultsModel::display(const BenchResultEvent& result, int column) 
     case MinColumn:
         return measured ? formatMs(result.minMs) : QString();
     case SamplesColumn:
-        return static_cast<qulonglong>(result.samplesMs.size());
+        return result.planned() ? QVariant() : QVariant(qulonglong(result.samplesMs.size()));
     case VsCurrentColumn: {
         if (result.wasBest) {
             return tr("current best");
@@ -210,8 +253,10 @@ QVariant BenchResultsModel::display(const BenchResultEvent& result, int column) 
                      : QVariant();
     }
     case StatusColumn:
-        return result.message.isEmpty() ? result.status
-                                        : tr("%1: %2").arg(result.status, result.message);
+        // A plan's message is its launch geometry: in the tooltip, the column stays narrow.
+        return result.message.isEmpty() || result.planned()
+                   ? result.status
+                   : tr("%1: %2").arg(result.status, result.message);
     default:
         return {};
     }

@@ -43,11 +43,17 @@ public:
     explicit BenchResultsModel(QObject* parent = nullptr);
 
     void clear();
+    // All rows at once (a plan listing): one reset instead of a row at a time.
+    void setRows(std::vector<BenchResultEvent> rows);
     void appendResult(BenchResultEvent result);
     // Shown as a row with status "plan" and the reason as its message.
     void appendUnplannable(const BenchUnplannableEvent& unplannable);
     // After `bench accept`: the kernel's .best_config now names `tritonHash`.
     void markBest(const QString& kernelKey, const QString& tritonHash);
+
+    // A launch plan as a row: status "planned", the launch geometry as its message.
+    static BenchResultEvent plannedRow(const BenchPlanEvent& plan);
+    static BenchResultEvent unplannableRow(const BenchUnplannableEvent& unplannable);
 
     const BenchResultEvent& result(int row) const { return rows_.at(static_cast<size_t>(row)); }
     // A kernel's rows, in the order they arrived.
@@ -83,5 +89,7 @@ public:
 
 // Milliseconds with the digits that matter: 0.0241, 1.250, 12.50.
 QString formatMs(double ms);
+// "Grid1D 4096×1×1, 128 threads, 16 B shared".
+QString launchText(const BenchPlanEvent& plan);
 
 } // namespace cachelens::ui

@@ -62,6 +62,8 @@ struct BenchResultEvent {
     double p80Ms = 0;
 
     bool ok() const { return status == QLatin1String("ok"); }
+    // A launch plan (bench --plan): what a run would time, not timed yet.
+    bool planned() const { return status == QLatin1String("planned"); }
 };
 
 struct BenchEndEvent {

@@ -4,42 +4,33 @@
 #include "models/bench_history_model.h"
 #include "models/bench_results_model.h"
 #include "models/highlight_colors.h"
-#include "views/chart_style.h"
+#include "views/bench_chart.h"
 
-#include <QBarCategoryAxis>
-#include <QBoxPlotSeries>
-#include <QBoxSet>
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
 #include <QCoreApplication>
-#include <QCursor>
 #include <QEvent>
 #include <QFileInfo>
-#include <QFontDatabase>
+#include <QFontMetrics>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QLabel>
-#include <QLegend>
-#include <QLegendMarker>
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
-#include <QScatterSeries>
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QTableView>
 #include <QTimer>
-#include <QToolTip>
 #include <QVBoxLayout>
-#include <QValueAxis>
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
+#include <map>
+#include <set>
 
 namespace cachelens::ui {
 
@@ -47,11 +38,9 @@ namespace {
 
 // The stderr kept for an error message: its end says what went wrong.
 constexpr qsizetype kStderrKeptBytes = 16 * 1024;
-// Samples drawn per config: a 100 ms budget on a µs kernel keeps thousands.
-constexpr std::size_t kMaxPointsPerConfig = 400;
 constexpr int kKillAfterMs = 2000;
-const char* const kFastestProperty = "cachelensFastest";
-const char* const kTipProperty = "cachelensTip";
+// A pause in typing before the filter's plan is listed.
+constexpr int kPlanDelayMs = 300;
 
 QLabel* makeBanner(const QString& objectName, const QString& rgb) {
     auto* label = new QLabel;
@@ -86,54 +75,13 @@ QTableView* makeTable(const QString& objectName) {
 // characters wide (elided; the tooltip has it all): {column, characters}.
 void fitColumns(QTableView* table, std::initializer_list<std::pair<int, int>> caps) {
     table->resizeColumnsToContents();
-    const int character = table->fontMetrics().averageCharWidth();
+    // Bold: the current best config's row is.
+    QFont bold = table->font();
+    bold.setBold(true);
+    const int character = QFontMetrics(bold).averageCharWidth();
     for (const auto& [column, characters] : caps) {
         table->setColumnWidth(column, std::min(table->columnWidth(column), characters * character));
     }
-}
-
-void clearChart(QChart* chart) {
-    chart->removeAllSeries();
-    for (auto* axis : chart->axes()) {
-        chart->removeAxis(axis);
-        delete axis;
-    }
-}
-
-// Above this many configs the axis labels are short: values only.
-constexpr std::size_t kLongLabelConfigs = 6;
-
-// "XBLOCK=1, R0_BLOCK=4096, num_warps=4, num_stages=1" as an axis label: a
-// line per block size, then warps and stages, then what the config is to
-// this kernel; `compact`: "1 · 4096", "w4 s1". Axis labels are rich text.
-QString configLabel(const BenchResultEvent& result, bool fastest, bool compact) {
-    QStringList sizes;
-    QStringList launch;
-    for (const QString& part : result.configText.split(QStringLiteral(", "), Qt::SkipEmptyParts)) {
-        if (part.startsWith(QLatin1String("num_"))) {
-            launch << (compact ? part.mid(4, 1) + part.section(u'=', 1) : part.mid(4));
-        } else {
-            sizes << (compact ? part.section(u'=', 1) : part);
-        }
-    }
-    QStringList lines;
-    if (compact) {
-        lines << sizes.join(QStringLiteral(" · ")).toHtmlEscaped();
-    } else {
-        for (const QString& size : sizes) {
-            lines << size.toHtmlEscaped();
-        }
-    }
-    if (!launch.isEmpty()) {
-        lines << launch.join(u' ').toHtmlEscaped();
-    }
-    if (result.wasBest) {
-        lines << QCoreApplication::translate("BenchView", "<b>current best</b>");
-    }
-    if (fastest) {
-        lines << QCoreApplication::translate("BenchView", "<b>fastest</b>");
-    }
-    return lines.join(QStringLiteral("<br>"));
 }
 
 } // namespace
@@ -144,6 +92,7 @@ BenchView::BenchView(JobRunner& jobs, QString catalogPath, QWidget* parent)
     , catalogPath_(std::move(catalogPath))
     , program_(findCli())
     , killTimer_(new QTimer(this))
+    , planTimer_(new QTimer(this))
     , results_(new BenchResultsModel(this))
     , sorted_(new BenchResultsSortProxy(this))
     , history_(new BenchHistoryModel(jobs, catalogPath_, this)) {
@@ -265,6 +214,10 @@ BenchView::BenchView(JobRunner& jobs, QString catalogPath, QWidget* parent)
             process_->kill();
         }
     });
+    planTimer_->setSingleShot(true);
+    connect(planTimer_, &QTimer::timeout, this, &BenchView::listPlans);
+    connect(filter_, &QLineEdit::textChanged, this, [this] { planTimer_->start(kPlanDelayMs); });
+    connect(allConfigs_, &QCheckBox::toggled, this, [this] { planTimer_->start(kPlanDelayMs); });
     connect(run_, &QPushButton::clicked, this, &BenchView::run);
     connect(filter_, &QLineEdit::returnPressed, this, &BenchView::run);
     connect(cancel_, &QPushButton::clicked, this, &BenchView::cancel);
@@ -296,8 +249,8 @@ BenchView::BenchView(JobRunner& jobs, QString catalogPath, QWidget* parent)
 }
 
 BenchView::~BenchView() {
-    // A run or an accept must not outlive the page, nor report to it.
-    for (QProcess* process : {process_, acceptProcess_}) {
+    // A run, an accept or a plan listing must not outlive the page, nor report to it.
+    for (QProcess* process : {process_, acceptProcess_, planProcess_}) {
         if (process != nullptr) {
             process->disconnect(this);
             if (process->state() != QProcess::NotRunning) {
@@ -360,6 +313,10 @@ QString BenchView::deviceText() const {
 }
 
 void BenchView::showRoot(const std::optional<std::filesystem::path>& root) {
+    // The main window shows the same dir again on every refresh: its plan stands.
+    if (root && root != root_) {
+        planTimer_->start(0);
+    }
     root_ = root;
     dir_->setText(root ? QString::fromStdString(root->string())
                        : tr("Select a cache dir in the sidebar to benchmark its kernels."));
@@ -379,12 +336,17 @@ void BenchView::updateButtons() {
     if (row >= 0) {
         const auto& result = results_->result(row);
         acceptable = result.ok() && !result.wasBest && !result.tritonHash.isEmpty();
-        selection_->setText(
-            tr("%1: %2%3")
-                .arg(result.kernel, result.configText,
-                     result.wasBest
-                         ? tr(" (the current best config)")
-                         : (result.ok() ? QString() : tr(" (failed: %1)").arg(result.status))));
+        QString what;
+        if (result.planned()) {
+            what = (result.wasBest ? tr(" (the current best config; planned, not timed yet: %1)")
+                                   : tr(" (planned, not timed yet: %1)"))
+                       .arg(result.message);
+        } else if (result.wasBest) {
+            what = tr(" (the current best config)");
+        } else if (!result.ok()) {
+            what = tr(" (failed: %1)").arg(result.status);
+        }
+        selection_->setText(tr("%1: %2%3").arg(result.kernel, result.configText, what));
     } else {
         selection_->setText(results_->rowCount() == 0
                                 ? QString()
@@ -404,19 +366,31 @@ void BenchView::showError(const QString& message) {
     emit statusMessage(message);
 }
 
-void BenchView::run() {
-    if (isRunning() || isAccepting() || !root_) {
-        return;
-    }
+std::optional<QStringList> BenchView::kernelWords() {
     const QStringList kernels =
         filter_->text().split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
     // They are positional arguments: a word starting with '-' would be an option.
     for (const QString& kernel : kernels) {
         if (kernel.startsWith(u'-')) {
             showError(tr("%1 is not a kernel name or module key.").arg(kernel));
-            return;
+            return std::nullopt;
         }
     }
+    return kernels;
+}
+
+void BenchView::run() {
+    if (isRunning() || isAccepting() || !root_) {
+        return;
+    }
+    const auto words = kernelWords();
+    if (!words) {
+        return;
+    }
+    const QStringList& kernels = *words;
+    // The run's results replace the plans: a listing under way would overwrite them.
+    planTimer_->stop();
+    stopPlan();
     results_->clear();
     history_->clear();
     historyTitle_->setText(tr("Select a result to see its kernel's earlier runs."));
@@ -460,6 +434,134 @@ void BenchView::run() {
     setStatus(tr("Starting %1…").arg(QFileInfo(program_).fileName()));
     updateButtons();
     process_->start(program_, arguments);
+}
+
+bool BenchView::isPlanning() const {
+    return planTimer_->isActive() || planProcess_ != nullptr;
+}
+
+void BenchView::stopPlan() {
+    if (planProcess_ == nullptr) {
+        return;
+    }
+    // Killed without waiting for it: it deletes itself once it has ended.
+    planProcess_->disconnect(this);
+    connect(planProcess_, &QProcess::finished, planProcess_, &QObject::deleteLater);
+    planProcess_->kill();
+    planProcess_ = nullptr;
+}
+
+void BenchView::listPlans() {
+    planTimer_->stop();
+    stopPlan();
+    const auto words = (isRunning() || !root_ || program_.isEmpty()) ? std::optional<QStringList>()
+                                                                     : kernelWords();
+    if (!words) {
+        emit planFinished();
+        return;
+    }
+    const QString dir = QString::fromStdString(root_->string());
+    lastPlanArguments_ = QStringList{QStringLiteral("bench"), dir} + *words +
+                         QStringList{QStringLiteral("--plan"), QStringLiteral("--json-lines"),
+                                     QStringLiteral("--catalog"), catalogPath_};
+    planProcess_ = new QProcess(this);
+    planProcess_->setProperty("dir", dir);
+    connect(planProcess_, &QProcess::finished, this, &BenchView::planDone);
+    connect(planProcess_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
+        if (error == QProcess::FailedToStart && planProcess_ != nullptr) {
+            showError(tr("Could not start %1: %2").arg(program_, planProcess_->errorString()));
+            stopPlan();
+            emit planFinished();
+        }
+    });
+    planProcess_->start(program_, lastPlanArguments_);
+}
+
+void BenchView::planDone(int exitCode, QProcess::ExitStatus status) {
+    BenchRunParser parser;
+    auto events = parser.feed(planProcess_->readAllStandardOutput());
+    for (auto& event : parser.finish()) {
+        events.push_back(std::move(event));
+    }
+    const QString err = QString::fromUtf8(planProcess_->readAllStandardError()).trimmed();
+    const QString dir = planProcess_->property("dir").toString();
+    planProcess_->disconnect(this);
+    planProcess_->deleteLater();
+    planProcess_ = nullptr;
+
+    // --plan lists every config; without "All configs" a run times the current best only.
+    const bool all = allConfigs_->isChecked();
+    std::vector<BenchResultEvent> rows;
+    std::set<QString> kernels;
+    int planned = 0;
+    std::optional<QString> fatal;
+    // Per kernel: a plan of it and how many configs it has, -1 once one is the current best.
+    std::map<QString, std::pair<BenchPlanEvent, int>> withoutBest;
+    for (const auto& event : events) {
+        if (const auto* plan = std::get_if<BenchPlanEvent>(&event)) {
+            const QString key = plan->module + u'/' + plan->kernel;
+            int& count = withoutBest.try_emplace(key, *plan, 0).first->second.second;
+            count = plan->isCurrentBest ? -1 : (count < 0 ? count : count + 1);
+            if (all || plan->isCurrentBest) {
+                rows.push_back(BenchResultsModel::plannedRow(*plan));
+                kernels.insert(BenchResultsModel::kernelKey(rows.back()));
+                ++planned;
+            }
+        } else if (const auto* unplannable = std::get_if<BenchUnplannableEvent>(&event)) {
+            rows.push_back(BenchResultsModel::unplannableRow(*unplannable));
+        } else if (const auto* error = std::get_if<BenchErrorEvent>(&event)) {
+            fatal = error->message;
+        }
+    }
+    // As a run without --all-configs says of a kernel no .best_config names a config of.
+    for (const auto& [key, planAndCount] : withoutBest) {
+        const auto& [plan, count] = planAndCount;
+        if (!all && count > 0) {
+            rows.push_back(BenchResultsModel::unplannableRow(
+                {plan.kernel, plan.module, tr("current best"),
+                 tr("no .best_config names one of its %n compiled config(s); tick All configs "
+                    "to see them",
+                    nullptr, count)}));
+        }
+    }
+    if (status == QProcess::CrashExit || exitCode != 0 || fatal) {
+        const QString why = fatal ? *fatal : err;
+        showError(tr("cachelens bench --plan failed (exit code %1)%2")
+                      .arg(exitCode)
+                      .arg(why.isEmpty() ? QStringLiteral(".") : QStringLiteral(": ") + why));
+        // The rows shown were another dir's or filter's.
+        results_->clear();
+        shownKernel_.clear();
+        updateChart();
+        setStatus(tr("Could not list the launch plans."));
+        updateButtons();
+        emit planFinished();
+        return;
+    }
+    error_->hide();
+    notice_->hide();
+    runDir_ = dir;
+    shownKernel_.clear();
+    history_->clear();
+    historyTitle_->setText(tr("Select a result to see its kernel's earlier runs."));
+    results_->setRows(std::move(rows));
+    fitColumns(table_,
+               {{BenchResultsModel::KernelColumn, 40}, {BenchResultsModel::ConfigColumn, 64}});
+    // As a run's first result: the chart, the history and the launch geometry in sight.
+    for (int row = 0; row < results_->rowCount(); ++row) {
+        if (results_->result(row).planned()) {
+            selectResult(row);
+            break;
+        }
+    }
+    updateChart();
+    progress_->setFormat(QString());
+    progress_->setRange(0, 1);
+    progress_->setValue(0);
+    setStatus(tr("Planned: %n candidate(s) of %1 kernel(s); Run times them.", nullptr, planned)
+                  .arg(kernels.size()));
+    updateButtons();
+    emit planFinished();
 }
 
 void BenchView::cancel() {
@@ -527,7 +629,7 @@ void BenchView::handle(const BenchEvent& event) {
                              .arg(notice_->property("firstBadLine").toString()));
         notice_->show();
     }
-    // Plans are not asked for here (no --plan): nothing to show.
+    // A run prints no plans (they come from listPlans()).
 }
 
 void BenchView::processFailed(QProcess::ProcessError error) {
@@ -663,130 +765,12 @@ void BenchView::loadHistory() {
 }
 
 void BenchView::updateChart() {
-    QChart* chart = chartView_->chart();
-    clearChart(chart);
-    const auto rows = results_->rowsOfKernel(shownKernel_);
-    if (rows.empty()) {
-        chart->setTitle(tr("Samples per config of the selected kernel"));
-        chart->legend()->hide();
-        applyPalette();
-        return;
-    }
-    const auto fastest = results_->fastestRow(shownKernel_);
-    std::vector<int> measured;
-    double low = std::numeric_limits<double>::max();
-    double high = 0;
-    for (int row : rows) {
-        const auto& result = results_->result(row);
-        if (result.ok() && !result.samplesMs.empty()) {
-            measured.push_back(row);
-            const auto [least, most] =
-                std::minmax_element(result.samplesMs.begin(), result.samplesMs.end());
-            low = std::min(low, *least);
-            high = std::max(high, *most);
-        }
-    }
-    const int failed = static_cast<int>(rows.size() - measured.size());
-    const auto& first = results_->result(rows.front());
-    chart->setTitle(failed == 0
-                        ? tr("%1: samples per config").arg(first.kernel)
-                        : tr("%1: samples per config (%n failed, not shown)", nullptr, failed)
-                              .arg(first.kernel));
-    if (measured.empty()) {
-        chart->legend()->hide();
-        applyPalette();
-        return;
-    }
-    // µs for kernels under a millisecond: 24.1 reads better than 0.0241.
-    const bool micro = high < 1.0;
-    const double scale = micro ? 1000.0 : 1.0;
-
-    auto* boxes = new QBoxPlotSeries;
-    boxes->setName(tr("min, p20, median, p80, max"));
-    boxes->setBoxWidth(0.45);
-    auto* points = new QScatterSeries;
-    points->setName(tr("samples"));
-    points->setMarkerSize(4);
-    points->setBorderColor(Qt::transparent);
-    QStringList labels;
-    for (std::size_t i = 0; i < measured.size(); ++i) {
-        const auto& result = results_->result(measured[i]);
-        const auto& samples = result.samplesMs;
-        const auto [least, most] = std::minmax_element(samples.begin(), samples.end());
-        const bool isFastest = fastest == measured[i];
-        labels << configLabel(result, isFastest, measured.size() > kLongLabelConfigs);
-        auto* set = new QBoxSet(*least * scale, result.p20Ms * scale, result.medianMs * scale,
-                                result.p80Ms * scale, *most * scale, labels.back());
-        set->setProperty(kFastestProperty, isFastest);
-        set->setProperty(kTipProperty, tr("%1\nmedian %2 ms, p20–p80 %3–%4 ms, %n sample(s)",
-                                          nullptr, static_cast<int>(samples.size()))
-                                           .arg(result.configText, formatMs(result.medianMs),
-                                                formatMs(result.p20Ms), formatMs(result.p80Ms)));
-        boxes->append(set);
-        // Spread across the box's width, the same way each time (golden ratio).
-        const std::size_t stride = std::max<std::size_t>(1, samples.size() / kMaxPointsPerConfig);
-        for (std::size_t j = 0; j < samples.size(); j += stride) {
-            const double spread = std::fmod(static_cast<double>(j) * 0.6180339887, 1.0) - 0.5;
-            points->append(static_cast<double>(i) + spread * 0.4, samples[j] * scale);
-        }
-    }
-    chart->addSeries(points);
-    chart->addSeries(boxes);
-    connect(boxes, &QBoxPlotSeries::hovered, this, [](bool status, QBoxSet* set) {
-        if (status && set != nullptr) {
-            QToolTip::showText(QCursor::pos(), set->property(kTipProperty).toString());
-        } else {
-            QToolTip::hideText();
-        }
-    });
-
-    auto* configs = new QBarCategoryAxis;
-    configs->append(labels);
-    configs->setTruncateLabels(false);
-    // The legend's markers would take the first box's colour: say it in words.
-    configs->setTitleText(
-        tr("Config<br>boxes: p20–p80 and the median · whiskers: min–max · dots: the samples"));
-    auto* pointsX = new QValueAxis; // the scatter's x, under the categories
-    pointsX->setRange(-0.5, static_cast<double>(measured.size()) - 0.5);
-    pointsX->setVisible(false);
-    auto* time = new QValueAxis;
-    time->setTitleText(micro ? tr("Time (µs)") : tr("Time (ms)"));
-    const double pad = std::max((high - low) * 0.08, high * 0.01);
-    time->setRange(std::max(0.0, low - pad) * scale, (high + pad) * scale);
-    time->applyNiceNumbers();
-    chart->addAxis(configs, Qt::AlignBottom);
-    chart->addAxis(pointsX, Qt::AlignBottom);
-    chart->addAxis(time, Qt::AlignLeft);
-    boxes->attachAxis(configs);
-    boxes->attachAxis(time);
-    points->attachAxis(pointsX);
-    points->attachAxis(time);
-    chart->legend()->hide();
+    buildBenchChart(chartView_->chart(), *results_, shownKernel_);
     applyPalette();
 }
 
 void BenchView::applyPalette() {
-    const QPalette& colours = palette();
-    const QColor text = colours.color(QPalette::Text);
-    QColor box = colours.color(QPalette::Highlight);
-    box.setAlpha(110);
-    QColor fastest = highlight::pass();
-    fastest.setAlpha(170);
-    QColor point = text;
-    point.setAlpha(110);
-    applyChartStyle(chartView_, *this);
-    for (auto* series : chartView_->chart()->series()) {
-        if (auto* boxes = qobject_cast<QBoxPlotSeries*>(series)) {
-            boxes->setPen(QPen(text, 1.2));
-            for (auto* set : boxes->boxSets()) {
-                set->setBrush(set->property(kFastestProperty).toBool() ? fastest : box);
-                set->setPen(QPen(text, 1.2));
-            }
-        } else if (auto* points = qobject_cast<QScatterSeries*>(series)) {
-            points->setColor(point);
-            points->setBorderColor(Qt::transparent);
-        }
-    }
+    styleBenchChart(chartView_, *this);
 }
 
 void BenchView::changeEvent(QEvent* event) {

@@ -7,6 +7,9 @@
 // of every candidate's timings with the fastest of each kernel marked, a chart
 // of the selected kernel's samples per config, the kernel's history from the
 // catalog, and "Make best config", which runs `cachelens bench accept`.
+// Before a run (and without a GPU) the table lists what a run would time:
+// `cachelens bench --plan`, again whenever the dir, the filter or "All
+// configs" changes.
 
 #include "models/bench_run_parser.h"
 
@@ -52,6 +55,11 @@ public:
     static QString findCli();
 
     void run();
+    // Lists the launch plans of the dir and filter now (`bench --plan`),
+    // replacing a listing under way; not while a run is.
+    void listPlans();
+    // A plan listing is asked for or under way.
+    bool isPlanning() const;
     // Asks the run to stop (SIGTERM), kills it 2 s later if it has not.
     void cancel();
     // Makes the selected result's config the kernel's best config.
@@ -82,12 +90,15 @@ public:
     QString deviceText() const;
     // The arguments of the last run.
     const QStringList& lastArguments() const { return lastArguments_; }
+    const QStringList& lastPlanArguments() const { return lastPlanArguments_; }
 
 signals:
     void statusMessage(const QString& message);
     // The child process ended (or never started) and the page says how.
     void runFinished();
     void acceptFinished();
+    // A plan listing ended, failed, or was not started (a run is under way).
+    void planFinished();
 
 protected:
     void changeEvent(QEvent* event) override;
@@ -98,6 +109,9 @@ private:
     void processFinished(int exitCode, QProcess::ExitStatus status);
     void processFailed(QProcess::ProcessError error);
     void endRun();
+    std::optional<QStringList> kernelWords();
+    void planDone(int exitCode, QProcess::ExitStatus status);
+    void stopPlan();
     void acceptFinishedWith(int exitCode, QProcess::ExitStatus status);
     void onResultsInserted(int first, int last);
     void onSelectionChanged();
@@ -117,6 +131,9 @@ private:
     QProcess* process_ = nullptr;
     QProcess* acceptProcess_ = nullptr;
     QTimer* killTimer_ = nullptr;
+    QProcess* planProcess_ = nullptr;
+    QTimer* planTimer_ = nullptr; // debounces the filter's plan listing
+    QStringList lastPlanArguments_;
     BenchRunParser parser_;
     QByteArray stderr_;
     QElapsedTimer elapsed_;
