@@ -47,3 +47,4 @@ shot compare --select "$forward" --compare "$backward"
 shot why --select "$forward" --view why
 shot stats --view stats
 shot prune --view prune --max-size 2M
+shot benchmarks --view bench
