@@ -525,7 +525,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     command->add_flag("--json-lines", options->json_lines,
                       "one JSON object per line: start, unplannable, result (samples_ms, "
                       "median_ms, min_ms, p20_ms, p80_ms, status), end, error; with --plan: plan "
-                      "lines (docs/USER_GUIDE.md lists the fields)");
+                      "lines (the README lists the fields)");
     command->add_option("--warmup", options->warmup_ms, "warmup budget in ms (default 25)")
         ->check(CLI::PositiveNumber);
     command->add_option("--rep", options->rep_ms, "timed runs budget in ms (default 100)")
