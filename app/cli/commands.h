@@ -21,5 +21,6 @@ void add_search_command(CLI::App& app, int& exit_code);
 void add_stats_command(CLI::App& app, int& exit_code);
 void add_prune_command(CLI::App& app, int& exit_code);
 void add_bench_command(CLI::App& app, int& exit_code);
+void add_bundle_command(CLI::App& app, int& exit_code);
 
 } // namespace cachelens::cli

@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
     add_stats_command(app, exit_code);
     add_prune_command(app, exit_code);
     add_bench_command(app, exit_code);
+    add_bundle_command(app, exit_code);
 
     try {
         app.parse(argc, argv);

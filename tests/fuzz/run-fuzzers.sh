@@ -30,8 +30,9 @@ declare -A max_len=(
     [fuzz_triton_kernel]=65536
     [fuzz_trace]=262144
     [fuzz_guards]=2048
+    [fuzz_mega_cache]=262144
 )
-all_targets=(fuzz_unpickler fuzz_python_literal fuzz_kernel_module fuzz_best_config fuzz_triton_kernel fuzz_trace fuzz_guards)
+all_targets=(fuzz_unpickler fuzz_python_literal fuzz_kernel_module fuzz_best_config fuzz_triton_kernel fuzz_trace fuzz_guards fuzz_mega_cache)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     targets=("${all_targets[@]}")
@@ -80,6 +81,11 @@ seed_corpus() {
         # The real TORCH_TRACE logs (their first 256 KiB hold a whole cache event) and the
         # hand-made ones: hits, guard misses, bypasses, damage.
         add_seeds "$corpus" "$fixtures"/*/trace/*.log "$repo"/tests/data/trace/*.log
+        ;;
+    fuzz_mega_cache)
+        # PyTorch's bundle of the devset MLP (its first 256 KiB: the crc fails, the
+        # form without one still reads).
+        add_seeds "$corpus" "$fixtures"/*/mega_*.bin
         ;;
     fuzz_guards)
         # Every guard PyTorch wrote in the fixtures' golden files and every expression of
