@@ -13,9 +13,12 @@
 #include "test_paths.h"
 
 #include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/cachedir/entry_content.h>
 
 #include <QtGlobal>
 
+#include <filesystem>
+#include <memory>
 #include <string>
 
 namespace cachelens::test {
@@ -53,6 +56,29 @@ inline ui::EntryRef refFor(const std::string& fixtureRoot, const std::string& qu
         qFatal("%s: %zu entries for %s", fixtureRoot.c_str(), entries.size(), query.c_str());
     }
     return {root, entries.front()};
+}
+
+// An entry found as refFor() finds it, and its parsed content.
+struct LoadedEntry {
+    ui::EntryRef ref;
+    std::shared_ptr<const cachedir::EntryContent> content;
+};
+
+inline LoadedEntry loadEntry(const std::filesystem::path& root, const std::string& query) {
+    auto scan = cachedir::scan_cache_dir(root);
+    if (!scan) {
+        qFatal("%s", scan.error().describe().c_str());
+    }
+    const auto entries = cachedir::find_entries(*scan, query);
+    if (entries.size() != 1) {
+        qFatal("%zu entries for %s", entries.size(), query.c_str());
+    }
+    auto content = cachedir::load_entry(root, entries.front());
+    if (!content) {
+        qFatal("%s", content.error().describe().c_str());
+    }
+    return {{root, entries.front()},
+            std::make_shared<const cachedir::EntryContent>(std::move(*content))};
 }
 
 } // namespace cachelens::test

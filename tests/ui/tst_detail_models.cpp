@@ -40,27 +40,10 @@ namespace {
 // A max-autotune choice timed in the benchmark cache (not the fastest).
 constexpr const char* kMmChoice = "cfdvvtlhs2q6o4e3apbmiul2cvkjxdhnpqosnjxq4ladnbfmwh7y";
 
-struct Loaded {
-    EntryRef ref;
-    std::shared_ptr<const cachedir::EntryContent> content;
-};
+using Loaded = LoadedEntry;
 
 Loaded load(const std::string& query, const std::string& fixtureRoot = "devset/cache") {
-    const auto root = test::fixture(fixtureRoot);
-    auto scan = cachedir::scan_cache_dir(root);
-    if (!scan) {
-        qFatal("%s", scan.error().describe().c_str());
-    }
-    const auto entries = cachedir::find_entries(*scan, query);
-    if (entries.size() != 1) {
-        qFatal("%zu entries for %s", entries.size(), query.c_str());
-    }
-    auto content = cachedir::load_entry(root, entries.front());
-    if (!content) {
-        qFatal("%s", content.error().describe().c_str());
-    }
-    return {{root, entries.front()},
-            std::make_shared<const cachedir::EntryContent>(std::move(*content))};
+    return loadEntry(test::fixture(fixtureRoot), query);
 }
 
 // Every link of a fields model.

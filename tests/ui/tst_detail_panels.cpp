@@ -40,30 +40,10 @@ using cachedir::FileKind;
 
 namespace {
 
-struct Loaded {
-    EntryRef ref;
-    SharedContent content;
-};
-
-Loaded load(const std::filesystem::path& root, const std::string& query) {
-    auto scan = cachedir::scan_cache_dir(root);
-    if (!scan) {
-        qFatal("%s", scan.error().describe().c_str());
-    }
-    const auto entries = cachedir::find_entries(*scan, query);
-    if (entries.size() != 1) {
-        qFatal("%zu entries for %s", entries.size(), query.c_str());
-    }
-    auto content = cachedir::load_entry(root, entries.front());
-    if (!content) {
-        qFatal("%s", content.error().describe().c_str());
-    }
-    return {{root, entries.front()},
-            std::make_shared<const cachedir::EntryContent>(std::move(*content))};
-}
+using Loaded = LoadedEntry;
 
 Loaded load(const std::string& query) {
-    return load(test::fixture("devset/cache"), query);
+    return loadEntry(test::fixture("devset/cache"), query);
 }
 
 void showPanel(QWidget& panel) {
@@ -312,7 +292,7 @@ private slots:
         QVERIFY_RESULT(scan);
         for (const auto& candidate : scan->entries()) {
             if (candidate.kind == FileKind::CppSource) {
-                const Loaded cpp = load(cpu, candidate.path);
+                const Loaded cpp = loadEntry(cpu, candidate.path);
                 panel.showEntry(cpp.ref, cpp.content);
                 QVERIFY(!panel.codeView()->isHighlighted());
                 QVERIFY(panel.codeView()->blockCount() > 1);
@@ -390,7 +370,7 @@ private slots:
         const std::string relative = std::string("triton/0/") + kWinner;
         std::filesystem::create_directories(root / "triton" / "0");
         test::copy_tree(test::fixture("devset/cache") / relative, root / relative);
-        const Loaded triton = load(root, kWinner);
+        const Loaded triton = loadEntry(root, kWinner);
         std::filesystem::remove(root / relative / "triton_red_fused_cat_cumsum_sin_0.ttir");
         KernelsPanel panel;
         showPanel(panel);
