@@ -6,6 +6,8 @@
 //
 // Usage: bench_catalog CACHE_DIR SCRATCH_DIR [--reindex-runs N] [--search-runs N]
 
+#include "bench_support.h"
+
 #include <cachelens/catalog/catalog.h>
 
 #include <nlohmann/json.hpp>
@@ -24,6 +26,8 @@
 
 namespace {
 
+using namespace cachelens::bench_support;
+
 namespace fs = std::filesystem;
 using cachelens::catalog::Catalog;
 using cachelens::catalog::SearchQuery;
@@ -32,28 +36,6 @@ using Json = nlohmann::ordered_json;
 
 double seconds_since(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-[[noreturn]] void die(const std::string& message) {
-    std::fprintf(stderr, "bench_catalog: %s\n", message.c_str());
-    std::exit(1);
-}
-
-template <class T>
-T checked(cachelens::Result<T> result, const char* what) {
-    if (!result) {
-        die(std::string(what) + ": " + result.error().describe());
-    }
-    return std::move(*result);
-}
-
-// The nearest-rank percentile of the samples (sorted here): the smallest
-// sample with at least `fraction` of them at or below it.
-double percentile(std::vector<double> samples, double fraction) {
-    std::sort(samples.begin(), samples.end());
-    const auto rank =
-        static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(samples.size())));
-    return samples[std::clamp<std::size_t>(rank, 1, samples.size()) - 1];
 }
 
 struct TreeSize {

@@ -19,6 +19,7 @@
 // Usage: bench_gui CATALOG [--startup-runs N] [--filter-runs N]   (prints JSON)
 // Run it with QT_QPA_PLATFORM=offscreen.
 
+#include "bench_support.h"
 #include "main_window.h"
 #include "models/entry_table_model.h"
 
@@ -53,6 +54,8 @@
 
 namespace {
 
+using namespace cachelens::bench_support;
+
 using cachelens::catalog::Catalog;
 using cachelens::catalog::SearchQuery;
 using cachelens::catalog::SortColumn;
@@ -69,27 +72,6 @@ std::int64_t now_ns() {
 
 double ms(std::int64_t from, std::int64_t to) {
     return static_cast<double>(to - from) / 1e6;
-}
-
-[[noreturn]] void die(const std::string& message) {
-    std::fprintf(stderr, "bench_gui: %s\n", message.c_str());
-    std::exit(1);
-}
-
-template <class T>
-T checked(cachelens::Result<T> result, const char* what) {
-    if (!result) {
-        die(std::string(what) + ": " + result.error().describe());
-    }
-    return std::move(*result);
-}
-
-// The nearest-rank percentile of the samples.
-double percentile(std::vector<double> samples, double fraction) {
-    std::sort(samples.begin(), samples.end());
-    const auto rank =
-        static_cast<std::size_t>(std::ceil(fraction * static_cast<double>(samples.size())));
-    return samples[std::clamp<std::size_t>(rank, 1, samples.size()) - 1];
 }
 
 Json summary(const std::vector<double>& samples) {
