@@ -70,8 +70,11 @@ public:
                 }
             }
         }
+        // Both run every round (no short-circuit): each can make the other keep more.
         for (bool changed = true; changed;) {
-            changed = keep_whole_units() | keep_what_survivors_use();
+            const bool kept_units = keep_whole_units();
+            const bool kept_used = keep_what_survivors_use();
+            changed = kept_units || kept_used;
         }
     }
 
