@@ -5,6 +5,8 @@
 // needs configs_hash unchanged and, unless found_by_coordesc, exactly one
 // candidate whose kwargs, num_warps and num_stages equal the file's.
 
+#include "../core/python_json.h"
+
 #include <cachelens/bench/accept.h>
 #include <cachelens/core/mapped_file.h>
 #include <cachelens/hash/sha256.h>
@@ -34,133 +36,6 @@ using Json = nlohmann::ordered_json;
 using cachedir::BestConfig;
 using cachedir::ConfigValue;
 using cachedir::KernelConfig;
-
-// --- Python's json.dumps() with its defaults: ", " and ": " separators,
-// ensure_ascii, floats as repr(), NaN/Infinity allowed.
-
-void append_utf8_escaped(std::string& out, std::string_view utf8) {
-    static constexpr char kHex[] = "0123456789abcdef";
-    auto append_u = [&](std::uint32_t unit) {
-        out += "\\u";
-        for (int shift = 12; shift >= 0; shift -= 4) {
-            out += kHex[(unit >> shift) & 0xF];
-        }
-    };
-    out += '"';
-    for (std::size_t i = 0; i < utf8.size();) {
-        const auto byte = static_cast<unsigned char>(utf8[i]);
-        std::uint32_t code = byte;
-        std::size_t length = 1;
-        if (byte >= 0x80) {
-            length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 0;
-            bool valid = length != 0 && i + length <= utf8.size();
-            code = valid ? byte & (0x7F >> length) : 0;
-            for (std::size_t k = 1; valid && k < length; ++k) {
-                const auto next = static_cast<unsigned char>(utf8[i + k]);
-                valid = (next & 0xC0) == 0x80;
-                code = (code << 6) | (next & 0x3F);
-            }
-            if (!valid) {
-                code = 0xFFFD; // what Python's decoder would put for a bad byte
-                length = 1;
-            }
-        }
-        i += length;
-        switch (code) {
-        case '"':
-            out += "\\\"";
-            break;
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        case '\r':
-            out += "\\r";
-            break;
-        case '\t':
-            out += "\\t";
-            break;
-        case '\b':
-            out += "\\b";
-            break;
-        case '\f':
-            out += "\\f";
-            break;
-        default:
-            if (code >= 0x20 && code <= 0x7E) {
-                out += static_cast<char>(code);
-            } else if (code >= 0x10000) {
-                code -= 0x10000;
-                append_u(0xD800 | (code >> 10));
-                append_u(0xDC00 | (code & 0x3FF));
-            } else {
-                append_u(code);
-            }
-        }
-    }
-    out += '"';
-}
-
-std::string python_float(double value) {
-    if (std::isnan(value)) {
-        return "NaN";
-    }
-    if (std::isinf(value)) {
-        return value < 0 ? "-Infinity" : "Infinity";
-    }
-    return pickle::float_repr(value);
-}
-
-void append_python_json(std::string& out, const Json& value) {
-    switch (value.type()) {
-    case Json::value_t::null:
-        out += "null";
-        break;
-    case Json::value_t::boolean:
-        out += value.get<bool>() ? "true" : "false";
-        break;
-    case Json::value_t::number_integer:
-        out += std::to_string(value.get<std::int64_t>());
-        break;
-    case Json::value_t::number_unsigned:
-        out += std::to_string(value.get<std::uint64_t>());
-        break;
-    case Json::value_t::number_float:
-        out += python_float(value.get<double>());
-        break;
-    case Json::value_t::string:
-        append_utf8_escaped(out, value.get_ref<const std::string&>());
-        break;
-    case Json::value_t::array: {
-        out += '[';
-        const char* separator = "";
-        for (const auto& item : value) {
-            out += separator;
-            append_python_json(out, item);
-            separator = ", ";
-        }
-        out += ']';
-        break;
-    }
-    case Json::value_t::object: {
-        out += '{';
-        const char* separator = "";
-        for (const auto& [key, item] : value.items()) {
-            out += separator;
-            append_utf8_escaped(out, key);
-            out += ": ";
-            append_python_json(out, item);
-            separator = ", ";
-        }
-        out += '}';
-        break;
-    }
-    default: // binary and discarded values never come out of a JSON parse
-        out += "null";
-    }
-}
 
 Json json_of(const ConfigValue& value) {
     return std::visit([](const auto& v) { return Json(v); }, value);
@@ -417,7 +292,7 @@ Result<AcceptOutcome> accept_candidate(const KernelCandidates& kernel, const Lau
         }
     }
     std::string text;
-    append_python_json(text, next);
+    text += python_json_dumps(next);
 
     const mode_t mode = mode_of(file);
     auto backup = write_backup(file, *bytes, mode);
