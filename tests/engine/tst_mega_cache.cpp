@@ -4,6 +4,12 @@
 // same bytes; hostile and damaged bundles (bad crc, cut short, a length or
 // count larger than the file, bad base64, another version, a pickle) are
 // refused with what is wrong and where. Base64 against RFC 4648's vectors.
+// The older forms (tests/data/bundle, written by make_type_enum_form.py and
+// make_pickle_form.py): the type-enum form (the devset's autotune and AOT
+// artifacts, with a crc and base64 keys, without one and UTF-8 keys) and the
+// pickle form (protocols 4 and 2) decode to their artifacts and encode to
+// the current form; a pickle that is not a bundle, one that REDUCEs
+// os.system (never run), an unknown type enum and cut-short bundles are refused.
 
 #include "test_paths.h"
 
@@ -11,9 +17,14 @@
 #include <cachelens/core/base64.h>
 #include <cachelens/hash/sha256.h>
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QTemporaryDir>
 #include <QtTest>
+
+#include <filesystem>
+#include <tuple>
 
 using namespace cachelens;
 
@@ -37,6 +48,99 @@ void put_u64_at(std::string& bytes, std::size_t at, std::uint64_t value) {
     for (int i = 0; i < 8; ++i) {
         bytes[at + static_cast<std::size_t>(i)] = static_cast<char>((value >> (56 - 8 * i)) & 0xff);
     }
+}
+
+// What a bundle lists: (type, key, sha256 of the content), in order.
+using Listing = std::vector<std::tuple<std::string, std::string, std::string>>;
+
+Listing listing(const bundle::MegaBundle& decoded) {
+    Listing out;
+    for (const auto& section : decoded.sections) {
+        for (const auto& artifact : section.artifacts) {
+            out.emplace_back(section.type, artifact.key, hash::sha256_hex(artifact.content));
+        }
+    }
+    return out;
+}
+
+std::string data_bytes(const std::string& name) {
+    const QByteArray bytes = test::read_file(test::test_data("bundle/" + name));
+    return std::string(bytes.constData(), static_cast<std::size_t>(bytes.size()));
+}
+
+// The devset bundle's autotune and aot_autograd artifacts, from golden.json:
+// what make_type_enum_form.py re-laid in the type-enum form.
+Listing devset_enum_subset() {
+    const auto golden = test::read_json(test::fixture("devset/golden.json")).object();
+    Listing out;
+    for (const auto& entry : golden["mega"].toArray()) {
+        if (entry.toObject()["path"].toString() != "mega_mlp_train.bin") {
+            continue;
+        }
+        for (const auto& value : entry.toObject()["artifacts"].toArray()) {
+            const auto artifact = value.toObject();
+            const std::string type = artifact["type"].toString().toStdString();
+            if (type == "autotune" || type == "aot_autograd") {
+                out.emplace_back(type, artifact["key"].toString().toStdString(),
+                                 artifact["content_sha256"].toString().toStdString());
+            }
+        }
+    }
+    return out;
+}
+
+// What make_pickle_form.py put in its pickles.
+const Listing kPickleArtifacts = {
+    {"inductor", "fabcdefghijklmnopqrstuvwxyz234567abcdefghijklmnopqrs",
+     "e0332281a64e6b2ef4ea5fa51bcc9d13a782942b68d70756b7dd392102fe2887"},
+    {"autotune", "ab/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.best_config",
+     "29f429864903f91dd44b7ba70d30fe4e247e2b4f427db245636864e26e606684"},
+    {"pgo", "model.py:12:forward:0",
+     "b5815a7cfea9f357281237bf920e40426c36d370e17451144dc1a1a932c4309d"},
+};
+
+std::string u64_bytes(std::uint64_t value) {
+    std::string out(8, '\0');
+    put_u64_at(out, 0, value);
+    return out;
+}
+
+// One artifact of the type-enum form.
+std::string enum_artifact(std::uint64_t type, std::string_view key, std::string_view content) {
+    return u64_bytes(type) + u64_bytes(key.size()) + std::string(key) + u64_bytes(content.size()) +
+           std::string(content);
+}
+
+// Pickle opcodes, to write hostile pickles by hand.
+std::string p_global(std::string_view module, std::string_view name) {
+    return "c" + std::string(module) + "\n" + std::string(name) + "\n";
+}
+
+std::string p_le32(std::size_t size) {
+    std::string out;
+    for (int i = 0; i < 4; ++i) {
+        out += static_cast<char>((size >> (8 * i)) & 0xff);
+    }
+    return out;
+}
+
+std::string p_str(std::string_view text) {
+    return "X" + p_le32(text.size()) + std::string(text);
+}
+
+std::string p_bytes(std::string_view data) {
+    return "B" + p_le32(data.size()) + std::string(data);
+}
+
+// OrderedSet([...]) around `items` (each a CacheArtifact built with NEWOBJ/BUILD).
+std::string p_ordered_set(const std::string& items) {
+    return std::string("\x80\x02") + p_global("torch.utils._ordered_set", "OrderedSet") + "](" +
+           items + "e\x85R.";
+}
+
+// A CacheArtifact whose state dict holds `fields` (pickled key/value pairs).
+std::string p_artifact(const std::string& fields) {
+    return p_global("torch.compiler._cache", "CacheArtifact") + ")\x81}(" + fields + "ub";
 }
 
 } // namespace
@@ -171,6 +275,270 @@ private slots:
             QVERIFY2(decoded.error().message.find(c.says) != std::string::npos,
                      (std::string(c.name) + ": " + decoded.error().message).c_str());
         }
+    }
+
+    void readsTheTypeEnumForm() {
+        const Listing expected = devset_enum_subset();
+        QCOMPARE(expected.size(), std::size_t{5});
+        for (const char* name : {"type_enum_form.bin", "type_enum_nocrc.bin"}) {
+            auto decoded = bundle::decode_mega_cache(data_bytes(name));
+            QVERIFY_RESULT(decoded);
+            QCOMPARE(decoded->form, bundle::MegaBundle::Form::TypeEnum);
+            QVERIFY2(listing(*decoded) == expected, name);
+            // Consecutive artifacts of one type make one section.
+            QCOMPARE(decoded->sections.size(), std::size_t{2});
+            QCOMPARE(decoded->sections[0].type, std::string("autotune"));
+            QCOMPARE(decoded->sections[0].artifacts.size(), std::size_t{4});
+        }
+        QCOMPARE(bundle::to_string(bundle::MegaBundle::Form::TypeEnum),
+                 std::string_view("type-enum"));
+        // The crc of the enum form is checked like the current form's.
+        std::string flipped = data_bytes("type_enum_form.bin");
+        flipped[flipped.size() - 10] = static_cast<char>(flipped[flipped.size() - 10] ^ 1);
+        auto damaged = bundle::decode_mega_cache(flipped);
+        QVERIFY(!damaged.has_value());
+        QVERIFY(damaged.error().message.find("crc32 mismatch") != std::string::npos);
+    }
+
+    void typeEnumFormIsTheDevsetArtifacts() {
+        // The same artifacts as the current form: encoding the devset bundle's
+        // autotune and AOT sections gives the bytes the enum form encodes to.
+        auto current = bundle::decode_mega_cache(bundle_bytes());
+        QVERIFY_RESULT(current);
+        bundle::MegaBundle subset;
+        for (const auto& section : current->sections) {
+            if (section.type != "inductor") {
+                subset.sections.push_back(section);
+            }
+        }
+        const std::string want = bundle::encode_mega_cache(subset);
+        for (const char* name : {"type_enum_form.bin", "type_enum_nocrc.bin"}) {
+            auto decoded = bundle::decode_mega_cache(data_bytes(name));
+            QVERIFY_RESULT(decoded);
+            QVERIFY2(bundle::encode_mega_cache(*decoded) == want, name);
+        }
+    }
+
+    void typeEnumTextIsBase64OrUtf8() {
+        // A key is base64 when that decodes to printable text, else UTF-8; an
+        // FX key is valid base64 but decodes to binary, so it stays as written.
+        const std::string fx_key = "flgtecy7im4dralr3mgjxdybnzzs6wqj55uihf75qzmvwfhdea7e";
+        QVERIFY(base64_decode(fx_key).has_value());
+        const std::string stream =
+            u64_bytes(1) + enum_artifact(1, base64_encode("ab/c.best_config"), "{}") +
+            enum_artifact(1, "r\xc3\xa9sum\xc3\xa9", "x") + enum_artifact(0, fx_key, "fx") +
+            enum_artifact(1, "", "") + enum_artifact(3, "code:1", "pgo");
+        auto decoded = bundle::decode_mega_cache(stream);
+        QVERIFY_RESULT(decoded);
+        QCOMPARE(decoded->form, bundle::MegaBundle::Form::TypeEnum);
+        const Listing expected = {{"autotune", "ab/c.best_config", hash::sha256_hex("{}")},
+                                  {"autotune", "r\xc3\xa9sum\xc3\xa9", hash::sha256_hex("x")},
+                                  {"inductor", fx_key, hash::sha256_hex("fx")},
+                                  {"autotune", "", hash::sha256_hex("")},
+                                  {"pgo", "code:1", hash::sha256_hex("pgo")}};
+        QVERIFY(listing(*decoded) == expected);
+        // Runs of one type: autotune x2, inductor, autotune, pgo.
+        QCOMPARE(decoded->sections.size(), std::size_t{4});
+        auto again = bundle::decode_mega_cache(bundle::encode_mega_cache(*decoded));
+        QVERIFY_RESULT(again);
+        QCOMPARE(again->form, bundle::MegaBundle::Form::Crc32);
+        QVERIFY(listing(*again) == expected);
+
+        auto binary = bundle::decode_mega_cache(u64_bytes(1) + enum_artifact(0, "\xff\xfe", "x"));
+        QVERIFY(!binary.has_value());
+        QVERIFY2(binary.error().message.find("neither base64 of text nor UTF-8") !=
+                     std::string::npos,
+                 binary.error().message.c_str());
+    }
+
+    void crcThatLooksLikeAPickleIsACrc() {
+        // 0x80 then 2..5 opens a pickle, but a crc32 can start so too: with a
+        // version after it, it is the current form. Find such a bundle.
+        bundle::MegaBundle made;
+        made.sections.push_back({"autotune", {{"k", ""}}});
+        bool found = false;
+        for (int i = 0; i < (1 << 22) && !found; ++i) {
+            made.sections[0].artifacts[0].content = std::to_string(i);
+            const std::string bytes = bundle::encode_mega_cache(made);
+            if (static_cast<std::uint8_t>(bytes[0]) != 0x80 || bytes[1] < 2 || bytes[1] > 5) {
+                continue;
+            }
+            found = true;
+            auto decoded = bundle::decode_mega_cache(bytes);
+            QVERIFY_RESULT(decoded);
+            QCOMPARE(decoded->form, bundle::MegaBundle::Form::Crc32);
+            QVERIFY(listing(*decoded) == listing(made));
+        }
+        QVERIFY(found);
+    }
+
+    void readsThePickleForm() {
+        for (const char* name : {"pickle_form.bin", "pickle_form_p2.bin"}) {
+            auto decoded = bundle::decode_mega_cache(data_bytes(name));
+            QVERIFY_RESULT(decoded);
+            QCOMPARE(decoded->form, bundle::MegaBundle::Form::Pickle);
+            QVERIFY2(listing(*decoded) == kPickleArtifacts, name);
+            QCOMPARE(decoded->sections.size(), std::size_t{3});
+            // Encoded, it is a current-form bundle with the same artifacts.
+            auto again = bundle::decode_mega_cache(bundle::encode_mega_cache(*decoded));
+            QVERIFY_RESULT(again);
+            QCOMPARE(again->form, bundle::MegaBundle::Form::Crc32);
+            QVERIFY2(listing(*again) == kPickleArtifacts, name);
+        }
+        QCOMPARE(bundle::to_string(bundle::MegaBundle::Form::Pickle), std::string_view("pickle"));
+        // A str type and the per-type subclasses (no type field) read too.
+        const std::string typed = p_ordered_set(
+            p_artifact(p_str("type") + p_str("precompile") + p_str("key") + p_str("k1") +
+                       p_str("content") + p_bytes("one")) +
+            p_global("torch.compiler._cache", "AOTAutogradCacheArtifact") + ")\x81}(" +
+            p_str("key") + p_str("k2") + p_str("content") + p_bytes("two") + "ub");
+        auto decoded = bundle::decode_mega_cache(typed);
+        QVERIFY_RESULT(decoded);
+        const Listing expected = {{"precompile", "k1", hash::sha256_hex("one")},
+                                  {"aot_autograd", "k2", hash::sha256_hex("two")}};
+        QVERIFY(listing(*decoded) == expected);
+    }
+
+    void encodesOlderFormsInTheCurrentOne() {
+        for (const char* name : {"type_enum_form.bin", "type_enum_nocrc.bin", "pickle_form.bin",
+                                 "pickle_form_p2.bin"}) {
+            auto decoded = bundle::decode_mega_cache(data_bytes(name));
+            QVERIFY_RESULT(decoded);
+            const std::string encoded = bundle::encode_mega_cache(*decoded);
+            auto again = bundle::decode_mega_cache(encoded);
+            QVERIFY_RESULT(again);
+            QCOMPARE(again->form, bundle::MegaBundle::Form::Crc32);
+            QVERIFY2(listing(*again) == listing(*decoded), name);
+            // And the current form is a fixed point.
+            QVERIFY2(bundle::encode_mega_cache(*again) == encoded, name);
+        }
+    }
+
+    void refusesHostileOlderForms() {
+        struct Case {
+            const char* name;
+            std::string bytes;
+            const char* says;
+        };
+        std::vector<Case> cases;
+        cases.push_back({"type enum 7",
+                         u64_bytes(1) + enum_artifact(1, "k", "c") + enum_artifact(7, "k", "c"),
+                         "artifact type 7"});
+        const std::string enum_form = data_bytes("type_enum_nocrc.bin");
+        cases.push_back({"enum form cut in a type", enum_form.substr(0, 8 + 4), "needs 8 bytes"});
+        cases.push_back({"enum form cut in a key", enum_form.substr(0, 8 + 8 + 8 + 30), "only"});
+        cases.push_back({"enum form cut in the last content",
+                         enum_form.substr(0, enum_form.size() - 1), "only"});
+        std::string huge = enum_form;
+        put_u64_at(huge, 8 + 8, std::uint64_t{1} << 62);
+        cases.push_back({"enum form key longer than the file", huge, "only"});
+        const std::string enum_crc = data_bytes("type_enum_form.bin");
+        cases.push_back(
+            {"crc enum form cut short", enum_crc.substr(0, enum_crc.size() - 7), "crc32 mismatch"});
+        cases.push_back({"crc enum form cut short, crc fixed",
+                         with_crc(enum_crc.substr(0, enum_crc.size() - 7)), "only"});
+        cases.push_back({"a pickle of tuples", data_bytes("pickle_not_artifacts.bin"),
+                         "item 0 is a tuple, not a CacheArtifact"});
+        cases.push_back({"a pickle of a dict", std::string("\x80\x02}.", 4), "holds a dict"});
+        cases.push_back({"a pickle that does not decode", std::string("\x80\x04\x95", 3),
+                         "a pickle that does not decode"});
+        const std::string no_key = p_ordered_set(
+            p_artifact(p_str("type") + p_str("autotune") + p_str("content") + p_bytes("x")));
+        cases.push_back({"an artifact without a key", no_key, "item 0 has no str key"});
+        const std::string bad_enum = p_ordered_set(
+            p_artifact(p_str("type") + p_global("torch.compiler._cache", "CacheArtifactType") +
+                       "K\x09\x85R" + p_str("key") + p_str("k") + p_str("content") + p_bytes("x")));
+        cases.push_back({"CacheArtifactType(9)", bad_enum, "other than 0 to 3"});
+        // Encoded, an empty type would read back as the type-enum form.
+        const std::string empty_type =
+            p_ordered_set(p_artifact(p_str("type") + p_str("") + p_str("key") + p_str("k") +
+                                     p_str("content") + p_bytes("x")));
+        cases.push_back({"an empty type name", empty_type, "type name of 0 bytes"});
+        // Two artifacts sharing one 4 KiB content through the memo: a small
+        // pickle may not make a bundle larger than itself.
+        const std::string shared =
+            p_ordered_set(p_artifact(p_str("type") + p_str("autotune") + p_str("key") + p_str("a") +
+                                     p_str("content") + p_bytes(std::string(4096, 'z')) + "q\x01") +
+                          p_artifact(p_str("type") + p_str("autotune") + p_str("key") + p_str("b") +
+                                     p_str("content") + "h\x01"));
+        cases.push_back({"shared content", shared, "they share objects"});
+        for (const auto& c : cases) {
+            auto decoded = bundle::decode_mega_cache(c.bytes);
+            QVERIFY2(!decoded.has_value(), c.name);
+            QVERIFY2(decoded.error().message.find(c.says) != std::string::npos,
+                     (std::string(c.name) + ": " + decoded.error().message).c_str());
+        }
+        // Every cut inside the first enum-form artifact (it ends at 368) fails.
+        for (std::size_t cut = 9; cut < 368; ++cut) {
+            QVERIFY2(!bundle::decode_mega_cache(enum_form.substr(0, cut)).has_value(),
+                     std::to_string(cut).c_str());
+        }
+        auto first = bundle::decode_mega_cache(enum_form.substr(0, 368));
+        QVERIFY_RESULT(first);
+        QCOMPARE(first->artifact_count(), std::size_t{1});
+    }
+
+    void neverRunsAPickledCall() {
+        // pickle.loads would run `touch MARKER`; cachelens must refuse it as
+        // data, alone or inside an artifact, and the marker must not appear.
+        QTemporaryDir temp;
+        QVERIFY(temp.isValid());
+        const std::filesystem::path marker =
+            std::filesystem::path(temp.path().toStdString()) / "pwned";
+        const std::string call =
+            p_global("os", "system") + p_str("touch " + marker.string()) + "\x85R";
+        const std::string bare = "\x80\x02" + call + ".";
+        const std::string inside =
+            p_ordered_set(p_artifact(p_str("type") + p_str("autotune") + p_str("key") + call +
+                                     p_str("content") + p_bytes("x")));
+        for (const auto& bytes : {bare, inside}) {
+            auto decoded = bundle::decode_mega_cache(bytes);
+            QVERIFY(!decoded.has_value());
+            QVERIFY2(decoded.error().message.find(
+                         "not a mega-cache bundle: it refers to os.system") != std::string::npos,
+                     decoded.error().message.c_str());
+            const std::filesystem::path file =
+                std::filesystem::path(temp.path().toStdString()) / "hostile.bin";
+            QFile out(QString::fromStdString(file.string()));
+            QVERIFY(out.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            out.write(bytes.data(), static_cast<qint64>(bytes.size()));
+            out.close();
+            const auto run = test::run_cli({"bundle", "ls", QString::fromStdString(file.string())});
+            QCOMPARE(run.exit_code, 2);
+            QVERIFY2(run.err.contains("os.system"), run.err.constData());
+        }
+        QVERIFY(!std::filesystem::exists(marker));
+    }
+
+    void cliListsEveryForm() {
+        const std::pair<const char*, Listing> files[] = {
+            {"type_enum_form.bin", devset_enum_subset()},
+            {"type_enum_nocrc.bin", devset_enum_subset()},
+            {"pickle_form.bin", kPickleArtifacts},
+            {"pickle_form_p2.bin", kPickleArtifacts}};
+        for (const auto& [name, expected] : files) {
+            const QString file =
+                QString::fromStdString(test::test_data(std::string("bundle/") + name).string());
+            const auto run = test::run_cli({"bundle", "ls", file, "--json"});
+            QCOMPARE(run.exit_code, 0);
+            Listing listed;
+            for (const auto& value : QJsonDocument::fromJson(run.out).array()) {
+                const auto got = value.toObject();
+                listed.emplace_back(got["type"].toString().toStdString(),
+                                    got["key"].toString().toStdString(),
+                                    got["sha256"].toString().toStdString());
+            }
+            QVERIFY2(listed == expected, name);
+            const auto plain = test::run_cli({"bundle", "ls", file});
+            QCOMPARE(plain.exit_code, 0);
+            QVERIFY2(plain.out.contains(std::get<1>(expected.front()).c_str()), name);
+        }
+        const QString not_bundle =
+            QString::fromStdString(test::test_data("bundle/pickle_not_artifacts.bin").string());
+        const auto refused = test::run_cli({"bundle", "ls", not_bundle});
+        QCOMPARE(refused.exit_code, 2);
+        QVERIFY(refused.err.contains("pickle_not_artifacts.bin"));
+        QVERIFY(refused.err.contains("not a CacheArtifact"));
     }
 };
 

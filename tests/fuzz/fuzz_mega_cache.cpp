@@ -1,6 +1,9 @@
-// libFuzzer target: the mega-cache bundle codec. Any bytes give a bundle or
-// an Error, never a crash or an allocation past the input's size; a bundle
-// that decodes encodes to bytes that decode to the same artifacts.
+// libFuzzer target: the mega-cache bundle codec, every form (crc32, no crc,
+// type enum, pickle). Any bytes give a bundle or an Error, never a crash or an
+// allocation past the input's size; a bundle that decodes encodes to a
+// current-form bundle that decodes to the same artifacts and encodes to the
+// same bytes again; with the crc check off, a bundle that decoded with it
+// decodes the same.
 
 #include <cachelens/bundle/mega_cache.h>
 
@@ -8,15 +11,47 @@
 #include <cstdint>
 #include <string_view>
 
+namespace {
+
+using cachelens::bundle::MegaBundle;
+
+bool same_artifacts(const MegaBundle& a, const MegaBundle& b) {
+    if (a.sections.size() != b.sections.size()) {
+        return false;
+    }
+    for (std::size_t s = 0; s < a.sections.size(); ++s) {
+        const auto& x = a.sections[s];
+        const auto& y = b.sections[s];
+        if (x.type != y.type || x.artifacts.size() != y.artifacts.size()) {
+            return false;
+        }
+        for (std::size_t i = 0; i < x.artifacts.size(); ++i) {
+            if (x.artifacts[i].key != y.artifacts[i].key ||
+                x.artifacts[i].content != y.artifacts[i].content) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+} // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace cachelens::bundle;
     const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+    auto unchecked = decode_mega_cache(bytes, MegaDecodeOptions{.check_crc = false});
     auto decoded = decode_mega_cache(bytes);
     if (!decoded) {
         return 0;
     }
-    auto again = decode_mega_cache(encode_mega_cache(*decoded));
-    if (!again || again->artifact_count() != decoded->artifact_count()) {
+    if (!unchecked || !unchecked->crc_matches || !same_artifacts(*decoded, *unchecked)) {
+        __builtin_trap();
+    }
+    const std::string encoded = encode_mega_cache(*decoded);
+    auto again = decode_mega_cache(encoded);
+    if (!again || again->form != MegaBundle::Form::Crc32 || !same_artifacts(*decoded, *again) ||
+        encode_mega_cache(*again) != encoded) {
         __builtin_trap();
     }
     return 0;

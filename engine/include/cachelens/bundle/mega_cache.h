@@ -7,11 +7,21 @@
 // count of (key, content) pairs; type names and keys are base64 text.
 //
 // Decoding never trusts a length: each is checked against what is left
-// before anything is allocated, and the crc before anything is read. The
-// form without the crc (older PyTorch) is read too; the per-artifact type
-// enum form and the original pickle form are recognised and refused as
-// unsupported. encode() writes the current form: decoding a PyTorch bundle
-// and encoding it again gives the same bytes.
+// before anything is allocated, and the crc before anything is read. Every
+// form PyTorch wrote is read:
+//  - Crc32: the current form above;
+//  - NoCrc: the same stream without the crc (older PyTorch);
+//  - TypeEnum: early 2025 main, with or without the crc: after the version a
+//    flat run of (u64 type enum 0 inductor / 1 autotune / 2 aot_autograd /
+//    3 pgo, str key, bytes content). A key is base64 when the strict decode
+//    gives printable ASCII, else its raw bytes when they are UTF-8 (which one
+//    PyTorch's write_str wrote then is uncertain). Consecutive artifacts of
+//    one type become one section;
+//  - Pickle: late 2024, pickle.dumps(OrderedSet of CacheArtifact), read with
+//    the safe unpickler (nothing imported or called); a pickle naming any
+//    global such a bundle does not hold (os.system, ...) is refused.
+// encode() writes the current form: decoding a PyTorch bundle and encoding it
+// again gives the same bytes; the older forms come out in the current one.
 
 #include <cachelens/core/error.h>
 
@@ -34,17 +44,25 @@ struct MegaSection {
 };
 
 struct MegaBundle {
-    enum class Form { Crc32, NoCrc };
+    enum class Form { Crc32, NoCrc, TypeEnum, Pickle };
     Form form = Form::Crc32;
     std::uint64_t version = 1;
     std::vector<MegaSection> sections;
+    // False only when decoded with check_crc off and the stored crc is wrong.
+    bool crc_matches = true;
     std::size_t artifact_count() const;
+};
+
+struct MegaDecodeOptions {
+    // Off for signature checks: a flipped byte should then be named by the
+    // artifact whose digest no longer matches, not only by the crc.
+    bool check_crc = true;
 };
 
 std::string_view to_string(MegaBundle::Form form);
 
 // Errors name the offset and what is wrong there; the caller adds the file.
-Result<MegaBundle> decode_mega_cache(std::string_view bytes);
+Result<MegaBundle> decode_mega_cache(std::string_view bytes, const MegaDecodeOptions& options = {});
 std::string encode_mega_cache(const MegaBundle& bundle);
 
 // zlib's crc32 (what Python's zlib.crc32 computes).
