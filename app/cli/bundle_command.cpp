@@ -1,14 +1,17 @@
 // `cachelens bundle ls FILE`: what a PyTorch mega-cache bundle
-// (torch.compiler.save_cache_artifacts()) holds, read without unpickling it.
+// (torch.compiler.save_cache_artifacts()) holds, read without unpickling it;
+// for a signed cachelens bundle, also who signed it and where it was made.
 
 #include "commands.h"
 #include "output.h"
 
 #include <cachelens/bundle/mega_cache.h>
+#include <cachelens/bundle/signed_bundle.h>
 #include <cachelens/core/mapped_file.h>
 #include <cachelens/hash/sha256.h>
 
 #include <cstdio>
+#include <optional>
 
 namespace cachelens::cli {
 
@@ -19,14 +22,36 @@ struct BundleLsOptions {
     bool json = false;
 };
 
+// "GPU NVIDIA H100 80GB HBM3, torch 2.11.0+cu130, ..." with "?" for what is unknown.
+std::string source_line(const bundle::SourceFacts& source) {
+    auto fact = [](const std::optional<std::string>& value) {
+        return value ? *value : "?";
+    };
+    return "GPU " + fact(source.gpu) + ", torch " + fact(source.torch_version) + ", triton " +
+           fact(source.triton_version) + ", CUDA " + fact(source.cuda_version);
+}
+
 int run_bundle_ls(const BundleLsOptions& options) {
     auto file = MappedFile::open(options.file);
     if (!file) {
         return report(file.error());
     }
-    auto bundle = bundle::decode_mega_cache((*file)->bytes());
-    if (!bundle) {
-        return report(bundle.error().at(options.file));
+    // The signature is not checked here (that needs the signer's key: cachelens
+    // verify --trust); the payload is still checked against the manifest.
+    std::optional<bundle::Manifest> manifest;
+    Result<bundle::MegaBundle> bundle;
+    if (bundle::looks_signed((*file)->bytes())) {
+        auto signed_bundle = bundle::read_signed_bundle((*file)->bytes());
+        if (!signed_bundle) {
+            return report(signed_bundle.error().at(options.file));
+        }
+        manifest = std::move(signed_bundle->manifest);
+        bundle = std::move(signed_bundle->bundle);
+    } else {
+        bundle = bundle::decode_mega_cache((*file)->bytes());
+        if (!bundle) {
+            return report(bundle.error().at(options.file));
+        }
     }
     if (options.json) {
         Json artifacts = Json::array();
@@ -40,6 +65,13 @@ int run_bundle_ls(const BundleLsOptions& options) {
         }
         print_json(artifacts);
         return kExitOk;
+    }
+    if (manifest) {
+        std::printf("%s: signed cachelens bundle, signer %s (signature not checked: cachelens "
+                    "verify FILE --trust PUBKEY)\n",
+                    options.file.c_str(), manifest->signer_fingerprint.c_str());
+        std::printf("created %s on %s\n", manifest->created.c_str(),
+                    source_line(manifest->source).c_str());
     }
     std::printf("%s: mega-cache bundle (%s form, version %llu), %zu artifacts, %s\n",
                 options.file.c_str(), std::string(to_string(bundle->form)).c_str(),
@@ -64,7 +96,10 @@ void add_bundle_command(CLI::App& app, int& exit_code) {
     auto options = std::make_shared<BundleLsOptions>();
     auto* ls = command->add_subcommand(
         "ls", "List a bundle's artifacts: type, size, sha256 of the content, key. The bundle is "
-              "read as data: its crc and every length are checked, nothing is unpickled");
+              "read as data: its crc and every length are checked, nothing is unpickled. A "
+              "signed cachelens bundle also shows its signer, when and where it was made, and "
+              "its artifacts are checked against its manifest (the signature is not: cachelens "
+              "verify --trust does that)");
     ls->add_option("FILE", options->file, "the bundle file")->required();
     ls->add_flag("--json", options->json, "print [{type, key, size, sha256}]");
     ls->callback([options, &exit_code] { exit_code = run_bundle_ls(*options); });

@@ -22,5 +22,8 @@ void add_stats_command(CLI::App& app, int& exit_code);
 void add_prune_command(CLI::App& app, int& exit_code);
 void add_bench_command(CLI::App& app, int& exit_code);
 void add_bundle_command(CLI::App& app, int& exit_code);
+void add_import_command(CLI::App& app, int& exit_code);
+void add_export_command(CLI::App& app, int& exit_code);
+void add_keygen_command(CLI::App& app, int& exit_code);
 
 } // namespace cachelens::cli

@@ -33,6 +33,9 @@ int main(int argc, char** argv) {
     add_prune_command(app, exit_code);
     add_bench_command(app, exit_code);
     add_bundle_command(app, exit_code);
+    add_import_command(app, exit_code);
+    add_export_command(app, exit_code);
+    add_keygen_command(app, exit_code);
 
     try {
         app.parse(argc, argv);

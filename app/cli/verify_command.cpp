@@ -1,21 +1,113 @@
 #include "commands.h"
 #include "output.h"
 
+#include <cachelens/bundle/signed_bundle.h>
 #include <cachelens/cachedir/verify.h>
+#include <cachelens/core/mapped_file.h>
 
 #include <cstdio>
+#include <filesystem>
+#include <optional>
 
 namespace cachelens::cli {
 
 namespace {
 
 struct VerifyOptions {
-    std::string dir;
+    std::string path; // a cache dir or a bundle file
+    std::string trust;
     bool json = false;
 };
 
+struct BundleCheck {
+    bool is_signed = false;
+    bool verified = false;
+    std::optional<std::string> signer;
+    std::size_t artifacts = 0;
+    std::string what;    // one line on what the file is, when it reads
+    std::string problem; // empty when the check passed
+};
+
+BundleCheck check_bundle(std::string_view bytes, const std::optional<bundle::PublicKey>& trusted) {
+    BundleCheck check;
+    check.is_signed = bundle::looks_signed(bytes);
+    if (check.is_signed) {
+        auto signed_bundle = trusted ? bundle::verify_signed_bundle(bytes, *trusted)
+                                     : bundle::read_signed_bundle(bytes);
+        if (!signed_bundle) {
+            check.problem = signed_bundle.error().message;
+            return check;
+        }
+        check.verified = signed_bundle->signature_verified;
+        check.signer = signed_bundle->manifest.signer_fingerprint;
+        check.artifacts = signed_bundle->bundle.artifact_count();
+        check.what = "signed by " + *check.signer + " on " + signed_bundle->manifest.created +
+                     ", " + std::to_string(check.artifacts) + " artifacts";
+        if (!trusted) {
+            check.problem = "signed by " + *check.signer +
+                            ", and nothing was trusted: give the signer's public key with "
+                            "--trust PUBKEY";
+        }
+        return check;
+    }
+    auto plain = bundle::decode_mega_cache(bytes);
+    if (!plain) {
+        check.problem = "not a readable bundle: " + plain.error().message;
+        return check;
+    }
+    check.artifacts = plain->artifact_count();
+    check.what = "unsigned PyTorch mega-cache bundle (" + std::string(to_string(plain->form)) +
+                 " form), " + std::to_string(check.artifacts) + " artifacts";
+    if (trusted) {
+        check.problem = "not signed: a plain PyTorch bundle carries no signature to check";
+    }
+    return check;
+}
+
+int run_verify_bundle(const VerifyOptions& options) {
+    std::optional<bundle::PublicKey> trusted;
+    if (!options.trust.empty()) {
+        auto key = bundle::load_public_key(options.trust);
+        if (!key) {
+            return report(key.error());
+        }
+        trusted = *key;
+    }
+    auto file = MappedFile::open(options.path);
+    if (!file) {
+        return report(file.error());
+    }
+    const BundleCheck check = check_bundle((*file)->bytes(), trusted);
+    const bool ok = check.problem.empty();
+    if (options.json) {
+        print_json({{"file", text(options.path)},
+                    {"ok", ok},
+                    {"signed", check.is_signed},
+                    {"signature_verified", check.verified},
+                    {"signer", check.signer ? Json(*check.signer) : Json(nullptr)},
+                    {"trusted", trusted ? Json(trusted->fingerprint()) : Json(nullptr)},
+                    {"artifacts", check.artifacts},
+                    {"problem", ok ? Json(nullptr) : text(check.problem)}});
+    } else if (ok) {
+        std::printf("%s: %s%s\n", options.path.c_str(),
+                    check.verified ? "signature verified, every artifact matches the manifest: "
+                                   : "crc and structure ok: ",
+                    check.what.c_str());
+    } else {
+        std::printf("%s: FAILED: %s\n", options.path.c_str(), check.problem.c_str());
+    }
+    return ok ? kExitOk : kExitProblems;
+}
+
 int run_verify(const VerifyOptions& options) {
-    auto scan = cachedir::scan_cache_dir(options.dir);
+    std::error_code error;
+    if (!std::filesystem::is_directory(options.path, error)) {
+        return run_verify_bundle(options);
+    }
+    if (!options.trust.empty()) {
+        return report("--trust checks a signed bundle file; " + options.path + " is a directory");
+    }
+    auto scan = cachedir::scan_cache_dir(options.path);
     if (!scan) {
         return report(scan.error());
     }
@@ -54,11 +146,21 @@ void add_verify_command(CLI::App& app, int& exit_code) {
         "verify",
         "Check a cache dir: content-addressed names match their bytes, every entry parses, "
         "links resolve (AOT -> fxgraph, best_config -> Triton kernel), no half-written temp "
-        "files. Prints one line per problem (path: problem: details) and exits 1 if any.");
-    command->add_option("DIR", options->dir, "the cache dir")->required();
+        "files. Prints one line per problem (path: problem: details) and exits 1 if any.\n"
+        "Or check a bundle file: a signed cachelens bundle against the public key given with "
+        "--trust (the signature over its manifest, then every artifact against the manifest: "
+        "a failure names the artifact), a plain PyTorch bundle by its crc and structure. Exit "
+        "0 when it checks out, 1 when it does not (also: a signed bundle without --trust, an "
+        "unsigned one with it), 2 on an unreadable file or key.");
+    command->add_option("PATH", options->path, "the cache dir, or a bundle file")->required();
+    command->add_option("--trust", options->trust,
+                        "a bundle file only: the signer's public key (PEM, from cachelens "
+                        "keygen); the bundle must be signed by it");
     command->add_flag("--json", options->json,
                       "print {root, clean, entries_checked, names_verified, "
-                      "names_not_content_addressed, problems: [{path, problem, message}]}");
+                      "names_not_content_addressed, problems: [{path, problem, message}]}; for a "
+                      "bundle file {file, ok, signed, signature_verified, signer, trusted, "
+                      "artifacts, problem}");
     command->callback([options, &exit_code] { exit_code = run_verify(*options); });
 }
 

@@ -31,8 +31,9 @@ declare -A max_len=(
     [fuzz_trace]=262144
     [fuzz_guards]=2048
     [fuzz_mega_cache]=262144
+    [fuzz_signed_bundle]=262144
 )
-all_targets=(fuzz_unpickler fuzz_python_literal fuzz_kernel_module fuzz_best_config fuzz_triton_kernel fuzz_trace fuzz_guards fuzz_mega_cache)
+all_targets=(fuzz_unpickler fuzz_python_literal fuzz_kernel_module fuzz_best_config fuzz_triton_kernel fuzz_trace fuzz_guards fuzz_mega_cache fuzz_signed_bundle)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     targets=("${all_targets[@]}")
@@ -84,8 +85,76 @@ seed_corpus() {
         ;;
     fuzz_mega_cache)
         # PyTorch's bundle of the devset MLP (its first 256 KiB: the crc fails, the
-        # form without one still reads).
-        add_seeds "$corpus" "$fixtures"/*/mega_*.bin
+        # form without one still reads), and the older forms of tests/data/bundle
+        # (type enum with and without crc, pickles of CacheArtifacts and not).
+        add_seeds "$corpus" "$fixtures"/*/mega_*.bin "$repo"/tests/data/bundle/*.bin
+        ;;
+    fuzz_signed_bundle)
+        # The devset bundle signed with a throwaway key (cut at max_len: the manifest, the
+        # signature and the first artifact), and two small bundles of its artifacts signed
+        # whole. Made here with Python and the openssl CLI, apart from the code under test.
+        python3 - "$corpus" "$fixtures"/devset/mega_*.bin <<'PY'
+import base64, hashlib, json, pathlib, struct, subprocess, sys, tempfile, zlib
+
+def u64(value):
+    return struct.pack(">Q", value)
+
+def sections_of(data):  # the crc form: crc, version, then (type, count, (key, content)*)*
+    at, sections = 12, []
+    def sized():
+        nonlocal at
+        (size,) = struct.unpack_from(">Q", data, at)
+        at += 8 + size
+        return data[at - size:at]
+    while at < len(data):
+        kind = base64.b64decode(sized()).decode()
+        (count,) = struct.unpack_from(">Q", data, at)
+        at += 8
+        sections.append((kind, [(base64.b64decode(sized()).decode(), sized()) for _ in range(count)]))
+    return sections
+
+def encode(sections):
+    stream = u64(1)
+    for kind, artifacts in sections:
+        name = base64.b64encode(kind.encode())
+        stream += u64(len(name)) + name + u64(len(artifacts))
+        for key, content in artifacts:
+            encoded = base64.b64encode(key.encode())
+            stream += u64(len(encoded)) + encoded + u64(len(content)) + content
+    return struct.pack(">I", zlib.crc32(stream)) + stream
+
+corpus = pathlib.Path(sys.argv[1])
+with tempfile.TemporaryDirectory() as tmp:
+    key = pathlib.Path(tmp, "seed.key")
+    subprocess.run(["openssl", "genpkey", "-algorithm", "ed25519", "-out", str(key)], check=True)
+    der = subprocess.run(["openssl", "pkey", "-in", str(key), "-pubout", "-outform", "DER"],
+                         check=True, capture_output=True).stdout
+    fingerprint = hashlib.sha256(der[-32:]).hexdigest()
+    for path in sys.argv[2:]:
+        sections = sections_of(pathlib.Path(path).read_bytes())
+        small = [s for s in sections if s[0] == "autotune"]
+        payloads = [encode(sections), encode(small),
+                    encode(small + [s for s in sections if s[0] == "aot_autograd"])]
+        for payload in payloads:
+            manifest = json.dumps({
+                "format": "cachelens-signed-bundle", "version": 1,
+                "created": "2026-01-01T00:00:00Z", "signer": {"fingerprint": fingerprint},
+                "payload": {"size": len(payload), "sha256": hashlib.sha256(payload).hexdigest()},
+                "source": {"gpu": "NVIDIA H100 80GB HBM3", "torch_version": "2.11.0+cu130",
+                           "triton_version": "3.6.0", "cuda_version": None},
+                "artifacts": [{"type": kind, "key": k, "size": len(c),
+                               "sha256": hashlib.sha256(c).hexdigest()}
+                              for kind, artifacts in sections_of(payload) for k, c in artifacts],
+            }, indent=2).encode()
+            manifest_file = pathlib.Path(tmp, "manifest.json")
+            manifest_file.write_bytes(manifest)
+            signature = subprocess.run(["openssl", "pkeyutl", "-sign", "-rawin", "-inkey", str(key),
+                                        "-in", str(manifest_file)],
+                                       check=True, capture_output=True).stdout
+            blob = (b"CACHELENS-SIGNED-BUNDLE\n" + u64(len(manifest)) + manifest +
+                    u64(len(signature)) + signature + payload)
+            (corpus / hashlib.sha1(blob).hexdigest()).write_bytes(blob)
+PY
         ;;
     fuzz_guards)
         # Every guard PyTorch wrote in the fixtures' golden files and every expression of

@@ -1,6 +1,7 @@
 #include <cachelens/core/dir_handle.h>
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -95,6 +96,142 @@ Result<DirHandle> DirHandle::open_beneath(std::string_view relative) const {
         fd = next;
     }
     return DirHandle(fd, std::move(path));
+}
+
+Result<DirHandle> DirHandle::make_beneath(std::string_view relative) const {
+    if (relative.starts_with('/')) {
+        return fail(ErrorKind::InvalidArgument, "an absolute path where one inside it was expected",
+                    joined(path_, relative));
+    }
+    auto dir = open_beneath("");
+    if (!dir) {
+        return dir;
+    }
+    while (!relative.empty()) {
+        const auto slash = relative.find('/');
+        const std::string_view name = relative.substr(0, slash);
+        relative =
+            slash == std::string_view::npos ? std::string_view() : relative.substr(slash + 1);
+        if (is_plain_name(name) && ::mkdirat(dir->fd_, std::string(name).c_str(), 0755) != 0 &&
+            errno != EEXIST) {
+            const int error = errno;
+            return fail(ErrorKind::Io, "cannot create the directory: " + system_message(error),
+                        joined(dir->path_, name));
+        }
+        auto next = dir->open_beneath(name);
+        if (!next) {
+            return next;
+        }
+        dir = std::move(next);
+    }
+    return dir;
+}
+
+Result<std::optional<std::string>> DirHandle::read_file(std::string_view name,
+                                                        std::size_t max_size) const {
+    const std::string file(name);
+    if (!is_plain_name(file)) {
+        return fail(ErrorKind::InvalidArgument, "not a file name", joined(path_, file));
+    }
+    const int fd = ::openat(fd_, file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        const int error = errno;
+        if (error == ENOENT) {
+            return std::optional<std::string>();
+        }
+        return fail(ErrorKind::Io,
+                    error == ELOOP ? std::string("a symlink, never followed")
+                                   : "cannot open: " + system_message(error),
+                    joined(path_, file));
+    }
+    struct stat info {};
+    std::optional<std::string> bytes;
+    std::string problem;
+    if (::fstat(fd, &info) != 0) {
+        problem = "cannot stat: " + system_message(errno);
+    } else if (!S_ISREG(info.st_mode)) {
+        problem = "not a regular file";
+    } else if (static_cast<std::size_t>(info.st_size) > max_size) {
+        problem = "larger than " + std::to_string(max_size) + " bytes";
+    } else {
+        bytes.emplace(static_cast<std::size_t>(info.st_size), '\0');
+        std::size_t done = 0;
+        while (done < bytes->size()) {
+            const ssize_t n = ::read(fd, bytes->data() + done, bytes->size() - done);
+            if (n < 0 && errno == EINTR) {
+                continue;
+            }
+            if (n <= 0) {
+                problem = n < 0 ? "cannot read: " + system_message(errno)
+                                : std::string("shrank while being read");
+                break;
+            }
+            done += static_cast<std::size_t>(n);
+        }
+    }
+    ::close(fd);
+    if (!problem.empty()) {
+        return fail(ErrorKind::Io, problem, joined(path_, file));
+    }
+    return bytes;
+}
+
+Result<bool> DirHandle::write_file(std::string_view name, std::string_view bytes, WriteMode mode,
+                                   mode_t permissions) const {
+    const std::string file(name);
+    if (!is_plain_name(file)) {
+        return fail(ErrorKind::InvalidArgument, "not a file name", joined(path_, file));
+    }
+    const std::string temp = "." + file + "." + std::to_string(::getpid()) + ".tmp";
+    const int fd = ::openat(fd_, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                            permissions);
+    if (fd < 0) {
+        const int error = errno;
+        return fail(ErrorKind::Io, "cannot create a temp file: " + system_message(error),
+                    joined(path_, temp));
+    }
+    // The umask must not narrow what the caller asked for.
+    (void)::fchmod(fd, permissions);
+    std::string problem;
+    for (std::size_t done = 0; done < bytes.size();) {
+        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            problem = "cannot write: " + system_message(n < 0 ? errno : ENOSPC);
+            break;
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    if (problem.empty() && ::fsync(fd) != 0) {
+        problem = "cannot write: " + system_message(errno);
+    }
+    if (::close(fd) != 0 && problem.empty()) {
+        problem = "cannot write: " + system_message(errno);
+    }
+    bool placed = false;
+    if (problem.empty()) {
+        const int renamed =
+            mode == WriteMode::Replace
+                ? ::renameat(fd_, temp.c_str(), fd_, file.c_str())
+                : ::renameat2(fd_, temp.c_str(), fd_, file.c_str(), RENAME_NOREPLACE);
+        if (renamed == 0) {
+            placed = true;
+        } else if (errno != EEXIST) {
+            problem = "cannot rename the new file into place: " + system_message(errno);
+        }
+    }
+    if (!placed) {
+        (void)::unlinkat(fd_, temp.c_str(), 0);
+    }
+    if (!problem.empty()) {
+        return fail(ErrorKind::Io, problem, joined(path_, file));
+    }
+    if (placed) {
+        (void)::fsync(fd_);
+    }
+    return placed;
 }
 
 Result<struct stat> DirHandle::stat_entry(std::string_view name) const {

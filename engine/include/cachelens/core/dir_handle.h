@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -30,6 +31,22 @@ public:
     // empty, absolute or ".." component, and when a component is a symlink
     // or not a directory.
     Result<DirHandle> open_beneath(std::string_view relative) const;
+
+    // Like open_beneath, but creates the components that are missing (0755).
+    // An existing symlink or non-directory is an error, never followed.
+    Result<DirHandle> make_beneath(std::string_view relative) const;
+
+    // The bytes of the regular file `name`; nullopt when there is none. A
+    // symlink, a directory or a file over `max_size` bytes is an error.
+    Result<std::optional<std::string>> read_file(std::string_view name, std::size_t max_size) const;
+
+    enum class WriteMode { CreateOnly, Replace };
+    // Writes `name` as PyTorch's write_atomic does: a temp file beside it,
+    // fsynced, renamed into place, the directory fsynced; a reader never sees
+    // half a file. CreateOnly returns false, writing nothing, when `name`
+    // exists by the time of the rename.
+    Result<bool> write_file(std::string_view name, std::string_view bytes, WriteMode mode,
+                            mode_t permissions = 0644) const;
 
     // lstat of `name` in this directory (a single component).
     Result<struct stat> stat_entry(std::string_view name) const;

@@ -1,0 +1,194 @@
+// `cachelens import FILE --into DIR`: a bundle's artifacts written where
+// PyTorch's load_cache_artifacts() would put them, after a safety report,
+// without unpickling anything.
+
+#include "commands.h"
+#include "output.h"
+
+#include <cachelens/bundle/bundle_file.h>
+#include <cachelens/bundle/import.h>
+#include <cachelens/bundle/signing.h>
+#include <cachelens/core/format.h>
+
+#include <cstdio>
+
+namespace cachelens::cli {
+
+namespace {
+
+struct ImportOptions {
+    std::string file;
+    std::string into;
+    bool dry_run = false;
+    std::string require_signature;
+    std::string max_artifact_size = "1GiB";
+    bool json = false;
+};
+
+Json manifest_json(const bundle::BundleFile& file) {
+    if (!file.manifest) {
+        return nullptr;
+    }
+    const auto& manifest = *file.manifest;
+    auto optional = [](const std::optional<std::string>& value) -> Json {
+        return value ? text(*value) : Json(nullptr);
+    };
+    return {{"signer", manifest.signer_fingerprint},
+            {"verified", file.signature_verified},
+            {"created", manifest.created},
+            {"gpu", optional(manifest.source.gpu)},
+            {"torch_version", optional(manifest.source.torch_version)},
+            {"triton_version", optional(manifest.source.triton_version)},
+            {"cuda_version", optional(manifest.source.cuda_version)}};
+}
+
+Json plan_json(const bundle::BundleFile& file, const bundle::ImportPlan& plan, bool dry_run) {
+    Json artifacts = Json::array();
+    for (const auto& artifact : plan.artifacts) {
+        Json problems = Json::array();
+        for (const auto& problem : artifact.check.problems) {
+            problems.push_back(text(problem));
+        }
+        Json globals = Json::array();
+        for (const auto& name : artifact.check.foreign_globals) {
+            globals.push_back(text(name));
+        }
+        Json notes = Json::array();
+        for (const auto& note : artifact.notes) {
+            notes.push_back(text(note));
+        }
+        artifacts.push_back({{"type", text(artifact.type)},
+                             {"key", text(artifact.key)},
+                             {"size", artifact.size},
+                             {"sha256", artifact.sha256},
+                             {"destination", text(artifact.check.destination)},
+                             {"parses_to", text(artifact.check.parses_to)},
+                             {"action", std::string(to_string(artifact.action))},
+                             {"problems", problems},
+                             {"foreign_globals", globals},
+                             {"notes", notes}});
+    }
+    Json counts = Json::object();
+    for (auto action : {bundle::ImportAction::Write, bundle::ImportAction::Written,
+                        bundle::ImportAction::AlreadyPresent, bundle::ImportAction::Conflict,
+                        bundle::ImportAction::Refused, bundle::ImportAction::Failed}) {
+        counts[std::string(to_string(action))] = plan.count(action);
+    }
+    return {{"file", text(file.path.string())},
+            {"into", text(plan.cache_dir.string())},
+            {"dry_run", dry_run},
+            {"creates_cache_dir", plan.creates_cache_dir},
+            {"signed", manifest_json(file)},
+            {"clean", plan.clean()},
+            {"counts", counts},
+            {"artifacts", artifacts}};
+}
+
+void print_plan(const bundle::BundleFile& file, const bundle::ImportPlan& plan, bool dry_run) {
+    std::printf("%s: %zu artifacts, %s", file.path.c_str(), file.bundle.artifact_count(),
+                format_bytes(file.size).c_str());
+    if (file.manifest) {
+        std::printf(", signed by %s (%s)", file.manifest->signer_fingerprint.c_str(),
+                    file.signature_verified ? "verified"
+                                            : "not verified: no --require-signature given");
+    } else {
+        std::printf(", unsigned");
+    }
+    std::printf("\ninto %s%s%s\n", plan.cache_dir.c_str(),
+                plan.creates_cache_dir ? " (to be created)" : "",
+                dry_run ? ": dry run, nothing is written" : "");
+    for (const auto& artifact : plan.artifacts) {
+        std::string action(to_string(artifact.action));
+        if (dry_run && artifact.action == bundle::ImportAction::Write) {
+            action = "would write";
+        }
+        std::printf("%-15s %-12s %10s  %s\n", action.c_str(), artifact.type.c_str(),
+                    format_bytes(artifact.size).c_str(),
+                    artifact.check.destination.empty() ? artifact.key.c_str()
+                                                       : artifact.check.destination.c_str());
+        if (!artifact.check.parses_to.empty()) {
+            std::printf("%30s %s\n", "", artifact.check.parses_to.c_str());
+        }
+        for (const auto& problem : artifact.check.problems) {
+            std::printf("%30s refused: %s\n", "", problem.c_str());
+        }
+        for (const auto& note : artifact.notes) {
+            std::printf("%30s %s\n", "", note.c_str());
+        }
+    }
+    std::printf("%zu artifacts: %zu %s, %zu already present, %zu conflicts, %zu refused",
+                plan.artifacts.size(),
+                plan.count(dry_run ? bundle::ImportAction::Write : bundle::ImportAction::Written),
+                dry_run ? "to write" : "written", plan.count(bundle::ImportAction::AlreadyPresent),
+                plan.count(bundle::ImportAction::Conflict),
+                plan.count(bundle::ImportAction::Refused));
+    if (const auto failed = plan.count(bundle::ImportAction::Failed)) {
+        std::printf(", %zu failed", failed);
+    }
+    std::printf("\n");
+}
+
+int run_import(const ImportOptions& options) {
+    auto limit = parse_size(options.max_artifact_size);
+    if (!limit) {
+        return report("--max-artifact-size: " + limit.error().message);
+    }
+    std::optional<bundle::PublicKey> signer;
+    if (!options.require_signature.empty()) {
+        auto key = bundle::load_public_key(options.require_signature);
+        if (!key) {
+            return report(key.error());
+        }
+        signer = std::move(*key);
+    }
+    auto file = bundle::open_bundle_file(options.file, signer ? &*signer : nullptr);
+    if (!file) {
+        return report(file.error());
+    }
+    auto plan = bundle::plan_import(file->bundle, options.into, {.max_artifact_bytes = *limit});
+    if (!plan) {
+        return report(plan.error());
+    }
+    if (!options.dry_run) {
+        *plan = bundle::run_import(std::move(*plan), file->bundle);
+    }
+    if (options.json) {
+        print_json(plan_json(*file, *plan, options.dry_run));
+    } else {
+        print_plan(*file, *plan, options.dry_run);
+    }
+    return plan->clean() ? kExitOk : kExitProblems;
+}
+
+} // namespace
+
+void add_import_command(CLI::App& app, int& exit_code) {
+    auto options = std::make_shared<ImportOptions>();
+    auto* command = app.add_subcommand(
+        "import",
+        "Write a bundle's artifacts into a cache dir where PyTorch's load_cache_artifacts() "
+        "would, without unpickling anything. Each artifact is checked first: a key that would "
+        "leave DIR or does not look like PyTorch's, a symlinked directory on the way, content "
+        "that does not parse, a pickle naming globals outside what PyTorch's own entries use, "
+        "a size over the limit: such artifacts are refused, never written. Files already there "
+        "with the same bytes are left alone; different bytes are a conflict, left alone too. "
+        "Writes are atomic. Exit 0 when everything was imported or present, 1 when something "
+        "was refused or conflicts, 2 when the bundle cannot be read.");
+    command->add_option("FILE", options->file, "a PyTorch mega-cache bundle or a signed bundle")
+        ->required();
+    command->add_option("--into", options->into, "the cache dir (created when missing)")
+        ->required();
+    command->add_flag("--dry-run", options->dry_run, "show the plan and the report; write nothing");
+    command->add_option("--require-signature", options->require_signature,
+                        "a public key (cachelens keygen): refuse anything but a bundle signed "
+                        "with it");
+    command->add_option("--max-artifact-size", options->max_artifact_size,
+                        "refuse artifacts larger than this (default 1GiB)");
+    command->add_flag("--json", options->json,
+                      "print {file, into, dry_run, creates_cache_dir, signed, clean, counts, "
+                      "artifacts: [{type, key, size, sha256, destination, parses_to, action, "
+                      "problems, foreign_globals, notes}]}");
+    command->callback([options, &exit_code] { exit_code = run_import(*options); });
+}
+
+} // namespace cachelens::cli

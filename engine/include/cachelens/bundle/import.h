@@ -1,0 +1,89 @@
+#pragma once
+
+// Importing a mega-cache bundle into a cache dir: what PyTorch's
+// CacheArtifact.populate_cache does on load_cache_artifacts(), without
+// unpickling anything (formats.md §6):
+//
+//   inductor      fxgraph/<key[1:3]>/<key>/<sha256_hash(content)>
+//   aot_autograd  aotautograd/<key>/<sha256_hash(content)>
+//   autotune      <key>                       (key = "<xx>/<sha256 hex>.best_config")
+//   pgo           dynamo/code_state_<key>.pkl (with <>:"/\|?* as "_", as PyTorch does)
+//
+// plan_import() decides, before anything is written, what happens to each
+// artifact: written, already there (same bytes), a conflict (different bytes
+// there), or refused, with the reasons: a key that would leave the cache dir
+// or does not look like PyTorch's, a symlinked directory on the way, content
+// that does not parse, a pickle naming globals outside what PyTorch's own
+// entries use, a size over the limit. run_import() then writes the planned
+// files atomically through directory handles that never follow a symlink.
+
+#include <cachelens/bundle/mega_cache.h>
+#include <cachelens/core/error.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cachelens::bundle {
+
+struct ImportLimits {
+    std::uint64_t max_artifact_bytes = std::uint64_t{1} << 30;
+};
+
+// What the bundle's bytes are, read without writing anything.
+struct ArtifactCheck {
+    std::string destination;                  // relative to the cache dir; empty when there is none
+    std::string parses_to;                    // "CompiledFxGraph: 3 Triton kernels, no guards", ...
+    std::vector<std::string> foreign_globals; // "os.system": outside PyTorch's set
+    std::vector<std::string> problems;        // each one refuses the artifact
+};
+
+ArtifactCheck check_artifact(std::string_view type, std::string_view key, std::string_view content,
+                             const ImportLimits& limits = {});
+
+enum class ImportAction {
+    Write,          // planned
+    AlreadyPresent, // the same bytes are there: left alone
+    Conflict,       // different bytes (or not a regular file) there: left alone
+    Refused,        // unsafe or unreadable: never written
+    Written,        // run_import wrote it
+    Failed,         // run_import could not write it (the message says why)
+};
+std::string_view to_string(ImportAction action);
+
+struct PlannedArtifact {
+    std::size_t section = 0; // MegaBundle::sections[section].artifacts[index]
+    std::size_t index = 0;
+    std::string type;
+    std::string key;
+    std::uint64_t size = 0;
+    std::string sha256; // hex of the content
+    ArtifactCheck check;
+    ImportAction action = ImportAction::Write;
+    std::vector<std::string> notes; // conflicts, failures: one line each
+};
+
+struct ImportPlan {
+    std::filesystem::path cache_dir;
+    bool creates_cache_dir = false;
+    std::vector<PlannedArtifact> artifacts;
+
+    std::size_t count(ImportAction action) const;
+    // Nothing refused, conflicting or failed.
+    bool clean() const;
+};
+
+// Errors only for the cache dir itself (not a directory, unreadable); every
+// artifact's trouble is in its PlannedArtifact.
+Result<ImportPlan> plan_import(const MegaBundle& bundle, const std::filesystem::path& cache_dir,
+                               const ImportLimits& limits = {});
+
+// Writes what the plan marks Write and returns the plan with each of those
+// now Written, AlreadyPresent (appeared meanwhile, same bytes), Conflict or
+// Failed. The checks of the plan are repeated where the filesystem is
+// touched: a directory swapped for a symlink since planning is refused.
+ImportPlan run_import(ImportPlan plan, const MegaBundle& bundle);
+
+} // namespace cachelens::bundle

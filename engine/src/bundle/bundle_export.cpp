@@ -1,0 +1,285 @@
+#include <cachelens/bundle/export.h>
+#include <cachelens/cachedir/aot_autograd_entry.h>
+#include <cachelens/cachedir/fx_graph_entry.h>
+#include <cachelens/core/mapped_file.h>
+#include <cachelens/hash/sha256.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <system_error>
+
+namespace cachelens::bundle {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The regular files directly in `dir`, sorted (PyTorch's lookup order), with
+// temp files and locks left out. Empty when `dir` is not there.
+std::vector<fs::path> entry_files(const fs::path& dir) {
+    std::vector<fs::path> files;
+    std::error_code error;
+    for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
+        const std::string name = it->path().filename().string();
+        if (name.starts_with('.') || name.ends_with(".lock") || name.ends_with(".tmp") ||
+            !it->is_regular_file(error) || it->is_symlink(error)) {
+            continue;
+        }
+        files.push_back(it->path());
+    }
+    std::ranges::sort(files);
+    return files;
+}
+
+std::vector<std::string> subdir_names(const fs::path& dir) {
+    std::vector<std::string> names;
+    std::error_code error;
+    for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
+        if (it->is_directory(error) && !it->is_symlink(error)) {
+            names.push_back(it->path().filename().string());
+        }
+    }
+    std::ranges::sort(names);
+    return names;
+}
+
+// Reads a content-addressed file and checks its name is the hash of its bytes.
+Result<std::string> read_addressed(const fs::path& file) {
+    auto bytes = read_text_file(file, std::size_t{1} << 31);
+    if (!bytes) {
+        return bytes;
+    }
+    if (hash::sha256_hash(*bytes) != file.filename().string()) {
+        return fail(ErrorKind::Corrupt,
+                    "its name is not the hash of its bytes (damaged?): not exported; "
+                    "`cachelens verify` tells more",
+                    file.string());
+    }
+    return bytes;
+}
+
+fs::path fx_key_dir(const fs::path& root, std::string_view key) {
+    return root / "fxgraph" / std::string(key.substr(1, 2)) / std::string(key);
+}
+
+class Exporter {
+public:
+    explicit Exporter(fs::path root)
+        : root_(std::move(root)) {}
+
+    Result<void> add_fx_key(const std::string& key) {
+        if (!fx_keys_.insert(key).second) {
+            return {};
+        }
+        const auto files = entry_files(fx_key_dir(root_, key));
+        if (files.empty()) {
+            return fail(ErrorKind::NotFound, "no FX graph entry with key " + key, root_.string());
+        }
+        for (const auto& file : files) {
+            auto content = read_addressed(file);
+            if (!content) {
+                return std::unexpected(content.error());
+            }
+            auto entry = cachedir::load_fx_graph_entry(file);
+            if (!entry) {
+                return std::unexpected(entry.error());
+            }
+            for (const auto& autotuner : entry->autotuners) {
+                add_best_config(autotuner.best_config_path, key);
+            }
+            inductor_.push_back({key, std::move(*content)});
+        }
+        return {};
+    }
+
+    Result<void> add_aot_key(const std::string& key) {
+        if (!aot_keys_.insert(key).second) {
+            return {};
+        }
+        const auto files = entry_files(root_ / "aotautograd" / key);
+        if (files.empty()) {
+            return fail(ErrorKind::NotFound, "no AOTAutograd entry with key " + key,
+                        root_.string());
+        }
+        for (const auto& file : files) {
+            auto content = read_addressed(file);
+            if (!content) {
+                return std::unexpected(content.error());
+            }
+            auto entry = cachedir::load_aot_autograd_entry(file);
+            if (!entry) {
+                return std::unexpected(entry.error());
+            }
+            aot_.push_back({key, std::move(*content)});
+            for (const auto* link : {&entry->forward, &entry->backward}) {
+                if (!*link || fx_keys_.contains((*link)->key)) {
+                    continue;
+                }
+                if (entry_files(fx_key_dir(root_, (*link)->key)).empty()) {
+                    notes_.push_back("AOTAutograd entry " + key + " is made of FX graph " +
+                                     (*link)->key +
+                                     ", which is not in the cache dir: PyTorch will compile "
+                                     "that graph again");
+                    continue;
+                }
+                if (auto added = add_fx_key((*link)->key); !added) {
+                    return added;
+                }
+            }
+        }
+        return {};
+    }
+
+    // The AOT entries made of any exported FX graph, and what they bring.
+    Result<void> add_linked_aot_entries() {
+        for (bool grew = true; grew;) {
+            grew = false;
+            for (const auto& key : subdir_names(root_ / "aotautograd")) {
+                if (aot_keys_.contains(key) || !links_to_exported(key)) {
+                    continue;
+                }
+                if (auto added = add_aot_key(key); !added) {
+                    return added;
+                }
+                grew = true;
+            }
+        }
+        return {};
+    }
+
+    Result<void> add_everything() {
+        for (const auto& shard : subdir_names(root_ / "fxgraph")) {
+            for (const auto& key : subdir_names(root_ / "fxgraph" / shard)) {
+                if (auto added = add_fx_key(key); !added) {
+                    return added;
+                }
+            }
+        }
+        for (const auto& key : subdir_names(root_ / "aotautograd")) {
+            if (auto added = add_aot_key(key); !added) {
+                return added;
+            }
+        }
+        // Best configs no exported graph names still belong to the dir.
+        for (const auto& shard : subdir_names(root_)) {
+            if (shard.size() != 2) {
+                continue;
+            }
+            for (const auto& file : entry_files(root_ / shard)) {
+                if (file.extension() == ".best_config") {
+                    add_best_config(file.string(), {});
+                }
+            }
+        }
+        for (const auto& file : entry_files(root_ / "dynamo")) {
+            const std::string name = file.filename().string();
+            if (name.starts_with("code_state_") && name.ends_with(".pkl")) {
+                auto content = read_text_file(file, std::size_t{1} << 31);
+                if (!content) {
+                    return std::unexpected(content.error());
+                }
+                pgo_.push_back({name.substr(11, name.size() - 15), std::move(*content)});
+            }
+        }
+        return {};
+    }
+
+    ExportResult finish() {
+        ExportResult result;
+        auto add = [&](std::string type, std::vector<MegaArtifact>& artifacts) {
+            if (!artifacts.empty()) {
+                result.bundle.sections.push_back({std::move(type), std::move(artifacts)});
+            }
+        };
+        add("inductor", inductor_);
+        add("autotune", autotune_);
+        add("aot_autograd", aot_);
+        add("pgo", pgo_);
+        result.notes = std::move(notes_);
+        return result;
+    }
+
+private:
+    bool links_to_exported(const std::string& aot_key) const {
+        for (const auto& file : entry_files(root_ / "aotautograd" / aot_key)) {
+            auto entry = cachedir::load_aot_autograd_entry(file);
+            if (!entry) {
+                continue;
+            }
+            for (const auto* link : {&entry->forward, &entry->backward}) {
+                if (*link && fx_keys_.contains((*link)->key)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    // `path` is where the compiling machine kept the best_config; the artifact
+    // key is its last two components, as AutotuneCache.save records it.
+    void add_best_config(const std::string& path, const std::string& fx_key) {
+        if (path.empty()) {
+            return;
+        }
+        const fs::path compiled(path);
+        const std::string key =
+            compiled.parent_path().filename().string() + "/" + compiled.filename().string();
+        if (!best_config_keys_.insert(key).second) {
+            return;
+        }
+        const fs::path file = root_ / key;
+        auto content = read_text_file(file, std::size_t{16} << 20);
+        if (!content) {
+            notes_.push_back("best_config " + key + " (a kernel of " + fx_key +
+                             ") is not in the cache dir: the kernel will autotune again");
+            return;
+        }
+        autotune_.push_back({key, std::move(*content)});
+    }
+
+    fs::path root_;
+    std::set<std::string> fx_keys_;
+    std::set<std::string> aot_keys_;
+    std::set<std::string> best_config_keys_;
+    std::vector<MegaArtifact> inductor_;
+    std::vector<MegaArtifact> autotune_;
+    std::vector<MegaArtifact> aot_;
+    std::vector<MegaArtifact> pgo_;
+    std::vector<std::string> notes_;
+};
+
+} // namespace
+
+Result<ExportResult> export_bundle(const fs::path& cache_dir, const ExportRequest& request) {
+    std::error_code error;
+    if (!fs::is_directory(cache_dir, error)) {
+        return fail(ErrorKind::NotFound, "not a cache dir", cache_dir.string());
+    }
+    Exporter exporter(cache_dir);
+    if (request.keys.empty()) {
+        if (auto added = exporter.add_everything(); !added) {
+            return std::unexpected(added.error());
+        }
+        return exporter.finish();
+    }
+    for (const auto& key : request.keys) {
+        const bool fx = key.size() == 52 && key[0] == 'f';
+        const bool aot = key.size() == 52 && key[0] == 'a';
+        if (!fx && !aot) {
+            return fail(ErrorKind::InvalidArgument,
+                        "'" + key +
+                            "' is neither an FX graph key (f…) nor an AOTAutograd key (a…)");
+        }
+        auto added = fx ? exporter.add_fx_key(key) : exporter.add_aot_key(key);
+        if (!added) {
+            return std::unexpected(added.error());
+        }
+    }
+    if (auto added = exporter.add_linked_aot_entries(); !added) {
+        return std::unexpected(added.error());
+    }
+    return exporter.finish();
+}
+
+} // namespace cachelens::bundle

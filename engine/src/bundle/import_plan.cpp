@@ -1,0 +1,352 @@
+#include <cachelens/bundle/import.h>
+#include <cachelens/bundle/pytorch_globals.h>
+#include <cachelens/cachedir/aot_autograd_entry.h>
+#include <cachelens/cachedir/best_config.h>
+#include <cachelens/cachedir/fx_graph_entry.h>
+#include <cachelens/core/dir_handle.h>
+#include <cachelens/core/format.h>
+#include <cachelens/hash/sha256.h>
+#include <cachelens/pickle/access.h>
+#include <cachelens/pickle/unpickler.h>
+
+#include <algorithm>
+#include <map>
+#include <system_error>
+
+namespace cachelens::bundle {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// "f" or "a" and then sha256_hash(): 51 lowercase base32 characters.
+bool is_entry_key(std::string_view key, char first) {
+    return key.size() == 52 && key[0] == first && std::ranges::all_of(key.substr(1), [](char c) {
+               return (c >= 'a' && c <= 'z') || (c >= '2' && c <= '7');
+           });
+}
+
+// "<xx>/<sha256 hex>.best_config", as AutotuneCache.save records it.
+bool is_best_config_key(std::string_view key) {
+    constexpr std::string_view suffix = ".best_config";
+    if (key.size() != 3 + 64 + suffix.size() || key[2] != '/' || !key.ends_with(suffix)) {
+        return false;
+    }
+    const auto shard = key.substr(0, 2);
+    const auto hex = key.substr(3, 64);
+    return std::ranges::all_of(shard,
+                               [](char c) {
+                                   return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                                          c == '_';
+                               }) &&
+           std::ranges::all_of(
+               hex, [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
+// Why `key`, used as a path below the cache dir, would not stay there.
+std::string escape_problem(std::string_view key) {
+    if (key.empty()) {
+        return "an empty key";
+    }
+    if (key.find('\0') != std::string_view::npos) {
+        return "the key holds a NUL byte";
+    }
+    if (key.starts_with('/')) {
+        return "the key '" + std::string(key) +
+               "' is an absolute path: it would be written outside the cache dir";
+    }
+    for (std::size_t start = 0; start <= key.size();) {
+        const auto slash = std::min(key.find('/', start), key.size());
+        const auto part = key.substr(start, slash - start);
+        if (part == "..") {
+            return "the key '" + std::string(key) +
+                   "' climbs out with '..': it would be "
+                   "written outside the cache dir";
+        }
+        start = slash + 1;
+    }
+    return {};
+}
+
+// PyTorch's code_state_path(): the characters Windows refuses become "_".
+std::string pgo_file_name(std::string_view key) {
+    std::string name = "code_state_" + std::string(key) + ".pkl";
+    for (char& c : name) {
+        if (std::string_view(R"(<>:"/\|?*)").find(c) != std::string_view::npos) {
+            c = '_';
+        }
+    }
+    return name;
+}
+
+std::vector<std::string> foreign_globals(const pickle::Document& document,
+                                         std::span<const GlobalName> allowed) {
+    std::vector<std::string> names;
+    for (const auto& [module, name] : document.globals) {
+        if (!is_listed(allowed, module, name)) {
+            names.push_back(std::string(module) + "." + std::string(name));
+        }
+    }
+    return names;
+}
+
+std::string plural(std::size_t count, std::string_view word) {
+    return std::to_string(count) + " " + std::string(word) + (count == 1 ? "" : "s");
+}
+
+// "CompiledFxGraph" for "torch._inductor.output_code.CompiledFxGraph".
+std::string short_class(std::string_view name) {
+    const auto dot = name.rfind('.');
+    return std::string(dot == std::string_view::npos ? name : name.substr(dot + 1));
+}
+
+std::string short_key(std::string_view key) {
+    return std::string(key.substr(0, 12)) + (key.size() > 12 ? "…" : "");
+}
+
+void check_fx_graph(std::string_view key, std::shared_ptr<const pickle::Document> document,
+                    ArtifactCheck& check) {
+    auto entry = cachedir::read_fx_graph_entry(std::move(document));
+    if (!entry) {
+        check.problems.push_back("not an FX graph entry: " + entry.error().message);
+        return;
+    }
+    check.parses_to = short_class(entry->class_name) + ": " +
+                      plural(entry->autotuners.size(), "Triton kernel") + ", " +
+                      (entry->guards_expr && !entry->guards_expr->empty()
+                           ? "guards: " + std::string(*entry->guards_expr)
+                           : std::string("no guards"));
+    if (entry->key != key) {
+        check.problems.push_back("the entry inside is for key " + entry->key +
+                                 ", not the bundle's key");
+    }
+}
+
+void check_aot_entry(std::shared_ptr<const pickle::Document> document, ArtifactCheck& check) {
+    auto entry = cachedir::read_aot_autograd_entry(std::move(document));
+    if (!entry) {
+        check.problems.push_back("not an AOTAutograd entry: " + entry.error().message);
+        return;
+    }
+    check.parses_to = short_class(entry->class_name) + ": forward " +
+                      (entry->forward ? short_key(entry->forward->key) : std::string("none")) +
+                      ", backward " +
+                      (entry->backward ? short_key(entry->backward->key) : std::string("none"));
+}
+
+// Decodes a pickle artifact and checks the names it refers to; nullptr when
+// it does not decode (the problem is recorded).
+std::shared_ptr<const pickle::Document>
+decode_pickle(std::string_view content, std::span<const GlobalName> allowed, ArtifactCheck& check) {
+    auto document = pickle::unpickle(content);
+    if (!document) {
+        check.problems.push_back("the content does not parse as a pickle: " +
+                                 document.error().message);
+        return nullptr;
+    }
+    check.foreign_globals = foreign_globals(**document, allowed);
+    if (!check.foreign_globals.empty()) {
+        std::string names;
+        for (const auto& name : check.foreign_globals) {
+            names += (names.empty() ? "" : ", ") + name;
+        }
+        check.problems.push_back("the pickle refers to " + names +
+                                 ", outside what PyTorch's own entries use: loading it could "
+                                 "run code");
+    }
+    return *document;
+}
+
+} // namespace
+
+ArtifactCheck check_artifact(std::string_view type, std::string_view key, std::string_view content,
+                             const ImportLimits& limits) {
+    ArtifactCheck check;
+    if (content.size() > limits.max_artifact_bytes) {
+        check.problems.push_back(format_bytes(content.size()) + " of content, over the limit of " +
+                                 format_bytes(limits.max_artifact_bytes) + " per artifact");
+        return check;
+    }
+    if (auto problem = escape_problem(key); !problem.empty()) {
+        check.problems.push_back(std::move(problem));
+        return check;
+    }
+    if (type == "inductor" || type == "aot_autograd") {
+        const bool fx = type == "inductor";
+        if (!is_entry_key(key, fx ? 'f' : 'a')) {
+            check.problems.push_back("the key '" + std::string(key) +
+                                     "' does not look like PyTorch's " +
+                                     (fx ? "FX graph key (\"f\" + 51 base32 characters)"
+                                         : "AOTAutograd key (\"a\" + 51 base32 characters)"));
+            return check;
+        }
+        const std::string name = hash::sha256_hash(content);
+        check.destination =
+            fx ? "fxgraph/" + std::string(key.substr(1, 2)) + "/" + std::string(key) + "/" + name
+               : "aotautograd/" + std::string(key) + "/" + name;
+        if (auto document = decode_pickle(content, pytorch_entry_globals(), check)) {
+            if (fx) {
+                check_fx_graph(key, std::move(document), check);
+            } else {
+                check_aot_entry(std::move(document), check);
+            }
+        }
+    } else if (type == "autotune") {
+        if (!is_best_config_key(key)) {
+            check.problems.push_back("the key '" + std::string(key) +
+                                     "' does not look like PyTorch's autotune key "
+                                     "(\"<xx>/<sha256 hex>.best_config\")");
+            return check;
+        }
+        check.destination = std::string(key);
+        auto config = cachedir::parse_best_config(content);
+        if (!config) {
+            check.problems.push_back("not a best_config: " + config.error().message);
+        } else {
+            check.parses_to = "best_config: " + config->config.describe();
+        }
+    } else if (type == "pgo") {
+        const std::string name = pgo_file_name(key);
+        if (name.size() > 255) {
+            check.problems.push_back("the key is too long for a file name (" +
+                                     std::to_string(name.size()) + " bytes)");
+            return check;
+        }
+        check.destination = "dynamo/" + name;
+        if (auto document = decode_pickle(content, pytorch_pgo_globals(), check)) {
+            check.parses_to = "dynamo profile: " + pickle::type_name(document->root());
+        }
+    } else {
+        check.problems.push_back("cachelens does not import '" + std::string(type) +
+                                 "' artifacts: where PyTorch puts them is not known to it");
+    }
+    return check;
+}
+
+std::string_view to_string(ImportAction action) {
+    switch (action) {
+    case ImportAction::Write:
+        return "write";
+    case ImportAction::AlreadyPresent:
+        return "already present";
+    case ImportAction::Conflict:
+        return "conflict";
+    case ImportAction::Refused:
+        return "refused";
+    case ImportAction::Written:
+        return "written";
+    case ImportAction::Failed:
+        return "failed";
+    }
+    return "unknown";
+}
+
+std::size_t ImportPlan::count(ImportAction action) const {
+    return static_cast<std::size_t>(
+        std::ranges::count(artifacts, action, &PlannedArtifact::action));
+}
+
+bool ImportPlan::clean() const {
+    return count(ImportAction::Refused) == 0 && count(ImportAction::Conflict) == 0 &&
+           count(ImportAction::Failed) == 0;
+}
+
+namespace {
+
+// Compares what is at `destination` now with `content` and sets the action.
+// A missing directory on the way is fine (it will be made); a symlinked or
+// non-directory one refuses the artifact.
+void compare_with_disk(const DirHandle* root, std::string_view content, const ImportLimits& limits,
+                       PlannedArtifact& artifact) {
+    if (root == nullptr) {
+        return; // the cache dir will be created: everything is new
+    }
+    const auto& destination = artifact.check.destination;
+    const auto slash = destination.rfind('/');
+    const std::string_view dir_path = slash == std::string::npos
+                                          ? std::string_view()
+                                          : std::string_view(destination).substr(0, slash);
+    const std::string_view name = slash == std::string::npos
+                                      ? std::string_view(destination)
+                                      : std::string_view(destination).substr(slash + 1);
+    auto dir = root->open_beneath(dir_path);
+    if (!dir) {
+        if (dir.error().kind == ErrorKind::NotFound) {
+            return;
+        }
+        artifact.action = ImportAction::Refused;
+        artifact.check.problems.push_back(dir.error().path + ": " + dir.error().message);
+        return;
+    }
+    auto existing =
+        dir->read_file(name, std::max<std::uint64_t>(limits.max_artifact_bytes, content.size()));
+    if (!existing) {
+        artifact.action = ImportAction::Refused;
+        artifact.check.problems.push_back(existing.error().path + ": " + existing.error().message);
+    } else if (!*existing) {
+        return;
+    } else if (**existing == content) {
+        artifact.action = ImportAction::AlreadyPresent;
+    } else {
+        artifact.action = ImportAction::Conflict;
+        artifact.notes.push_back(destination + " exists with other bytes (sha256 " +
+                                 hash::sha256_hex(**existing).substr(0, 12) + "…): left alone");
+    }
+}
+
+} // namespace
+
+Result<ImportPlan> plan_import(const MegaBundle& bundle, const fs::path& cache_dir,
+                               const ImportLimits& limits) {
+    ImportPlan plan;
+    plan.cache_dir = cache_dir;
+    std::error_code error;
+    const auto status = fs::status(cache_dir, error);
+    std::optional<DirHandle> root;
+    if (fs::exists(status)) {
+        if (!fs::is_directory(status)) {
+            return fail(ErrorKind::InvalidArgument, "not a directory", cache_dir.string());
+        }
+        auto opened = DirHandle::open_root(cache_dir);
+        if (!opened) {
+            return std::unexpected(opened.error());
+        }
+        root.emplace(std::move(*opened));
+    } else {
+        plan.creates_cache_dir = true;
+    }
+
+    std::map<std::string, std::size_t> by_destination; // -> index in plan.artifacts
+    for (std::size_t s = 0; s < bundle.sections.size(); ++s) {
+        const auto& section = bundle.sections[s];
+        for (std::size_t i = 0; i < section.artifacts.size(); ++i) {
+            const auto& source = section.artifacts[i];
+            PlannedArtifact artifact;
+            artifact.section = s;
+            artifact.index = i;
+            artifact.type = section.type;
+            artifact.key = source.key;
+            artifact.size = source.content.size();
+            artifact.sha256 = hash::sha256_hex(source.content);
+            artifact.check = check_artifact(section.type, source.key, source.content, limits);
+            if (!artifact.check.problems.empty()) {
+                artifact.action = ImportAction::Refused;
+            } else if (auto seen = by_destination.find(artifact.check.destination);
+                       seen != by_destination.end()) {
+                const auto& first = plan.artifacts[seen->second];
+                const bool same = first.sha256 == artifact.sha256;
+                artifact.action = same ? ImportAction::AlreadyPresent : ImportAction::Conflict;
+                artifact.notes.push_back(
+                    std::string(same ? "the same bytes as" : "other bytes than") + " artifact " +
+                    std::to_string(seen->second + 1) + ", which goes to the same file");
+            } else {
+                by_destination.emplace(artifact.check.destination, plan.artifacts.size());
+                compare_with_disk(root ? &*root : nullptr, source.content, limits, artifact);
+            }
+            plan.artifacts.push_back(std::move(artifact));
+        }
+    }
+    return plan;
+}
+
+} // namespace cachelens::bundle
