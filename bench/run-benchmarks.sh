@@ -70,6 +70,10 @@ print(f"| Guard check ({anchor['guards']} golden guards x their hint vectors: "
 PY
 fi
 
+# Bundles: decode, import and export of mega-cache bundles against CPython
+# doing the same with PyTorch's format logic (three alternating rounds, ~3 min).
+"$root/bench/run-bundle-benchmark.sh" "$build"
+
 # Catalog: index, re-index and search a synthetic cache of 20,000 FX entries
 # (the devset's, copied under fresh keys) and two modules per entry. Not pinned:
 # the index parses on every core, as `cachelens index` does.
