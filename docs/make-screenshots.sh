@@ -3,6 +3,9 @@
 # guide (docs/USER_GUIDE.md): each screenshot is `cachelens-gui ... --screenshot`
 # under Xvfb. The sample cache is copied and its files dated 40 days back, so
 # ages read like a real cache's and the prune preview has something to prune.
+# The bundle views use a bundle exported from it (`cachelens export`) with two
+# hostile artifacts appended by python3: a key climbing out of the cache dir
+# and a pickle that calls os.system.
 #
 # Usage: docs/make-screenshots.sh [BUILD_DIR]   (default build/default)
 set -euo pipefail
@@ -48,3 +51,34 @@ shot why --select "$forward" --view why
 shot stats --view stats
 shot prune --view prune --max-size 2M
 shot benchmarks --view bench
+
+# Bundles. The hostile artifacts go in as two more sections, and the crc32 of
+# everything after it is written again (formats.md §6).
+"$build/app/cli/cachelens" export "$work/sample-cache" "$forward" -o "$work/model.bin" >/dev/null
+python3 - "$work/model.bin" "$work/untrusted.bin" <<'PY'
+import base64, struct, sys, zlib
+
+body = open(sys.argv[1], "rb").read()[4:]
+def text(s):
+    encoded = base64.b64encode(s.encode())
+    return struct.pack(">Q", len(encoded)) + encoded
+def section(kind, key, content):
+    return text(kind) + struct.pack(">Q", 1) + text(key) + struct.pack(">Q", len(content)) + content
+system = b"\x80\x02cos\nsystem\nq\x00X\x02\x00\x00\x00idq\x01\x85q\x02Rq\x03."
+body += section("inductor", "f3gunfwvnc2bijojank6na6pplhx6nopcc7cx3stulctblbl4cln", system)
+body += section("autotune", "../../x", b"{}")
+open(sys.argv[2], "wb").write(struct.pack(">I", zlib.crc32(body)) + body)
+PY
+
+bundle_shot() {
+    local name="$1" bundle="$2"
+    shift 2
+    echo "docs/images/$name.png"
+    xvfb-run -a -s "-screen 0 1600x1000x24" \
+        env XDG_CONFIG_HOME="$work/config" XDG_CACHE_HOME="$work/cache" TORCHINDUCTOR_CACHE_DIR= \
+        "$gui" --catalog "$work/bundle-catalog.sqlite" --open "$bundle" \
+        --size 1400x860 --screenshot "$out/$name.png" "$@"
+}
+
+bundle_shot bundle-root "$work/untrusted.bin" --select "$forward" --tab overview
+bundle_shot bundle-import "$work/untrusted.bin" --view import --into "$work/import-into"

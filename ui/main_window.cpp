@@ -1,12 +1,16 @@
 #include "main_window.h"
 
+#include "jobs/bundle_work.h"
 #include "models/entry_table_model.h"
+#include "models/root_labels_model.h"
 #include "models/roots_model.h"
 #include "panels/autotune_panel.h"
 #include "panels/bench_view.h"
 #include "panels/compare_view.h"
 #include "panels/debug_lines_panel.h"
+#include "panels/export_dialog.h"
 #include "panels/guards_panel.h"
+#include "panels/import_dialog.h"
 #include "panels/kernels_panel.h"
 #include "panels/overview_panel.h"
 #include "panels/prune_dialog.h"
@@ -24,6 +28,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QCloseEvent>
+#include <QDialog>
 #include <QFileDialog>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -42,6 +47,8 @@
 #include <QTimer>
 #include <QTreeView>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace cachelens::ui {
 
@@ -77,6 +84,9 @@ MainWindow::MainWindow(QString catalogPath, QWidget* parent)
     setWindowTitle(tr("cachelens"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/cachelens.svg")));
     rootsModel_ = new RootsModel(jobs_, catalogPath_, this);
+    stagingBase_ = bundle_work::stagingBase();
+    rootLabels_ = new RootLabelsModel(stagingBase_, this);
+    rootLabels_->setSourceModel(rootsModel_);
     entryModel_ = new EntryTableModel(jobs_, catalogPath_, this);
 
     pages_ = new QTabWidget;
@@ -100,7 +110,7 @@ MainWindow::MainWindow(QString catalogPath, QWidget* parent)
         if (page == static_cast<int>(Page::Stats)) {
             statsView_->showRoot(filterRoot_);
         } else if (page == static_cast<int>(Page::Bench)) {
-            benchView_->showRoot(actionRoot());
+            showBenchRoot();
         }
     });
     connect(compareView_, &CompareView::statusMessage, statusText_, &QLabel::setText);
@@ -128,9 +138,23 @@ MainWindow::MainWindow(QString catalogPath, QWidget* parent)
     // The Benchmarks page's cache dir may be the only one, known once the roots are read.
     connect(rootsModel_, &RootsModel::refreshed, this, [this] {
         if (pages_->currentIndex() == static_cast<int>(Page::Bench)) {
-            benchView_->showRoot(actionRoot());
+            showBenchRoot();
         }
     });
+    // A bundle just opened is selected in the sidebar once the sidebar lists it.
+    connect(rootsModel_, &RootsModel::refreshed, this, [this] {
+        if (sidebarRoot_) {
+            const QModelIndex index =
+                rootLabels_->mapFromSource(rootsModel_->indexOfRoot(*sidebarRoot_));
+            if (index.isValid()) {
+                sidebarRoot_.reset();
+                sidebar_->selectionModel()->setCurrentIndex(
+                    index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+            }
+        }
+        updateRootActions();
+    });
+    connect(this, &MainWindow::rootIndexed, this, &MainWindow::onBundleIndexed);
     connect(entryModel_, &EntryTableModel::failed, this, &MainWindow::showError);
     connect(entryModel_, &EntryTableModel::loaded, this, [this](int rows, qint64 elapsedMs) {
         tableSummary_->setText(tr("%n entries", nullptr, rows) + tr(" (%1 ms)").arg(elapsedMs));
@@ -155,11 +179,14 @@ MainWindow::MainWindow(QString catalogPath, QWidget* parent)
 MainWindow::~MainWindow() {
     jobs_.cancelAll();
     jobs_.waitForAll();
+    // The dialogs hold jobs_ and use it as they close: they go while it is still here,
+    // not with the rest of the children after the members.
+    qDeleteAll(findChildren<QDialog*>(Qt::FindDirectChildrenOnly));
 }
 
 void MainWindow::buildBrowsePage() {
     sidebar_ = new QTreeView;
-    sidebar_->setModel(rootsModel_);
+    sidebar_->setModel(rootLabels_);
     sidebar_->setRootIsDecorated(true);
     sidebar_->setUniformRowHeights(true);
     sidebar_->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -213,6 +240,13 @@ void MainWindow::buildBrowsePage() {
     searchRow->addWidget(search_, 1);
     searchRow->addWidget(tableSummary_);
     tableLayout->addLayout(searchRow);
+    bundleBanner_ = new QLabel;
+    bundleBanner_->setObjectName(QStringLiteral("bundleBanner"));
+    bundleBanner_->setWordWrap(true);
+    bundleBanner_->setTextInteractionFlags(Qt::TextBrowserInteraction);
+    bundleBanner_->hide();
+    connect(bundleBanner_, &QLabel::linkActivated, this, [this] { openImportDialog(); });
+    tableLayout->addWidget(bundleBanner_);
     tableLayout->addWidget(table_);
 
     entryError_ = new QLabel;
@@ -264,6 +298,17 @@ void MainWindow::buildActions() {
     });
     open->setShortcut(QKeySequence::Open);
     open->setIcon(style()->standardIcon(QStyle::SP_DirOpenIcon));
+    QAction* openBundleAction = file->addAction(tr("Open &bundle…"), this, [this] {
+        const QString bundle =
+            QFileDialog::getOpenFileName(this, tr("Open a bundle (browsed read-only)"), {},
+                                         tr("Bundles (*.bin);;All files (*)"));
+        if (!bundle.isEmpty()) {
+            openBundle(bundle.toStdString());
+        }
+    });
+    openBundleAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    openBundleAction->setToolTip(tr("Browse a PyTorch mega-cache bundle (or a signed one) like a "
+                                    "cache dir, before importing it"));
     recentMenu_ = file->addMenu(tr("Open &recent"));
     QAction* reindex = file->addAction(tr("&Index again"), this, [this] {
         for (const auto& root : rootDirs()) {
@@ -273,6 +318,15 @@ void MainWindow::buildActions() {
     reindex->setShortcut(QKeySequence::Refresh);
     reindex->setIcon(style()->standardIcon(QStyle::SP_BrowserReload));
     pruneAction_ = file->addAction(tr("&Prune…"), this, [this] { openPruneDialog(); });
+    file->addSeparator();
+    importAction_ = file->addAction(tr("&Import bundle…"), this, [this] { openImportDialog(); });
+    importAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+    importAction_->setToolTip(tr("Import the selected bundle (or one you choose) into a cache "
+                                 "dir, after its safety report"));
+    exportAction_ = file->addAction(tr("&Export selection…"), this, [this] { openExportDialog(); });
+    exportAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    exportAction_->setEnabled(false);
+    table_->addAction(exportAction_);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -480,16 +534,22 @@ void MainWindow::applyFilter() {
 }
 
 void MainWindow::onRootSelected(const QModelIndex& index) {
-    if (!index.isValid()) {
-        filterRoot_.reset();
-        filterKind_.reset();
-    } else {
-        filterRoot_ = index.data(RootsModel::RootPathRole).toString().toStdString();
-        const QString kind = index.data(RootsModel::KindRole).toString();
-        filterKind_ =
-            kind.isEmpty() ? std::nullopt : cachedir::file_kind_from_string(kind.toStdString());
+    std::optional<fs::path> root;
+    std::optional<cachedir::FileKind> kind;
+    if (index.isValid()) {
+        root = index.data(RootsModel::RootPathRole).toString().toStdString();
+        const QString kindName = index.data(RootsModel::KindRole).toString();
+        kind = kindName.isEmpty() ? std::nullopt
+                                  : cachedir::file_kind_from_string(kindName.toStdString());
     }
-    applyFilter();
+    // Selecting what is already shown (a bundle selected for the user) keeps the table.
+    const bool same = root == filterRoot_ && kind == filterKind_;
+    filterRoot_ = root;
+    filterKind_ = kind;
+    updateRootActions();
+    if (!same) {
+        applyFilter();
+    }
 }
 
 std::vector<EntryRef> MainWindow::selectedEntries() const {
@@ -506,6 +566,10 @@ std::vector<EntryRef> MainWindow::selectedEntries() const {
 void MainWindow::onEntrySelected() {
     const auto refs = selectedEntries();
     compareAction_->setEnabled(refs.size() == 2);
+    exportAction_->setEnabled(std::ranges::any_of(refs, [](const EntryRef& ref) {
+        return ref.entry.kind == cachedir::FileKind::FxGraph ||
+               ref.entry.kind == cachedir::FileKind::AotAutograd;
+    }));
     if (refs.size() == 1 && !(current_ && *current_ == refs.front())) {
         loadEntry(refs.front());
     }
@@ -524,6 +588,7 @@ void MainWindow::loadEntry(const EntryRef& ref) {
         },
         [this, ref](LoadedEntry loaded) {
             current_ = ref;
+            updateRootActions();
             whyAction_->setEnabled(ref.entry.kind == cachedir::FileKind::FxGraph);
             if (!loaded.content) {
                 entryError_->setText(
@@ -706,6 +771,12 @@ void MainWindow::openPruneDialog(const QString& previewMaxSize) {
         statusText_->setText(tr("Select a cache dir in the sidebar to prune it."));
         return;
     }
+    if (isReadOnlyRoot(*root)) {
+        statusText_->setText(tr("%1 is a bundle, opened read-only: nothing in it is pruned. "
+                                "Import it into a cache dir to prune there.")
+                                 .arg(text(root->filename().string())));
+        return;
+    }
     auto* dialog = new PruneDialog(jobs_, catalogPath_, *root, this);
     pruneDialog_ = dialog;
     dialog->setAttribute(Qt::WA_DeleteOnClose);
@@ -758,6 +829,12 @@ void MainWindow::showAbout() {
 }
 
 QWidget* MainWindow::screenshotTarget() {
+    if (importDialog_ && importDialog_->isVisible()) {
+        return importDialog_;
+    }
+    if (exportDialog_ && exportDialog_->isVisible()) {
+        return exportDialog_;
+    }
     if (pruneDialog_ && pruneDialog_->isVisible()) {
         return pruneDialog_;
     }
@@ -791,6 +868,9 @@ void MainWindow::runStartupRequest(const StartupRequest& request) {
     requestStep_ = 0;
     for (const auto& dir : request.open) {
         openRoot(dir);
+    }
+    for (const auto& file : request.openBundles) {
+        openBundle(file);
     }
     QTimer::singleShot(0, this, &MainWindow::advanceRequest);
 }
@@ -831,6 +911,14 @@ void MainWindow::advanceRequest() {
                 showPage(Page::Stats);
             } else if (request.view == "bench") {
                 showPage(Page::Bench);
+            } else if (request.view == "import") {
+                openImportDialog(request.openBundles.empty()
+                                     ? std::nullopt
+                                     : std::optional(request.openBundles.front()),
+                                 request.importInto.isEmpty()
+                                     ? std::nullopt
+                                     : std::optional<fs::path>(request.importInto.toStdString()),
+                                 false);
             } else if (request.view == "prune") {
                 openPruneDialog(request.pruneMaxSize.isEmpty() ? QStringLiteral("1M")
                                                                : request.pruneMaxSize);
@@ -845,6 +933,169 @@ void MainWindow::advanceRequest() {
         // One more turn of the event loop so that the last results are painted.
         QTimer::singleShot(150, this, &MainWindow::requestDone);
     }
+}
+
+void MainWindow::openBundle(const fs::path& file) {
+    ++rootsPending_; // the startup request waits for the bundle's root too
+    statusText_->setText(tr("Reading bundle %1…").arg(text(file.string())));
+    const fs::path base = stagingBase_;
+    // One channel per bundle opened: opening a second must not drop the first.
+    const QString channel = QStringLiteral("bundle:%1").arg(++bundleJobs_);
+    jobs_.run<bundle_work::StagedBundle>(
+        channel, this,
+        [file, base](const JobContext&) { return bundle_work::stageBundle(file, base); },
+        [this](bundle_work::StagedBundle staged) {
+            if (!staged.error.isEmpty()) {
+                --rootsPending_;
+                showError(tr("Cannot open the bundle %1: %2")
+                              .arg(text(staged.file.string()), staged.error));
+                advanceRequest();
+                return;
+            }
+            bundlesIndexing_.append(text(catalog::root_location(staged.root)));
+            openRoot(staged.root); // counted in rootsPending_ before this one is let go
+            --rootsPending_;
+        });
+}
+
+void MainWindow::onBundleIndexed(const QString& root) {
+    if (!bundlesIndexing_.removeOne(root)) {
+        return;
+    }
+    // Browse it: the sidebar selects it once its refresh lists it.
+    filterRoot_ = root.toStdString();
+    filterKind_.reset();
+    sidebarRoot_ = filterRoot_;
+    applyFilter();
+    updateRootActions();
+    const QString report = bundle_work::stagedReport(root.toStdString());
+    statusText_->setText(
+        tr("Bundle %1 opened read-only: %2")
+            .arg(text(filterRoot_->filename().string()), report.section(u'\n', 0, 0)));
+    emit bundleOpened(root);
+}
+
+bool MainWindow::isReadOnlyRoot(const fs::path& root) const {
+    return bundle_work::isStagedBundle(root, stagingBase_);
+}
+
+void MainWindow::updateRootActions() {
+    const std::optional<fs::path> root = actionRoot();
+    const bool bundle = root && isReadOnlyRoot(*root);
+    pruneAction_->setEnabled(!bundle);
+    if (!bundle) {
+        bundleBanner_->hide();
+        return;
+    }
+    const auto origin = bundle_work::stagedOrigin(*root);
+    const QStringList report = bundle_work::stagedReport(*root).split(u'\n', Qt::SkipEmptyParts);
+    QString banner =
+        tr("<b>Bundle %1</b>, opened read-only%2: %3. Prune and best-config changes are off. "
+           "<a href=\"import\">Import…</a>")
+            .arg(text(root->filename().string()).toHtmlEscaped(),
+                 origin ? tr(" from %1").arg(text(origin->string()).toHtmlEscaped()) : QString(),
+                 report.value(0).toHtmlEscaped());
+    // The safety report: what was not materialised and why, a few lines of it.
+    constexpr int kShownProblems = 6;
+    for (int line = 1; line < report.size() && line <= kShownProblems; ++line) {
+        banner += QStringLiteral("<br>") + report[line].toHtmlEscaped();
+    }
+    if (report.size() > kShownProblems + 1) {
+        banner += QStringLiteral("<br>") + tr("… and %1 more (the Import dialog lists them all)")
+                                               .arg(report.size() - 1 - kShownProblems);
+    }
+    // Translucent tints over the palette, readable on light and dark themes.
+    bundleBanner_->setStyleSheet(
+        report.size() > 1 ? QStringLiteral("QLabel { background: rgba(220, 50, 47, 0.18); border: "
+                                           "1px solid rgba(220, 50, 47, 0.6); padding: 4px; }")
+                          : QStringLiteral("QLabel { background: rgba(40, 120, 220, 0.15); border: "
+                                           "1px solid rgba(40, 120, 220, 0.5); padding: 4px; }"));
+    bundleBanner_->setText(banner);
+    bundleBanner_->show();
+}
+
+void MainWindow::showBenchRoot() {
+    const std::optional<fs::path> root = actionRoot();
+    if (root && isReadOnlyRoot(*root)) {
+        // `bench accept` would rewrite the staged copy: a bundle is benchmarked once imported.
+        benchView_->showRoot(std::nullopt);
+        statusText_->setText(tr("%1 is a bundle, opened read-only: import it into a cache dir to "
+                                "benchmark its kernels and change their best configs.")
+                                 .arg(text(root->filename().string())));
+        return;
+    }
+    benchView_->showRoot(root);
+}
+
+void MainWindow::openImportDialog(std::optional<fs::path> bundleFile, std::optional<fs::path> into,
+                                  bool askForFile) {
+    if (!bundleFile) {
+        if (const auto root = actionRoot(); root && isReadOnlyRoot(*root)) {
+            bundleFile = bundle_work::stagedOrigin(*root);
+            if (!bundleFile) {
+                statusText_->setText(tr("Where %1 came from is not recorded: choose the bundle "
+                                        "file.")
+                                         .arg(text(root->filename().string())));
+            }
+        }
+    }
+    if (!bundleFile && askForFile) {
+        const QString file = QFileDialog::getOpenFileName(this, tr("Import a bundle"), {},
+                                                          tr("Bundles (*.bin);;All files (*)"));
+        if (!file.isEmpty()) {
+            bundleFile = file.toStdString();
+        }
+    }
+    if (!bundleFile) {
+        if (!askForFile) {
+            statusText_->setText(tr("Open a bundle to import it."));
+        }
+        return;
+    }
+    auto* dialog =
+        new ImportDialog(jobs_, *bundleFile, into.value_or(bundle_work::defaultImportDir()), this);
+    importDialog_ = dialog;
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ImportDialog::statusMessage, statusText_, &QLabel::setText);
+    connect(dialog, &ImportDialog::imported, this, [this](const fs::path& dir) {
+        // The catalog learns what was written when that dir is one it shows.
+        const std::string location = catalog::root_location(dir);
+        for (const auto& root : rootDirs()) {
+            if (catalog::root_location(root) == location) {
+                openRoot(root);
+                return;
+            }
+        }
+    });
+    dialog->show();
+}
+
+void MainWindow::openExportDialog() {
+    const auto selection = bundle_work::exportSelection(selectedEntries());
+    if (selection.keys.empty()) {
+        statusText_->setText(tr("Select FX graph or AOT entries to export.") +
+                             (selection.ignored.isEmpty()
+                                  ? QString()
+                                  : u' ' + selection.ignored.join(QStringLiteral("; "))));
+        return;
+    }
+    auto* dialog = new ExportDialog(jobs_, selection.root, selection.keys, selection.ignored, this);
+    exportDialog_ = dialog;
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ExportDialog::statusMessage, statusText_, &QLabel::setText);
+    dialog->show();
+}
+
+ImportDialog* MainWindow::importDialog() const {
+    return importDialog_;
+}
+
+ExportDialog* MainWindow::exportDialog() const {
+    return exportDialog_;
+}
+
+QString MainWindow::statusText() const {
+    return statusText_->text();
 }
 
 } // namespace cachelens::ui

@@ -3,7 +3,9 @@
 // The main window: a sidebar of cache dirs, the entry table with its search
 // field, the detail tabs for the selected entry; and the Compare, Why missed,
 // Stats and Benchmarks pages. It wires models, panels and jobs together and
-// holds no logic of its own beyond that wiring.
+// holds no logic of its own beyond that wiring. Bundles: Open Bundle… stages
+// one (jobs/bundle_work.h) and browses it as a read-only root; Import… and
+// Export Selection… open their dialogs.
 
 #include "jobs/job_runner.h"
 #include "models/entry_ref.h"
@@ -37,6 +39,9 @@ class BenchView;
 class CompareView;
 class EntryPanel;
 class EntryTableModel;
+class ExportDialog;
+class ImportDialog;
+class RootLabelsModel;
 class RootsModel;
 class StatsView;
 class WhyView;
@@ -44,12 +49,15 @@ class WhyView;
 // What to show right after start: the command line of cachelens-gui.
 struct StartupRequest {
     std::vector<std::filesystem::path> open;
+    // Bundle files, browsed read-only.
+    std::vector<std::filesystem::path> openBundles;
     QString select;       // a key, path or kernel name to select
     QString tab;          // overview, debug, guards, source, kernels, autotune
     QString compare;      // a second key to compare the selection with
-    QString view;         // browse, compare, why, stats, prune, bench
+    QString view;         // browse, compare, why, stats, prune, bench, import
     QString search;       // text for the search field
     QString pruneMaxSize; // with view "prune": preview a prune to this size
+    QString importInto;   // with view "import": the cache dir to import into
 };
 
 class MainWindow : public QMainWindow {
@@ -64,6 +72,19 @@ public:
 
     // Indexes `dir` (in the background) and shows it.
     void openRoot(const std::filesystem::path& dir);
+    // Stages the bundle `file`'s safe artifacts (in the background), then
+    // opens the staged dir as a read-only root and selects it.
+    void openBundle(const std::filesystem::path& file);
+    // A staged bundle: no prune, no bench accept.
+    bool isReadOnlyRoot(const std::filesystem::path& root) const;
+    // Opens the Import dialog for `bundleFile`, else for the selected bundle
+    // root's file, else (with `askForFile`) the one the user picks; into
+    // `into`, else PyTorch's cache dir.
+    void openImportDialog(std::optional<std::filesystem::path> bundleFile = std::nullopt,
+                          std::optional<std::filesystem::path> into = std::nullopt,
+                          bool askForFile = true);
+    // Opens the Export dialog for the FX graph and AOT entries selected.
+    void openExportDialog();
     // Carries out `request` step by step as the jobs it needs finish; emits
     // requestDone() when everything it asked for is on screen.
     void runStartupRequest(const StartupRequest& request);
@@ -90,13 +111,21 @@ public:
     // Opens the prune dialog for the selected cache dir; with a size, previews
     // a prune to it right away.
     void openPruneDialog(const QString& previewMaxSize = {});
+    ImportDialog* importDialog() const;
+    ExportDialog* exportDialog() const;
+    // The status bar's message, and the banner over the table for a bundle root.
+    QString statusText() const;
+    QLabel* bundleBanner() const { return bundleBanner_; }
 
     static std::optional<Tab> tabFromName(const QString& name);
-    // What --screenshot saves: the prune dialog when it is open, else the window.
+    // What --screenshot saves: the import, export or prune dialog when one
+    // is open, else the window.
     QWidget* screenshotTarget();
 
 signals:
     void rootIndexed(const QString& root);
+    // A bundle was staged, indexed and selected (`root` is its staged dir).
+    void bundleOpened(const QString& root);
     void entryShown(const cachelens::ui::EntryRef& ref);
     void requestDone();
 
@@ -130,10 +159,16 @@ private:
     void showError(const QString& message);
     void showAbout();
     void advanceRequest();
+    // Prune and the banner follow whether the action root is a bundle.
+    void updateRootActions();
+    void showBenchRoot();
+    void onBundleIndexed(const QString& root);
 
     QString catalogPath_;
     JobRunner jobs_;
     RootsModel* rootsModel_ = nullptr;
+    RootLabelsModel* rootLabels_ = nullptr; // the sidebar's: bundles labelled
+    std::filesystem::path stagingBase_;     // where opened bundles are staged
     EntryTableModel* entryModel_ = nullptr;
 
     QTabWidget* pages_ = nullptr;
@@ -145,6 +180,7 @@ private:
     QTableView* table_ = nullptr;
     QLabel* tableSummary_ = nullptr;
     QLabel* entryError_ = nullptr;
+    QLabel* bundleBanner_ = nullptr;
     QTabWidget* details_ = nullptr;
     std::vector<EntryPanel*> panels_; // in Tab order
     CompareView* compareView_ = nullptr;
@@ -159,6 +195,8 @@ private:
     QAction* compareAction_ = nullptr;
     QAction* whyAction_ = nullptr;
     QAction* pruneAction_ = nullptr;
+    QAction* importAction_ = nullptr;
+    QAction* exportAction_ = nullptr;
 
     std::optional<std::filesystem::path> filterRoot_;
     std::optional<cachedir::FileKind> filterKind_;
@@ -171,6 +209,11 @@ private:
     int requestStep_ = 0;
     bool waitingForEntry_ = false;
     QPointer<QWidget> pruneDialog_;
+    QPointer<ImportDialog> importDialog_;
+    QPointer<ExportDialog> exportDialog_;
+    QStringList bundlesIndexing_;                      // staged roots to select once indexed
+    std::optional<std::filesystem::path> sidebarRoot_; // to select once the sidebar has it
+    int bundleJobs_ = 0;                               // for unique job channels
     int rootsPending_ = 0;
     QStringList indexing_; // the index jobs' channels
 };

@@ -1,6 +1,6 @@
 // cachelens-gui: the desktop app. Opens the user's cache (or the cache dirs
-// given), or the sample cache when there is none; --screenshot renders a
-// state for the docs and the tests and exits.
+// and bundle files given), or the sample cache when there is none;
+// --screenshot renders a state for the docs and the tests and exits.
 
 #include "main_window.h"
 
@@ -57,9 +57,9 @@ int main(int argc, char** argv) {
     parser.addVersionOption();
     const QCommandLineOption open(
         "open",
-        "Open this cache dir (repeatable). Default: $TORCHINDUCTOR_CACHE_DIR, "
-        "/tmp/torchinductor_$USER, or the sample cache.",
-        "DIR");
+        "Open this cache dir, or this bundle file read-only (repeatable). Default: "
+        "$TORCHINDUCTOR_CACHE_DIR, /tmp/torchinductor_$USER, or the sample cache.",
+        "DIR|FILE");
     const QCommandLineOption select("select",
                                     "Select the entry with this key, path or kernel name.", "KEY");
     const QCommandLineOption tab("tab",
@@ -70,11 +70,14 @@ int main(int argc, char** argv) {
                                      "KEY2");
     const QCommandLineOption view(
         "view",
-        "Show this page: browse, compare, why (why the selection missed), stats, prune, bench.",
+        "Show this page: browse, compare, why (why the selection missed), stats, prune, bench, "
+        "import (the Import dialog for the bundle opened).",
         "VIEW");
     const QCommandLineOption search("search", "Type this into the search field.", "TEXT");
     const QCommandLineOption maxSize(
         "max-size", "With --view prune: preview a prune to this size (2G, 500M).", "SIZE");
+    const QCommandLineOption into(
+        "into", "With --view import: the cache dir to import into (default PyTorch's).", "DIR");
     const QCommandLineOption catalog(
         "catalog", "The catalog file (default $XDG_DATA_HOME/cachelens/catalog.sqlite).", "PATH");
     const QCommandLineOption screenshot(
@@ -85,7 +88,7 @@ int main(int argc, char** argv) {
     const QCommandLineOption size("size", "Window size for --screenshot (default 1400x900).", "WxH",
                                   "1400x900");
     parser.addOptions(
-        {open, select, tab, compare, view, search, maxSize, catalog, screenshot, size});
+        {open, select, tab, compare, view, search, maxSize, into, catalog, screenshot, size});
     parser.process(app);
 
     if (parser.isSet(tab) && !cachelens::ui::MainWindow::tabFromName(parser.value(tab))) {
@@ -98,14 +101,19 @@ int main(int argc, char** argv) {
             : QString::fromStdString(cachelens::catalog::default_catalog_path().string());
 
     cachelens::ui::StartupRequest request;
-    for (const QString& dir : parser.values(open)) {
-        if (!QFileInfo(dir).isDir()) {
-            std::fprintf(stderr, "cachelens-gui: %s: not a directory\n", qPrintable(dir));
+    for (const QString& path : parser.values(open)) {
+        const QFileInfo info(path);
+        if (info.isDir()) {
+            request.open.emplace_back(path.toStdString());
+        } else if (info.isFile()) {
+            request.openBundles.emplace_back(path.toStdString());
+        } else {
+            std::fprintf(stderr, "cachelens-gui: %s: neither a directory nor a bundle file\n",
+                         qPrintable(path));
             return 2;
         }
-        request.open.emplace_back(dir.toStdString());
     }
-    if (request.open.empty()) {
+    if (request.open.empty() && request.openBundles.empty()) {
         if (auto dir = defaultCacheDir()) {
             request.open.push_back(*dir);
         }
@@ -116,6 +124,7 @@ int main(int argc, char** argv) {
     request.view = parser.value(view);
     request.search = parser.value(search);
     request.pruneMaxSize = parser.value(maxSize);
+    request.importInto = parser.value(into);
 
     cachelens::ui::MainWindow window(catalogPath);
     const QString screenshotFile = parser.value(screenshot);

@@ -1,0 +1,217 @@
+#include "models/import_plan_model.h"
+
+#include "jobs/bundle_work.h"
+#include "models/highlight_colors.h"
+
+#include <cachelens/core/format.h>
+
+#include <QBrush>
+#include <QFont>
+#include <QFontDatabase>
+#include <QStringList>
+
+namespace cachelens::ui {
+
+namespace {
+
+using bundle::ImportAction;
+
+QString text(const std::string& value) {
+    return QString::fromStdString(value);
+}
+
+// Why a row is not (or was not) written: its problems, then its notes.
+QStringList reasons(const bundle::PlannedArtifact& artifact) {
+    QStringList lines;
+    for (const auto& problem : artifact.check.problems) {
+        lines << text(problem);
+    }
+    for (const auto& note : artifact.notes) {
+        lines << text(note);
+    }
+    return lines;
+}
+
+bool isTrouble(ImportAction action) {
+    return action == ImportAction::Refused || action == ImportAction::Conflict ||
+           action == ImportAction::Failed;
+}
+
+} // namespace
+
+ImportPlanModel::ImportPlanModel(QObject* parent)
+    : QAbstractTableModel(parent) {}
+
+void ImportPlanModel::setPlan(bundle::ImportPlan plan, bool dryRun) {
+    beginResetModel();
+    plan_ = std::move(plan);
+    dryRun_ = dryRun;
+    endResetModel();
+}
+
+void ImportPlanModel::clear() {
+    beginResetModel();
+    plan_.reset();
+    endResetModel();
+}
+
+std::size_t ImportPlanModel::count(ImportAction action) const {
+    return plan_ ? plan_->count(action) : 0;
+}
+
+const bundle::PlannedArtifact* ImportPlanModel::artifact(int row) const {
+    if (!plan_ || row < 0 || row >= static_cast<int>(plan_->artifacts.size())) {
+        return nullptr;
+    }
+    return &plan_->artifacts[static_cast<std::size_t>(row)];
+}
+
+QString ImportPlanModel::actionText(ImportAction action, bool dryRun) {
+    if (dryRun && action == ImportAction::Write) {
+        return tr("would write");
+    }
+    return QString::fromUtf8(bundle::to_string(action));
+}
+
+QString ImportPlanModel::summaryText() const {
+    if (!plan_) {
+        return {};
+    }
+    QString summary = bundle_work::countOf(plan_->artifacts.size(), "artifact", "artifacts") +
+                      u':' + u' ' +
+                      (dryRun_ ? tr("%1 to write").arg(count(ImportAction::Write))
+                               : tr("%1 written").arg(count(ImportAction::Written))) +
+                      tr(", %1 already present, %2 conflicts, %3 refused")
+                          .arg(count(ImportAction::AlreadyPresent))
+                          .arg(count(ImportAction::Conflict))
+                          .arg(count(ImportAction::Refused));
+    if (const auto failed = count(ImportAction::Failed)) {
+        summary += tr(", %1 failed").arg(failed);
+    }
+    return summary;
+}
+
+int ImportPlanModel::rowCount(const QModelIndex& parent) const {
+    return parent.isValid() || !plan_ ? 0 : static_cast<int>(plan_->artifacts.size());
+}
+
+int ImportPlanModel::columnCount(const QModelIndex& parent) const {
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant ImportPlanModel::data(const QModelIndex& index, int role) const {
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) {
+        return {};
+    }
+    const auto* row = artifact(index.row());
+    if (row == nullptr) {
+        return {};
+    }
+    const int column = index.column();
+    switch (role) {
+    case Qt::DisplayRole:
+        switch (column) {
+        case ActionColumn:
+            return actionText(row->action, dryRun_);
+        case TypeColumn:
+            return text(row->type);
+        case KeyColumn:
+            return text(row->key);
+        case SizeColumn:
+            return text(format_bytes(row->size));
+        case DestinationColumn:
+            return text(row->check.destination);
+        case ParsesToColumn:
+            return text(row->check.parses_to);
+        case ProblemsColumn:
+            return reasons(*row).join(QStringLiteral("; "));
+        }
+        return {};
+    case SortRole:
+        if (column == SizeColumn) {
+            return QVariant::fromValue<qulonglong>(row->size);
+        }
+        return data(index, Qt::DisplayRole);
+    case ActionRole:
+        return static_cast<int>(row->action);
+    case Qt::ToolTipRole:
+        return toolTip(*row);
+    case Qt::FontRole:
+        if (column == KeyColumn || column == DestinationColumn) {
+            return QFontDatabase::systemFont(QFontDatabase::FixedFont);
+        }
+        if (column == ActionColumn && isTrouble(row->action)) {
+            QFont bold;
+            bold.setBold(true);
+            return bold;
+        }
+        return {};
+    case Qt::BackgroundRole:
+        switch (row->action) {
+        case ImportAction::Refused:
+        case ImportAction::Failed:
+            return QBrush(highlight::fail());
+        case ImportAction::Conflict:
+            return QBrush(highlight::changed());
+        case ImportAction::Written:
+            return QBrush(highlight::pass());
+        default:
+            return {};
+        }
+    case Qt::TextAlignmentRole:
+        if (column == SizeColumn) {
+            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        }
+        return {};
+    }
+    return {};
+}
+
+QString ImportPlanModel::toolTip(const bundle::PlannedArtifact& artifact) const {
+    QStringList lines;
+    lines << tr("%1 %2").arg(text(artifact.type), text(artifact.key));
+    lines << tr("%L1 bytes, sha256 %2")
+                 .arg(static_cast<qulonglong>(artifact.size))
+                 .arg(text(artifact.sha256));
+    if (!artifact.check.destination.empty()) {
+        lines << tr("goes to %1").arg(text(artifact.check.destination));
+    }
+    if (!artifact.check.parses_to.empty()) {
+        lines << tr("parses to %1").arg(text(artifact.check.parses_to));
+    }
+    for (const auto& problem : artifact.check.problems) {
+        lines << tr("refused: %1").arg(text(problem));
+    }
+    for (const auto& global : artifact.check.foreign_globals) {
+        lines << tr("foreign global: %1").arg(text(global));
+    }
+    for (const auto& note : artifact.notes) {
+        lines << text(note);
+    }
+    return lines.join(u'\n');
+}
+
+QVariant ImportPlanModel::headerData(int section, Qt::Orientation orientation, int role) const {
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
+        return {};
+    }
+    switch (section) {
+    case ActionColumn:
+        return tr("Action");
+    case TypeColumn:
+        return tr("Type");
+    case KeyColumn:
+        return tr("Key");
+    case SizeColumn:
+        return tr("Size");
+    case DestinationColumn:
+        return tr("Destination");
+    case ParsesToColumn:
+        return tr("Parses to");
+    case ProblemsColumn:
+        return tr("Problems");
+    }
+    return {};
+}
+
+} // namespace cachelens::ui

@@ -1,0 +1,67 @@
+#pragma once
+
+// The import dialog's safety report: one row per artifact of a bundle, what
+// importing does with it (would write, already present, conflict, refused;
+// after the import: written, failed), its type, key, size, where it goes,
+// what its content parses to and why it is refused. Refused, conflicting and
+// failed rows are tinted; a row's tooltip lists every problem, foreign
+// global and note.
+
+#include <cachelens/bundle/import.h>
+
+#include <QAbstractTableModel>
+
+#include <optional>
+
+namespace cachelens::ui {
+
+class ImportPlanModel : public QAbstractTableModel {
+    Q_OBJECT
+
+public:
+    enum Column {
+        ActionColumn,
+        TypeColumn,
+        KeyColumn,
+        SizeColumn,
+        DestinationColumn,
+        ParsesToColumn,
+        ProblemsColumn,
+        ColumnCount
+    };
+    enum Role {
+        ActionRole = Qt::UserRole + 1, // the row's bundle::ImportAction, as an int
+        SortRole,                      // raw size; the display text elsewhere
+    };
+
+    explicit ImportPlanModel(QObject* parent = nullptr);
+
+    // A plan from plan_import (`dryRun`: nothing written yet) or run_import.
+    void setPlan(bundle::ImportPlan plan, bool dryRun);
+    void clear();
+
+    const std::optional<bundle::ImportPlan>& plan() const { return plan_; }
+    bool isDryRun() const { return dryRun_; }
+    std::size_t count(bundle::ImportAction action) const;
+    const bundle::PlannedArtifact* artifact(int row) const;
+
+    // "would write" before the import, the engine's word otherwise.
+    static QString actionText(bundle::ImportAction action, bool dryRun);
+    // As the CLI ends its report: "7 artifacts: 7 to write, 0 already
+    // present, 0 conflicts, 0 refused".
+    QString summaryText() const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+    QVariant headerData(int section, Qt::Orientation orientation,
+                        int role = Qt::DisplayRole) const override;
+
+private:
+    QString toolTip(const bundle::PlannedArtifact& artifact) const;
+
+    std::optional<bundle::ImportPlan> plan_;
+    bool dryRun_ = true;
+};
+
+} // namespace cachelens::ui
