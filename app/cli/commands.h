@@ -25,5 +25,6 @@ void add_bundle_command(CLI::App& app, int& exit_code);
 void add_import_command(CLI::App& app, int& exit_code);
 void add_export_command(CLI::App& app, int& exit_code);
 void add_keygen_command(CLI::App& app, int& exit_code);
+void add_remote_command(CLI::App& app, int& exit_code);
 
 } // namespace cachelens::cli

@@ -252,7 +252,9 @@ void print_entry(const Entry& entry, const EntryContent& content, const TextOpti
     std::printf("%s %s\n", std::string(to_string(entry.kind)).c_str(), entry.key.c_str());
     field("path", entry.path);
     field("size", format_bytes(entry.size));
-    field("modified", format_time(entry.mtime_ns) + " (" + format_age(entry.mtime_ns) + ")");
+    if (entry.mtime_ns != 0) { // 0: not a file (a Redis value)
+        field("modified", format_time(entry.mtime_ns) + " (" + format_age(entry.mtime_ns) + ")");
+    }
     std::visit(
         [&](const auto& item) {
             using T = std::decay_t<decltype(item)>;

@@ -2,6 +2,9 @@
 #include "commands.h"
 #include "output.h"
 
+#include <cachelens/remote/mirror.h>
+#include <cachelens/remote/redis_endpoint.h>
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -18,6 +21,35 @@ struct IndexOptions {
     bool json = false;
 };
 
+// A redis:// URL is indexed through its mirror dir; returns the dir to index.
+Result<std::string> mirror_if_remote(const std::string& argument, const catalog::Catalog& catalog,
+                                     Json& remote_report) {
+    if (!argument.starts_with("redis://") && !argument.starts_with("rediss://")) {
+        return argument;
+    }
+    auto endpoint = remote::parse_redis_endpoint(argument);
+    if (!endpoint) {
+        return std::unexpected(endpoint.error());
+    }
+    auto client = remote::RedisClient::connect(*endpoint);
+    if (!client) {
+        return std::unexpected(client.error());
+    }
+    auto mirrored =
+        remote::mirror_remote(*client, remote::mirror_dir_for(catalog.path(), *endpoint));
+    if (!mirrored) {
+        return std::unexpected(mirrored.error());
+    }
+    for (const auto& note : mirrored->notes) {
+        std::cerr << "cachelens: " << endpoint->display() << ": " << note << '\n';
+    }
+    remote_report = {{"server", endpoint->display()},
+                     {"pulled", mirrored->pulled},
+                     {"unchanged", mirrored->unchanged},
+                     {"removed", mirrored->removed}};
+    return mirrored->dir.string();
+}
+
 int run_index(const IndexOptions& options) {
     auto catalog = open_catalog(options.catalog);
     if (!catalog) {
@@ -25,7 +57,13 @@ int run_index(const IndexOptions& options) {
     }
     Json reports = Json::array();
     const bool show_progress = !options.json && isatty(STDERR_FILENO) != 0;
-    for (const auto& dir : options.dirs) {
+    for (const auto& argument : options.dirs) {
+        Json remote_report;
+        auto mirrored = mirror_if_remote(argument, *catalog, remote_report);
+        if (!mirrored) {
+            return report(mirrored.error());
+        }
+        const std::string& dir = *mirrored;
         catalog::IndexOptions index_options;
         index_options.threads = options.threads;
         if (show_progress) {
@@ -51,7 +89,16 @@ int run_index(const IndexOptions& options) {
                                {"parsed", result->parsed},
                                {"removed", result->removed},
                                {"parse_errors", result->parse_errors}});
+            if (!remote_report.is_null()) {
+                reports.back()["remote"] = remote_report;
+            }
         } else {
+            if (!remote_report.is_null()) {
+                std::printf("%s: mirrored (%zu pulled, %zu unchanged, %zu removed)\n",
+                            argument.c_str(), remote_report["pulled"].get<std::size_t>(),
+                            remote_report["unchanged"].get<std::size_t>(),
+                            remote_report["removed"].get<std::size_t>());
+            }
             std::printf("%s: %zu entries (%zu parsed, %zu unchanged, %zu removed, %zu parse "
                         "errors)\n",
                         result->root.c_str(), result->entries, result->parsed, result->unchanged,
@@ -70,13 +117,17 @@ void add_index_command(CLI::App& app, int& exit_code) {
     auto options = std::make_shared<IndexOptions>();
     auto* command = app.add_subcommand(
         "index", "Add cache dirs to the catalog, or bring them up to date: only new or changed "
-                 "files are parsed, vanished ones are removed.");
-    command->add_option("DIR", options->dirs, "cache dirs")->required();
+                 "files are parsed, vanished ones are removed. A redis:// URL adds PyTorch's "
+                 "remote cache on that server: its entries are mirrored into a dir beside the "
+                 "catalog (remote/<host>-<port>-db<N>, as PyTorch would lay them out) and that "
+                 "dir is indexed, so search, diff and why see remote entries too.");
+    command->add_option("DIR", options->dirs, "cache dirs or redis:// URLs")->required();
     add_catalog_option(*command, options->catalog);
     command->add_option("--threads", options->threads, "parsing threads (default: one per core)");
     command->add_flag("--json", options->json,
                       "print {catalog, roots: [{root, entries, unchanged, parsed, removed, "
-                      "parse_errors}]}");
+                      "parse_errors, remote (for a URL): {server, pulled, unchanged, "
+                      "removed}}]}");
     command->callback([options, &exit_code] { exit_code = run_index(*options); });
 }
 

@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
     add_import_command(app, exit_code);
     add_export_command(app, exit_code);
     add_keygen_command(app, exit_code);
+    add_remote_command(app, exit_code);
 
     try {
         app.parse(argc, argv);

@@ -31,9 +31,10 @@ declare -A max_len=(
     [fuzz_trace]=262144
     [fuzz_guards]=2048
     [fuzz_mega_cache]=262144
+    [fuzz_remote]=65536
     [fuzz_signed_bundle]=262144
 )
-all_targets=(fuzz_unpickler fuzz_python_literal fuzz_kernel_module fuzz_best_config fuzz_triton_kernel fuzz_trace fuzz_guards fuzz_mega_cache fuzz_signed_bundle)
+all_targets=(fuzz_unpickler fuzz_python_literal fuzz_kernel_module fuzz_best_config fuzz_triton_kernel fuzz_trace fuzz_guards fuzz_mega_cache fuzz_signed_bundle fuzz_remote)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     targets=("${all_targets[@]}")
@@ -154,6 +155,23 @@ with tempfile.TemporaryDirectory() as tmp:
             blob = (b"CACHELENS-SIGNED-BUNDLE\n" + u64(len(manifest)) + manifest +
                     u64(len(signature)) + signature + payload)
             (corpus / hashlib.sha1(blob).hexdigest()).write_bytes(blob)
+PY
+        ;;
+    fuzz_remote)
+        # URLs, PyTorch's Redis keys of each cache, and values as PyTorch stores them: an
+        # FX value around a real best_config's bytes, a bundled autotune dict, bad JSON.
+        python3 - "$corpus" "$fixtures"/devset/cache/*/*.best_config <<'PY'
+import base64, hashlib, json, pathlib, sys
+corpus = pathlib.Path(sys.argv[1])
+seeds = [b"redis://user:p%40ss@cache.example:6380/2", b"rediss://[::1]:6379", b"localhost:6379",
+         b"pt2:fx-graph-v1::fabc:c1", b"pt2:bundled-autotune-v1::" + b"a" * 64 + b":c1",
+         b"{\"data\": 5}", b"[1, 2"]
+for path in sys.argv[2:4]:
+    config = pathlib.Path(path).read_bytes()
+    seeds.append(json.dumps({"data": base64.b64encode(config).decode(), "time_taken_ms": 12}).encode())
+    seeds.append(json.dumps({pathlib.Path(path).name: json.loads(config)}).encode())
+for blob in seeds:
+    (corpus / hashlib.sha1(blob).hexdigest()).write_bytes(blob)
 PY
         ;;
     fuzz_guards)

@@ -1,0 +1,252 @@
+#include <cachelens/bundle/export.h>
+#include <cachelens/cachedir/aot_autograd_entry.h>
+#include <cachelens/cachedir/fx_graph_entry.h>
+#include <cachelens/pickle/unpickler.h>
+#include <cachelens/remote/remote_ops.h>
+
+#include <algorithm>
+#include <map>
+
+namespace cachelens::remote {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool is_entry_key(std::string_view key, char first) {
+    return key.size() == 52 && key[0] == first;
+}
+
+// PyTorch's time_taken_ms for a value: the FX graph's compile time, or the
+// AOT entry's forward plus backward, in whole milliseconds.
+std::optional<std::int64_t> time_taken_ms(const std::string& type, const std::string& content) {
+    auto document = pickle::unpickle(content);
+    if (!document) {
+        return std::nullopt;
+    }
+    if (type == "inductor") {
+        auto entry = cachedir::read_fx_graph_entry(*document);
+        if (entry && entry->time_taken_ns) {
+            return *entry->time_taken_ns / 1'000'000;
+        }
+        return entry ? std::optional<std::int64_t>(0) : std::nullopt;
+    }
+    auto entry = cachedir::read_aot_autograd_entry(*document);
+    if (!entry) {
+        return std::nullopt;
+    }
+    return (entry->forward_time_taken_ns.value_or(0) + entry->backward_time_taken_ns.value_or(0)) /
+           1'000'000;
+}
+
+// The local file an artifact came from, relative to the cache dir.
+std::string source_of(const std::string& type, const std::string& key, const std::string& content) {
+    const auto check = bundle::check_artifact(type, key, content);
+    return check.destination;
+}
+
+} // namespace
+
+Result<std::vector<RemoteEntry>> list_remote(RedisClient& client, std::optional<CacheKind> kind,
+                                             const std::function<bool(std::size_t)>& progress) {
+    auto keys = client.scan_all(scan_pattern(kind), progress);
+    if (!keys) {
+        return std::unexpected(keys.error());
+    }
+    std::vector<RemoteEntry> entries;
+    for (const auto& redis_key : *keys) {
+        auto parsed = parse_redis_key(redis_key);
+        if (!parsed || (kind && parsed->kind != *kind)) {
+            continue;
+        }
+        RemoteEntry entry;
+        entry.key = std::move(*parsed);
+        auto size = client.value_size(redis_key);
+        if (!size) {
+            return std::unexpected(size.error());
+        }
+        entry.size = *size;
+        auto ttl = client.ttl(redis_key);
+        if (!ttl) {
+            return std::unexpected(ttl.error());
+        }
+        entry.ttl = *ttl;
+        entries.push_back(std::move(entry));
+    }
+    return entries;
+}
+
+std::optional<RemoteKey> remote_key_from_argument(std::string_view argument) {
+    if (argument.starts_with("pt2:")) {
+        return parse_redis_key(argument);
+    }
+    if (is_entry_key(argument, 'f')) {
+        return parse_redis_key(redis_key_for(cache_id_of(CacheKind::FxGraph), argument));
+    }
+    if (is_entry_key(argument, 'a')) {
+        return parse_redis_key(redis_key_for(cache_id_of(CacheKind::AotAutograd), argument));
+    }
+    return std::nullopt;
+}
+
+Result<PullResult> pull_remote(RedisClient& client, const fs::path& cache_dir,
+                               const PullOptions& options) {
+    PullResult result;
+    std::vector<RemoteKey> keys;
+    if (options.keys.empty()) {
+        auto entries = list_remote(client, std::nullopt);
+        if (!entries) {
+            return std::unexpected(entries.error());
+        }
+        for (auto& entry : *entries) {
+            keys.push_back(std::move(entry.key));
+        }
+    } else {
+        for (const auto& argument : options.keys) {
+            auto key = remote_key_from_argument(argument);
+            if (!key) {
+                return fail(ErrorKind::InvalidArgument,
+                            "'" + argument +
+                                "' is neither a Redis key (pt2:...), an FX graph key (f…) nor an "
+                                "AOTAutograd key (a…)");
+            }
+            keys.push_back(std::move(*key));
+        }
+    }
+    std::vector<std::string> redis_keys;
+    for (const auto& key : keys) {
+        redis_keys.push_back(key.redis_key);
+    }
+    auto values = client.get_many(redis_keys);
+    if (!values) {
+        return std::unexpected(values.error());
+    }
+    std::vector<PulledValue> pulled;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        if (!(*values)[i]) {
+            result.notes.push_back(keys[i].redis_key + ": not on the server");
+            continue;
+        }
+        pulled.push_back({keys[i], std::move(*(*values)[i])});
+    }
+    auto artifacts = artifacts_to_pull(pulled);
+    result.notes.insert(result.notes.end(), artifacts.notes.begin(), artifacts.notes.end());
+    auto plan = bundle::plan_import(artifacts.bundle, cache_dir, options.limits);
+    if (!plan) {
+        return std::unexpected(plan.error());
+    }
+    result.plan =
+        options.dry_run ? std::move(*plan) : bundle::run_import(std::move(*plan), artifacts.bundle);
+    return result;
+}
+
+std::string_view to_string(PushAction action) {
+    switch (action) {
+    case PushAction::Set:
+        return "set";
+    case PushAction::AlreadyThere:
+        return "already there";
+    case PushAction::Conflict:
+        return "conflict";
+    case PushAction::Replaced:
+        return "replaced";
+    }
+    return "unknown";
+}
+
+std::size_t PushResult::count(PushAction action) const {
+    return static_cast<std::size_t>(std::ranges::count(items, action, &PushItem::action));
+}
+
+Result<PushResult> push_local(RedisClient& client, const fs::path& cache_dir,
+                              const PushOptions& options) {
+    auto exported = bundle::export_bundle(cache_dir, {.keys = options.keys});
+    if (!exported) {
+        return std::unexpected(exported.error());
+    }
+    PushResult result;
+    result.notes = std::move(exported->notes);
+    std::map<std::string, std::size_t> by_redis_key; // -> index in result.items
+    for (const auto& section : exported->bundle.sections) {
+        const bool fx = section.type == "inductor";
+        const bool aot = section.type == "aot_autograd";
+        const bool pgo = section.type == "pgo";
+        if (!fx && !aot && !pgo) {
+            if (section.type == "autotune") {
+                result.notes.push_back(std::to_string(section.artifacts.size()) +
+                                       " best_configs not pushed: PyTorch's remote autotune key "
+                                       "hashes the torch build, which a cache dir does not hold");
+            }
+            continue;
+        }
+        const CacheKind kind = fx    ? CacheKind::FxGraph
+                               : aot ? CacheKind::AotAutograd
+                                     : CacheKind::DynamoPgo;
+        for (const auto& artifact : section.artifacts) {
+            PushItem item;
+            item.key = *parse_redis_key(redis_key_for(cache_id_of(kind), artifact.key));
+            item.source = source_of(section.type, artifact.key, artifact.content);
+            item.size = artifact.content.size();
+            item.value =
+                encode_value(artifact.content,
+                             pgo ? std::nullopt : time_taken_ms(section.type, artifact.content));
+            if (auto seen = by_redis_key.find(item.key.redis_key); seen != by_redis_key.end()) {
+                // Redis holds one value per key; PyTorch's last save wins too.
+                result.notes.push_back(item.key.key + ": several local entries; pushed " +
+                                       item.source + ", not " + result.items[seen->second].source);
+                result.items[seen->second] = std::move(item);
+                continue;
+            }
+            by_redis_key.emplace(item.key.redis_key, result.items.size());
+            result.items.push_back(std::move(item));
+        }
+    }
+
+    std::vector<std::string> redis_keys;
+    for (const auto& item : result.items) {
+        redis_keys.push_back(item.key.redis_key);
+    }
+    auto existing = client.get_many(redis_keys);
+    if (!existing) {
+        return std::unexpected(existing.error());
+    }
+    std::vector<std::pair<std::string, std::string>> to_set;
+    std::vector<std::size_t> set_index;
+    for (std::size_t i = 0; i < result.items.size(); ++i) {
+        auto& item = result.items[i];
+        const auto& there = (*existing)[i];
+        if (there) {
+            // The same pickle with another time_taken_ms is the same entry.
+            auto stored = decode_value(item.key.kind, *there);
+            auto ours = decode_value(item.key.kind, item.value);
+            if (stored && ours && stored->payload == ours->payload) {
+                item.action = PushAction::AlreadyThere;
+                continue;
+            }
+            item.action = options.force ? PushAction::Replaced : PushAction::Conflict;
+            if (!options.force) {
+                continue;
+            }
+        }
+        to_set.emplace_back(item.key.redis_key, item.value);
+        set_index.push_back(i);
+    }
+    if (options.dry_run || to_set.empty()) {
+        return result;
+    }
+    auto written = client.set_many(to_set, options.force ? SetMode::Always : SetMode::OnlyIfAbsent);
+    if (!written) {
+        return std::unexpected(written.error());
+    }
+    for (std::size_t j = 0; j < set_index.size(); ++j) {
+        if (!(*written)[j]) {
+            // Someone set it between our GET and SET: theirs stays.
+            result.items[set_index[j]].action = PushAction::Conflict;
+            result.notes.push_back(result.items[set_index[j]].key.redis_key +
+                                   ": set by someone else meanwhile; left alone");
+        }
+    }
+    return result;
+}
+
+} // namespace cachelens::remote
