@@ -2,6 +2,7 @@
 // (torch.compiler.save_cache_artifacts()) holds, read without unpickling it;
 // for a signed cachelens bundle, also who signed it and where it was made.
 
+#include "bundle_json.h"
 #include "commands.h"
 #include "output.h"
 
@@ -14,6 +15,19 @@
 #include <optional>
 
 namespace cachelens::cli {
+
+Json artifacts_json(const bundle::MegaBundle& bundle) {
+    Json artifacts = Json::array();
+    for (const auto& section : bundle.sections) {
+        for (const auto& artifact : section.artifacts) {
+            artifacts.push_back({{"type", text(section.type)},
+                                 {"key", text(artifact.key)},
+                                 {"size", artifact.content.size()},
+                                 {"sha256", hash::sha256_hex(artifact.content)}});
+        }
+    }
+    return artifacts;
+}
 
 namespace {
 
@@ -54,16 +68,7 @@ int run_bundle_ls(const BundleLsOptions& options) {
         }
     }
     if (options.json) {
-        Json artifacts = Json::array();
-        for (const auto& section : bundle->sections) {
-            for (const auto& artifact : section.artifacts) {
-                artifacts.push_back({{"type", text(section.type)},
-                                     {"key", text(artifact.key)},
-                                     {"size", artifact.content.size()},
-                                     {"sha256", hash::sha256_hex(artifact.content)}});
-            }
-        }
-        print_json(artifacts);
+        print_json(artifacts_json(*bundle));
         return kExitOk;
     }
     if (manifest) {

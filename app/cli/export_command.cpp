@@ -1,6 +1,7 @@
 // `cachelens export DIR [KEY...] -o FILE`: chosen entries (or a whole cache
 // dir) as a bundle PyTorch's load_cache_artifacts() loads, optionally signed.
 
+#include "bundle_json.h"
 #include "commands.h"
 #include "output.h"
 
@@ -67,15 +68,6 @@ int run_export(const ExportOptions& options) {
         return report(written.error());
     }
     if (options.json) {
-        Json artifacts = Json::array();
-        for (const auto& section : exported->bundle.sections) {
-            for (const auto& artifact : section.artifacts) {
-                artifacts.push_back({{"type", text(section.type)},
-                                     {"key", text(artifact.key)},
-                                     {"size", artifact.content.size()},
-                                     {"sha256", hash::sha256_hex(artifact.content)}});
-            }
-        }
         Json notes = Json::array();
         for (const auto& note : exported->notes) {
             notes.push_back(text(note));
@@ -84,7 +76,7 @@ int run_export(const ExportOptions& options) {
                     {"size", bytes.size()},
                     {"sha256", hash::sha256_hex(bytes)},
                     {"signed_by", key ? Json(key->public_key().fingerprint()) : Json(nullptr)},
-                    {"artifacts", artifacts},
+                    {"artifacts", artifacts_json(exported->bundle)},
                     {"notes", notes}});
         return kExitOk;
     }

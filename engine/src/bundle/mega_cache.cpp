@@ -1,3 +1,5 @@
+#include "big_endian.h"
+
 #include <cachelens/bundle/mega_cache.h>
 #include <cachelens/core/base64.h>
 #include <cachelens/core/text.h>
@@ -94,20 +96,6 @@ private:
     std::size_t base_ = 0;
     std::size_t at_ = 0;
 };
-
-std::uint64_t read_u64(std::string_view bytes, std::size_t at) {
-    std::uint64_t value = 0;
-    for (std::size_t i = 0; i < 8; ++i) {
-        value = (value << 8) | static_cast<std::uint8_t>(bytes[at + i]);
-    }
-    return value;
-}
-
-void put_u64(std::string& out, std::uint64_t value) {
-    for (int shift = 56; shift >= 0; shift -= 8) {
-        out += static_cast<char>((value >> shift) & 0xff);
-    }
-}
 
 void put_sized(std::string& out, std::string_view bytes) {
     put_u64(out, bytes.size());

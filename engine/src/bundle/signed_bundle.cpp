@@ -1,3 +1,5 @@
+#include "big_endian.h"
+
 #include <cachelens/bundle/signed_bundle.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
 #include <cachelens/cachedir/python_literal.h>
@@ -25,20 +27,6 @@ constexpr int kManifestVersion = 1;
 
 std::string at_offset(std::size_t offset) {
     return "offset " + std::to_string(offset) + ": ";
-}
-
-std::uint64_t read_u64(std::string_view bytes, std::size_t at) {
-    std::uint64_t value = 0;
-    for (std::size_t i = 0; i < 8; ++i) {
-        value = (value << 8) | static_cast<std::uint8_t>(bytes[at + i]);
-    }
-    return value;
-}
-
-void put_u64(std::string& out, std::uint64_t value) {
-    for (int shift = 56; shift >= 0; shift -= 8) {
-        out += static_cast<char>((value >> shift) & 0xff);
-    }
 }
 
 // --- the container
