@@ -94,12 +94,15 @@ Result<PullResult> pull_remote(RedisClient& client, const fs::path& cache_dir,
     PullResult result;
     std::vector<RemoteKey> keys;
     if (options.keys.empty()) {
-        auto entries = list_remote(client, std::nullopt);
-        if (!entries) {
-            return std::unexpected(entries.error());
+        // The keys only: list_remote's size and TTL are two round trips a key.
+        auto found = client.scan_all(scan_pattern(std::nullopt));
+        if (!found) {
+            return std::unexpected(found.error());
         }
-        for (auto& entry : *entries) {
-            keys.push_back(std::move(entry.key));
+        for (const auto& redis_key : *found) {
+            if (auto key = parse_redis_key(redis_key)) {
+                keys.push_back(std::move(*key));
+            }
         }
     } else {
         for (const auto& argument : options.keys) {
