@@ -74,6 +74,11 @@ fi
 # doing the same with PyTorch's format logic (three alternating rounds, ~3 min).
 "$root/bench/run-bundle-benchmark.sh" "$build"
 
+# Redis remote cache: push and pull of cache dirs through a redis-server
+# started on a free loopback port, against CPython doing the same GETs and
+# SETs of the same values, and redis-benchmark as a ceiling (~2 min).
+"$root/bench/run-remote-benchmark.sh" "$build"
+
 # Catalog: index, re-index and search a synthetic cache of 20,000 FX entries
 # (the devset's, copied under fresh keys) and two modules per entry. Not pinned:
 # the index parses on every core, as `cachelens index` does.
