@@ -5,7 +5,11 @@
 # ages read like a real cache's and the prune preview has something to prune.
 # The bundle views use a bundle exported from it (`cachelens export`) with two
 # hostile artifacts appended by python3: a key climbing out of the cache dir
-# and a pickle that calls os.system.
+# and a pickle that calls os.system. The Redis views start a redis-server of
+# their own on a free loopback port (never saving to disk), push the sample
+# cache to it with `cachelens remote push`, and browse it; for the push view
+# one key then holds another graph and one is deleted, so that the dry run
+# has a conflict and something to set. They are skipped without redis-server.
 #
 # Usage: docs/make-screenshots.sh [BUILD_DIR]   (default build/default)
 set -euo pipefail
@@ -82,3 +86,36 @@ bundle_shot() {
 
 bundle_shot bundle-root "$work/untrusted.bin" --select "$forward" --tab overview
 bundle_shot bundle-import "$work/untrusted.bin" --view import --into "$work/import-into"
+
+# Redis.
+if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
+    echo "redis-server or redis-cli missing: docs/images/redis-*.png not made" >&2
+    exit 0
+fi
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no --dir "$work" \
+    >"$work/redis.log" 2>&1 &
+redis_pid=$!
+trap 'kill "$redis_pid" 2>/dev/null; wait "$redis_pid" 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 100); do
+    [ "$(redis-cli -p "$port" ping 2>/dev/null)" = PONG ] && break
+    sleep 0.1
+done
+url="redis://127.0.0.1:$port"
+"$build/app/cli/cachelens" remote push "$work/sample-cache" "$url" >/dev/null
+
+redis_shot() {
+    local name="$1"
+    shift
+    echo "docs/images/$name.png"
+    xvfb-run -a -s "-screen 0 1600x1000x24" \
+        env -u TORCHINDUCTOR_REDIS_URL XDG_CONFIG_HOME="$work/config" XDG_CACHE_HOME="$work/cache" \
+        TORCHINDUCTOR_CACHE_DIR= "$gui" --catalog "$work/$name.sqlite" \
+        --size 1400x860 --screenshot "$out/$name.png" "$@"
+}
+
+redis_shot redis-root --open "$url" --select "$forward" --tab overview
+redis-cli -p "$port" copy "pt2:fx-graph-v1::$backward:c1" "pt2:fx-graph-v1::$guarded:c1" replace \
+    >/dev/null
+redis-cli -p "$port" del "pt2:fx-graph-v1::$forward:c1" >/dev/null
+redis_shot redis-push --open "$work/sample-cache" --open "$url" --view push

@@ -1,6 +1,7 @@
 #include "main_window.h"
 
 #include "jobs/bundle_work.h"
+#include "jobs/remote_work.h"
 #include "models/entry_table_model.h"
 #include "models/root_labels_model.h"
 #include "models/roots_model.h"
@@ -14,6 +15,9 @@
 #include "panels/kernels_panel.h"
 #include "panels/overview_panel.h"
 #include "panels/prune_dialog.h"
+#include "panels/pull_dialog.h"
+#include "panels/push_dialog.h"
+#include "panels/redis_dialog.h"
 #include "panels/source_panel.h"
 #include "panels/stats_view.h"
 #include "panels/why_view.h"
@@ -21,6 +25,7 @@
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/catalog/catalog.h>
 #include <cachelens/core/format.h>
+#include <cachelens/remote/mirror.h>
 
 #include <sqlite3.h>
 
@@ -85,7 +90,8 @@ MainWindow::MainWindow(QString catalogPath, QWidget* parent)
     setWindowIcon(QIcon(QStringLiteral(":/icons/cachelens.svg")));
     rootsModel_ = new RootsModel(jobs_, catalogPath_, this);
     stagingBase_ = bundle_work::stagingBase();
-    rootLabels_ = new RootLabelsModel(stagingBase_, this);
+    mirrorBase_ = remote_work::mirrorBase(catalogPath_.toStdString());
+    rootLabels_ = new RootLabelsModel(stagingBase_, mirrorBase_, this);
     rootLabels_->setSourceModel(rootsModel_);
     entryModel_ = new EntryTableModel(jobs_, catalogPath_, this);
 
@@ -245,7 +251,17 @@ void MainWindow::buildBrowsePage() {
     bundleBanner_->setWordWrap(true);
     bundleBanner_->setTextInteractionFlags(Qt::TextBrowserInteraction);
     bundleBanner_->hide();
-    connect(bundleBanner_, &QLabel::linkActivated, this, [this] { openImportDialog(); });
+    connect(bundleBanner_, &QLabel::linkActivated, this, [this](const QString& link) {
+        if (link == QLatin1String("refresh")) {
+            if (const auto root = actionRoot()) {
+                refreshRedisRoot(*root);
+            }
+        } else if (link == QLatin1String("pull")) {
+            openPullDialog();
+        } else {
+            openImportDialog();
+        }
+    });
     tableLayout->addWidget(bundleBanner_);
     tableLayout->addWidget(table_);
 
@@ -309,6 +325,20 @@ void MainWindow::buildActions() {
     openBundleAction->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     openBundleAction->setToolTip(tr("Browse a PyTorch mega-cache bundle (or a signed one) like a "
                                     "cache dir, before importing it"));
+    QAction* addRedis =
+        file->addAction(tr("Add &Redis server…"), this, [this] { openRedisDialog(); });
+    addRedis->setIcon(style()->standardIcon(QStyle::SP_DriveNetIcon));
+    addRedis->setToolTip(tr("Browse PyTorch's remote cache on a Redis server as one more root "
+                            "(mirrored read-only beside the catalog)"));
+    refreshRedisAction_ = file->addAction(tr("Re&fresh Redis server"), this, [this] {
+        if (const auto root = actionRoot(); root && isRedisRoot(*root)) {
+            refreshRedisRoot(*root);
+        }
+    });
+    refreshRedisAction_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
+    refreshRedisAction_->setToolTip(tr("Mirror the selected Redis root's server again: new "
+                                       "entries pulled, entries gone from it removed"));
+    refreshRedisAction_->setEnabled(false);
     recentMenu_ = file->addMenu(tr("Open &recent"));
     QAction* reindex = file->addAction(tr("&Index again"), this, [this] {
         for (const auto& root : rootDirs()) {
@@ -327,6 +357,17 @@ void MainWindow::buildActions() {
     exportAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
     exportAction_->setEnabled(false);
     table_->addAction(exportAction_);
+    pullAction_ = file->addAction(tr("P&ull to cache dir…"), this, [this] { openPullDialog(); });
+    pullAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_U));
+    pullAction_->setToolTip(tr("Write the selected entries of a Redis root into a cache dir, "
+                               "where PyTorch writes a remote hit"));
+    pullAction_->setEnabled(false);
+    table_->addAction(pullAction_);
+    pushAction_ = file->addAction(tr("Pus&h to Redis…"), this, [this] { openPushDialog(); });
+    pushAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P));
+    pushAction_->setToolTip(tr("Store the selected entries (or the whole cache dir) on a Redis "
+                               "server, as PyTorch stores them; a dry run first"));
+    table_->addAction(pushAction_);
     file->addSeparator();
     QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -366,6 +407,17 @@ void MainWindow::buildActions() {
         QAction* action = view->addAction(title, this, [this, page] { showPage(page); });
         action->setShortcut(QKeySequence(Qt::CTRL | (Qt::Key_1 + static_cast<int>(page))));
     }
+    view->addSeparator();
+    // The way back from one root to all: entries of two roots (a Redis
+    // server's and a local dir's) can then be selected together and compared.
+    QAction* allRoots = view->addAction(tr("&All cache dirs"), this, [this] {
+        showPage(Page::Browse);
+        sidebar_->selectionModel()->clearSelection();
+        sidebar_->selectionModel()->clearCurrentIndex();
+        onRootSelected(QModelIndex());
+    });
+    allRoots->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+    allRoots->setToolTip(tr("Show the entries of every cache dir, bundle and Redis server"));
 
     QMenu* help = menuBar()->addMenu(tr("&Help"));
     help->addAction(tr("&About cachelens"), this, &MainWindow::showAbout);
@@ -383,12 +435,17 @@ void MainWindow::buildStatusBar() {
     statusBar()->addPermanentWidget(progress_);
     statusBar()->addPermanentWidget(cancel_);
     connect(cancel_, &QPushButton::clicked, this, [this] {
-        for (const auto& channel : indexing_) {
+        for (const auto& channel : indexing_ + mirroring_) {
             jobs_.cancel(channel);
         }
     });
     connect(&jobs_, &JobRunner::progress, this,
             [this](const QString& channel, qint64 done, qint64 total, const QString& what) {
+                if (mirroring_.contains(channel)) {
+                    progress_->setRange(0, 0); // how many keys there are is not known
+                    statusText_->setText(what);
+                    return;
+                }
                 if (!indexing_.contains(channel)) {
                     return;
                 }
@@ -456,7 +513,7 @@ void MainWindow::openRoot(const fs::path& dir) {
     const auto finish = [this, channel] {
         indexing_.removeAll(channel);
         --rootsPending_;
-        if (indexing_.isEmpty()) {
+        if (indexing_.isEmpty() && mirroring_.isEmpty()) {
             progress_->hide();
             cancel_->hide();
         }
@@ -570,6 +627,19 @@ void MainWindow::onEntrySelected() {
         return ref.entry.kind == cachedir::FileKind::FxGraph ||
                ref.entry.kind == cachedir::FileKind::AotAutograd;
     }));
+    // Asked once per root, not per row: a selection may hold thousands.
+    std::map<fs::path, bool> redisRoots;
+    pullAction_->setEnabled(std::ranges::any_of(refs, [&](const EntryRef& ref) {
+        if (ref.entry.kind != cachedir::FileKind::FxGraph &&
+            ref.entry.kind != cachedir::FileKind::AotAutograd) {
+            return false;
+        }
+        auto known = redisRoots.find(ref.root);
+        if (known == redisRoots.end()) {
+            known = redisRoots.emplace(ref.root, isRedisRoot(ref.root)).first;
+        }
+        return known->second;
+    }));
     if (refs.size() == 1 && !(current_ && *current_ == refs.front())) {
         loadEntry(refs.front());
     }
@@ -619,7 +689,8 @@ void MainWindow::loadEntry(const EntryRef& ref) {
 }
 
 std::optional<EntryRef> MainWindow::findEntry(const QString& query, cachedir::FileKind kind,
-                                              const std::optional<fs::path>& root) const {
+                                              const std::optional<fs::path>& root,
+                                              const std::optional<fs::path>& avoidRoot) const {
     auto catalog = catalog::Catalog::open(catalogPath_.toStdString());
     if (!catalog) {
         return std::nullopt;
@@ -643,9 +714,18 @@ std::optional<EntryRef> MainWindow::findEntry(const QString& query, cachedir::Fi
         return std::nullopt;
     }
     const catalog::SearchHit* best = nullptr;
-    for (const auto& hit : *hits) {
-        if (hit.path == wanted || hit.key == wanted || hit.name == wanted) {
-            best = &hit;
+    // The same key in another root first: a Redis root's entry is compared
+    // with the local one, not with itself.
+    const std::string avoid = avoidRoot ? catalog::root_location(*avoidRoot) : std::string();
+    for (const bool elsewhere : {true, false}) {
+        for (const auto& hit : *hits) {
+            if ((hit.path == wanted || hit.key == wanted || hit.name == wanted) &&
+                (!elsewhere || hit.root != avoid)) {
+                best = &hit;
+                break;
+            }
+        }
+        if (best != nullptr) {
             break;
         }
     }
@@ -714,7 +794,7 @@ bool MainWindow::compareWith(const QString& query) {
     if (!current_) {
         return false;
     }
-    auto other = findEntry(query, cachedir::FileKind::FxGraph, std::nullopt);
+    auto other = findEntry(query, cachedir::FileKind::FxGraph, std::nullopt, current_->root);
     pendingSelection_.reset();
     if (!other) {
         statusText_->setText(tr("No FX graph entry %1 to compare with").arg(query));
@@ -769,6 +849,14 @@ void MainWindow::openPruneDialog(const QString& previewMaxSize) {
     const std::optional<fs::path> root = actionRoot();
     if (!root) {
         statusText_->setText(tr("Select a cache dir in the sidebar to prune it."));
+        return;
+    }
+    if (isRedisRoot(*root)) {
+        statusText_->setText(
+            tr("%1 is a Redis server's mirror, browsed read-only: nothing in it is pruned (the "
+               "next refresh would bring it back). Pull its entries into a cache dir to prune "
+               "there.")
+                .arg(remote_work::mirrorOrigin(*root).value_or(text(root->string()))));
         return;
     }
     if (isReadOnlyRoot(*root)) {
@@ -838,6 +926,12 @@ QWidget* MainWindow::screenshotTarget() {
     if (pruneDialog_ && pruneDialog_->isVisible()) {
         return pruneDialog_;
     }
+    for (QWidget* dialog :
+         std::initializer_list<QWidget*>{redisDialog_, pullDialog_, pushDialog_}) {
+        if (dialog != nullptr && dialog->isVisible()) {
+            return dialog;
+        }
+    }
     return this;
 }
 
@@ -871,6 +965,14 @@ void MainWindow::runStartupRequest(const StartupRequest& request) {
     }
     for (const auto& file : request.openBundles) {
         openBundle(file);
+    }
+    for (const QString& url : request.openRedis) {
+        const auto parsed = remote_work::parseEndpoint(url);
+        if (parsed.endpoint) {
+            addRedisServer(*parsed.endpoint);
+        } else {
+            showError(tr("Cannot add the Redis server %1: %2").arg(url, parsed.error));
+        }
     }
     QTimer::singleShot(0, this, &MainWindow::advanceRequest);
 }
@@ -919,6 +1021,18 @@ void MainWindow::advanceRequest() {
                                      ? std::nullopt
                                      : std::optional<fs::path>(request.importInto.toStdString()),
                                  false);
+            } else if (request.view == "redis") {
+                openRedisDialog(request.openRedis.value(0));
+            } else if (request.view == "pull") {
+                openPullDialog(request.importInto.isEmpty()
+                                   ? std::nullopt
+                                   : std::optional<fs::path>(request.importInto.toStdString()));
+            } else if (request.view == "push") {
+                // Without --select: the whole of the first dir opened.
+                const bool whole = request.select.isEmpty() && !request.open.empty();
+                const auto server = remote_work::parseEndpoint(request.openRedis.value(0));
+                openPushDialog(whole ? std::optional(request.open.front()) : std::nullopt,
+                               server.endpoint ? text(server.endpoint->display()) : QString());
             } else if (request.view == "prune") {
                 openPruneDialog(request.pruneMaxSize.isEmpty() ? QStringLiteral("1M")
                                                                : request.pruneMaxSize);
@@ -959,6 +1073,20 @@ void MainWindow::openBundle(const fs::path& file) {
 }
 
 void MainWindow::onBundleIndexed(const QString& root) {
+    if (redisIndexing_.removeOne(root)) {
+        // Browse it, as a bundle just opened.
+        filterRoot_ = root.toStdString();
+        filterKind_.reset();
+        sidebarRoot_ = filterRoot_;
+        applyFilter();
+        updateRootActions();
+        const auto report = mirrorReports_.find(root.toStdString());
+        if (report != mirrorReports_.end()) {
+            statusText_->setText(tr("Mirrored %1").arg(report->second.section(u'\n', 0, 0)));
+        }
+        emit redisRootAdded(root);
+        return;
+    }
     if (!bundlesIndexing_.removeOne(root)) {
         return;
     }
@@ -976,13 +1104,23 @@ void MainWindow::onBundleIndexed(const QString& root) {
 }
 
 bool MainWindow::isReadOnlyRoot(const fs::path& root) const {
-    return bundle_work::isStagedBundle(root, stagingBase_);
+    return bundle_work::isStagedBundle(root, stagingBase_) || isRedisRoot(root);
+}
+
+bool MainWindow::isRedisRoot(const fs::path& root) const {
+    return remote_work::isMirrorRoot(root, mirrorBase_);
 }
 
 void MainWindow::updateRootActions() {
     const std::optional<fs::path> root = actionRoot();
-    const bool bundle = root && isReadOnlyRoot(*root);
-    pruneAction_->setEnabled(!bundle);
+    const bool redis = root && isRedisRoot(*root);
+    const bool bundle = root && !redis && isReadOnlyRoot(*root);
+    pruneAction_->setEnabled(!bundle && !redis);
+    refreshRedisAction_->setEnabled(redis);
+    if (redis) {
+        showRedisBanner(*root);
+        return;
+    }
     if (!bundle) {
         bundleBanner_->hide();
         return;
@@ -1016,6 +1154,15 @@ void MainWindow::updateRootActions() {
 
 void MainWindow::showBenchRoot() {
     const std::optional<fs::path> root = actionRoot();
+    if (root && isRedisRoot(*root)) {
+        // `bench accept` would rewrite the mirror, which the next refresh undoes.
+        benchView_->showRoot(std::nullopt);
+        statusText_->setText(
+            tr("%1 is a Redis server's mirror, browsed read-only: pull its entries into a cache "
+               "dir to benchmark their kernels and change their best configs.")
+                .arg(remote_work::mirrorOrigin(*root).value_or(text(root->string()))));
+        return;
+    }
     if (root && isReadOnlyRoot(*root)) {
         // `bench accept` would rewrite the staged copy: a bundle is benchmarked once imported.
         benchView_->showRoot(std::nullopt);
@@ -1057,16 +1204,7 @@ void MainWindow::openImportDialog(std::optional<fs::path> bundleFile, std::optio
     importDialog_ = dialog;
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &ImportDialog::statusMessage, statusText_, &QLabel::setText);
-    connect(dialog, &ImportDialog::imported, this, [this](const fs::path& dir) {
-        // The catalog learns what was written when that dir is one it shows.
-        const std::string location = catalog::root_location(dir);
-        for (const auto& root : rootDirs()) {
-            if (catalog::root_location(root) == location) {
-                openRoot(root);
-                return;
-            }
-        }
-    });
+    connect(dialog, &ImportDialog::imported, this, &MainWindow::reindexIfShown);
     dialog->show();
 }
 
@@ -1092,6 +1230,228 @@ ImportDialog* MainWindow::importDialog() const {
 
 ExportDialog* MainWindow::exportDialog() const {
     return exportDialog_;
+}
+
+RedisDialog* MainWindow::redisDialog() const {
+    return redisDialog_;
+}
+
+PullDialog* MainWindow::pullDialog() const {
+    return pullDialog_;
+}
+
+PushDialog* MainWindow::pushDialog() const {
+    return pushDialog_;
+}
+
+void MainWindow::reindexIfShown(const fs::path& dir) {
+    // The catalog learns what was written when that dir is one it shows.
+    const std::string location = catalog::root_location(dir);
+    for (const auto& root : rootDirs()) {
+        if (catalog::root_location(root) == location) {
+            openRoot(root);
+            return;
+        }
+    }
+}
+
+void MainWindow::openRedisDialog(const QString& url) {
+    auto* dialog = new RedisDialog(jobs_, catalogPath_.toStdString(), url, this);
+    redisDialog_ = dialog;
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &RedisDialog::statusMessage, statusText_, &QLabel::setText);
+    connect(dialog, &RedisDialog::mirrored, this,
+            [this, dialog] { onMirrored(*dialog->endpoint(), dialog->outcome()); });
+    dialog->show();
+}
+
+void MainWindow::addRedisServer(const remote::RedisEndpoint& endpoint) {
+    ++rootsPending_; // the startup request waits for the server's root too
+    const QString server = text(endpoint.display());
+    // One channel per mirroring: adding a second server must not drop the first.
+    const QString channel = QStringLiteral("mirror:%1").arg(++redisJobs_);
+    mirroring_.append(channel);
+    progress_->setRange(0, 0);
+    progress_->show();
+    cancel_->show();
+    statusText_->setText(
+        remote_work::progressText(remote_work::MirrorStage::Connecting, 0, server));
+    const auto finish = [this, channel] {
+        mirroring_.removeAll(channel);
+        --rootsPending_;
+        if (indexing_.isEmpty() && mirroring_.isEmpty()) {
+            progress_->hide();
+            cancel_->hide();
+        }
+    };
+    // A cancelled mirroring delivers nothing; tidy up for it here.
+    auto cancelled = std::make_shared<QMetaObject::Connection>();
+    *cancelled = connect(&jobs_, &JobRunner::finished, this,
+                         [this, channel, finish, cancelled](const QString& done, bool delivered) {
+                             if (done != channel) {
+                                 return;
+                             }
+                             disconnect(*cancelled);
+                             if (!delivered && mirroring_.contains(channel)) {
+                                 finish();
+                                 statusText_->setText(tr("Mirroring cancelled: nothing changed."));
+                                 advanceRequest();
+                             }
+                         });
+    const fs::path catalogPath = catalogPath_.toStdString();
+    jobs_.run<remote_work::MirrorOutcome>(
+        channel, this,
+        [endpoint, catalogPath, server](const JobContext& context) {
+            return remote_work::mirrorServer(endpoint, catalogPath,
+                                             remote_work::jobProgress(context, server));
+        },
+        [this, endpoint, finish](remote_work::MirrorOutcome outcome) {
+            if (!outcome.error.isEmpty()) {
+                finish();
+                showError(tr("Cannot add the Redis server: %1").arg(outcome.errorText()));
+                advanceRequest();
+                return;
+            }
+            onMirrored(endpoint, outcome); // indexes: counted before this one is let go
+            finish();
+        });
+}
+
+void MainWindow::onMirrored(const remote::RedisEndpoint& endpoint,
+                            const remote_work::MirrorOutcome& outcome) {
+    const std::string location = catalog::root_location(outcome.root);
+    endpoints_[location] = endpoint;
+    mirrorReports_[location] = (QStringList{outcome.summary()} + outcome.notes).join(u'\n');
+    redisIndexing_.append(text(location));
+    openRoot(outcome.root);
+}
+
+void MainWindow::refreshRedisRoot(const fs::path& root) {
+    const auto endpoint = endpointOf(root);
+    if (!endpoint) {
+        statusText_->setText(tr("%1 is not a Redis server's mirror.").arg(text(root.string())));
+        return;
+    }
+    addRedisServer(*endpoint);
+}
+
+std::optional<remote::RedisEndpoint> MainWindow::endpointOf(const fs::path& root) const {
+    if (!isRedisRoot(root)) {
+        return std::nullopt;
+    }
+    if (auto known = endpoints_.find(catalog::root_location(root)); known != endpoints_.end()) {
+        return known->second;
+    }
+    return remote_work::mirrorEndpoint(root);
+}
+
+std::vector<remote::RedisEndpoint> MainWindow::redisServers() const {
+    std::vector<remote::RedisEndpoint> servers;
+    for (const auto& root : rootDirs()) {
+        if (auto endpoint = endpointOf(root)) {
+            servers.push_back(std::move(*endpoint));
+        }
+    }
+    return servers;
+}
+
+void MainWindow::showRedisBanner(const fs::path& root) {
+    const QString server = remote_work::mirrorOrigin(root).value_or(text(root.string()));
+    QString banner = tr("<b>Redis server %1</b>, browsed read-only: its entries mirrored into %2, "
+                        "as PyTorch would lay out a remote hit. Prune and best-config changes "
+                        "are off. <a href=\"refresh\">Refresh</a> · <a href=\"pull\">Pull "
+                        "selected to a cache dir…</a>")
+                         .arg(server.toHtmlEscaped(), text(root.string()).toHtmlEscaped());
+    // What the last mirroring in this session reported: a few lines of it.
+    constexpr int kShownLines = 6;
+    if (const auto report = mirrorReports_.find(catalog::root_location(root));
+        report != mirrorReports_.end()) {
+        const QStringList lines = report->second.split(u'\n', Qt::SkipEmptyParts);
+        for (int line = 0; line < lines.size() && line <= kShownLines; ++line) {
+            banner += QStringLiteral("<br>") + lines[line].toHtmlEscaped();
+        }
+        if (lines.size() > kShownLines + 1) {
+            banner += QStringLiteral("<br>") +
+                      tr("… and %1 more notes").arg(lines.size() - 1 - kShownLines);
+        }
+    }
+    bundleBanner_->setStyleSheet(
+        QStringLiteral("QLabel { background: rgba(40, 120, 220, 0.15); border: 1px solid "
+                       "rgba(40, 120, 220, 0.5); padding: 4px; }"));
+    bundleBanner_->setText(banner);
+    bundleBanner_->show();
+}
+
+void MainWindow::openPullDialog(std::optional<fs::path> into) {
+    const auto selection =
+        remote_work::transferSelection(selectedEntries(), tr("pulled"),
+                                       [this](const fs::path& root) { return isRedisRoot(root); });
+    const auto endpoint = selection.root.empty() ? std::nullopt : endpointOf(selection.root);
+    if (selection.keys.empty() || !endpoint) {
+        statusText_->setText(tr("Select FX graph or AOT entries of a Redis root to pull them.") +
+                             (selection.ignored.isEmpty()
+                                  ? QString()
+                                  : u' ' + selection.ignored.join(QStringLiteral("; "))));
+        return;
+    }
+    auto* dialog = new PullDialog(jobs_, *endpoint, selection.keys, selection.ignored,
+                                  into.value_or(bundle_work::defaultImportDir()), this);
+    pullDialog_ = dialog;
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &PullDialog::statusMessage, statusText_, &QLabel::setText);
+    connect(dialog, &PullDialog::pulled, this, &MainWindow::reindexIfShown);
+    dialog->show();
+}
+
+void MainWindow::openPushDialog(std::optional<fs::path> wholeDir, const QString& server) {
+    fs::path dir;
+    std::vector<std::string> keys;
+    QStringList ignored;
+    if (wholeDir) {
+        dir = *wholeDir;
+    } else {
+        const auto refs = selectedEntries();
+        auto selection = remote_work::transferSelection(
+            refs, tr("pushed"), [this](const fs::path& root) { return !isRedisRoot(root); });
+        const auto root = actionRoot();
+        if (!selection.keys.empty()) {
+            dir = selection.root;
+            keys = std::move(selection.keys);
+            ignored = std::move(selection.ignored);
+        } else if (refs.empty() && root && !isRedisRoot(*root)) {
+            dir = *root; // nothing selected: the cache dir shown, whole
+        } else {
+            statusText_->setText(
+                tr("Select FX graph or AOT entries of a local cache dir to push them.") +
+                (selection.ignored.isEmpty()
+                     ? QString()
+                     : u' ' + selection.ignored.join(QStringLiteral("; "))));
+            return;
+        }
+    }
+    auto* dialog = new PushDialog(jobs_, dir, std::move(keys), ignored, redisServers(), this);
+    pushDialog_ = dialog;
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    if (!server.isEmpty()) {
+        dialog->setServer(server);
+    }
+    connect(dialog, &PushDialog::statusMessage, statusText_, &QLabel::setText);
+    connect(dialog, &PushDialog::pushed, this, [this, dialog] {
+        // The server's root, when shown, mirrors what is there now.
+        const auto endpoint = dialog->server();
+        if (!endpoint) {
+            return;
+        }
+        const std::string location = catalog::root_location(
+            remote::mirror_dir_for(fs::absolute(catalogPath_.toStdString()), *endpoint));
+        for (const auto& root : rootDirs()) {
+            if (catalog::root_location(root) == location) {
+                addRedisServer(*endpoint);
+                return;
+            }
+        }
+    });
+    dialog->show();
 }
 
 QString MainWindow::statusText() const {

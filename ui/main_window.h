@@ -5,19 +5,24 @@
 // Stats and Benchmarks pages. It wires models, panels and jobs together and
 // holds no logic of its own beyond that wiring. Bundles: Open Bundle… stages
 // one (jobs/bundle_work.h) and browses it as a read-only root; Import… and
-// Export Selection… open their dialogs.
+// Export Selection… open their dialogs. Redis: Add Redis Server… mirrors a
+// server (jobs/remote_work.h) and browses the mirror as a read-only root;
+// Pull to Cache Dir… and Push to Redis… open their dialogs.
 
 #include "jobs/job_runner.h"
 #include "models/entry_ref.h"
 
 #include <cachelens/cachedir/file_kind.h>
+#include <cachelens/remote/redis_endpoint.h>
 
 #include <QMainWindow>
 #include <QPointer>
 #include <QStringList>
 
 #include <filesystem>
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 class QAction;
@@ -41,23 +46,34 @@ class EntryPanel;
 class EntryTableModel;
 class ExportDialog;
 class ImportDialog;
+class PullDialog;
+class PushDialog;
+class RedisDialog;
 class RootLabelsModel;
 class RootsModel;
 class StatsView;
 class WhyView;
+namespace remote_work {
+struct MirrorOutcome;
+}
 
 // What to show right after start: the command line of cachelens-gui.
 struct StartupRequest {
     std::vector<std::filesystem::path> open;
     // Bundle files, browsed read-only.
     std::vector<std::filesystem::path> openBundles;
-    QString select;       // a key, path or kernel name to select
-    QString tab;          // overview, debug, guards, source, kernels, autotune
-    QString compare;      // a second key to compare the selection with
-    QString view;         // browse, compare, why, stats, prune, bench, import
+    // Redis servers (redis://... URLs), mirrored and browsed read-only.
+    QStringList openRedis;
+    QString select;  // a key, path or kernel name to select
+    QString tab;     // overview, debug, guards, source, kernels, autotune
+    QString compare; // a second key to compare the selection with
+    // browse, compare, why, stats, prune, bench, import, redis (Add Redis
+    // Server), pull (the selection into importInto), push (the selection, or
+    // the first dir opened, to the first server opened)
+    QString view;
     QString search;       // text for the search field
     QString pruneMaxSize; // with view "prune": preview a prune to this size
-    QString importInto;   // with view "import": the cache dir to import into
+    QString importInto;   // with view "import" or "pull": the cache dir to write into
 };
 
 class MainWindow : public QMainWindow {
@@ -75,8 +91,29 @@ public:
     // Stages the bundle `file`'s safe artifacts (in the background), then
     // opens the staged dir as a read-only root and selects it.
     void openBundle(const std::filesystem::path& file);
-    // A staged bundle: no prune, no bench accept.
+    // A staged bundle or a Redis server's mirror: no prune, no bench accept.
     bool isReadOnlyRoot(const std::filesystem::path& root) const;
+    // A Redis server's mirror (jobs/remote_work.h).
+    bool isRedisRoot(const std::filesystem::path& root) const;
+    // Opens Add Redis Server, on `url` (else PyTorch's server).
+    void openRedisDialog(const QString& url = {});
+    // Mirrors `endpoint`'s server (in the background), then indexes the
+    // mirror and selects it; an error goes to a message box. Mirroring a
+    // server shown already refreshes its root.
+    void addRedisServer(const remote::RedisEndpoint& endpoint);
+    // Mirrors a Redis root's server again and indexes the result.
+    void refreshRedisRoot(const std::filesystem::path& root);
+    // The servers of the Redis roots shown, with the passwords they were
+    // added with in this session.
+    std::vector<remote::RedisEndpoint> redisServers() const;
+    // Opens Pull to Cache Dir for the FX graph and AOT entries of a Redis
+    // root selected, into `into`, else PyTorch's cache dir.
+    void openPullDialog(std::optional<std::filesystem::path> into = std::nullopt);
+    // Opens Push to Redis for the FX graph and AOT entries of a local root
+    // selected, or for the whole of `wholeDir`, else of the cache dir shown
+    // when nothing is selected; to `server` (a URL), else the first Redis root's.
+    void openPushDialog(std::optional<std::filesystem::path> wholeDir = std::nullopt,
+                        const QString& server = {});
     // Opens the Import dialog for `bundleFile`, else for the selected bundle
     // root's file, else (with `askForFile`) the one the user picks; into
     // `into`, else PyTorch's cache dir.
@@ -113,19 +150,24 @@ public:
     void openPruneDialog(const QString& previewMaxSize = {});
     ImportDialog* importDialog() const;
     ExportDialog* exportDialog() const;
-    // The status bar's message, and the banner over the table for a bundle root.
+    RedisDialog* redisDialog() const;
+    PullDialog* pullDialog() const;
+    PushDialog* pushDialog() const;
+    // The status bar's message, and the banner over the table for a bundle or Redis root.
     QString statusText() const;
     QLabel* bundleBanner() const { return bundleBanner_; }
 
     static std::optional<Tab> tabFromName(const QString& name);
-    // What --screenshot saves: the import, export or prune dialog when one
-    // is open, else the window.
+    // What --screenshot saves: the import, export, Redis, pull, push or prune
+    // dialog when one is open, else the window.
     QWidget* screenshotTarget();
 
 signals:
     void rootIndexed(const QString& root);
     // A bundle was staged, indexed and selected (`root` is its staged dir).
     void bundleOpened(const QString& root);
+    // A Redis server was mirrored, indexed and selected (`root` is its mirror dir).
+    void redisRootAdded(const QString& root);
     void entryShown(const cachelens::ui::EntryRef& ref);
     void requestDone();
 
@@ -147,8 +189,11 @@ private:
     void loadEntry(const EntryRef& ref);
     void follow(cachedir::FileKind kind, const QString& keyOrPath);
     void selectOnly(int row);
-    std::optional<EntryRef> findEntry(const QString& query, cachedir::FileKind kind,
-                                      const std::optional<std::filesystem::path>& root) const;
+    // `avoidRoot`: an entry elsewhere is preferred when one matches as well.
+    std::optional<EntryRef>
+    findEntry(const QString& query, cachedir::FileKind kind,
+              const std::optional<std::filesystem::path>& root,
+              const std::optional<std::filesystem::path>& avoidRoot = std::nullopt) const;
     std::vector<EntryRef> selectedEntries() const;
     std::vector<std::filesystem::path> rootDirs() const;
     // The cache dir a page or dialog acts on: the sidebar's, the selected
@@ -163,6 +208,13 @@ private:
     void updateRootActions();
     void showBenchRoot();
     void onBundleIndexed(const QString& root);
+    void onMirrored(const remote::RedisEndpoint& endpoint,
+                    const remote_work::MirrorOutcome& outcome);
+    void showRedisBanner(const std::filesystem::path& root);
+    // The server a Redis root mirrors, with the password it was added with.
+    std::optional<remote::RedisEndpoint> endpointOf(const std::filesystem::path& root) const;
+    // Indexes `dir` again when it is a root shown (after an import or a pull into it).
+    void reindexIfShown(const std::filesystem::path& dir);
 
     QString catalogPath_;
     JobRunner jobs_;
@@ -197,6 +249,9 @@ private:
     QAction* pruneAction_ = nullptr;
     QAction* importAction_ = nullptr;
     QAction* exportAction_ = nullptr;
+    QAction* refreshRedisAction_ = nullptr;
+    QAction* pullAction_ = nullptr;
+    QAction* pushAction_ = nullptr;
 
     std::optional<std::filesystem::path> filterRoot_;
     std::optional<cachedir::FileKind> filterKind_;
@@ -211,11 +266,22 @@ private:
     QPointer<QWidget> pruneDialog_;
     QPointer<ImportDialog> importDialog_;
     QPointer<ExportDialog> exportDialog_;
+    QPointer<RedisDialog> redisDialog_;
+    QPointer<PullDialog> pullDialog_;
+    QPointer<PushDialog> pushDialog_;
     QStringList bundlesIndexing_;                      // staged roots to select once indexed
     std::optional<std::filesystem::path> sidebarRoot_; // to select once the sidebar has it
     int bundleJobs_ = 0;                               // for unique job channels
     int rootsPending_ = 0;
-    QStringList indexing_; // the index jobs' channels
+    QStringList indexing_;             // the index jobs' channels
+    std::filesystem::path mirrorBase_; // where Redis servers are mirrored
+    // Root location -> the server it mirrors (with its password, never
+    // written to disk) and what its last mirroring reported.
+    std::map<std::string, remote::RedisEndpoint> endpoints_;
+    std::map<std::string, QString> mirrorReports_;
+    QStringList redisIndexing_; // mirror roots to select once indexed
+    QStringList mirroring_;     // the mirror jobs' channels
+    int redisJobs_ = 0;         // for unique job channels
 };
 
 } // namespace cachelens::ui

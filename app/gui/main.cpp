@@ -1,5 +1,5 @@
-// cachelens-gui: the desktop app. Opens the user's cache (or the cache dirs
-// and bundle files given), or the sample cache when there is none;
+// cachelens-gui: the desktop app. Opens the user's cache (or the cache dirs,
+// bundle files and Redis servers given), or the sample cache when there is none;
 // --screenshot renders a state for the docs and the tests and exits.
 
 #include "main_window.h"
@@ -57,9 +57,11 @@ int main(int argc, char** argv) {
     parser.addVersionOption();
     const QCommandLineOption open(
         "open",
-        "Open this cache dir, or this bundle file read-only (repeatable). Default: "
-        "$TORCHINDUCTOR_CACHE_DIR, /tmp/torchinductor_$USER, or the sample cache.",
-        "DIR|FILE");
+        "Open this cache dir, this bundle file read-only, or this Redis server's remote cache "
+        "(redis://[[user]:password@]host[:port][/db], mirrored and browsed read-only) "
+        "(repeatable). Default: $TORCHINDUCTOR_CACHE_DIR, /tmp/torchinductor_$USER, or the "
+        "sample cache.",
+        "DIR|FILE|URL");
     const QCommandLineOption select("select",
                                     "Select the entry with this key, path or kernel name.", "KEY");
     const QCommandLineOption tab("tab",
@@ -71,13 +73,16 @@ int main(int argc, char** argv) {
     const QCommandLineOption view(
         "view",
         "Show this page: browse, compare, why (why the selection missed), stats, prune, bench, "
-        "import (the Import dialog for the bundle opened).",
+        "import (the Import dialog for the bundle opened), redis (Add Redis Server), pull (the "
+        "selection of a Redis root, --into DIR), push (the selection, or the first dir opened, "
+        "to the first Redis server opened).",
         "VIEW");
     const QCommandLineOption search("search", "Type this into the search field.", "TEXT");
     const QCommandLineOption maxSize(
         "max-size", "With --view prune: preview a prune to this size (2G, 500M).", "SIZE");
     const QCommandLineOption into(
-        "into", "With --view import: the cache dir to import into (default PyTorch's).", "DIR");
+        "into", "With --view import or pull: the cache dir to write into (default PyTorch's).",
+        "DIR");
     const QCommandLineOption catalog(
         "catalog", "The catalog file (default $XDG_DATA_HOME/cachelens/catalog.sqlite).", "PATH");
     const QCommandLineOption screenshot(
@@ -102,6 +107,11 @@ int main(int argc, char** argv) {
 
     cachelens::ui::StartupRequest request;
     for (const QString& path : parser.values(open)) {
+        if (path.startsWith(QLatin1String("redis://")) ||
+            path.startsWith(QLatin1String("rediss://"))) {
+            request.openRedis << path;
+            continue;
+        }
         const QFileInfo info(path);
         if (info.isDir()) {
             request.open.emplace_back(path.toStdString());
@@ -113,7 +123,7 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
-    if (request.open.empty() && request.openBundles.empty()) {
+    if (request.open.empty() && request.openBundles.empty() && request.openRedis.isEmpty()) {
         if (auto dir = defaultCacheDir()) {
             request.open.push_back(*dir);
         }

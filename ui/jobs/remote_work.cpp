@@ -1,0 +1,300 @@
+#include "jobs/remote_work.h"
+
+#include "jobs/bundle_work.h"
+
+#include <cachelens/catalog/catalog.h>
+#include <cachelens/remote/mirror.h>
+#include <cachelens/remote/redis_client.h>
+
+#include <QFile>
+#include <QObject>
+#include <QRegularExpression>
+#include <QSaveFile>
+
+#include <algorithm>
+#include <map>
+#include <system_error>
+
+namespace cachelens::ui::remote_work {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kOriginSuffix = ".origin";
+
+QString text(const std::string& value) {
+    return QString::fromStdString(value);
+}
+
+// <host>-<port>-db<N>, as mirror_dir_for names a server's dir.
+const QRegularExpression& mirrorName() {
+    static const QRegularExpression name(QStringLiteral("^(.+)-([0-9]{1,5})-db([0-9]+)$"));
+    return name;
+}
+
+fs::path originFileOf(const fs::path& root) {
+    const fs::path location = catalog::root_location(root);
+    return location.parent_path() / (location.filename().string() + kOriginSuffix);
+}
+
+void writeOrigin(const fs::path& root, const std::string& url) {
+    // The label falls back to the dir's name when this cannot be written.
+    QSaveFile file(QString::fromStdString(originFileOf(root).string()));
+    if (file.open(QIODevice::WriteOnly)) {
+        file.write(url.data(), static_cast<qint64>(url.size()));
+        file.commit();
+    }
+}
+
+} // namespace
+
+fs::path mirrorBase(const fs::path& catalogPath) {
+    std::error_code error;
+    return fs::absolute(catalogPath, error).parent_path() / "remote";
+}
+
+bool isMirrorRoot(const fs::path& root, const fs::path& base) {
+    const fs::path location = catalog::root_location(root);
+    return location.parent_path() == fs::path(catalog::root_location(base)) &&
+           mirrorName().match(text(location.filename().string())).hasMatch();
+}
+
+std::optional<QString> mirrorOrigin(const fs::path& root) {
+    QFile file(QString::fromStdString(originFileOf(root).string()));
+    if (file.open(QIODevice::ReadOnly)) {
+        const QString url = QString::fromUtf8(file.read(4096)).trimmed();
+        if (remote::parse_redis_endpoint(url.toStdString())) {
+            return url;
+        }
+    }
+    const auto match =
+        mirrorName().match(text(fs::path(catalog::root_location(root)).filename().string()));
+    if (!match.hasMatch()) {
+        return std::nullopt;
+    }
+    return QStringLiteral("redis://%1:%2/%3")
+        .arg(match.captured(1), match.captured(2), match.captured(3));
+}
+
+std::optional<remote::RedisEndpoint> mirrorEndpoint(const fs::path& root) {
+    const auto origin = mirrorOrigin(root);
+    if (!origin) {
+        return std::nullopt;
+    }
+    auto endpoint = remote::parse_redis_endpoint(origin->toStdString());
+    if (!endpoint) {
+        return std::nullopt;
+    }
+    // The origin holds no password; PyTorch's environment may, for this server.
+    if (auto environment = remote::try_endpoint_from_environment();
+        environment && sameServer(*environment, *endpoint)) {
+        endpoint->password = environment->password;
+        if (!endpoint->username) {
+            endpoint->username = environment->username;
+        }
+        endpoint->timeout = environment->timeout;
+    }
+    return std::move(*endpoint);
+}
+
+QString defaultUrl() {
+    return text(remote::endpoint_from_environment().display());
+}
+
+QString defaultPassword() {
+    return text(remote::endpoint_from_environment().password.value_or(std::string()));
+}
+
+ParsedEndpoint parseEndpoint(const QString& url, const QString& password) {
+    ParsedEndpoint parsed;
+    auto endpoint = remote::parse_redis_endpoint(url.trimmed().toStdString());
+    if (!endpoint) {
+        parsed.error = text(endpoint.error().describe());
+        return parsed;
+    }
+    if (!password.isEmpty()) {
+        endpoint->password = password.toStdString();
+    }
+    parsed.endpoint = std::move(*endpoint);
+    return parsed;
+}
+
+bool sameServer(const remote::RedisEndpoint& a, const remote::RedisEndpoint& b) {
+    return a.host == b.host && a.port == b.port && a.db == b.db;
+}
+
+QString progressText(MirrorStage stage, std::size_t found, const QString& server) {
+    switch (stage) {
+    case MirrorStage::Connecting:
+        return QObject::tr("Connecting to %1…").arg(server);
+    case MirrorStage::Scanning:
+        return QObject::tr("Scanning %1: %2 found…")
+            .arg(server, bundle_work::countOf(found, "key", "keys"));
+    case MirrorStage::Pulling:
+        return QObject::tr("Mirroring %1 of %2…")
+            .arg(bundle_work::countOf(found, "key", "keys"), server);
+    }
+    return {};
+}
+
+MirrorProgress jobProgress(const JobContext& context, const QString& server) {
+    return [&context, server](MirrorStage stage, std::size_t found) {
+        context.progress(static_cast<qint64>(found), 0, progressText(stage, found, server));
+        return !context.cancelled();
+    };
+}
+
+QString MirrorOutcome::summary() const {
+    return QObject::tr("%1 on %2: %3 pulled, %4 unchanged, %5 removed")
+        .arg(bundle_work::countOf(keys, "key", "keys"), server)
+        .arg(pulled)
+        .arg(unchanged)
+        .arg(removed);
+}
+
+QString MirrorOutcome::errorText() const {
+    if (error.isEmpty() || error.contains(server)) {
+        return error;
+    }
+    return QObject::tr("%1: %2").arg(server, error);
+}
+
+MirrorOutcome mirrorServer(const remote::RedisEndpoint& endpoint, const fs::path& catalogPath,
+                           const MirrorProgress& progress) {
+    MirrorOutcome outcome;
+    outcome.server = text(endpoint.display());
+    bool stopped = false;
+    const auto report = [&progress, &stopped](MirrorStage stage, std::size_t found) {
+        stopped = progress && !progress(stage, found);
+        return !stopped;
+    };
+    report(MirrorStage::Connecting, 0);
+    auto client = remote::RedisClient::connect(endpoint);
+    if (!client) {
+        outcome.error = text(client.error().describe());
+        return outcome;
+    }
+    // A SCAN of its own first: mirror_remote's gives no progress and cannot
+    // be stopped, and a server may hold many keys.
+    auto keys = client->scan_all(remote::scan_pattern(std::nullopt), [&](std::size_t found) {
+        return report(MirrorStage::Scanning, found);
+    });
+    if (!keys) {
+        outcome.cancelled = stopped;
+        outcome.error = text(keys.error().describe());
+        return outcome;
+    }
+    outcome.keys = keys->size();
+    if (!report(MirrorStage::Pulling, outcome.keys)) {
+        outcome.cancelled = true;
+        outcome.error = QObject::tr("cancelled");
+        return outcome;
+    }
+    const fs::path dir = remote::mirror_dir_for(fs::absolute(catalogPath), endpoint);
+    auto mirrored = remote::mirror_remote(*client, dir);
+    if (!mirrored) {
+        outcome.error = text(mirrored.error().describe());
+        return outcome;
+    }
+    writeOrigin(dir, endpoint.display());
+    outcome.root = mirrored->dir;
+    outcome.pulled = mirrored->pulled;
+    outcome.unchanged = mirrored->unchanged;
+    outcome.removed = mirrored->removed;
+    for (const auto& note : mirrored->notes) {
+        outcome.notes << text(note);
+    }
+    return outcome;
+}
+
+TransferSelection transferSelection(const std::vector<EntryRef>& refs, const QString& verb,
+                                    const std::function<bool(const fs::path&)>& accept) {
+    TransferSelection selection;
+    std::map<std::string, int> ignoredKinds;
+    int otherRoots = 0;
+    int refused = 0;
+    for (const auto& ref : refs) {
+        if (accept && !accept(ref.root)) {
+            ++refused;
+            continue;
+        }
+        if (selection.root.empty()) {
+            selection.root = ref.root;
+        }
+        if (ref.root != selection.root) {
+            ++otherRoots;
+            continue;
+        }
+        const auto kind = ref.entry.kind;
+        if (kind != cachedir::FileKind::FxGraph && kind != cachedir::FileKind::AotAutograd) {
+            ++ignoredKinds[std::string(cachedir::to_string(kind))];
+            continue;
+        }
+        if (std::ranges::find(selection.keys, ref.entry.key) == selection.keys.end()) {
+            selection.keys.push_back(ref.entry.key);
+        }
+    }
+    for (const auto& [kind, count] : ignoredKinds) {
+        selection.ignored << QObject::tr("%1 ignored: only FX graph and AOT entries are %2")
+                                 .arg(bundle_work::countOf(count, (kind + " entry").c_str(),
+                                                           (kind + " entries").c_str()),
+                                      verb);
+    }
+    if (otherRoots > 0) {
+        selection.ignored << QObject::tr("%1 of other roots ignored: entries are %2 from one "
+                                         "root at a time")
+                                 .arg(bundle_work::countOf(otherRoots, "entry", "entries"), verb);
+    }
+    if (refused > 0) {
+        selection.ignored << QObject::tr("%1 ignored: not in a root they can be %2 from")
+                                 .arg(bundle_work::countOf(refused, "entry", "entries"), verb);
+    }
+    return selection;
+}
+
+PullOutcome pullEntries(const remote::RedisEndpoint& endpoint, const std::vector<std::string>& keys,
+                        const fs::path& into, bool dryRun) {
+    PullOutcome outcome;
+    outcome.server = text(endpoint.display());
+    outcome.dryRun = dryRun;
+    auto client = remote::RedisClient::connect(endpoint);
+    if (!client) {
+        outcome.error = text(client.error().describe());
+        return outcome;
+    }
+    auto pulled =
+        remote::pull_remote(*client, into, {.keys = keys, .dry_run = dryRun, .limits = {}});
+    if (!pulled) {
+        outcome.error = text(pulled.error().describe());
+        return outcome;
+    }
+    outcome.plan = std::move(pulled->plan);
+    for (const auto& note : pulled->notes) {
+        outcome.notes << text(note);
+    }
+    return outcome;
+}
+
+PushOutcome pushEntries(const remote::RedisEndpoint& endpoint, const fs::path& dir,
+                        const std::vector<std::string>& keys, bool dryRun, bool force) {
+    PushOutcome outcome;
+    outcome.server = text(endpoint.display());
+    outcome.dryRun = dryRun;
+    outcome.force = force;
+    auto client = remote::RedisClient::connect(endpoint);
+    if (!client) {
+        outcome.error = text(client.error().describe());
+        return outcome;
+    }
+    auto pushed =
+        remote::push_local(*client, dir, {.keys = keys, .dry_run = dryRun, .force = force});
+    if (!pushed) {
+        outcome.error = text(pushed.error().describe());
+        return outcome;
+    }
+    outcome.result = std::move(*pushed);
+    return outcome;
+}
+
+} // namespace cachelens::ui::remote_work

@@ -1,0 +1,133 @@
+#pragma once
+
+// The GUI's Redis work that runs in jobs, kept out of the widgets: mirroring
+// a server into a root, pulling and pushing selected entries, and what the
+// sidebar and the dialogs need to know about a mirror root.
+//
+// A Redis server is one more root: its entries are mirrored (remote/mirror.h)
+// into <catalog's dir>/remote/<host>-<port>-db<N>, laid out as PyTorch would
+// lay out a remote hit, and that dir is indexed like any other. Beside it,
+// <...>/remote/<host>-<port>-db<N>.origin holds the server's URL as
+// RedisEndpoint::display() writes it (never a password), so the label and
+// Refresh survive a restart. It sits beside the dir, not in it: mirroring
+// removes whatever the server does not hold, and the catalog would list it
+// as an entry. The GUI treats a mirror root as read-only.
+
+#include "jobs/job_runner.h"
+#include "models/entry_ref.h"
+
+#include <cachelens/bundle/import.h>
+#include <cachelens/remote/redis_endpoint.h>
+#include <cachelens/remote/remote_ops.h>
+
+#include <QString>
+#include <QStringList>
+
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace cachelens::ui::remote_work {
+
+// <catalog's dir>/remote: where mirror_dir_for puts every server's mirror.
+std::filesystem::path mirrorBase(const std::filesystem::path& catalogPath);
+// Whether `root` is a server's mirror dir under `base`.
+bool isMirrorRoot(const std::filesystem::path& root, const std::filesystem::path& base);
+// The server `root` mirrors, as display() wrote it: from the origin file,
+// else read back from the dir's name (a root `cachelens index redis://...`
+// made). nullopt when `root` is not named as a mirror dir is.
+std::optional<QString> mirrorOrigin(const std::filesystem::path& root);
+// The endpoint to reach `root`'s server with: its origin, with the password
+// of PyTorch's environment (TORCHINDUCTOR_REDIS_URL) when that names the
+// same server.
+std::optional<remote::RedisEndpoint> mirrorEndpoint(const std::filesystem::path& root);
+
+// Where the Add Redis Server dialog starts: PyTorch's server
+// (endpoint_from_environment()), as a URL without its password, and the
+// password on its own.
+QString defaultUrl();
+QString defaultPassword();
+
+// A URL as typed (redis://..., host:port) with `password`, when not empty,
+// in place of the URL's own; the engine's message when it does not parse.
+struct ParsedEndpoint {
+    std::optional<remote::RedisEndpoint> endpoint;
+    QString error;
+};
+ParsedEndpoint parseEndpoint(const QString& url, const QString& password = {});
+
+// Whether two endpoints name the same server and db (the same mirror dir).
+bool sameServer(const remote::RedisEndpoint& a, const remote::RedisEndpoint& b);
+
+enum class MirrorStage { Connecting, Scanning, Pulling };
+// Called as the work goes on: `found` keys so far while scanning; false
+// stops it (only before the values are pulled).
+using MirrorProgress = std::function<bool(MirrorStage stage, std::size_t found)>;
+// "Connecting to redis://...…", "Scanning redis://...: 120 keys found…", "Mirroring 19 keys of
+// redis://...…".
+QString progressText(MirrorStage stage, std::size_t found, const QString& server);
+// Reports each stage's progressText() through `context` (done: the keys
+// found; total: 0, as the total is not known) and stops once it is cancelled.
+MirrorProgress jobProgress(const JobContext& context, const QString& server);
+
+struct MirrorOutcome {
+    QString server;             // display()
+    std::filesystem::path root; // the mirror dir (empty on error)
+    QString error;              // could not connect, scan or mirror
+    bool cancelled = false;
+    std::size_t keys = 0; // PyTorch's keys on the server
+    std::size_t pulled = 0;
+    std::size_t unchanged = 0;
+    std::size_t removed = 0;
+    QStringList notes; // refused values, skipped caches
+
+    // "19 keys on redis://127.0.0.1:6379/0: 19 pulled, 0 unchanged, 0 removed"
+    QString summary() const;
+    // The error, naming the server once: the engine's words when they do.
+    QString errorText() const;
+};
+
+// Connects, scans PyTorch's keys (for progress and cancel), mirrors the
+// server into mirror_dir_for(catalogPath, endpoint) and records its origin.
+MirrorOutcome mirrorServer(const remote::RedisEndpoint& endpoint,
+                           const std::filesystem::path& catalogPath,
+                           const MirrorProgress& progress = {});
+
+// What of a selection in the entry table can be pulled or pushed: the FX
+// graph and AOT keys of the first selected entry's root (`accept` says which
+// roots may be the source); the rest is listed in `ignored` with why.
+struct TransferSelection {
+    std::filesystem::path root;
+    std::vector<std::string> keys;
+    QStringList ignored;
+};
+TransferSelection
+transferSelection(const std::vector<EntryRef>& refs, const QString& verb,
+                  const std::function<bool(const std::filesystem::path&)>& accept);
+
+struct PullOutcome {
+    QString server;
+    QString error;
+    std::optional<bundle::ImportPlan> plan; // as pull_remote returns it
+    QStringList notes;                      // keys not on the server, skipped values
+    bool dryRun = true;
+};
+// `cachelens remote pull URL --into DIR KEYS [--dry-run]`.
+PullOutcome pullEntries(const remote::RedisEndpoint& endpoint, const std::vector<std::string>& keys,
+                        const std::filesystem::path& into, bool dryRun);
+
+struct PushOutcome {
+    QString server;
+    QString error;
+    std::optional<remote::PushResult> result;
+    bool dryRun = true;
+    bool force = false;
+};
+// `cachelens remote push DIR URL KEYS [--dry-run] [--force]`; no keys: the whole dir.
+PushOutcome pushEntries(const remote::RedisEndpoint& endpoint, const std::filesystem::path& dir,
+                        const std::vector<std::string>& keys, bool dryRun, bool force);
+
+} // namespace cachelens::ui::remote_work

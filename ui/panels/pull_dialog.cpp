@@ -1,0 +1,290 @@
+#include "panels/pull_dialog.h"
+
+#include "jobs/bundle_work.h"
+#include "jobs/job_runner.h"
+#include "jobs/remote_work.h"
+#include "models/import_plan_model.h"
+#include "panels/compare_view.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QShortcut>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace cachelens::ui {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kErrorStyle = "QLabel { background: rgba(220, 50, 47, 0.18); border: 1px solid "
+                          "rgba(220, 50, 47, 0.6); padding: 4px; }";
+constexpr int kShownKeys = 4;
+
+QString text(const std::string& value) {
+    return QString::fromStdString(value);
+}
+
+} // namespace
+
+PullDialog::PullDialog(JobRunner& jobs, remote::RedisEndpoint server, std::vector<std::string> keys,
+                       QStringList ignored, fs::path destination, QWidget* parent)
+    : QDialog(parent)
+    , jobs_(jobs)
+    , server_(std::move(server))
+    , keys_(std::move(keys))
+    , channel_(QStringLiteral("pull:%1").arg(quintptr(this)))
+    , model_(new ImportPlanModel(this)) {
+    const QString serverText = text(server_.display());
+    setWindowTitle(tr("Pull from %1").arg(serverText));
+
+    QStringList lines;
+    lines << tr("<b>Pull %1</b> from %2 into a cache dir, where PyTorch writes a remote hit. "
+                "Values pass the safety checks of an import; a file there with other bytes is "
+                "left alone.")
+                 .arg(bundle_work::countOf(keys_.size(), "entry", "entries"),
+                      serverText.toHtmlEscaped());
+    QStringList shown;
+    for (std::size_t i = 0; i < keys_.size() && i < kShownKeys; ++i) {
+        shown << QStringLiteral("<tt>%1</tt>").arg(text(keys_[i]).toHtmlEscaped());
+    }
+    if (keys_.size() > kShownKeys) {
+        shown << tr("and %1 more").arg(keys_.size() - kShownKeys);
+    }
+    lines << shown.join(QStringLiteral(", "));
+    for (const QString& line : ignored) {
+        lines << line.toHtmlEscaped();
+    }
+    auto* header = new QLabel(lines.join(QStringLiteral("<br>")));
+    header->setObjectName(QStringLiteral("pullHeader"));
+    header->setWordWrap(true);
+    header->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    destination_ = new QLineEdit(text(destination.string()));
+    destination_->setObjectName(QStringLiteral("pullInto"));
+    destination_->setToolTip(tr("The cache dir to write into (created when missing). PyTorch "
+                                "reads $TORCHINDUCTOR_CACHE_DIR, else /tmp/torchinductor_$USER."));
+    browse_ = new QPushButton(tr("&Browse…"));
+    auto* intoRow = new QHBoxLayout;
+    intoRow->addWidget(destination_, 1);
+    intoRow->addWidget(browse_);
+    auto* intoLabel = new QLabel(tr("&Into cache dir:"));
+    intoLabel->setBuddy(destination_);
+    auto* form = new QFormLayout;
+    form->addRow(intoLabel, intoRow);
+    destinationDelay_ = new QTimer(this);
+    destinationDelay_->setSingleShot(true);
+    destinationDelay_->setInterval(300); // one dry run per pause in typing
+    connect(destination_, &QLineEdit::textEdited, destinationDelay_, qOverload<>(&QTimer::start));
+    connect(destinationDelay_, &QTimer::timeout, this, [this] { run(true); });
+    connect(browse_, &QPushButton::clicked, this, &PullDialog::chooseDestination);
+
+    error_ = new QLabel;
+    error_->setObjectName(QStringLiteral("pullError"));
+    error_->setWordWrap(true);
+    error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    error_->setStyleSheet(QString::fromLatin1(kErrorStyle));
+    error_->hide();
+    progress_ = new QProgressBar;
+    progress_->setRange(0, 0); // the engine's pull reports no steps: busy
+    progress_->setTextVisible(false);
+    progress_->setMaximumWidth(120);
+    progress_->hide();
+    summary_ = new QLabel;
+    summary_->setObjectName(QStringLiteral("pullSummary"));
+    summary_->setWordWrap(true);
+    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto* summaryRow = new QHBoxLayout;
+    summaryRow->addWidget(progress_);
+    summaryRow->addWidget(summary_, 1);
+
+    table_ = new QTableView;
+    table_->setObjectName(QStringLiteral("pullPlan"));
+    table_->setModel(model_);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    table_->setWordWrap(false);
+    table_->setTextElideMode(Qt::ElideMiddle);
+    table_->verticalHeader()->hide();
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    const int charWidth = table_->fontMetrics().horizontalAdvance(QLatin1Char('m'));
+    const std::pair<int, int> widths[] = {
+        {ImportPlanModel::ActionColumn, 8},       {ImportPlanModel::TypeColumn, 8},
+        {ImportPlanModel::KeyColumn, 17},         {ImportPlanModel::SizeColumn, 7},
+        {ImportPlanModel::DestinationColumn, 22}, {ImportPlanModel::ParsesToColumn, 22},
+    };
+    for (auto [column, chars] : widths) {
+        table_->setColumnWidth(column, chars * charWidth);
+    }
+    auto* copy = new QShortcut(QKeySequence::Copy, table_);
+    copy->setContext(Qt::WidgetShortcut);
+    connect(copy, &QShortcut::activated, this, [this] {
+        if (const QString cells = selectedCellsText(*table_); !cells.isEmpty()) {
+            QApplication::clipboard()->setText(cells);
+        }
+    });
+    notes_ = new QLabel;
+    notes_->setObjectName(QStringLiteral("pullNotes"));
+    notes_->setWordWrap(true);
+    notes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    notes_->hide();
+
+    pull_ = new QPushButton(tr("&Pull"));
+    pull_->setDefault(true);
+    pull_->setEnabled(false);
+    pull_->setToolTip(tr("Write what the table marks \"would write\"; refused values are never "
+                         "written"));
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
+    buttons->addButton(pull_, QDialogButtonBox::AcceptRole);
+    connect(pull_, &QPushButton::clicked, this, &PullDialog::pullNow);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(header);
+    layout->addLayout(form);
+    layout->addWidget(error_);
+    layout->addLayout(summaryRow);
+    layout->addWidget(table_, 1);
+    layout->addWidget(notes_);
+    layout->addWidget(buttons);
+    resize(1200, 460);
+
+    run(true);
+}
+
+PullDialog::~PullDialog() {
+    // A dry run nobody will see is not worth finishing; a pull finishes.
+    if (busy_ && !pulling_) {
+        jobs_.cancel(channel_);
+    }
+}
+
+fs::path PullDialog::destination() const {
+    return destination_->text().trimmed().toStdString();
+}
+
+void PullDialog::setDestination(const fs::path& dir) {
+    destinationDelay_->stop();
+    destination_->setText(text(dir.string()));
+    run(true);
+}
+
+bool PullDialog::canPull() const {
+    return !busy_ && model_->plan() && model_->isDryRun() &&
+           model_->count(bundle::ImportAction::Write) > 0;
+}
+
+QString PullDialog::errorText() const {
+    return error_->isHidden() ? QString() : error_->text();
+}
+
+QString PullDialog::summaryText() const {
+    return summary_->text();
+}
+
+QString PullDialog::notesText() const {
+    return notes_->isHidden() ? QString() : notes_->text();
+}
+
+void PullDialog::showError(const QString& message) {
+    error_->setText(message);
+    error_->setVisible(!message.isEmpty());
+}
+
+void PullDialog::setBusy(bool busy) {
+    busy_ = busy;
+    destination_->setEnabled(!pulling_);
+    browse_->setEnabled(!pulling_);
+    progress_->setVisible(busy);
+    pull_->setEnabled(canPull());
+}
+
+void PullDialog::pullNow() {
+    if (canPull()) {
+        run(false);
+    }
+}
+
+void PullDialog::run(bool dryRun) {
+    const fs::path dir = destination();
+    if (dir.empty()) {
+        model_->clear();
+        summary_->clear();
+        showError(tr("Choose the cache dir to pull into."));
+        setBusy(false);
+        emit planned();
+        return;
+    }
+    showError({});
+    pulling_ = !dryRun;
+    if (dryRun) {
+        model_->clear();
+        summary_->setText(tr("Reading %1 from %2…")
+                              .arg(bundle_work::countOf(keys_.size(), "value", "values"),
+                                   text(server_.display())));
+    } else {
+        summary_->setText(tr("Pulling into %1…").arg(text(dir.string())));
+    }
+    setBusy(true);
+    const remote::RedisEndpoint server = server_;
+    const std::vector<std::string> keys = keys_;
+    jobs_.run<remote_work::PullOutcome>(
+        channel_, this,
+        [server, keys, dir, dryRun](const JobContext&) {
+            return remote_work::pullEntries(server, keys, dir, dryRun);
+        },
+        [this, dir, dryRun](remote_work::PullOutcome outcome) {
+            pulling_ = false;
+            notes_->setText(outcome.notes.join(u'\n'));
+            notes_->setVisible(!outcome.notes.isEmpty());
+            if (!outcome.plan) {
+                model_->clear();
+                summary_->clear();
+                showError(outcome.error);
+                setBusy(false);
+                emit statusMessage(
+                    tr("Cannot pull from %1: %2").arg(outcome.server, outcome.error));
+                emit planned();
+                return;
+            }
+            model_->setPlan(std::move(*outcome.plan), dryRun);
+            const auto refused = model_->count(bundle::ImportAction::Refused);
+            QString summary = model_->summaryText();
+            if (dryRun) {
+                summary += refused > 0 ? tr(". Refused values are never written: hover a row "
+                                            "for every reason.")
+                                       : tr(". Nothing is written before Pull.");
+            }
+            summary_->setText(summary);
+            setBusy(false);
+            if (dryRun) {
+                emit planned();
+                return;
+            }
+            emit statusMessage(tr("Pulled from %1 into %2: %3")
+                                   .arg(outcome.server, text(dir.string()), model_->summaryText()));
+            emit pulled(dir);
+        });
+}
+
+void PullDialog::chooseDestination() {
+    const QString dir =
+        QFileDialog::getExistingDirectory(this, tr("Pull into cache dir"), destination_->text());
+    if (!dir.isEmpty()) {
+        setDestination(dir.toStdString());
+    }
+}
+
+} // namespace cachelens::ui
