@@ -177,7 +177,8 @@ int run_pull(const RemoteOptions& options) {
         return report(client.error());
     }
     auto pulled = remote::pull_remote(
-        *client, options.dir, {.keys = options.keys, .dry_run = options.dry_run, .limits = {}});
+        *client, options.dir,
+        {.keys = options.keys, .dry_run = options.dry_run, .limits = {}, .progress = {}});
     if (!pulled) {
         return report(pulled.error());
     }
@@ -196,16 +197,20 @@ int run_pull(const RemoteOptions& options) {
                                  {"action", std::string(to_string(artifact.action))},
                                  {"problems", problems}});
         }
-        Json notes = Json::array();
-        for (const auto& note : pulled->notes) {
-            notes.push_back(text(note));
-        }
+        const auto texts = [](const std::vector<std::string>& lines) {
+            Json array = Json::array();
+            for (const auto& line : lines) {
+                array.push_back(text(line));
+            }
+            return array;
+        };
         print_json({{"server", client->endpoint().display()},
                     {"into", text(options.dir)},
                     {"dry_run", options.dry_run},
-                    {"clean", plan.clean()},
+                    {"clean", pulled->clean()},
                     {"artifacts", artifacts},
-                    {"notes", notes}});
+                    {"problems", texts(pulled->problems)},
+                    {"notes", texts(pulled->notes)}});
     } else {
         for (const auto& artifact : plan.artifacts) {
             std::string action(to_string(artifact.action));
@@ -223,20 +228,24 @@ int run_pull(const RemoteOptions& options) {
                 std::printf("%30s %s\n", "", note.c_str());
             }
         }
+        for (const auto& problem : pulled->problems) {
+            std::printf("not pulled: %s\n", problem.c_str());
+        }
         for (const auto& note : pulled->notes) {
             std::printf("note: %s\n", note.c_str());
         }
-        std::printf(
-            "%zu pulled from %s into %s: %zu %s, %zu already present, %zu conflicts, "
-            "%zu refused\n",
-            plan.artifacts.size(), client->endpoint().display().c_str(), options.dir.c_str(),
-            plan.count(options.dry_run ? bundle::ImportAction::Write
-                                       : bundle::ImportAction::Written),
-            options.dry_run ? "to write" : "written",
-            plan.count(bundle::ImportAction::AlreadyPresent),
-            plan.count(bundle::ImportAction::Conflict), plan.count(bundle::ImportAction::Refused));
+        std::printf("%zu pulled from %s into %s: %zu %s, %zu already present, %zu conflicts, "
+                    "%zu refused, %zu not pulled\n",
+                    plan.artifacts.size(), client->endpoint().display().c_str(),
+                    options.dir.c_str(),
+                    plan.count(options.dry_run ? bundle::ImportAction::Write
+                                               : bundle::ImportAction::Written),
+                    options.dry_run ? "to write" : "written",
+                    plan.count(bundle::ImportAction::AlreadyPresent),
+                    plan.count(bundle::ImportAction::Conflict),
+                    plan.count(bundle::ImportAction::Refused), pulled->problems.size());
     }
-    return plan.clean() ? kExitOk : kExitProblems;
+    return pulled->clean() ? kExitOk : kExitProblems;
 }
 
 int run_push(const RemoteOptions& options) {
@@ -330,14 +339,15 @@ void add_remote_command(CLI::App& app, int& exit_code) {
     auto* pull = command->add_subcommand(
         "pull", "Write remote entries into a cache dir where PyTorch writes a remote hit, with "
                 "the safety checks of `cachelens import` (refused entries are never written). "
-                "Exit 1 when something was refused or conflicts");
+                "Exit 1 when something was refused or conflicts, a value does not decode or a "
+                "named key is not on the server");
     pull->add_option("URL", options->url, url_help)->required();
     pull->add_option("--into", options->dir, "the cache dir (created when missing)")->required();
     pull->add_option("KEY", options->keys, "FX graph, AOT or Redis keys (default: everything)");
     pull->add_flag("--dry-run", options->dry_run, "show what would be written; write nothing");
     pull->add_flag("--json", options->json,
                    "print {server, into, dry_run, clean, artifacts: [{type, key, size, "
-                   "destination, action, problems}], notes}");
+                   "destination, action, problems}], problems, notes}");
     pull->callback([options, &exit_code] { exit_code = run_pull(*options); });
 
     auto* push = command->add_subcommand(

@@ -362,18 +362,24 @@ private slots:
         QCOMPARE(files_under(into),
                  (std::set<std::string>{fx->relative, aot.relative, second_fx->relative}));
 
-        // A key the server does not hold: a note, nothing written.
+        // A key the server does not hold: a problem, nothing written, exit 1.
         QTemporaryDir other;
         const fs::path empty = fs::path(other.path().toStdString()) / "c";
         auto missing = pull_remote(redis, empty, pull_options({kAbsentFxKey}));
         QVERIFY_RESULT(missing);
         QVERIFY(missing->plan.artifacts.empty());
-        QCOMPARE(missing->notes.size(), std::size_t{1});
-        QVERIFY2(missing->notes[0].find("pt2:fx-graph-v1::" + kAbsentFxKey + ":c1") !=
+        QVERIFY(!missing->clean());
+        QCOMPARE(missing->problems.size(), std::size_t{1});
+        QVERIFY2(missing->problems[0].find("pt2:fx-graph-v1::" + kAbsentFxKey + ":c1") !=
                          std::string::npos &&
-                     missing->notes[0].find("not on the server") != std::string::npos,
-                 missing->notes[0].c_str());
+                     missing->problems[0].find("not on the server") != std::string::npos,
+                 missing->problems[0].c_str());
         QVERIFY(files_under(empty).empty());
+        const auto run = test::run_cli({"remote", "pull", url(), "--into",
+                                        QString::fromStdString(empty.string()),
+                                        QString::fromStdString(kAbsentFxKey)});
+        QCOMPARE(run.exit_code, 1);
+        QVERIFY2(run.out.contains("not pulled: pt2:fx-graph-v1::"), run.out.constData());
 
         // Something that is no key at all: an error before anything is read.
         auto bad = pull_remote(redis, empty, pull_options({"fxgraph"}));
@@ -396,6 +402,36 @@ private slots:
         QCOMPARE(run.exit_code, 0);
         QVERIFY2(run.out.contains("would write"), run.out.constData());
         QVERIFY(walk(temp.path().toStdString()).empty());
+    }
+
+    void pullReportsItsStagesAndStopsBeforeWriting() {
+        push_devset();
+        QTemporaryDir temp;
+        const fs::path into = fs::path(temp.path().toStdString()) / "c";
+        auto redis = client();
+        std::vector<std::pair<PullStage, std::size_t>> seen;
+        auto options = pull_options({});
+        options.progress = [&seen](PullStage stage, std::size_t count) {
+            seen.emplace_back(stage, count);
+            return stage != PullStage::Writing;
+        };
+        auto stopped = pull_remote(redis, into, options);
+        QVERIFY(!stopped);
+        QVERIFY2(stopped.error().message == "cancelled", stopped.error().message.c_str());
+        QVERIFY(walk(temp.path().toStdString()).empty());
+        // Scanning with the keys found so far, then the values to read and
+        // the artifacts to write: every entry.
+        QVERIFY(seen.size() >= 3);
+        QCOMPARE(seen.front().first, PullStage::Scanning);
+        QCOMPARE(seen[seen.size() - 2], std::pair(PullStage::Reading, entries_.size()));
+        QCOMPARE(seen.back(), std::pair(PullStage::Writing, entries_.size()));
+
+        // A dry run writes nothing, so it has no Writing stage to stop at.
+        seen.clear();
+        options.dry_run = true;
+        auto dry = pull_remote(redis, into, options);
+        QVERIFY_RESULT(dry);
+        QCOMPARE(seen.back(), std::pair(PullStage::Reading, entries_.size()));
     }
 
     void pullWritesBundledAutotuneAsPytorchDoes() {
@@ -627,29 +663,40 @@ private slots:
         auto pulled = pull_remote(redis, into, pull_options({not_json, not_base64}));
         QVERIFY_RESULT(pulled);
         QVERIFY(pulled->plan.artifacts.empty());
-        QCOMPARE(pulled->notes.size(), std::size_t{2});
-        QVERIFY2(pulled->notes[0].starts_with(not_json + ": ") &&
-                     pulled->notes[0].find("not JSON") != std::string::npos,
-                 pulled->notes[0].c_str());
-        QVERIFY2(pulled->notes[1].starts_with(not_base64 + ": ") &&
-                     pulled->notes[1].find("not base64") != std::string::npos,
-                 pulled->notes[1].c_str());
+        QVERIFY(!pulled->clean());
+        QVERIFY(pulled->notes.empty());
+        QCOMPARE(pulled->problems.size(), std::size_t{2});
+        QVERIFY2(pulled->problems[0].starts_with(not_json + ": ") &&
+                     pulled->problems[0].find("not JSON") != std::string::npos,
+                 pulled->problems[0].c_str());
+        QVERIFY2(pulled->problems[1].starts_with(not_base64 + ": ") &&
+                     pulled->problems[1].find("not base64") != std::string::npos,
+                 pulled->problems[1].c_str());
         QVERIFY(walk(into).empty());
 
         auto everything = pull_remote(redis, into, {});
         QVERIFY_RESULT(everything);
         QCOMPARE(everything->plan.count(bundle::ImportAction::Written), entries_.size());
-        QCOMPARE(everything->notes.size(), std::size_t{2});
+        QCOMPARE(everything->problems.size(), std::size_t{2});
         QCOMPARE(files_under(into).size(), entries_.size());
 
+        // The CLI names each one and exits 1: a pull that left values behind.
         QTemporaryDir other;
         const auto run =
             test::run_cli({"remote", "pull", url(), "--into", other.path(),
                            QString::fromStdString(not_json), QString::fromStdString(not_base64)});
-        QVERIFY2(run.out.contains(QByteArray::fromStdString("note: " + not_json + ": ")) &&
-                     run.out.contains(QByteArray::fromStdString("note: " + not_base64 + ": ")),
-                 run.out.constData());
+        QCOMPARE(run.exit_code, 1);
+        QVERIFY2(
+            run.out.contains(QByteArray::fromStdString("not pulled: " + not_json + ": ")) &&
+                run.out.contains(QByteArray::fromStdString("not pulled: " + not_base64 + ": ")),
+            run.out.constData());
         QVERIFY(walk(other.path().toStdString()).empty());
+        const auto json = test::run_cli({"remote", "pull", url(), "--into", other.path(), "--json",
+                                         QString::fromStdString(not_json)});
+        QCOMPARE(json.exit_code, 1);
+        const auto document = QJsonDocument::fromJson(json.out).object();
+        QCOMPARE(document["clean"].toBool(), false);
+        QCOMPARE(document["problems"].toArray().size(), 1);
     }
 
     void aHostileValueIsRefused() {

@@ -121,9 +121,10 @@ private slots:
                  std::string(R"({"XBLOCK": 128, "num_warps": 4, "num_stages": 1, )"
                              R"("configs_hash": "h", "found_by_coordesc": false, )"
                              R"("time_taken_ms": 12, "triton_cache_hash": null})"));
-        QCOMPARE(pulled.notes.size(), std::size_t{2});
+        QCOMPARE(pulled.notes.size(), std::size_t{1});
         QVERIFY(pulled.notes[0].find("nothing to pull") != std::string::npos);
-        QVERIFY(pulled.notes[1].find("not JSON") != std::string::npos);
+        QCOMPARE(pulled.unreadable.size(), std::size_t{1});
+        QVERIFY(pulled.unreadable[0].find("not JSON") != std::string::npos);
     }
 };
 

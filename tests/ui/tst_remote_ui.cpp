@@ -10,6 +10,7 @@
 
 #include "../engine/redis_server.h"
 #include "devset_entries.h"
+#include "jobs/job_runner.h"
 #include "jobs/remote_work.h"
 #include "main_window.h"
 #include "models/entry_table_model.h"
@@ -371,6 +372,31 @@ private slots:
         QVERIFY(!dialog->canPull());
     }
 
+    void aValueThatDoesNotDecodeIsNamedAndNotPulled() {
+        const std::string key = "f" + std::string(51, 'j');
+        const std::string redisKey = "pt2:fx-graph-v1::" + key + ":c1";
+        auto client = remote::RedisClient::connect(server_.endpoint());
+        QVERIFY_RESULT(client);
+        QVERIFY_RESULT(client->set(redisKey, "not JSON at all", remote::SetMode::Always));
+
+        QTemporaryDir temp;
+        const fs::path into = fs::path(temp.path().toStdString()) / "into";
+        JobRunner jobs;
+        PullDialog dialog(jobs, server_.endpoint(), {key, std::string(test::kForward)}, {}, into);
+        QSignalSpy planned(&dialog, &PullDialog::planned);
+        QVERIFY(planned.wait(30'000));
+        QVERIFY2(dialog.errorText().isEmpty(), qPrintable(dialog.errorText()));
+        // The good entry is planned; the bad value is named under the table.
+        QCOMPARE(dialog.plan()->count(bundle::ImportAction::Write), std::size_t{1});
+        QVERIFY2(dialog.notesText().contains(
+                     QStringLiteral("Not pulled: %1: ").arg(QString::fromStdString(redisKey))) &&
+                     dialog.notesText().contains(QStringLiteral("not JSON")),
+                 qPrintable(dialog.notesText()));
+        QVERIFY2(dialog.summaryText().contains(QStringLiteral("1 not pulled")),
+                 qPrintable(dialog.summaryText()));
+        QVERIFY(dialog.canPull());
+    }
+
     void aConflictIsLeftAloneWithoutForce() {
         // Someone else's graph under the forward key; the backward key is gone.
         auto client = remote::RedisClient::connect(server_.endpoint());
@@ -574,6 +600,15 @@ private slots:
         QVERIFY(stopped.root.empty());
         QCOMPARE(stages.front(), remote_work::MirrorStage::Connecting);
         QCOMPARE(stages.back(), remote_work::MirrorStage::Scanning);
+        QVERIFY(!fs::exists(remote_work::mirrorBase(catalogPath)));
+
+        // Stopped once the keys are known, before their values are read: nothing either.
+        const auto late = remote_work::mirrorServer(
+            endpoint(), catalogPath, [](remote_work::MirrorStage stage, std::size_t) {
+                return stage != remote_work::MirrorStage::Pulling;
+            });
+        QVERIFY(late.cancelled);
+        QVERIFY(late.root.empty());
         QVERIFY(!fs::exists(remote_work::mirrorBase(catalogPath)));
 
         // Not stopped: every stage reported, the keys counted, the dir filled.

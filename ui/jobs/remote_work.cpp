@@ -175,26 +175,23 @@ MirrorOutcome mirrorServer(const remote::RedisEndpoint& endpoint, const fs::path
         outcome.error = text(client.error().describe());
         return outcome;
     }
-    // A SCAN of its own first: mirror_remote's gives no progress and cannot
-    // be stopped, and a server may hold many keys.
-    auto keys = client->scan_all(remote::scan_pattern(std::nullopt), [&](std::size_t found) {
-        return report(MirrorStage::Scanning, found);
-    });
-    if (!keys) {
-        outcome.cancelled = stopped;
-        outcome.error = text(keys.error().describe());
-        return outcome;
-    }
-    outcome.keys = keys->size();
-    if (!report(MirrorStage::Pulling, outcome.keys)) {
-        outcome.cancelled = true;
-        outcome.error = QObject::tr("cancelled");
-        return outcome;
-    }
     const fs::path dir = remote::mirror_dir_for(fs::absolute(catalogPath), endpoint);
-    auto mirrored = remote::mirror_remote(*client, dir);
+    auto mirrored =
+        remote::mirror_remote(*client, dir, [&](remote::PullStage stage, std::size_t count) {
+            switch (stage) {
+            case remote::PullStage::Scanning:
+                return report(MirrorStage::Scanning, count);
+            case remote::PullStage::Reading:
+                outcome.keys = count;
+                break;
+            case remote::PullStage::Writing:
+                break;
+            }
+            return report(MirrorStage::Pulling, outcome.keys);
+        });
     if (!mirrored) {
-        outcome.error = text(mirrored.error().describe());
+        outcome.cancelled = stopped;
+        outcome.error = stopped ? QObject::tr("cancelled") : text(mirrored.error().describe());
         return outcome;
     }
     writeOrigin(dir, endpoint.display());
@@ -263,13 +260,16 @@ PullOutcome pullEntries(const remote::RedisEndpoint& endpoint, const std::vector
         outcome.error = text(client.error().describe());
         return outcome;
     }
-    auto pulled =
-        remote::pull_remote(*client, into, {.keys = keys, .dry_run = dryRun, .limits = {}});
+    auto pulled = remote::pull_remote(
+        *client, into, {.keys = keys, .dry_run = dryRun, .limits = {}, .progress = {}});
     if (!pulled) {
         outcome.error = text(pulled.error().describe());
         return outcome;
     }
     outcome.plan = std::move(pulled->plan);
+    for (const auto& problem : pulled->problems) {
+        outcome.problems << text(problem);
+    }
     for (const auto& note : pulled->notes) {
         outcome.notes << text(note);
     }

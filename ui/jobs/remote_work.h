@@ -112,7 +112,8 @@ struct PullOutcome {
     QString server;
     QString error;
     std::optional<bundle::ImportPlan> plan; // as pull_remote returns it
-    QStringList notes;                      // keys not on the server, skipped values
+    QStringList problems;                   // values that do not decode, keys not on the server
+    QStringList notes;                      // values with nothing to pull
     bool dryRun = true;
 };
 // `cachelens remote pull URL --into DIR KEYS [--dry-run]`.

@@ -247,8 +247,13 @@ void PullDialog::run(bool dryRun) {
         },
         [this, dir, dryRun](remote_work::PullOutcome outcome) {
             pulling_ = false;
-            notes_->setText(outcome.notes.join(u'\n'));
-            notes_->setVisible(!outcome.notes.isEmpty());
+            QStringList notes;
+            for (const QString& problem : outcome.problems) {
+                notes << tr("Not pulled: %1").arg(problem);
+            }
+            notes << outcome.notes;
+            notes_->setText(notes.join(u'\n'));
+            notes_->setVisible(!notes.isEmpty());
             if (!outcome.plan) {
                 model_->clear();
                 summary_->clear();
@@ -262,6 +267,9 @@ void PullDialog::run(bool dryRun) {
             model_->setPlan(std::move(*outcome.plan), dryRun);
             const auto refused = model_->count(bundle::ImportAction::Refused);
             QString summary = model_->summaryText();
+            if (!outcome.problems.isEmpty()) {
+                summary += tr(", %1 not pulled (below)").arg(outcome.problems.size());
+            }
             if (dryRun) {
                 summary += refused > 0 ? tr(". Refused values are never written: hover a row "
                                             "for every reason.")

@@ -54,7 +54,8 @@ public:
     bool canPull() const;
     QString errorText() const;
     QString summaryText() const;
-    // The engine's notes: keys not on the server, values skipped and why.
+    // What was not pulled and why (values that do not decode, keys not on
+    // the server), then the engine's notes.
     QString notesText() const;
 
 signals:

@@ -19,20 +19,25 @@ fs::path mirror_dir_for(const fs::path& catalog_path, const RedisEndpoint& endpo
     return catalog_path.parent_path() / "remote" / name;
 }
 
-Result<MirrorReport> mirror_remote(RedisClient& client, const fs::path& dir) {
+Result<MirrorReport> mirror_remote(RedisClient& client, const fs::path& dir,
+                                   const PullProgress& progress) {
+    auto pulled = pull_remote(client, dir,
+                              {.keys = {}, .dry_run = false, .limits = {}, .progress = progress});
+    if (!pulled) {
+        return std::unexpected(pulled.error());
+    }
+    // After the pull, which a cancel stops before it writes: an empty server
+    // still makes a root, one with nothing in it.
     std::error_code error;
     fs::create_directories(dir, error);
     if (error) {
         return fail(ErrorKind::Io, "cannot create the mirror dir: " + error.message(),
                     dir.string());
     }
-    auto pulled = pull_remote(client, dir, {});
-    if (!pulled) {
-        return std::unexpected(pulled.error());
-    }
     MirrorReport report;
     report.dir = dir;
-    report.notes = std::move(pulled->notes);
+    report.notes = std::move(pulled->problems);
+    report.notes.insert(report.notes.end(), pulled->notes.begin(), pulled->notes.end());
     std::set<std::string> kept;
     for (const auto& artifact : pulled->plan.artifacts) {
         switch (artifact.action) {

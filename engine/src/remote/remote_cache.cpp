@@ -245,7 +245,7 @@ PullArtifacts artifacts_to_pull(const std::vector<PulledValue>& values) {
         }
         auto value = decode_value(key.kind, pulled.value);
         if (!value) {
-            out.notes.push_back(key.redis_key + ": " + value.error().message);
+            out.unreadable.push_back(key.redis_key + ": " + value.error().message);
             continue;
         }
         switch (key.kind) {

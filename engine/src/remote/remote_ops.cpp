@@ -91,11 +91,16 @@ std::optional<RemoteKey> remote_key_from_argument(std::string_view argument) {
 
 Result<PullResult> pull_remote(RedisClient& client, const fs::path& cache_dir,
                                const PullOptions& options) {
+    const auto go_on = [&options](PullStage stage, std::size_t count) {
+        return !options.progress || options.progress(stage, count);
+    };
     PullResult result;
     std::vector<RemoteKey> keys;
     if (options.keys.empty()) {
         // The keys only: list_remote's size and TTL are two round trips a key.
-        auto found = client.scan_all(scan_pattern(std::nullopt));
+        auto found = client.scan_all(scan_pattern(std::nullopt), [&](std::size_t count) {
+            return go_on(PullStage::Scanning, count);
+        });
         if (!found) {
             return std::unexpected(found.error());
         }
@@ -120,6 +125,9 @@ Result<PullResult> pull_remote(RedisClient& client, const fs::path& cache_dir,
     for (const auto& key : keys) {
         redis_keys.push_back(key.redis_key);
     }
+    if (!go_on(PullStage::Reading, redis_keys.size())) {
+        return fail(ErrorKind::InvalidArgument, "cancelled");
+    }
     auto values = client.get_many(redis_keys);
     if (!values) {
         return std::unexpected(values.error());
@@ -127,16 +135,21 @@ Result<PullResult> pull_remote(RedisClient& client, const fs::path& cache_dir,
     std::vector<PulledValue> pulled;
     for (std::size_t i = 0; i < keys.size(); ++i) {
         if (!(*values)[i]) {
-            result.notes.push_back(keys[i].redis_key + ": not on the server");
+            result.problems.push_back(keys[i].redis_key + ": not on the server");
             continue;
         }
         pulled.push_back({keys[i], std::move(*(*values)[i])});
     }
     auto artifacts = artifacts_to_pull(pulled);
-    result.notes.insert(result.notes.end(), artifacts.notes.begin(), artifacts.notes.end());
+    result.notes = std::move(artifacts.notes);
+    result.problems.insert(result.problems.end(), artifacts.unreadable.begin(),
+                           artifacts.unreadable.end());
     auto plan = bundle::plan_import(artifacts.bundle, cache_dir, options.limits);
     if (!plan) {
         return std::unexpected(plan.error());
+    }
+    if (!options.dry_run && !go_on(PullStage::Writing, plan->artifacts.size())) {
+        return fail(ErrorKind::InvalidArgument, "cancelled");
     }
     result.plan =
         options.dry_run ? std::move(*plan) : bundle::run_import(std::move(*plan), artifacts.bundle);

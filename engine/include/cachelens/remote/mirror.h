@@ -9,6 +9,7 @@
 
 #include <cachelens/core/error.h>
 #include <cachelens/remote/redis_client.h>
+#include <cachelens/remote/remote_ops.h>
 
 #include <filesystem>
 #include <string>
@@ -25,9 +26,11 @@ struct MirrorReport {
     std::size_t pulled = 0;         // written now
     std::size_t unchanged = 0;      // already mirrored
     std::size_t removed = 0;        // gone from the server
-    std::vector<std::string> notes; // refused values, skipped caches
+    std::vector<std::string> notes; // unreadable and refused values, skipped caches
 };
 
-Result<MirrorReport> mirror_remote(RedisClient& client, const std::filesystem::path& dir);
+// `progress` as pull_remote's: false stops the mirror before it writes.
+Result<MirrorReport> mirror_remote(RedisClient& client, const std::filesystem::path& dir,
+                                   const PullProgress& progress = {});
 
 } // namespace cachelens::remote

@@ -78,7 +78,8 @@ struct PulledValue {
 };
 struct PullArtifacts {
     bundle::MegaBundle bundle;
-    std::vector<std::string> notes;
+    std::vector<std::string> notes;      // values with nothing to pull, and why
+    std::vector<std::string> unreadable; // "<redis key>: <why>" for values that do not decode
 };
 PullArtifacts artifacts_to_pull(const std::vector<PulledValue>& values);
 

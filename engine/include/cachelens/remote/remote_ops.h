@@ -37,15 +37,29 @@ Result<std::vector<RemoteEntry>> list_remote(RedisClient& client, std::optional<
 // or an AOTAutograd key ("a…"). nullopt for anything else.
 std::optional<RemoteKey> remote_key_from_argument(std::string_view argument);
 
+enum class PullStage {
+    Scanning, // count: keys found so far (a pull of everything)
+    Reading,  // count: the values about to be read
+    Writing,  // count: the artifacts about to be written (not in a dry run)
+};
+// Called as a pull goes on; false stops it, before it writes anything.
+using PullProgress = std::function<bool(PullStage stage, std::size_t count)>;
+
 struct PullOptions {
     std::vector<std::string> keys; // as remote_key_from_argument; empty: everything pullable
     bool dry_run = false;
     bundle::ImportLimits limits;
+    PullProgress progress;
 };
 
 struct PullResult {
-    bundle::ImportPlan plan;        // each pulled artifact, as an import plan (run unless dry_run)
-    std::vector<std::string> notes; // values skipped and why, keys not on the server
+    bundle::ImportPlan plan; // each pulled artifact, as an import plan (run unless dry_run)
+    std::vector<std::string> problems; // "<redis key>: <why>": values that do not decode, named
+                                       // keys not on the server
+    std::vector<std::string> notes;    // values with nothing to pull, and why
+    // Every value pulled (or would be) or already present: no problem, no
+    // refusal, no conflict.
+    bool clean() const { return problems.empty() && plan.clean(); }
 };
 
 Result<PullResult> pull_remote(RedisClient& client, const std::filesystem::path& cache_dir,
