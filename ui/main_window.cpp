@@ -21,6 +21,7 @@
 #include "panels/source_panel.h"
 #include "panels/stats_view.h"
 #include "panels/why_view.h"
+#include "views/banner.h"
 
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/catalog/catalog.h>
@@ -1142,12 +1143,8 @@ void MainWindow::updateRootActions() {
         banner += QStringLiteral("<br>") + tr("… and %1 more (the Import dialog lists them all)")
                                                .arg(report.size() - 1 - kShownProblems);
     }
-    // Translucent tints over the palette, readable on light and dark themes.
     bundleBanner_->setStyleSheet(
-        report.size() > 1 ? QStringLiteral("QLabel { background: rgba(220, 50, 47, 0.18); border: "
-                                           "1px solid rgba(220, 50, 47, 0.6); padding: 4px; }")
-                          : QStringLiteral("QLabel { background: rgba(40, 120, 220, 0.15); border: "
-                                           "1px solid rgba(40, 120, 220, 0.5); padding: 4px; }"));
+        bannerStyle(report.size() > 1 ? BannerTone::Error : BannerTone::Info));
     bundleBanner_->setText(banner);
     bundleBanner_->show();
 }
@@ -1375,9 +1372,7 @@ void MainWindow::showRedisBanner(const fs::path& root) {
                       tr("… and %1 more notes").arg(lines.size() - 1 - kShownLines);
         }
     }
-    bundleBanner_->setStyleSheet(
-        QStringLiteral("QLabel { background: rgba(40, 120, 220, 0.15); border: 1px solid "
-                       "rgba(40, 120, 220, 0.5); padding: 4px; }"));
+    bundleBanner_->setStyleSheet(bannerStyle(BannerTone::Info));
     bundleBanner_->setText(banner);
     bundleBanner_->show();
 }

@@ -4,6 +4,7 @@
 #include "models/bench_history_model.h"
 #include "models/bench_results_model.h"
 #include "models/highlight_colors.h"
+#include "views/banner.h"
 #include "views/bench_chart.h"
 
 #include <QChart>
@@ -41,21 +42,6 @@ constexpr qsizetype kStderrKeptBytes = 16 * 1024;
 constexpr int kKillAfterMs = 2000;
 // A pause in typing before the filter's plan is listed.
 constexpr int kPlanDelayMs = 300;
-
-QLabel* makeBanner(const QString& objectName, const QString& rgb) {
-    auto* label = new QLabel;
-    label->setObjectName(objectName);
-    label->setWordWrap(true);
-    label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    // Translucent over the palette's background: readable in light and dark
-    // palettes, the text keeps the palette's colour.
-    label->setStyleSheet(
-        QStringLiteral("QLabel { background: rgba(%1, 0.18); border: 1px solid rgba(%1, 0.6); "
-                       "padding: 4px; }")
-            .arg(rgb));
-    label->hide();
-    return label;
-}
 
 QTableView* makeTable(const QString& objectName) {
     auto* table = new QTableView;
@@ -128,9 +114,9 @@ BenchView::BenchView(JobRunner& jobs, QString catalogPath, QWidget* parent)
     status_ = new QLabel(tr("Not run yet."));
     status_->setObjectName(QStringLiteral("benchStatus"));
     status_->setWordWrap(true);
-    error_ = makeBanner(QStringLiteral("benchError"), QStringLiteral("220, 50, 47"));
-    notice_ = makeBanner(QStringLiteral("benchNotice"), QStringLiteral("230, 160, 0"));
-    outcome_ = makeBanner(QStringLiteral("benchOutcome"), QStringLiteral("40, 190, 60"));
+    error_ = makeBanner(QStringLiteral("benchError"), BannerTone::Error);
+    notice_ = makeBanner(QStringLiteral("benchNotice"), BannerTone::Warning);
+    outcome_ = makeBanner(QStringLiteral("benchOutcome"), BannerTone::Success);
 
     auto* header = new QHBoxLayout;
     header->addWidget(title_);

@@ -62,8 +62,4 @@ private:
     QPlainTextEdit* detail_;
 };
 
-// The selected cells of `view`, tab-separated, one line per row, read with
-// `role` (a model's whole-value role rather than a cell's one-line display).
-QString selectedCellsText(const QAbstractItemView& view, int role = Qt::DisplayRole);
-
 } // namespace cachelens::ui

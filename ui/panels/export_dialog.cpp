@@ -2,6 +2,7 @@
 
 #include "jobs/bundle_work.h"
 #include "jobs/job_runner.h"
+#include "views/banner.h"
 
 #include <QCheckBox>
 #include <QDialogButtonBox>
@@ -23,10 +24,6 @@ namespace cachelens::ui {
 namespace fs = std::filesystem;
 
 namespace {
-
-// Translucent over the palette's background, so both light and dark read.
-const char* kErrorStyle = "QLabel { background: rgba(220, 50, 47, 0.18); border: 1px solid "
-                          "rgba(220, 50, 47, 0.6); padding: 4px; }";
 
 QString text(const std::string& value) {
     return QString::fromStdString(value);
@@ -95,12 +92,7 @@ ExportDialog::ExportDialog(JobRunner& jobs, fs::path root, std::vector<std::stri
     form->addRow(fileLabel, fileRow);
     form->addRow(sign_, keyRow);
 
-    error_ = new QLabel;
-    error_->setObjectName(QStringLiteral("exportError"));
-    error_->setWordWrap(true);
-    error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    error_->setStyleSheet(QString::fromLatin1(kErrorStyle));
-    error_->hide();
+    error_ = makeBanner(QStringLiteral("exportError"), BannerTone::Error);
     outcome_ = new QPlainTextEdit;
     outcome_->setObjectName(QStringLiteral("exportOutcome"));
     outcome_->setReadOnly(true);

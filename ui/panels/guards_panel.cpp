@@ -3,7 +3,7 @@
 #include "jobs/job_runner.h"
 #include "models/guard_clauses_model.h"
 #include "models/highlight_colors.h"
-#include "panels/compare_view.h"
+#include "views/selected_cells.h"
 
 #include <cachelens/explain/lookup.h>
 

@@ -3,24 +3,22 @@
 #include "jobs/bundle_work.h"
 #include "jobs/job_runner.h"
 #include "models/import_plan_model.h"
+#include "views/banner.h"
+#include "views/plan_table.h"
 
 #include <cachelens/bundle/import.h>
 #include <cachelens/bundle/signed_bundle.h>
 #include <cachelens/bundle/signing.h>
 #include <cachelens/core/format.h>
 
-#include <QApplication>
-#include <QClipboard>
 #include <QDialogButtonBox>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QShortcut>
 #include <QTableView>
 #include <QTextDocumentFragment>
 #include <QTimer>
@@ -31,10 +29,6 @@ namespace cachelens::ui {
 namespace fs = std::filesystem;
 
 namespace {
-
-// Translucent over the palette's background, so both light and dark read.
-const char* kErrorStyle = "QLabel { background: rgba(220, 50, 47, 0.18); border: 1px solid "
-                          "rgba(220, 50, 47, 0.6); padding: 4px; }";
 
 QString text(const std::string& value) {
     return QString::fromStdString(value);
@@ -56,21 +50,6 @@ QString factsText(const bundle::SourceFacts& facts) {
         parts << QObject::tr("CUDA %1").arg(text(*facts.cuda_version));
     }
     return parts.join(QStringLiteral(" · "));
-}
-
-// Ctrl+C on the report: the selected rows, tab-separated, one per line.
-void copyRows(const QTableView* table) {
-    QStringList lines;
-    for (const auto& row : table->selectionModel()->selectedRows()) {
-        QStringList cells;
-        for (int column = 0; column < ImportPlanModel::ColumnCount; ++column) {
-            cells << row.siblingAtColumn(column).data().toString();
-        }
-        lines << cells.join(u'\t');
-    }
-    if (!lines.isEmpty()) {
-        QApplication::clipboard()->setText(lines.join(u'\n'));
-    }
 }
 
 struct PlanResult {
@@ -141,41 +120,21 @@ ImportDialog::ImportDialog(JobRunner& jobs, fs::path bundleFile, fs::path destin
     connect(browseDestination_, &QPushButton::clicked, this, &ImportDialog::chooseDestination);
     connect(browseSigner_, &QPushButton::clicked, this, &ImportDialog::chooseKey);
 
-    error_ = new QLabel;
-    error_->setObjectName(QStringLiteral("importError"));
-    error_->setWordWrap(true);
-    error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    error_->setStyleSheet(QString::fromLatin1(kErrorStyle));
-    error_->hide();
+    error_ = makeBanner(QStringLiteral("importError"), BannerTone::Error);
     summary_ = new QLabel;
     summary_->setObjectName(QStringLiteral("importSummary"));
     summary_->setWordWrap(true);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
-    table_ = new QTableView;
-    table_->setObjectName(QStringLiteral("importPlan"));
-    table_->setModel(model_);
-    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    table_->setWordWrap(false);
-    table_->setTextElideMode(Qt::ElideMiddle);
-    table_->verticalHeader()->hide();
-    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
-    table_->horizontalHeader()->setStretchLastSection(true);
-    const int charWidth = table_->fontMetrics().horizontalAdvance(QLatin1Char('m'));
-    // Keys and destinations elide in the middle (tooltips hold them whole);
-    // what is left goes to the problems, the column that matters for a refusal.
-    const std::pair<int, int> widths[] = {
-        {ImportPlanModel::ActionColumn, 8},       {ImportPlanModel::TypeColumn, 9},
-        {ImportPlanModel::KeyColumn, 17},         {ImportPlanModel::SizeColumn, 7},
-        {ImportPlanModel::DestinationColumn, 19}, {ImportPlanModel::ParsesToColumn, 25},
-    };
-    for (auto [column, chars] : widths) {
-        table_->setColumnWidth(column, chars * charWidth);
-    }
-    auto* copy = new QShortcut(QKeySequence::Copy, table_);
-    copy->setContext(Qt::WidgetShortcut);
-    connect(copy, &QShortcut::activated, this, [this] { copyRows(table_); });
+    table_ = makePlanTable(QStringLiteral("importPlan"), model_,
+                           {
+                               {ImportPlanModel::ActionColumn, 8},
+                               {ImportPlanModel::TypeColumn, 9},
+                               {ImportPlanModel::KeyColumn, 17},
+                               {ImportPlanModel::SizeColumn, 7},
+                               {ImportPlanModel::DestinationColumn, 19},
+                               {ImportPlanModel::ParsesToColumn, 25},
+                           });
 
     import_ = new QPushButton(tr("&Import…"));
     import_->setEnabled(false);

@@ -3,6 +3,7 @@
 #include "jobs/job_runner.h"
 #include "models/prune_plan_model.h"
 #include "models/stats_text.h"
+#include "views/banner.h"
 
 #include <cachelens/catalog/catalog.h>
 
@@ -29,10 +30,6 @@
 namespace cachelens::ui {
 
 namespace {
-
-// Translucent over the palette's background, so both light and dark read.
-const char* kErrorStyle = "QLabel { background: rgba(220, 50, 47, 0.18); border: 1px solid "
-                          "rgba(220, 50, 47, 0.6); padding: 4px; }";
 
 // Ctrl+C on the plan: the selected rows' paths (a unit's: its first entry's).
 void copyPaths(const QTreeView* tree) {
@@ -102,12 +99,7 @@ PruneDialog::PruneDialog(JobRunner& jobs, QString catalogPath, std::filesystem::
     actions->addWidget(progressText_);
     actions->addStretch();
 
-    error_ = new QLabel;
-    error_->setObjectName(QStringLiteral("pruneError"));
-    error_->setWordWrap(true);
-    error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    error_->setStyleSheet(QString::fromLatin1(kErrorStyle));
-    error_->hide();
+    error_ = makeBanner(QStringLiteral("pruneError"), BannerTone::Error);
     summary_ = new QLabel(tr("Set a max size or an age and press Preview."));
     summary_->setObjectName(QStringLiteral("pruneSummary"));
     summary_->setWordWrap(true);

@@ -4,20 +4,17 @@
 #include "jobs/job_runner.h"
 #include "jobs/remote_work.h"
 #include "models/import_plan_model.h"
-#include "panels/compare_view.h"
+#include "views/banner.h"
+#include "views/plan_table.h"
 
-#include <QApplication>
-#include <QClipboard>
 #include <QDialogButtonBox>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QShortcut>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -28,8 +25,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* kErrorStyle = "QLabel { background: rgba(220, 50, 47, 0.18); border: 1px solid "
-                          "rgba(220, 50, 47, 0.6); padding: 4px; }";
 constexpr int kShownKeys = 4;
 
 QString text(const std::string& value) {
@@ -90,12 +85,7 @@ PullDialog::PullDialog(JobRunner& jobs, remote::RedisEndpoint server, std::vecto
     connect(destinationDelay_, &QTimer::timeout, this, [this] { run(true); });
     connect(browse_, &QPushButton::clicked, this, &PullDialog::chooseDestination);
 
-    error_ = new QLabel;
-    error_->setObjectName(QStringLiteral("pullError"));
-    error_->setWordWrap(true);
-    error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    error_->setStyleSheet(QString::fromLatin1(kErrorStyle));
-    error_->hide();
+    error_ = makeBanner(QStringLiteral("pullError"), BannerTone::Error);
     progress_ = new QProgressBar;
     progress_->setRange(0, 0); // the engine's pull reports no steps: busy
     progress_->setTextVisible(false);
@@ -109,32 +99,15 @@ PullDialog::PullDialog(JobRunner& jobs, remote::RedisEndpoint server, std::vecto
     summaryRow->addWidget(progress_);
     summaryRow->addWidget(summary_, 1);
 
-    table_ = new QTableView;
-    table_->setObjectName(QStringLiteral("pullPlan"));
-    table_->setModel(model_);
-    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    table_->setWordWrap(false);
-    table_->setTextElideMode(Qt::ElideMiddle);
-    table_->verticalHeader()->hide();
-    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
-    table_->horizontalHeader()->setStretchLastSection(true);
-    const int charWidth = table_->fontMetrics().horizontalAdvance(QLatin1Char('m'));
-    const std::pair<int, int> widths[] = {
-        {ImportPlanModel::ActionColumn, 8},       {ImportPlanModel::TypeColumn, 8},
-        {ImportPlanModel::KeyColumn, 17},         {ImportPlanModel::SizeColumn, 7},
-        {ImportPlanModel::DestinationColumn, 22}, {ImportPlanModel::ParsesToColumn, 22},
-    };
-    for (auto [column, chars] : widths) {
-        table_->setColumnWidth(column, chars * charWidth);
-    }
-    auto* copy = new QShortcut(QKeySequence::Copy, table_);
-    copy->setContext(Qt::WidgetShortcut);
-    connect(copy, &QShortcut::activated, this, [this] {
-        if (const QString cells = selectedCellsText(*table_); !cells.isEmpty()) {
-            QApplication::clipboard()->setText(cells);
-        }
-    });
+    table_ = makePlanTable(QStringLiteral("pullPlan"), model_,
+                           {
+                               {ImportPlanModel::ActionColumn, 8},
+                               {ImportPlanModel::TypeColumn, 8},
+                               {ImportPlanModel::KeyColumn, 17},
+                               {ImportPlanModel::SizeColumn, 7},
+                               {ImportPlanModel::DestinationColumn, 22},
+                               {ImportPlanModel::ParsesToColumn, 22},
+                           });
     notes_ = new QLabel;
     notes_->setObjectName(QStringLiteral("pullNotes"));
     notes_->setWordWrap(true);

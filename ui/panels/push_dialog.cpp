@@ -4,22 +4,19 @@
 #include "jobs/job_runner.h"
 #include "jobs/remote_work.h"
 #include "models/push_plan_model.h"
-#include "panels/compare_view.h"
+#include "views/banner.h"
+#include "views/plan_table.h"
 
-#include <QApplication>
 #include <QCheckBox>
-#include <QClipboard>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QShortcut>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -30,8 +27,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* kErrorStyle = "QLabel { background: rgba(220, 50, 47, 0.18); border: 1px solid "
-                          "rgba(220, 50, 47, 0.6); padding: 4px; }";
 constexpr int kShownKeys = 4;
 
 QString text(const std::string& value) {
@@ -118,12 +113,7 @@ PushDialog::PushDialog(JobRunner& jobs, fs::path sourceDir, std::vector<std::str
     connect(password_, &QLineEdit::textEdited, this, &PushDialog::scheduleCheck);
     connect(force_, &QCheckBox::toggled, this, &PushDialog::check);
 
-    error_ = new QLabel;
-    error_->setObjectName(QStringLiteral("pushError"));
-    error_->setWordWrap(true);
-    error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    error_->setStyleSheet(QString::fromLatin1(kErrorStyle));
-    error_->hide();
+    error_ = makeBanner(QStringLiteral("pushError"), BannerTone::Error);
     progress_ = new QProgressBar;
     progress_->setRange(0, 0); // the engine's push reports no steps: busy
     progress_->setTextVisible(false);
@@ -137,32 +127,14 @@ PushDialog::PushDialog(JobRunner& jobs, fs::path sourceDir, std::vector<std::str
     summaryRow->addWidget(progress_);
     summaryRow->addWidget(summary_, 1);
 
-    table_ = new QTableView;
-    table_->setObjectName(QStringLiteral("pushPlan"));
-    table_->setModel(model_);
-    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
-    table_->setWordWrap(false);
-    table_->setTextElideMode(Qt::ElideMiddle);
-    table_->verticalHeader()->hide();
-    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
-    table_->horizontalHeader()->setStretchLastSection(true);
-    const int charWidth = table_->fontMetrics().horizontalAdvance(QLatin1Char('m'));
-    const std::pair<int, int> widths[] = {
-        {PushPlanModel::ActionColumn, 9},  {PushPlanModel::CacheColumn, 6},
-        {PushPlanModel::KeyColumn, 37},    {PushPlanModel::SizeColumn, 7},
-        {PushPlanModel::SourceColumn, 32},
-    };
-    for (auto [column, chars] : widths) {
-        table_->setColumnWidth(column, chars * charWidth);
-    }
-    auto* copy = new QShortcut(QKeySequence::Copy, table_);
-    copy->setContext(Qt::WidgetShortcut);
-    connect(copy, &QShortcut::activated, this, [this] {
-        if (const QString cells = selectedCellsText(*table_); !cells.isEmpty()) {
-            QApplication::clipboard()->setText(cells);
-        }
-    });
+    table_ = makePlanTable(QStringLiteral("pushPlan"), model_,
+                           {
+                               {PushPlanModel::ActionColumn, 9},
+                               {PushPlanModel::CacheColumn, 6},
+                               {PushPlanModel::KeyColumn, 37},
+                               {PushPlanModel::SizeColumn, 7},
+                               {PushPlanModel::SourceColumn, 32},
+                           });
     notes_ = new QLabel;
     notes_->setObjectName(QStringLiteral("pushNotes"));
     notes_->setWordWrap(true);

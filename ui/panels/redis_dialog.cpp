@@ -1,6 +1,7 @@
 #include "panels/redis_dialog.h"
 
 #include "jobs/job_runner.h"
+#include "views/banner.h"
 
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -16,10 +17,6 @@ namespace cachelens::ui {
 namespace fs = std::filesystem;
 
 namespace {
-
-// Translucent over the palette's background, so both light and dark read.
-const char* kErrorStyle = "QLabel { background: rgba(220, 50, 47, 0.18); border: 1px solid "
-                          "rgba(220, 50, 47, 0.6); padding: 4px; }";
 
 QString text(const std::string& value) {
     return QString::fromStdString(value);
@@ -61,12 +58,7 @@ RedisDialog::RedisDialog(JobRunner& jobs, fs::path catalogPath, const QString& u
     form->addRow(urlLabel, url_);
     form->addRow(passwordLabel, password_);
 
-    error_ = new QLabel;
-    error_->setObjectName(QStringLiteral("redisError"));
-    error_->setWordWrap(true);
-    error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    error_->setStyleSheet(QString::fromLatin1(kErrorStyle));
-    error_->hide();
+    error_ = makeBanner(QStringLiteral("redisError"), BannerTone::Error);
 
     progress_ = new QProgressBar;
     progress_->setRange(0, 0);

@@ -4,6 +4,7 @@
 #include "models/kind_stats_model.h"
 #include "models/stats_snapshot.h"
 #include "models/stats_text.h"
+#include "views/banner.h"
 #include "views/chart_style.h"
 
 #include <QApplication>
@@ -147,15 +148,7 @@ StatsView::StatsView(JobRunner& jobs, QString catalogPath, QWidget* parent)
     prune_ = new QPushButton(tr("Prune…"));
     prune_->setToolTip(tr("Delete the oldest entries of this cache dir down to a size or age"));
     prune_->setEnabled(false);
-    error_ = new QLabel;
-    error_->setWordWrap(true);
-    error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    error_->setObjectName(QStringLiteral("statsError"));
-    // A translucent red over whatever the palette's background is: readable
-    // in light and dark palettes, the text keeps the palette's colour.
-    error_->setStyleSheet(QStringLiteral("QLabel { background: rgba(220, 50, 47, 0.18); border: "
-                                         "1px solid rgba(220, 50, 47, 0.6); padding: 4px; }"));
-    error_->hide();
+    error_ = makeBanner(QStringLiteral("statsError"), BannerTone::Error);
 
     auto* header = new QHBoxLayout;
     auto* titles = new QVBoxLayout;

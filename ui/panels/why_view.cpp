@@ -3,6 +3,7 @@
 #include "jobs/job_runner.h"
 #include "models/nearest_keys_model.h"
 #include "panels/compare_view.h"
+#include "views/selected_cells.h"
 
 #include <QAction>
 #include <QApplication>
