@@ -163,8 +163,26 @@ private slots:
             QVERIFY_RESULT(decoded);
             QCOMPARE(*decoded, std::string(plain));
         }
-        for (const char* bad : {"Zg=", "Z===", "Zm9v!A==", "Zg==Zg==", "=Zg="}) {
+        for (const char* bad :
+             {"Zg=", "Z===", "Zm9v!A==", "Zg==Zg==", "=Zg=", "Zg=A", "Zm9v====", "Zm=v", "===="}) {
             QVERIFY2(!base64_decode(bad).has_value(), bad);
+        }
+        auto offset = base64_decode("Zm9vYm!y");
+        QVERIFY(!offset);
+        QCOMPARE(offset.error().message, std::string("base64: bad character at offset 6"));
+    }
+
+    // Every length and tail against Qt's codec, on bytes of every value.
+    void base64AgreesWithQtOnEveryLength() {
+        std::string bytes;
+        for (int size = 0; size < 260; ++size) {
+            const QByteArray qt = QByteArray::fromStdString(bytes).toBase64();
+            const std::string encoded = base64_encode(bytes);
+            QCOMPARE(QByteArray::fromStdString(encoded), qt);
+            auto decoded = base64_decode(encoded);
+            QVERIFY_RESULT(decoded);
+            QCOMPARE(*decoded, bytes);
+            bytes += static_cast<char>((size * 167 + 13) & 0xff);
         }
     }
 
