@@ -334,6 +334,21 @@ private slots:
         QVERIFY_RESULT(ttl);
         QVERIFY2(*ttl > 90 && *ttl <= 100, std::to_string(*ttl).c_str());
 
+        // Both facts of many keys at once, in order, a missing key's too.
+        QVERIFY_RESULT(redis->set("forever", "four", SetMode::Always));
+        const std::vector<std::string> keys{"kept", "no-such-key", "forever"};
+        const auto facts = redis->value_facts(keys);
+        QVERIFY_RESULT(facts);
+        QCOMPARE(facts->size(), std::size_t{3});
+        QCOMPARE((*facts)[0].size, std::int64_t{1});
+        QVERIFY2((*facts)[0].ttl > 90 && (*facts)[0].ttl <= 100,
+                 std::to_string((*facts)[0].ttl).c_str());
+        QCOMPARE((*facts)[1].size, std::int64_t{0});
+        QCOMPARE((*facts)[1].ttl, std::int64_t{-2});
+        QCOMPARE((*facts)[2].size, std::int64_t{4});
+        QCOMPARE((*facts)[2].ttl, std::int64_t{-1});
+        QVERIFY_RESULT(redis->value_facts({}));
+
         QVERIFY_RESULT(redis->del("kept"));
         QCOMPARE(shown(redis->get("kept")), std::string("<nil>"));
         QCOMPARE(server_.command({"EXISTS", "kept"}), std::string(":0"));
@@ -401,6 +416,11 @@ private slots:
         QVERIFY(!many);
         QVERIFY2(many.error().message.starts_with("GET a-list on "), many.error().message.c_str());
         // Out of step, this GET would read the pipeline's last reply, "p".
+        QCOMPARE(shown(redis->get("other")), std::string("o"));
+        const auto facts = redis->value_facts(keys);
+        QVERIFY(!facts);
+        QVERIFY2(facts.error().message.starts_with("STRLEN a-list on "),
+                 facts.error().message.c_str());
         QCOMPARE(shown(redis->get("other")), std::string("o"));
     }
 

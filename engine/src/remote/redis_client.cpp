@@ -574,6 +574,38 @@ Result<std::int64_t> RedisClient::value_size(std::string_view key) {
     return connection_->integer(about("STRLEN", key), {"STRLEN", key});
 }
 
+Result<std::vector<ValueFacts>> RedisClient::value_facts(std::span<const std::string> keys) {
+    if (!connection_) {
+        return moved_from();
+    }
+    // Two commands a key: STRLEN at 2i, TTL at 2i + 1.
+    std::vector<ValueFacts> facts(keys.size());
+    Connection& connection = *connection_;
+    const auto command = [](std::size_t i) {
+        return i % 2 == 0 ? "STRLEN" : "TTL";
+    };
+    auto done = connection.pipeline(
+        keys.size() * 2,
+        [&](std::size_t i) {
+            connection.append({command(i), keys[i / 2]});
+        },
+        [&](std::size_t i) { return keys[i / 2].size(); },
+        [&](std::size_t i, const redisReply& reply) -> Result<void> {
+            if (reply.type != REDIS_REPLY_INTEGER) {
+                return std::unexpected(connection.unexpected_reply(about(command(i), keys[i / 2]),
+                                                                   reply, "an integer"));
+            }
+            auto& fact = facts[i / 2];
+            (i % 2 == 0 ? fact.size : fact.ttl) = static_cast<std::int64_t>(reply.integer);
+            return {};
+        },
+        [&](std::size_t i) { return about(command(i), keys[i / 2]); });
+    if (!done) {
+        return std::unexpected(done.error());
+    }
+    return facts;
+}
+
 Result<void> RedisClient::del(std::string_view key) {
     if (!connection_) {
         return moved_from();

@@ -54,24 +54,22 @@ Result<std::vector<RemoteEntry>> list_remote(RedisClient& client, std::optional<
         return std::unexpected(keys.error());
     }
     std::vector<RemoteEntry> entries;
+    std::vector<std::string> listed;
     for (const auto& redis_key : *keys) {
         auto parsed = parse_redis_key(redis_key);
         if (!parsed || (kind && parsed->kind != *kind)) {
             continue;
         }
-        RemoteEntry entry;
-        entry.key = std::move(*parsed);
-        auto size = client.value_size(redis_key);
-        if (!size) {
-            return std::unexpected(size.error());
-        }
-        entry.size = *size;
-        auto ttl = client.ttl(redis_key);
-        if (!ttl) {
-            return std::unexpected(ttl.error());
-        }
-        entry.ttl = *ttl;
-        entries.push_back(std::move(entry));
+        entries.push_back({std::move(*parsed), 0, -1});
+        listed.push_back(redis_key);
+    }
+    auto facts = client.value_facts(listed);
+    if (!facts) {
+        return std::unexpected(facts.error());
+    }
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        entries[i].size = (*facts)[i].size;
+        entries[i].ttl = (*facts)[i].ttl;
     }
     return entries;
 }

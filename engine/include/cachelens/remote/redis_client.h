@@ -29,6 +29,11 @@ enum class SetMode {
     OnlyIfAbsent, // SET NX: an existing value is kept
 };
 
+struct ValueFacts {
+    std::int64_t size = 0; // as value_size
+    std::int64_t ttl = -2; // as ttl
+};
+
 struct ScanPage {
     std::string cursor; // "0" once the scan is complete
     std::vector<std::string> keys;
@@ -68,6 +73,8 @@ public:
     Result<std::int64_t> ttl(std::string_view key);
     // The value's length in bytes (STRLEN); 0 when the key does not exist.
     Result<std::int64_t> value_size(std::string_view key);
+    // value_size and ttl of each key, in order: the STRLENs and TTLs are pipelined.
+    Result<std::vector<ValueFacts>> value_facts(std::span<const std::string> keys);
     Result<void> del(std::string_view key);
 
 private:
