@@ -255,7 +255,7 @@ int run_push(const RemoteOptions& options) {
     }
     auto pushed = remote::push_local(
         *client, options.dir,
-        {.keys = options.keys, .dry_run = options.dry_run, .force = options.force});
+        {.keys = options.keys, .dry_run = options.dry_run, .force = options.force, .progress = {}});
     if (!pushed) {
         return report(pushed.error());
     }

@@ -318,6 +318,32 @@ private slots:
         QVERIFY(all_keys().empty());
     }
 
+    void pushReportsItsStagesAndStopsBeforeWriting() {
+        std::vector<std::pair<TransferStage, std::size_t>> seen;
+        auto options = push_options({});
+        options.progress = [&seen](TransferStage stage, std::size_t count) {
+            seen.emplace_back(stage, count);
+            return stage != TransferStage::Writing;
+        };
+        auto redis = client();
+        auto stopped = push_local(redis, devset(), options);
+        QVERIFY(!stopped);
+        QVERIFY2(stopped.error().message == "cancelled", stopped.error().message.c_str());
+        QVERIFY(all_keys().empty());
+        const std::vector<std::pair<TransferStage, std::size_t>> expected{
+            {TransferStage::Reading, entries_.size()}, {TransferStage::Writing, entries_.size()}};
+        QCOMPARE(seen, expected);
+
+        // Once the server holds them all, nothing is left to write: no Writing stage.
+        push_devset();
+        seen.clear();
+        auto again = push_local(redis, devset(), options);
+        QVERIFY_RESULT(again);
+        QCOMPARE(again->count(PushAction::AlreadyThere), entries_.size());
+        QCOMPARE(seen, (std::vector<std::pair<TransferStage, std::size_t>>{
+                           {TransferStage::Reading, entries_.size()}}));
+    }
+
     void pullIntoAnEmptyDirGivesTheSameFiles() {
         push_devset();
         QTemporaryDir temp;
@@ -409,11 +435,11 @@ private slots:
         QTemporaryDir temp;
         const fs::path into = fs::path(temp.path().toStdString()) / "c";
         auto redis = client();
-        std::vector<std::pair<PullStage, std::size_t>> seen;
+        std::vector<std::pair<TransferStage, std::size_t>> seen;
         auto options = pull_options({});
-        options.progress = [&seen](PullStage stage, std::size_t count) {
+        options.progress = [&seen](TransferStage stage, std::size_t count) {
             seen.emplace_back(stage, count);
-            return stage != PullStage::Writing;
+            return stage != TransferStage::Writing;
         };
         auto stopped = pull_remote(redis, into, options);
         QVERIFY(!stopped);
@@ -422,16 +448,16 @@ private slots:
         // Scanning with the keys found so far, then the values to read and
         // the artifacts to write: every entry.
         QVERIFY(seen.size() >= 3);
-        QCOMPARE(seen.front().first, PullStage::Scanning);
-        QCOMPARE(seen[seen.size() - 2], std::pair(PullStage::Reading, entries_.size()));
-        QCOMPARE(seen.back(), std::pair(PullStage::Writing, entries_.size()));
+        QCOMPARE(seen.front().first, TransferStage::Scanning);
+        QCOMPARE(seen[seen.size() - 2], std::pair(TransferStage::Reading, entries_.size()));
+        QCOMPARE(seen.back(), std::pair(TransferStage::Writing, entries_.size()));
 
         // A dry run writes nothing, so it has no Writing stage to stop at.
         seen.clear();
         options.dry_run = true;
         auto dry = pull_remote(redis, into, options);
         QVERIFY_RESULT(dry);
-        QCOMPARE(seen.back(), std::pair(PullStage::Reading, entries_.size()));
+        QCOMPARE(seen.back(), std::pair(TransferStage::Reading, entries_.size()));
     }
 
     void pullWritesBundledAutotuneAsPytorchDoes() {

@@ -382,9 +382,15 @@ private slots:
         QTemporaryDir temp;
         const fs::path into = fs::path(temp.path().toStdString()) / "into";
         JobRunner jobs;
+        QSignalSpy stages(&jobs, &JobRunner::progress);
         PullDialog dialog(jobs, server_.endpoint(), {key, std::string(test::kForward)}, {}, into);
         QSignalSpy planned(&dialog, &PullDialog::planned);
         QVERIFY(planned.wait(30'000));
+        // The dialog's status line follows the stages: a dry run only reads.
+        QVERIFY(!stages.isEmpty());
+        QCOMPARE(stages.last().at(3).toString(),
+                 QStringLiteral("Reading 2 values from %1…")
+                     .arg(QString::fromStdString(server_.endpoint().display())));
         QVERIFY2(dialog.errorText().isEmpty(), qPrintable(dialog.errorText()));
         // The good entry is planned; the bad value is named under the table.
         QCOMPARE(dialog.plan()->count(bundle::ImportAction::Write), std::size_t{1});
@@ -395,6 +401,13 @@ private slots:
         QVERIFY2(dialog.summaryText().contains(QStringLiteral("1 not pulled")),
                  qPrintable(dialog.summaryText()));
         QVERIFY(dialog.canPull());
+
+        dialog.pullNow();
+        QSignalSpy pulled(&dialog, &PullDialog::pulled);
+        QVERIFY(pulled.wait(30'000));
+        QCOMPARE(
+            stages.last().at(3).toString(),
+            QStringLiteral("Writing 1 file into %1…").arg(QString::fromStdString(into.string())));
     }
 
     void aConflictIsLeftAloneWithoutForce() {
@@ -640,8 +653,9 @@ private slots:
         QCOMPARE(server_.command({"DEL", fxRedisKey(test::kForward)}), std::string(":1"));
         auto client = remote::RedisClient::connect(server_.endpoint());
         QVERIFY_RESULT(client);
-        auto result = remote::push_local(*client, test::fixture("devset/cache"),
-                                         {.keys = {}, .dry_run = true, .force = false});
+        auto result =
+            remote::push_local(*client, test::fixture("devset/cache"),
+                               {.keys = {}, .dry_run = true, .force = false, .progress = {}});
         QVERIFY_RESULT(result);
         model.setResult(*result, true, displayUrl());
         QCOMPARE(model.rowCount(), 19);

@@ -177,14 +177,14 @@ MirrorOutcome mirrorServer(const remote::RedisEndpoint& endpoint, const fs::path
     }
     const fs::path dir = remote::mirror_dir_for(fs::absolute(catalogPath), endpoint);
     auto mirrored =
-        remote::mirror_remote(*client, dir, [&](remote::PullStage stage, std::size_t count) {
+        remote::mirror_remote(*client, dir, [&](remote::TransferStage stage, std::size_t count) {
             switch (stage) {
-            case remote::PullStage::Scanning:
+            case remote::TransferStage::Scanning:
                 return report(MirrorStage::Scanning, count);
-            case remote::PullStage::Reading:
+            case remote::TransferStage::Reading:
                 outcome.keys = count;
                 break;
-            case remote::PullStage::Writing:
+            case remote::TransferStage::Writing:
                 break;
             }
             return report(MirrorStage::Pulling, outcome.keys);
@@ -250,8 +250,38 @@ TransferSelection transferSelection(const std::vector<EntryRef>& refs, const QSt
     return selection;
 }
 
+QString transferText(Transfer transfer, remote::TransferStage stage, std::size_t count,
+                     const QString& server, const QString& dir) {
+    const bool pull = transfer == Transfer::Pull;
+    switch (stage) {
+    case remote::TransferStage::Scanning:
+        return QObject::tr("Scanning %1: %2 found…")
+            .arg(server, bundle_work::countOf(count, "key", "keys"));
+    case remote::TransferStage::Reading:
+        return pull ? QObject::tr("Reading %1 from %2…")
+                          .arg(bundle_work::countOf(count, "value", "values"), server)
+                    : QObject::tr("Comparing %1 with %2…")
+                          .arg(bundle_work::countOf(count, "key", "keys"), server);
+    case remote::TransferStage::Writing:
+        return pull ? QObject::tr("Writing %1 into %2…")
+                          .arg(bundle_work::countOf(count, "file", "files"), dir)
+                    : QObject::tr("Storing %1 on %2…")
+                          .arg(bundle_work::countOf(count, "value", "values"), server);
+    }
+    return {};
+}
+
+remote::TransferProgress transferProgress(const JobContext& context, Transfer transfer,
+                                          const QString& server, const QString& dir) {
+    return [&context, transfer, server, dir](remote::TransferStage stage, std::size_t count) {
+        context.progress(0, 0, transferText(transfer, stage, count, server, dir));
+        return !context.cancelled();
+    };
+}
+
 PullOutcome pullEntries(const remote::RedisEndpoint& endpoint, const std::vector<std::string>& keys,
-                        const fs::path& into, bool dryRun) {
+                        const fs::path& into, bool dryRun,
+                        const remote::TransferProgress& progress) {
     PullOutcome outcome;
     outcome.server = text(endpoint.display());
     outcome.dryRun = dryRun;
@@ -261,7 +291,7 @@ PullOutcome pullEntries(const remote::RedisEndpoint& endpoint, const std::vector
         return outcome;
     }
     auto pulled = remote::pull_remote(
-        *client, into, {.keys = keys, .dry_run = dryRun, .limits = {}, .progress = {}});
+        *client, into, {.keys = keys, .dry_run = dryRun, .limits = {}, .progress = progress});
     if (!pulled) {
         outcome.error = text(pulled.error().describe());
         return outcome;
@@ -277,7 +307,8 @@ PullOutcome pullEntries(const remote::RedisEndpoint& endpoint, const std::vector
 }
 
 PushOutcome pushEntries(const remote::RedisEndpoint& endpoint, const fs::path& dir,
-                        const std::vector<std::string>& keys, bool dryRun, bool force) {
+                        const std::vector<std::string>& keys, bool dryRun, bool force,
+                        const remote::TransferProgress& progress) {
     PushOutcome outcome;
     outcome.server = text(endpoint.display());
     outcome.dryRun = dryRun;
@@ -287,8 +318,8 @@ PushOutcome pushEntries(const remote::RedisEndpoint& endpoint, const fs::path& d
         outcome.error = text(client.error().describe());
         return outcome;
     }
-    auto pushed =
-        remote::push_local(*client, dir, {.keys = keys, .dry_run = dryRun, .force = force});
+    auto pushed = remote::push_local(
+        *client, dir, {.keys = keys, .dry_run = dryRun, .force = force, .progress = progress});
     if (!pushed) {
         outcome.error = text(pushed.error().describe());
         return outcome;

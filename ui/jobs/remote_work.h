@@ -108,6 +108,18 @@ TransferSelection
 transferSelection(const std::vector<EntryRef>& refs, const QString& verb,
                   const std::function<bool(const std::filesystem::path&)>& accept);
 
+// What a pull or a push is doing, for a dialog's status line: "Scanning
+// redis://...: 120 keys found…", "Reading 19 values from redis://...…",
+// "Writing 19 files into DIR…"; a push: "Comparing 19 keys with
+// redis://...…", "Storing 3 values on redis://...…".
+enum class Transfer { Pull, Push };
+QString transferText(Transfer transfer, remote::TransferStage stage, std::size_t count,
+                     const QString& server, const QString& dir);
+// Reports each stage's transferText() through `context` and stops the
+// transfer (before it writes) once the job is cancelled.
+remote::TransferProgress transferProgress(const JobContext& context, Transfer transfer,
+                                          const QString& server, const QString& dir);
+
 struct PullOutcome {
     QString server;
     QString error;
@@ -118,7 +130,8 @@ struct PullOutcome {
 };
 // `cachelens remote pull URL --into DIR KEYS [--dry-run]`.
 PullOutcome pullEntries(const remote::RedisEndpoint& endpoint, const std::vector<std::string>& keys,
-                        const std::filesystem::path& into, bool dryRun);
+                        const std::filesystem::path& into, bool dryRun,
+                        const remote::TransferProgress& progress = {});
 
 struct PushOutcome {
     QString server;
@@ -129,6 +142,7 @@ struct PushOutcome {
 };
 // `cachelens remote push DIR URL KEYS [--dry-run] [--force]`; no keys: the whole dir.
 PushOutcome pushEntries(const remote::RedisEndpoint& endpoint, const std::filesystem::path& dir,
-                        const std::vector<std::string>& keys, bool dryRun, bool force);
+                        const std::vector<std::string>& keys, bool dryRun, bool force,
+                        const remote::TransferProgress& progress = {});
 
 } // namespace cachelens::ui::remote_work

@@ -87,7 +87,7 @@ PullDialog::PullDialog(JobRunner& jobs, remote::RedisEndpoint server, std::vecto
 
     error_ = makeBanner(QStringLiteral("pullError"), BannerTone::Error);
     progress_ = new QProgressBar;
-    progress_->setRange(0, 0); // the engine's pull reports no steps: busy
+    progress_->setRange(0, 0); // stages, not fractions: busy, the stage in the summary
     progress_->setTextVisible(false);
     progress_->setMaximumWidth(120);
     progress_->hide();
@@ -123,6 +123,13 @@ PullDialog::PullDialog(JobRunner& jobs, remote::RedisEndpoint server, std::vecto
     buttons->addButton(pull_, QDialogButtonBox::AcceptRole);
     connect(pull_, &QPushButton::clicked, this, &PullDialog::pullNow);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+
+    connect(&jobs_, &JobRunner::progress, this,
+            [this](const QString& channel, qint64, qint64, const QString& what) {
+                if (channel == channel_ && busy_ && !what.isEmpty()) {
+                    summary_->setText(what);
+                }
+            });
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(header);
@@ -215,8 +222,11 @@ void PullDialog::run(bool dryRun) {
     const std::vector<std::string> keys = keys_;
     jobs_.run<remote_work::PullOutcome>(
         channel_, this,
-        [server, keys, dir, dryRun](const JobContext&) {
-            return remote_work::pullEntries(server, keys, dir, dryRun);
+        [server, keys, dir, dryRun](const JobContext& context) {
+            return remote_work::pullEntries(
+                server, keys, dir, dryRun,
+                remote_work::transferProgress(context, remote_work::Transfer::Pull,
+                                              text(server.display()), text(dir.string())));
         },
         [this, dir, dryRun](remote_work::PullOutcome outcome) {
             pulling_ = false;

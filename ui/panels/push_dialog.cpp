@@ -115,7 +115,7 @@ PushDialog::PushDialog(JobRunner& jobs, fs::path sourceDir, std::vector<std::str
 
     error_ = makeBanner(QStringLiteral("pushError"), BannerTone::Error);
     progress_ = new QProgressBar;
-    progress_->setRange(0, 0); // the engine's push reports no steps: busy
+    progress_->setRange(0, 0); // stages, not fractions: busy, the stage in the summary
     progress_->setTextVisible(false);
     progress_->setMaximumWidth(120);
     progress_->hide();
@@ -150,6 +150,13 @@ PushDialog::PushDialog(JobRunner& jobs, fs::path sourceDir, std::vector<std::str
     buttons->addButton(push_, QDialogButtonBox::AcceptRole);
     connect(push_, &QPushButton::clicked, this, [this] { confirmAndPush(true); });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+
+    connect(&jobs_, &JobRunner::progress, this,
+            [this](const QString& channel, qint64, qint64, const QString& what) {
+                if (channel == channel_ && busy_ && !what.isEmpty()) {
+                    summary_->setText(what);
+                }
+            });
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(header);
@@ -325,8 +332,11 @@ void PushDialog::run(bool dryRun) {
     const remote::RedisEndpoint target = *endpoint;
     jobs_.run<remote_work::PushOutcome>(
         channel_, this,
-        [target, dir, keys, dryRun, force](const JobContext&) {
-            return remote_work::pushEntries(target, dir, keys, dryRun, force);
+        [target, dir, keys, dryRun, force, where](const JobContext& context) {
+            return remote_work::pushEntries(
+                target, dir, keys, dryRun, force,
+                remote_work::transferProgress(context, remote_work::Transfer::Push, where,
+                                              text(dir.string())));
         },
         [this, dryRun](remote_work::PushOutcome outcome) {
             pushing_ = false;

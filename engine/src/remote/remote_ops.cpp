@@ -45,6 +45,10 @@ std::string source_of(const std::string& type, const std::string& key, const std
     return check.destination;
 }
 
+bool go_on(const TransferProgress& progress, TransferStage stage, std::size_t count) {
+    return !progress || progress(stage, count);
+}
+
 } // namespace
 
 Result<std::vector<RemoteEntry>> list_remote(RedisClient& client, std::optional<CacheKind> kind,
@@ -89,15 +93,12 @@ std::optional<RemoteKey> remote_key_from_argument(std::string_view argument) {
 
 Result<PullResult> pull_remote(RedisClient& client, const fs::path& cache_dir,
                                const PullOptions& options) {
-    const auto go_on = [&options](PullStage stage, std::size_t count) {
-        return !options.progress || options.progress(stage, count);
-    };
     PullResult result;
     std::vector<RemoteKey> keys;
     if (options.keys.empty()) {
         // The keys only: list_remote's size and TTL are two round trips a key.
         auto found = client.scan_all(scan_pattern(std::nullopt), [&](std::size_t count) {
-            return go_on(PullStage::Scanning, count);
+            return go_on(options.progress, TransferStage::Scanning, count);
         });
         if (!found) {
             return std::unexpected(found.error());
@@ -123,7 +124,7 @@ Result<PullResult> pull_remote(RedisClient& client, const fs::path& cache_dir,
     for (const auto& key : keys) {
         redis_keys.push_back(key.redis_key);
     }
-    if (!go_on(PullStage::Reading, redis_keys.size())) {
+    if (!go_on(options.progress, TransferStage::Reading, redis_keys.size())) {
         return fail(ErrorKind::InvalidArgument, "cancelled");
     }
     auto values = client.get_many(redis_keys);
@@ -146,7 +147,8 @@ Result<PullResult> pull_remote(RedisClient& client, const fs::path& cache_dir,
     if (!plan) {
         return std::unexpected(plan.error());
     }
-    if (!options.dry_run && !go_on(PullStage::Writing, plan->artifacts.size())) {
+    if (!options.dry_run &&
+        !go_on(options.progress, TransferStage::Writing, plan->artifacts.size())) {
         return fail(ErrorKind::InvalidArgument, "cancelled");
     }
     result.plan =
@@ -220,6 +222,9 @@ Result<PushResult> push_local(RedisClient& client, const fs::path& cache_dir,
     for (const auto& item : result.items) {
         redis_keys.push_back(item.key.redis_key);
     }
+    if (!go_on(options.progress, TransferStage::Reading, redis_keys.size())) {
+        return fail(ErrorKind::InvalidArgument, "cancelled");
+    }
     auto existing = client.get_many(redis_keys);
     if (!existing) {
         return std::unexpected(existing.error());
@@ -247,6 +252,9 @@ Result<PushResult> push_local(RedisClient& client, const fs::path& cache_dir,
     }
     if (options.dry_run || to_set.empty()) {
         return result;
+    }
+    if (!go_on(options.progress, TransferStage::Writing, to_set.size())) {
+        return fail(ErrorKind::InvalidArgument, "cancelled");
     }
     auto written = client.set_many(to_set, options.force ? SetMode::Always : SetMode::OnlyIfAbsent);
     if (!written) {

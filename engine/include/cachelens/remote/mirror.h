@@ -31,6 +31,6 @@ struct MirrorReport {
 
 // `progress` as pull_remote's: false stops the mirror before it writes.
 Result<MirrorReport> mirror_remote(RedisClient& client, const std::filesystem::path& dir,
-                                   const PullProgress& progress = {});
+                                   const TransferProgress& progress = {});
 
 } // namespace cachelens::remote

@@ -37,19 +37,21 @@ Result<std::vector<RemoteEntry>> list_remote(RedisClient& client, std::optional<
 // or an AOTAutograd key ("a…"). nullopt for anything else.
 std::optional<RemoteKey> remote_key_from_argument(std::string_view argument);
 
-enum class PullStage {
-    Scanning, // count: keys found so far (a pull of everything)
-    Reading,  // count: the values about to be read
-    Writing,  // count: the artifacts about to be written (not in a dry run)
+// How far a pull or a push is.
+enum class TransferStage {
+    Scanning, // pull of everything: count, keys found so far
+    Reading,  // count: the values about to be read from the server (a push compares them)
+    Writing,  // count: what is about to be written (into the dir, or to the server); never
+              // reported by a dry run
 };
-// Called as a pull goes on; false stops it, before it writes anything.
-using PullProgress = std::function<bool(PullStage stage, std::size_t count)>;
+// Called as a pull or a push goes on; false stops it, before it writes anything.
+using TransferProgress = std::function<bool(TransferStage stage, std::size_t count)>;
 
 struct PullOptions {
     std::vector<std::string> keys; // as remote_key_from_argument; empty: everything pullable
     bool dry_run = false;
     bundle::ImportLimits limits;
-    PullProgress progress;
+    TransferProgress progress;
 };
 
 struct PullResult {
@@ -85,6 +87,7 @@ struct PushOptions {
     std::vector<std::string> keys; // FX graph and AOT keys; empty: the whole dir
     bool dry_run = false;
     bool force = false;
+    TransferProgress progress;
 };
 
 struct PushResult {
