@@ -3,6 +3,7 @@
 #include "jobs/bundle_work.h"
 #include "jobs/remote_work.h"
 #include "models/entry_table_model.h"
+#include "models/graph_selection.h"
 #include "models/root_labels_model.h"
 #include "models/roots_model.h"
 #include "panels/autotune_panel.h"
@@ -1206,7 +1207,7 @@ void MainWindow::openImportDialog(std::optional<fs::path> bundleFile, std::optio
 }
 
 void MainWindow::openExportDialog() {
-    const auto selection = bundle_work::exportSelection(selectedEntries());
+    const auto selection = graphSelection(selectedEntries(), tr("exported"));
     if (selection.keys.empty()) {
         statusText_->setText(tr("Select FX graph or AOT entries to export.") +
                              (selection.ignored.isEmpty()
@@ -1379,8 +1380,8 @@ void MainWindow::showRedisBanner(const fs::path& root) {
 
 void MainWindow::openPullDialog(std::optional<fs::path> into) {
     const auto selection =
-        remote_work::transferSelection(selectedEntries(), tr("pulled"),
-                                       [this](const fs::path& root) { return isRedisRoot(root); });
+        graphSelection(selectedEntries(), tr("pulled"),
+                       [this](const fs::path& root) { return isRedisRoot(root); });
     const auto endpoint = selection.root.empty() ? std::nullopt : endpointOf(selection.root);
     if (selection.keys.empty() || !endpoint) {
         statusText_->setText(tr("Select FX graph or AOT entries of a Redis root to pull them.") +
@@ -1406,7 +1407,7 @@ void MainWindow::openPushDialog(std::optional<fs::path> wholeDir, const QString&
         dir = *wholeDir;
     } else {
         const auto refs = selectedEntries();
-        auto selection = remote_work::transferSelection(
+        auto selection = graphSelection(
             refs, tr("pushed"), [this](const fs::path& root) { return !isRedisRoot(root); });
         const auto root = actionRoot();
         if (!selection.keys.empty()) {

@@ -10,6 +10,7 @@
 #include "jobs/bundle_work.h"
 #include "main_window.h"
 #include "models/entry_table_model.h"
+#include "models/graph_selection.h"
 #include "models/highlight_colors.h"
 #include "models/import_plan_model.h"
 #include "models/root_labels_model.h"
@@ -558,12 +559,13 @@ private slots:
         const auto bestConfig = test::refFor("devset/cache", test::kBestConfig);
         auto elsewhere = test::refFor("devset/cache", test::kBackward);
         elsewhere.root = "/elsewhere";
-        const auto selection = bundle_work::exportSelection({forward, bestConfig, aot, elsewhere});
+        const auto selection =
+            graphSelection({forward, bestConfig, aot, elsewhere}, QStringLiteral("exported"));
         QCOMPARE(selection.root, test::fixture("devset/cache"));
         QCOMPARE(selection.keys, (std::vector<std::string>{test::kForward, test::kAot}));
         QCOMPARE(selection.ignored.size(), 2);
         QVERIFY(selection.ignored[0].startsWith(QStringLiteral("1 best_config entry ignored")));
-        QVERIFY(selection.ignored[1].startsWith(QStringLiteral("1 entry of other cache dirs")));
+        QVERIFY(selection.ignored[1].startsWith(QStringLiteral("1 entry of other roots")));
     }
 
 private:

@@ -1,5 +1,7 @@
 #include "jobs/bundle_work.h"
 
+#include "models/stats_text.h"
+
 #include <cachelens/bundle/bundle_file.h>
 #include <cachelens/bundle/export.h>
 #include <cachelens/bundle/import.h>
@@ -102,10 +104,6 @@ QString describeProblem(const bundle::PlannedArtifact& artifact) {
 
 } // namespace
 
-QString countOf(std::size_t count, const char* one, const char* many) {
-    return QStringLiteral("%1 %2").arg(count).arg(QString::fromUtf8(count == 1 ? one : many));
-}
-
 fs::path stagingBase() {
     return fs::path(QStandardPaths::writableLocation(QStandardPaths::CacheLocation).toStdString()) /
            "bundles";
@@ -137,7 +135,7 @@ QString stagedReport(const fs::path& root) {
 
 QString StagedBundle::report() const {
     QString summary = QObject::tr("%1: %2 shown, %3 refused")
-                          .arg(countOf(artifacts, "artifact", "artifacts"))
+                          .arg(stats_text::count(artifacts, "artifact", "artifacts"))
                           .arg(staged)
                           .arg(refused);
     if (failed > 0) {
@@ -232,45 +230,10 @@ fs::path defaultImportDir() {
     return (QDir::tempPath() + QStringLiteral("/torchinductor_") + user).toStdString();
 }
 
-ExportSelection exportSelection(const std::vector<EntryRef>& refs) {
-    ExportSelection selection;
-    std::map<std::string, int> ignoredKinds;
-    int otherDirs = 0;
-    for (const auto& ref : refs) {
-        if (selection.root.empty()) {
-            selection.root = ref.root;
-        }
-        if (ref.root != selection.root) {
-            ++otherDirs;
-            continue;
-        }
-        const auto kind = ref.entry.kind;
-        if (kind != cachedir::FileKind::FxGraph && kind != cachedir::FileKind::AotAutograd) {
-            ++ignoredKinds[std::string(cachedir::to_string(kind))];
-            continue;
-        }
-        if (std::ranges::find(selection.keys, ref.entry.key) == selection.keys.end()) {
-            selection.keys.push_back(ref.entry.key);
-        }
-    }
-    for (const auto& [kind, count] : ignoredKinds) {
-        selection.ignored << QObject::tr("%1 ignored: only FX graph and AOT entries are "
-                                         "exported (they bring their best configs along)")
-                                 .arg(countOf(count, (kind + " entry").c_str(),
-                                              (kind + " entries").c_str()));
-    }
-    if (otherDirs > 0) {
-        selection.ignored << QObject::tr("%1 of other cache dirs ignored: a bundle is exported "
-                                         "from one cache dir")
-                                 .arg(countOf(otherDirs, "entry", "entries"));
-    }
-    return selection;
-}
-
 QString ExportOutcome::summary() const {
     QString line = QObject::tr("%1 written to %2 (%3), %4")
-                       .arg(countOf(artifacts, "artifact", "artifacts"), text(file.string()),
-                            sections, text(format_bytes(size)));
+                       .arg(stats_text::count(artifacts, "artifact", "artifacts"),
+                            text(file.string()), sections, text(format_bytes(size)));
     if (!signer.isEmpty()) {
         line += QObject::tr(", signed by %1").arg(signer);
     }

@@ -29,9 +29,6 @@
 
 namespace cachelens::ui::bundle_work {
 
-// "1 artifact", "7 artifacts" (the GUI is English only: no plural forms from tr()).
-QString countOf(std::size_t count, const char* one, const char* many);
-
 // <QStandardPaths::CacheLocation>/bundles.
 std::filesystem::path stagingBase();
 // Whether `root` is a bundle staged under `base` (the GUI's, by default).
@@ -66,16 +63,6 @@ StagedBundle stageBundle(const std::filesystem::path& file,
 // Where PyTorch keeps its cache by default, as it decides it:
 // $TORCHINDUCTOR_CACHE_DIR, else <temp dir>/torchinductor_<user>.
 std::filesystem::path defaultImportDir();
-
-// What of a selection in the entry table can be exported: the FX graph and
-// AOT keys of the first selected entry's cache dir; the rest is listed in
-// `ignored` with why.
-struct ExportSelection {
-    std::filesystem::path root;
-    std::vector<std::string> keys;
-    QStringList ignored;
-};
-ExportSelection exportSelection(const std::vector<EntryRef>& refs);
 
 struct ExportOutcome {
     QString error;

@@ -1,6 +1,7 @@
 #include "jobs/remote_work.h"
 
 #include "jobs/bundle_work.h"
+#include "models/stats_text.h"
 
 #include <cachelens/catalog/catalog.h>
 #include <cachelens/remote/mirror.h>
@@ -130,10 +131,10 @@ QString progressText(MirrorStage stage, std::size_t found, const QString& server
         return QObject::tr("Connecting to %1…").arg(server);
     case MirrorStage::Scanning:
         return QObject::tr("Scanning %1: %2 found…")
-            .arg(server, bundle_work::countOf(found, "key", "keys"));
+            .arg(server, stats_text::count(found, "key", "keys"));
     case MirrorStage::Pulling:
         return QObject::tr("Mirroring %1 of %2…")
-            .arg(bundle_work::countOf(found, "key", "keys"), server);
+            .arg(stats_text::count(found, "key", "keys"), server);
     }
     return {};
 }
@@ -147,7 +148,7 @@ MirrorProgress jobProgress(const JobContext& context, const QString& server) {
 
 QString MirrorOutcome::summary() const {
     return QObject::tr("%1 on %2: %3 pulled, %4 unchanged, %5 removed")
-        .arg(bundle_work::countOf(keys, "key", "keys"), server)
+        .arg(stats_text::count(keys, "key", "keys"), server)
         .arg(pulled)
         .arg(unchanged)
         .arg(removed);
@@ -205,68 +206,23 @@ MirrorOutcome mirrorServer(const remote::RedisEndpoint& endpoint, const fs::path
     return outcome;
 }
 
-TransferSelection transferSelection(const std::vector<EntryRef>& refs, const QString& verb,
-                                    const std::function<bool(const fs::path&)>& accept) {
-    TransferSelection selection;
-    std::map<std::string, int> ignoredKinds;
-    int otherRoots = 0;
-    int refused = 0;
-    for (const auto& ref : refs) {
-        if (accept && !accept(ref.root)) {
-            ++refused;
-            continue;
-        }
-        if (selection.root.empty()) {
-            selection.root = ref.root;
-        }
-        if (ref.root != selection.root) {
-            ++otherRoots;
-            continue;
-        }
-        const auto kind = ref.entry.kind;
-        if (kind != cachedir::FileKind::FxGraph && kind != cachedir::FileKind::AotAutograd) {
-            ++ignoredKinds[std::string(cachedir::to_string(kind))];
-            continue;
-        }
-        if (std::ranges::find(selection.keys, ref.entry.key) == selection.keys.end()) {
-            selection.keys.push_back(ref.entry.key);
-        }
-    }
-    for (const auto& [kind, count] : ignoredKinds) {
-        selection.ignored << QObject::tr("%1 ignored: only FX graph and AOT entries are %2")
-                                 .arg(bundle_work::countOf(count, (kind + " entry").c_str(),
-                                                           (kind + " entries").c_str()),
-                                      verb);
-    }
-    if (otherRoots > 0) {
-        selection.ignored << QObject::tr("%1 of other roots ignored: entries are %2 from one "
-                                         "root at a time")
-                                 .arg(bundle_work::countOf(otherRoots, "entry", "entries"), verb);
-    }
-    if (refused > 0) {
-        selection.ignored << QObject::tr("%1 ignored: not in a root they can be %2 from")
-                                 .arg(bundle_work::countOf(refused, "entry", "entries"), verb);
-    }
-    return selection;
-}
-
 QString transferText(Transfer transfer, remote::TransferStage stage, std::size_t count,
                      const QString& server, const QString& dir) {
     const bool pull = transfer == Transfer::Pull;
     switch (stage) {
     case remote::TransferStage::Scanning:
         return QObject::tr("Scanning %1: %2 found…")
-            .arg(server, bundle_work::countOf(count, "key", "keys"));
+            .arg(server, stats_text::count(count, "key", "keys"));
     case remote::TransferStage::Reading:
         return pull ? QObject::tr("Reading %1 from %2…")
-                          .arg(bundle_work::countOf(count, "value", "values"), server)
+                          .arg(stats_text::count(count, "value", "values"), server)
                     : QObject::tr("Comparing %1 with %2…")
-                          .arg(bundle_work::countOf(count, "key", "keys"), server);
+                          .arg(stats_text::count(count, "key", "keys"), server);
     case remote::TransferStage::Writing:
         return pull ? QObject::tr("Writing %1 into %2…")
-                          .arg(bundle_work::countOf(count, "file", "files"), dir)
+                          .arg(stats_text::count(count, "file", "files"), dir)
                     : QObject::tr("Storing %1 on %2…")
-                          .arg(bundle_work::countOf(count, "value", "values"), server);
+                          .arg(stats_text::count(count, "value", "values"), server);
     }
     return {};
 }

@@ -96,18 +96,6 @@ MirrorOutcome mirrorServer(const remote::RedisEndpoint& endpoint,
                            const std::filesystem::path& catalogPath,
                            const MirrorProgress& progress = {});
 
-// What of a selection in the entry table can be pulled or pushed: the FX
-// graph and AOT keys of the first selected entry's root (`accept` says which
-// roots may be the source); the rest is listed in `ignored` with why.
-struct TransferSelection {
-    std::filesystem::path root;
-    std::vector<std::string> keys;
-    QStringList ignored;
-};
-TransferSelection
-transferSelection(const std::vector<EntryRef>& refs, const QString& verb,
-                  const std::function<bool(const std::filesystem::path&)>& accept);
-
 // What a pull or a push is doing, for a dialog's status line: "Scanning
 // redis://...: 120 keys found…", "Reading 19 values from redis://...…",
 // "Writing 19 files into DIR…"; a push: "Comparing 19 keys with

@@ -2,6 +2,7 @@
 
 #include "jobs/bundle_work.h"
 #include "models/highlight_colors.h"
+#include "models/stats_text.h"
 
 #include <cachelens/core/format.h>
 
@@ -77,8 +78,8 @@ QString ImportPlanModel::summaryText() const {
     if (!plan_) {
         return {};
     }
-    QString summary = bundle_work::countOf(plan_->artifacts.size(), "artifact", "artifacts") +
-                      u':' + u' ' +
+    QString summary = stats_text::count(plan_->artifacts.size(), "artifact", "artifacts") + u':' +
+                      u' ' +
                       (dryRun_ ? tr("%1 to write").arg(count(ImportAction::Write))
                                : tr("%1 written").arg(count(ImportAction::Written))) +
                       tr(", %1 already present, %2 conflicts, %3 refused")

@@ -2,6 +2,7 @@
 
 #include "jobs/bundle_work.h"
 #include "models/highlight_colors.h"
+#include "models/stats_text.h"
 
 #include <cachelens/core/format.h>
 
@@ -67,12 +68,12 @@ QString PushPlanModel::summaryText() const {
     }
     QString summary =
         tr("%1 to %2: ")
-            .arg(bundle_work::countOf(result_->items.size(), "entry", "entries"), server_) +
+            .arg(stats_text::count(result_->items.size(), "entry", "entries"), server_) +
         (dryRun_ ? tr("%1 to set").arg(count(PushAction::Set))
                  : tr("%1 set").arg(count(PushAction::Set))) +
         tr(", %1 already there, %2")
             .arg(count(PushAction::AlreadyThere))
-            .arg(bundle_work::countOf(count(PushAction::Conflict), "conflict", "conflicts"));
+            .arg(stats_text::count(count(PushAction::Conflict), "conflict", "conflicts"));
     if (const auto replaced = count(PushAction::Replaced)) {
         summary += dryRun_ ? tr(", %1 to replace (Force)").arg(replaced)
                            : tr(", %1 replaced (Force)").arg(replaced);

@@ -2,6 +2,7 @@
 
 #include "jobs/bundle_work.h"
 #include "jobs/job_runner.h"
+#include "models/stats_text.h"
 #include "views/banner.h"
 
 #include <QCheckBox>
@@ -45,7 +46,7 @@ ExportDialog::ExportDialog(JobRunner& jobs, fs::path root, std::vector<std::stri
            "<b>%1</b>: the %2 below, the AOT entries made of these FX graphs, the FX graphs "
            "those AOT entries are made of, and the best configs of their kernels.")
             .arg(text(root_.string()).toHtmlEscaped(),
-                 bundle_work::countOf(keys_.size(), "entry", "entries")));
+                 stats_text::count(keys_.size(), "entry", "entries")));
     intro->setWordWrap(true);
     intro->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
@@ -176,7 +177,7 @@ void ExportDialog::exportNow() {
     setBusy(true);
     emit statusMessage(
         tr("Exporting %1 to %2…")
-            .arg(bundle_work::countOf(keys.size(), "entry", "entries"), text(file.string())));
+            .arg(stats_text::count(keys.size(), "entry", "entries"), text(file.string())));
     jobs_.run<bundle_work::ExportOutcome>(
         channel_, this,
         [root, keys, file, key](const JobContext&) {

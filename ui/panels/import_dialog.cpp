@@ -3,6 +3,7 @@
 #include "jobs/bundle_work.h"
 #include "jobs/job_runner.h"
 #include "models/import_plan_model.h"
+#include "models/stats_text.h"
 #include "views/banner.h"
 #include "views/plan_table.h"
 
@@ -193,7 +194,7 @@ QString ImportDialog::confirmationText() const {
     const auto& plan = *model_->plan();
     QString question =
         tr("Write %1 into %2%3?")
-            .arg(bundle_work::countOf(plan.count(bundle::ImportAction::Write), "file", "files"),
+            .arg(stats_text::count(plan.count(bundle::ImportAction::Write), "file", "files"),
                  text(plan.cache_dir.string()),
                  plan.creates_cache_dir ? tr(" (a new dir)") : QString());
     if (const auto refused = plan.count(bundle::ImportAction::Refused)) {
@@ -297,7 +298,7 @@ void ImportDialog::showBundle(const bundle::BundleFile& file, const QString& fac
     lines << tr("mega-cache bundle (%1 form, version %2): %3, %4")
                  .arg(QString::fromUtf8(bundle::to_string(file.bundle.form)))
                  .arg(file.bundle.version)
-                 .arg(bundle_work::countOf(file.bundle.artifact_count(), "artifact", "artifacts"))
+                 .arg(stats_text::count(file.bundle.artifact_count(), "artifact", "artifacts"))
                  .arg(text(format_bytes(file.size)));
     if (!file.manifest) {
         lines << tr("<b>Unsigned</b>: nothing says who made it.");

@@ -4,6 +4,7 @@
 #include "jobs/job_runner.h"
 #include "jobs/remote_work.h"
 #include "models/import_plan_model.h"
+#include "models/stats_text.h"
 #include "views/banner.h"
 #include "views/plan_table.h"
 
@@ -48,7 +49,7 @@ PullDialog::PullDialog(JobRunner& jobs, remote::RedisEndpoint server, std::vecto
     lines << tr("<b>Pull %1</b> from %2 into a cache dir, where PyTorch writes a remote hit. "
                 "Values pass the safety checks of an import; a file there with other bytes is "
                 "left alone.")
-                 .arg(bundle_work::countOf(keys_.size(), "entry", "entries"),
+                 .arg(stats_text::count(keys_.size(), "entry", "entries"),
                       serverText.toHtmlEscaped());
     QStringList shown;
     for (std::size_t i = 0; i < keys_.size() && i < kShownKeys; ++i) {
@@ -211,9 +212,9 @@ void PullDialog::run(bool dryRun) {
     pulling_ = !dryRun;
     if (dryRun) {
         model_->clear();
-        summary_->setText(tr("Reading %1 from %2…")
-                              .arg(bundle_work::countOf(keys_.size(), "value", "values"),
-                                   text(server_.display())));
+        summary_->setText(
+            tr("Reading %1 from %2…")
+                .arg(stats_text::count(keys_.size(), "value", "values"), text(server_.display())));
     } else {
         summary_->setText(tr("Pulling into %1…").arg(text(dir.string())));
     }

@@ -4,6 +4,7 @@
 #include "jobs/job_runner.h"
 #include "jobs/remote_work.h"
 #include "models/push_plan_model.h"
+#include "models/stats_text.h"
 #include "views/banner.h"
 #include "views/plan_table.h"
 
@@ -55,7 +56,7 @@ PushDialog::PushDialog(JobRunner& jobs, fs::path sourceDir, std::vector<std::str
     } else {
         lines << tr("<b>Push %1</b> of %2 (AOT entries with the FX graphs they link to) to a "
                     "Redis server, as PyTorch stores them on a remote cache miss.")
-                     .arg(bundle_work::countOf(keys_.size(), "entry", "entries"),
+                     .arg(stats_text::count(keys_.size(), "entry", "entries"),
                           text(dir_.string()).toHtmlEscaped());
         QStringList shown;
         for (std::size_t i = 0; i < keys_.size() && i < kShownKeys; ++i) {
@@ -234,13 +235,13 @@ QString PushDialog::confirmationText() const {
     const auto replaced = model_->count(remote::PushAction::Replaced);
     if (set > 0 && replaced > 0) {
         question = tr("Set %1 on %2 and replace the other data under %3?")
-                       .arg(bundle_work::countOf(set, "key", "keys"), where,
-                            bundle_work::countOf(replaced, "key", "keys"));
+                       .arg(stats_text::count(set, "key", "keys"), where,
+                            stats_text::count(replaced, "key", "keys"));
     } else if (replaced > 0) {
         question = tr("Replace the other data under %1 on %2?")
-                       .arg(bundle_work::countOf(replaced, "key", "keys"), where);
+                       .arg(stats_text::count(replaced, "key", "keys"), where);
     } else {
-        question = tr("Set %1 on %2?").arg(bundle_work::countOf(set, "key", "keys"), where);
+        question = tr("Set %1 on %2?").arg(stats_text::count(set, "key", "keys"), where);
     }
     if (const auto conflicts = model_->count(remote::PushAction::Conflict)) {
         question +=
