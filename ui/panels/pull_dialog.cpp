@@ -6,6 +6,7 @@
 #include "models/import_plan_model.h"
 #include "models/stats_text.h"
 #include "views/banner.h"
+#include "views/job_status_line.h"
 #include "views/plan_table.h"
 
 #include <QDialogButtonBox>
@@ -14,7 +15,6 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QTableView>
 #include <QTimer>
@@ -87,18 +87,7 @@ PullDialog::PullDialog(JobRunner& jobs, remote::RedisEndpoint server, std::vecto
     connect(browse_, &QPushButton::clicked, this, &PullDialog::chooseDestination);
 
     error_ = makeBanner(QStringLiteral("pullError"), BannerTone::Error);
-    progress_ = new QProgressBar;
-    progress_->setRange(0, 0); // stages, not fractions: busy, the stage in the summary
-    progress_->setTextVisible(false);
-    progress_->setMaximumWidth(120);
-    progress_->hide();
-    summary_ = new QLabel;
-    summary_->setObjectName(QStringLiteral("pullSummary"));
-    summary_->setWordWrap(true);
-    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    auto* summaryRow = new QHBoxLayout;
-    summaryRow->addWidget(progress_);
-    summaryRow->addWidget(summary_, 1);
+    summary_ = new JobStatusLine(jobs_, channel_, QStringLiteral("pullSummary"));
 
     table_ = makePlanTable(QStringLiteral("pullPlan"), model_,
                            {
@@ -125,18 +114,11 @@ PullDialog::PullDialog(JobRunner& jobs, remote::RedisEndpoint server, std::vecto
     connect(pull_, &QPushButton::clicked, this, &PullDialog::pullNow);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 
-    connect(&jobs_, &JobRunner::progress, this,
-            [this](const QString& channel, qint64, qint64, const QString& what) {
-                if (channel == channel_ && busy_ && !what.isEmpty()) {
-                    summary_->setText(what);
-                }
-            });
-
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(header);
     layout->addLayout(form);
     layout->addWidget(error_);
-    layout->addLayout(summaryRow);
+    layout->addWidget(summary_);
     layout->addWidget(table_, 1);
     layout->addWidget(notes_);
     layout->addWidget(buttons);
@@ -188,7 +170,7 @@ void PullDialog::setBusy(bool busy) {
     busy_ = busy;
     destination_->setEnabled(!pulling_);
     browse_->setEnabled(!pulling_);
-    progress_->setVisible(busy);
+    summary_->setBusy(busy);
     pull_->setEnabled(canPull());
 }
 

@@ -20,7 +20,6 @@
 
 class QLabel;
 class QLineEdit;
-class QProgressBar;
 class QPushButton;
 class QTableView;
 class QTimer;
@@ -28,6 +27,7 @@ class QTimer;
 namespace cachelens::ui {
 
 class ImportPlanModel;
+class JobStatusLine;
 class JobRunner;
 
 class PullDialog : public QDialog {
@@ -81,8 +81,7 @@ private:
     QLineEdit* destination_ = nullptr;
     QPushButton* browse_ = nullptr;
     QLabel* error_ = nullptr;
-    QProgressBar* progress_ = nullptr;
-    QLabel* summary_ = nullptr;
+    JobStatusLine* summary_ = nullptr;
     QTableView* table_ = nullptr;
     ImportPlanModel* model_ = nullptr;
     QLabel* notes_ = nullptr;

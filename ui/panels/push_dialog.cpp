@@ -6,6 +6,7 @@
 #include "models/push_plan_model.h"
 #include "models/stats_text.h"
 #include "views/banner.h"
+#include "views/job_status_line.h"
 #include "views/plan_table.h"
 
 #include <QCheckBox>
@@ -16,7 +17,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QTableView>
 #include <QTimer>
@@ -115,18 +115,7 @@ PushDialog::PushDialog(JobRunner& jobs, fs::path sourceDir, std::vector<std::str
     connect(force_, &QCheckBox::toggled, this, &PushDialog::check);
 
     error_ = makeBanner(QStringLiteral("pushError"), BannerTone::Error);
-    progress_ = new QProgressBar;
-    progress_->setRange(0, 0); // stages, not fractions: busy, the stage in the summary
-    progress_->setTextVisible(false);
-    progress_->setMaximumWidth(120);
-    progress_->hide();
-    summary_ = new QLabel;
-    summary_->setObjectName(QStringLiteral("pushSummary"));
-    summary_->setWordWrap(true);
-    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    auto* summaryRow = new QHBoxLayout;
-    summaryRow->addWidget(progress_);
-    summaryRow->addWidget(summary_, 1);
+    summary_ = new JobStatusLine(jobs_, channel_, QStringLiteral("pushSummary"));
 
     table_ = makePlanTable(QStringLiteral("pushPlan"), model_,
                            {
@@ -152,18 +141,11 @@ PushDialog::PushDialog(JobRunner& jobs, fs::path sourceDir, std::vector<std::str
     connect(push_, &QPushButton::clicked, this, [this] { confirmAndPush(true); });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 
-    connect(&jobs_, &JobRunner::progress, this,
-            [this](const QString& channel, qint64, qint64, const QString& what) {
-                if (channel == channel_ && busy_ && !what.isEmpty()) {
-                    summary_->setText(what);
-                }
-            });
-
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(header);
     layout->addLayout(form);
     layout->addWidget(error_);
-    layout->addLayout(summaryRow);
+    layout->addWidget(summary_);
     layout->addWidget(table_, 1);
     layout->addWidget(notes_);
     layout->addWidget(buttons);
@@ -276,7 +258,7 @@ void PushDialog::setBusy(bool busy) {
     for (QWidget* input : std::initializer_list<QWidget*>{server_, password_, force_}) {
         input->setEnabled(!pushing_);
     }
-    progress_->setVisible(busy);
+    summary_->setBusy(busy);
     push_->setEnabled(canPush());
 }
 

@@ -23,7 +23,6 @@ class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
-class QProgressBar;
 class QPushButton;
 class QTableView;
 class QTimer;
@@ -31,6 +30,7 @@ class QTimer;
 namespace cachelens::ui {
 
 class JobRunner;
+class JobStatusLine;
 class PushPlanModel;
 
 class PushDialog : public QDialog {
@@ -98,8 +98,7 @@ private:
     QLineEdit* password_ = nullptr;
     QCheckBox* force_ = nullptr;
     QLabel* error_ = nullptr;
-    QProgressBar* progress_ = nullptr;
-    QLabel* summary_ = nullptr;
+    JobStatusLine* summary_ = nullptr;
     QTableView* table_ = nullptr;
     PushPlanModel* model_ = nullptr;
     QLabel* notes_ = nullptr;

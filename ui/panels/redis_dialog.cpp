@@ -2,13 +2,13 @@
 
 #include "jobs/job_runner.h"
 #include "views/banner.h"
+#include "views/job_status_line.h"
 
 #include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QVBoxLayout>
 
@@ -60,17 +60,7 @@ RedisDialog::RedisDialog(JobRunner& jobs, fs::path catalogPath, const QString& u
 
     error_ = makeBanner(QStringLiteral("redisError"), BannerTone::Error);
 
-    progress_ = new QProgressBar;
-    progress_->setRange(0, 0);
-    progress_->setTextVisible(false);
-    progress_->setMaximumWidth(160);
-    progress_->hide();
-    progressText_ = new QLabel;
-    progressText_->setObjectName(QStringLiteral("redisProgress"));
-    progressText_->setWordWrap(true);
-    auto* progressRow = new QHBoxLayout;
-    progressRow->addWidget(progress_);
-    progressRow->addWidget(progressText_, 1);
+    progressText_ = new JobStatusLine(jobs_, channel_, QStringLiteral("redisProgress"));
 
     connect_ = new QPushButton(tr("&Connect"));
     connect_->setDefault(true);
@@ -88,18 +78,11 @@ RedisDialog::RedisDialog(JobRunner& jobs, fs::path catalogPath, const QString& u
     });
     connect(url_, &QLineEdit::textEdited, this, [this] { showError({}); });
 
-    connect(&jobs_, &JobRunner::progress, this,
-            [this](const QString& channel, qint64, qint64, const QString& what) {
-                if (channel == channel_ && busy_) {
-                    progressText_->setText(what);
-                }
-            });
-
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(intro);
     layout->addLayout(form);
     layout->addWidget(error_);
-    layout->addLayout(progressRow);
+    layout->addWidget(progressText_);
     layout->addStretch(1);
     layout->addWidget(buttons);
     resize(620, 260);
@@ -142,7 +125,7 @@ void RedisDialog::setBusy(bool busy) {
     url_->setEnabled(!busy);
     password_->setEnabled(!busy);
     connect_->setEnabled(!busy);
-    progress_->setVisible(busy);
+    progressText_->setBusy(busy);
     close_->setText(busy ? tr("Stop") : tr("Cancel"));
 }
 

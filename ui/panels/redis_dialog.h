@@ -21,12 +21,12 @@
 class QDialogButtonBox;
 class QLabel;
 class QLineEdit;
-class QProgressBar;
 class QPushButton;
 
 namespace cachelens::ui {
 
 class JobRunner;
+class JobStatusLine;
 
 class RedisDialog : public QDialog {
     Q_OBJECT
@@ -75,8 +75,7 @@ private:
     QLineEdit* url_ = nullptr;
     QLineEdit* password_ = nullptr;
     QLabel* error_ = nullptr;
-    QProgressBar* progress_ = nullptr;
-    QLabel* progressText_ = nullptr;
+    JobStatusLine* progressText_ = nullptr;
     QPushButton* connect_ = nullptr;
     QPushButton* close_ = nullptr;
 };
