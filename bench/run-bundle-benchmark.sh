@@ -56,19 +56,13 @@ done
 echo "bench: load average after the bundle benchmark: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 rm -rf "$scratch" "$synthetic_cache"
 
-python3 - "${results[@]}" <<'PY'
-import json, statistics, sys
+python3 - "$root/bench" "${results[@]}" <<'PY'
+import statistics, sys
 
-ours, theirs = {}, {}  # (op, input) -> [figures of each round]
-python = ""
-for ours_path, anchor_path in zip(sys.argv[1::2], sys.argv[2::2]):
-    for run in json.load(open(ours_path))["benchmarks"]:
-        op, name = run["run_name"].split("/")[:2]
-        ours.setdefault((op, name), []).append(run)
-    anchor = json.load(open(anchor_path))
-    python = anchor["python"]
-    for run in anchor["results"]:
-        theirs.setdefault((run["op"], run["input"]), []).append(run)
+sys.path.insert(0, sys.argv[1])
+from rounds import load_rounds  # noqa: E402
+
+ours, theirs, python = load_rounds(sys.argv[2:])  # (op, input) -> [figures of each round]
 
 inputs = {
     "mega_mlp_train.bin": "devset mega_mlp_train.bin",
@@ -115,5 +109,5 @@ for (kind, name), runs in ours.items():
           f"| Python {python} populate_cache paths, write_atomic as PyTorch has it (no fsync): "
           f"{their_mbs:.0f} MB/s ({their_ms:.1f} ms) "
           f"| {our_mbs / their_mbs:.2f}x |")
-print(f"bench: bundle figures are medians of {len(sys.argv[1::2])} rounds", file=sys.stderr)
+print(f"bench: bundle figures are medians of {len(sys.argv[2:]) // 2} rounds", file=sys.stderr)
 PY

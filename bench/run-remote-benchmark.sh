@@ -130,24 +130,14 @@ else
 fi
 echo "bench: load average after the remote cache benchmark: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 
-python3 - "$ceiling" "$value_size" "${results[@]}" <<'PY'
-import csv, json, statistics, sys
+python3 - "$root/bench" "$ceiling" "$value_size" "${results[@]}" <<'PY'
+import csv, statistics, sys
 
-ceiling_path, value_size = sys.argv[1], int(sys.argv[2])
-ours, theirs = {}, {}  # (op, input) -> [figures of each round]
-python = ""
-for ours_path, anchor_path in zip(sys.argv[3::2], sys.argv[4::2]):
-    for run in json.load(open(ours_path))["benchmarks"]:
-        if run.get("run_type") == "aggregate":
-            continue
-        if run.get("error_occurred"):
-            sys.exit(f"bench: {run['run_name']}: {run.get('error_message')}")
-        op, name = run["run_name"].split("/")[:2]
-        ours.setdefault((op, name), []).append(run)
-    anchor = json.load(open(anchor_path))
-    python = anchor["python"]
-    for run in anchor["results"]:
-        theirs.setdefault((run["op"], run["input"]), []).append(run)
+sys.path.insert(0, sys.argv[1])
+from rounds import load_rounds  # noqa: E402
+
+ceiling_path, value_size = sys.argv[2], int(sys.argv[3])
+ours, theirs, python = load_rounds(sys.argv[4:])  # (op, input) -> [figures of each round]
 
 inputs = {
     "cache": "devset cache dir",
@@ -194,6 +184,6 @@ if rates:
           f"devset's mean value size, one connection) "
           f"| SET {mbs['SET']:.0f} MB/s, GET {mbs['GET']:.0f} MB/s of values "
           f"| (no anchor: the server's own limit) | - |")
-print(f"bench: remote figures are medians of {len(sys.argv[3::2])} rounds (cachelens: of their "
+print(f"bench: remote figures are medians of {len(sys.argv[4:]) // 2} rounds (cachelens: of their "
       f"3 repetitions each)", file=sys.stderr)
 PY
