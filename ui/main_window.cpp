@@ -2,6 +2,7 @@
 
 #include "jobs/bundle_work.h"
 #include "jobs/remote_work.h"
+#include "models/engine_text.h"
 #include "models/entry_table_model.h"
 #include "models/graph_selection.h"
 #include "models/root_labels_model.h"
@@ -64,10 +65,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int kMaxRecentRoots = 10;
-
-QString text(const std::string& value) {
-    return QString::fromStdString(value);
-}
 
 struct LoadedEntry {
     SharedContent content;

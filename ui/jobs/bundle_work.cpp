@@ -1,5 +1,6 @@
 #include "jobs/bundle_work.h"
 
+#include "models/engine_text.h"
 #include "models/stats_text.h"
 
 #include <cachelens/bundle/bundle_file.h>
@@ -37,10 +38,6 @@ constexpr std::size_t kStagingNameLength = 16; // hex digits of the file's sha25
 constexpr const char* kOriginFile = "origin";
 constexpr const char* kReportFile = "report";
 constexpr const char* kBundleDir = "bundle";
-
-QString text(const std::string& value) {
-    return QString::fromStdString(value);
-}
 
 // The staging dir's own dir (bundles/<hash>) when `root` is one, else nullopt.
 std::optional<fs::path> stagingEntry(const fs::path& root, const fs::path& base) {

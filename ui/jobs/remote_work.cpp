@@ -1,6 +1,7 @@
 #include "jobs/remote_work.h"
 
 #include "jobs/bundle_work.h"
+#include "models/engine_text.h"
 #include "models/stats_text.h"
 
 #include <cachelens/catalog/catalog.h>
@@ -23,10 +24,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kOriginSuffix = ".origin";
-
-QString text(const std::string& value) {
-    return QString::fromStdString(value);
-}
 
 // <host>-<port>-db<N>, as mirror_dir_for names a server's dir.
 const QRegularExpression& mirrorName() {

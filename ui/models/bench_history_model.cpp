@@ -1,6 +1,7 @@
 #include "models/bench_history_model.h"
 
 #include "models/bench_results_model.h"
+#include "models/engine_text.h"
 #include "models/highlight_colors.h"
 #include "models/stats_text.h"
 
@@ -31,10 +32,6 @@ bool numeric(int column) {
 QVariant alignment(int column) {
     return static_cast<int>(numeric(column) ? Qt::AlignRight | Qt::AlignVCenter
                                             : Qt::AlignLeft | Qt::AlignVCenter);
-}
-
-QString text(const std::string& value) {
-    return QString::fromStdString(value);
 }
 
 bool measured(const bench::CandidateResult& result) {

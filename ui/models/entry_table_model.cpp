@@ -1,5 +1,7 @@
 #include "models/entry_table_model.h"
 
+#include "models/engine_text.h"
+
 #include <cachelens/core/format.h>
 
 #include <QColor>
@@ -34,10 +36,6 @@ catalog::SortColumn sortColumnOf(int column) {
     default:
         return Location;
     }
-}
-
-QString text(const std::string& value) {
-    return QString::fromStdString(value);
 }
 
 using Matches = std::optional<std::vector<std::int64_t>>;

@@ -1,6 +1,6 @@
 #include "models/import_plan_model.h"
 
-#include "jobs/bundle_work.h"
+#include "models/engine_text.h"
 #include "models/highlight_colors.h"
 #include "models/stats_text.h"
 
@@ -16,10 +16,6 @@ namespace cachelens::ui {
 namespace {
 
 using bundle::ImportAction;
-
-QString text(const std::string& value) {
-    return QString::fromStdString(value);
-}
 
 // Why a row is not (or was not) written: its problems, then its notes.
 QStringList reasons(const bundle::PlannedArtifact& artifact) {

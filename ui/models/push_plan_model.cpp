@@ -1,6 +1,6 @@
 #include "models/push_plan_model.h"
 
-#include "jobs/bundle_work.h"
+#include "models/engine_text.h"
 #include "models/highlight_colors.h"
 #include "models/stats_text.h"
 
@@ -16,10 +16,6 @@ namespace cachelens::ui {
 namespace {
 
 using remote::PushAction;
-
-QString text(const std::string& value) {
-    return QString::fromStdString(value);
-}
 
 } // namespace
 

@@ -2,6 +2,7 @@
 
 #include "jobs/bundle_work.h"
 #include "jobs/job_runner.h"
+#include "models/engine_text.h"
 #include "models/stats_text.h"
 #include "views/banner.h"
 
@@ -23,14 +24,6 @@
 namespace cachelens::ui {
 
 namespace fs = std::filesystem;
-
-namespace {
-
-QString text(const std::string& value) {
-    return QString::fromStdString(value);
-}
-
-} // namespace
 
 ExportDialog::ExportDialog(JobRunner& jobs, fs::path root, std::vector<std::string> keys,
                            QStringList ignored, QWidget* parent)

@@ -1,7 +1,7 @@
 #include "panels/import_dialog.h"
 
-#include "jobs/bundle_work.h"
 #include "jobs/job_runner.h"
+#include "models/engine_text.h"
 #include "models/import_plan_model.h"
 #include "models/stats_text.h"
 #include "views/banner.h"
@@ -30,10 +30,6 @@ namespace cachelens::ui {
 namespace fs = std::filesystem;
 
 namespace {
-
-QString text(const std::string& value) {
-    return QString::fromStdString(value);
-}
 
 // "NVIDIA H100 80GB HBM3 · torch 2.11.0+cu130 · Triton 3.6.0 · CUDA 13.0"
 QString factsText(const bundle::SourceFacts& facts) {

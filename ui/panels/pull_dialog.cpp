@@ -1,8 +1,8 @@
 #include "panels/pull_dialog.h"
 
-#include "jobs/bundle_work.h"
 #include "jobs/job_runner.h"
 #include "jobs/remote_work.h"
+#include "models/engine_text.h"
 #include "models/import_plan_model.h"
 #include "models/stats_text.h"
 #include "views/banner.h"
@@ -27,10 +27,6 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr int kShownKeys = 4;
-
-QString text(const std::string& value) {
-    return QString::fromStdString(value);
-}
 
 } // namespace
 

@@ -1,6 +1,7 @@
 #include "panels/redis_dialog.h"
 
 #include "jobs/job_runner.h"
+#include "models/engine_text.h"
 #include "views/banner.h"
 #include "views/job_status_line.h"
 
@@ -15,14 +16,6 @@
 namespace cachelens::ui {
 
 namespace fs = std::filesystem;
-
-namespace {
-
-QString text(const std::string& value) {
-    return QString::fromStdString(value);
-}
-
-} // namespace
 
 RedisDialog::RedisDialog(JobRunner& jobs, fs::path catalogPath, const QString& url, QWidget* parent)
     : QDialog(parent)
