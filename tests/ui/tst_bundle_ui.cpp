@@ -568,6 +568,14 @@ private slots:
         QVERIFY(selection.ignored[1].startsWith(QStringLiteral("1 entry of other roots")));
     }
 
+    void keysHtmlNamesTheFirstKeysEscaped() {
+        QCOMPARE(keysHtml({}), QString());
+        QCOMPARE(keysHtml({"fa", "a<b"}), QStringLiteral("<tt>fa</tt>, <tt>a&lt;b</tt>"));
+        QCOMPARE(keysHtml({"k1", "k2", "k3", "k4", "k5", "k6"}),
+                 QStringLiteral("<tt>k1</tt>, <tt>k2</tt>, <tt>k3</tt>, <tt>k4</tt>, and 2 more"));
+        QCOMPARE(keysHtml({"k1", "k2"}, 1), QStringLiteral("<tt>k1</tt>, and 1 more"));
+    }
+
 private:
     QTemporaryDir home_;
 };

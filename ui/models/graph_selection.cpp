@@ -1,5 +1,6 @@
 #include "models/graph_selection.h"
 
+#include "models/engine_text.h"
 #include "models/stats_text.h"
 
 #include <QObject>
@@ -52,6 +53,17 @@ GraphSelection graphSelection(const std::vector<EntryRef>& refs, const QString& 
                                  .arg(stats_text::count(refused, "entry", "entries"), verb);
     }
     return selection;
+}
+
+QString keysHtml(const std::vector<std::string>& keys, std::size_t shown) {
+    QStringList parts;
+    for (std::size_t i = 0; i < keys.size() && i < shown; ++i) {
+        parts << QStringLiteral("<tt>%1</tt>").arg(text(keys[i]).toHtmlEscaped());
+    }
+    if (keys.size() > shown) {
+        parts << QObject::tr("and %1 more").arg(keys.size() - shown);
+    }
+    return parts.join(QStringLiteral(", "));
 }
 
 } // namespace cachelens::ui

@@ -10,6 +10,7 @@
 #include <QString>
 #include <QStringList>
 
+#include <cstddef>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -27,5 +28,9 @@ struct GraphSelection {
 // `accept` which roots may be the source (empty: any).
 GraphSelection graphSelection(const std::vector<EntryRef>& refs, const QString& verb,
                               const std::function<bool(const std::filesystem::path&)>& accept = {});
+
+// A dialog's line naming the keys it acts on: the first `shown` as
+// <tt>key</tt>, then "and N more".
+QString keysHtml(const std::vector<std::string>& keys, std::size_t shown = 4);
 
 } // namespace cachelens::ui

@@ -3,6 +3,7 @@
 #include "jobs/job_runner.h"
 #include "jobs/remote_work.h"
 #include "models/engine_text.h"
+#include "models/graph_selection.h"
 #include "models/import_plan_model.h"
 #include "models/stats_text.h"
 #include "views/banner.h"
@@ -24,12 +25,6 @@ namespace cachelens::ui {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-constexpr int kShownKeys = 4;
-
-} // namespace
-
 PullDialog::PullDialog(JobRunner& jobs, remote::RedisEndpoint server, std::vector<std::string> keys,
                        QStringList ignored, fs::path destination, QWidget* parent)
     : QDialog(parent)
@@ -47,14 +42,7 @@ PullDialog::PullDialog(JobRunner& jobs, remote::RedisEndpoint server, std::vecto
                 "left alone.")
                  .arg(stats_text::count(keys_.size(), "entry", "entries"),
                       serverText.toHtmlEscaped());
-    QStringList shown;
-    for (std::size_t i = 0; i < keys_.size() && i < kShownKeys; ++i) {
-        shown << QStringLiteral("<tt>%1</tt>").arg(text(keys_[i]).toHtmlEscaped());
-    }
-    if (keys_.size() > kShownKeys) {
-        shown << tr("and %1 more").arg(keys_.size() - kShownKeys);
-    }
-    lines << shown.join(QStringLiteral(", "));
+    lines << keysHtml(keys_);
     for (const QString& line : ignored) {
         lines << line.toHtmlEscaped();
     }

@@ -3,6 +3,7 @@
 #include "jobs/job_runner.h"
 #include "jobs/remote_work.h"
 #include "models/engine_text.h"
+#include "models/graph_selection.h"
 #include "models/push_plan_model.h"
 #include "models/stats_text.h"
 #include "views/banner.h"
@@ -26,12 +27,6 @@ namespace cachelens::ui {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-constexpr int kShownKeys = 4;
-
-} // namespace
-
 PushDialog::PushDialog(JobRunner& jobs, fs::path sourceDir, std::vector<std::string> keys,
                        QStringList ignored, std::vector<remote::RedisEndpoint> servers,
                        QWidget* parent)
@@ -54,14 +49,7 @@ PushDialog::PushDialog(JobRunner& jobs, fs::path sourceDir, std::vector<std::str
                     "Redis server, as PyTorch stores them on a remote cache miss.")
                      .arg(stats_text::count(keys_.size(), "entry", "entries"),
                           text(dir_.string()).toHtmlEscaped());
-        QStringList shown;
-        for (std::size_t i = 0; i < keys_.size() && i < kShownKeys; ++i) {
-            shown << QStringLiteral("<tt>%1</tt>").arg(text(keys_[i]).toHtmlEscaped());
-        }
-        if (keys_.size() > kShownKeys) {
-            shown << tr("and %1 more").arg(keys_.size() - kShownKeys);
-        }
-        lines << shown.join(QStringLiteral(", "));
+        lines << keysHtml(keys_);
     }
     for (const QString& line : ignored) {
         lines << line.toHtmlEscaped();
