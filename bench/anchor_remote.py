@@ -143,8 +143,8 @@ def push(redis: Redis, cache_dir: str):
     """Returns (entries set, pickle bytes)."""
     items = values_to_push(cache_dir)
     there = redis.pipeline([[b"GET", key] for key, _, _ in items])
-    todo = [(key, value) for (key, value, _), old in zip(items, there) if old is None]
-    written = redis.pipeline([[b"SET", key, value, b"NX"] for key, value in todo])
+    absent = [(key, value) for (key, value, _), old in zip(items, there) if old is None]
+    written = redis.pipeline([[b"SET", key, value, b"NX"] for key, value in absent])
     return sum(1 for r in written if r == b"OK"), sum(size for _, _, size in items)
 
 
