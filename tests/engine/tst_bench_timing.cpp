@@ -4,6 +4,7 @@
 // host-side parts (cubin lookup, random inputs). The GpuRunner tests at the
 // end run only where libcuda.so.1 loads, and skip elsewhere.
 
+#include "cuda_driver.h"
 #include "test_paths.h"
 
 #include <cachelens/bench/runner.h>
@@ -22,17 +23,6 @@
 #include <random>
 #include <set>
 #include <string>
-
-// The runner's testing hooks (engine/src/bench/cuda_driver.h, which needs
-// cuda.h and so cannot be included here). Parameters that drift from the
-// engine's fail to link; return types must be kept in step by hand.
-namespace cachelens::bench::detail {
-Result<void> probe_driver_library(const std::string& library);
-std::string format_cuda_error(int code, const char* name, const char* text);
-Result<std::string> read_cubin(const std::filesystem::path& cache_dir, const TritonSource& source);
-std::optional<std::string> random_bytes(std::string_view dtype, std::uint64_t bytes,
-                                        std::mt19937_64& random);
-} // namespace cachelens::bench::detail
 
 using namespace cachelens;
 using namespace cachelens::bench;

@@ -19,11 +19,10 @@ struct LibraryHandle {
     }
 };
 
-Result<void> resolve(const Driver& driver, decltype(&::cuGetProcAddress) get_proc, const char* name,
+Result<void> resolve(const Driver& driver, cuGetProcAddress_fn get_proc, const char* name,
                      void*& out) {
     CUdriverProcAddressQueryResult status = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-    const CUresult result =
-        get_proc(name, &out, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status);
+    const CUresult result = get_proc(name, &out, kApiVersion, CU_GET_PROC_ADDRESS_DEFAULT, &status);
     if (result == CUDA_SUCCESS && status == CU_GET_PROC_ADDRESS_SUCCESS && out != nullptr) {
         return {};
     }
@@ -38,8 +37,7 @@ Result<void> resolve(const Driver& driver, decltype(&::cuGetProcAddress) get_pro
     if (status == CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT) {
         return fail(ErrorKind::Unsupported,
                     fmt::format("the CUDA driver in {} is too old: it has no {} for CUDA {}.{}",
-                                driver.library, name, CUDA_VERSION / 1000,
-                                CUDA_VERSION % 1000 / 10));
+                                driver.library, name, kApiVersion / 1000, kApiVersion % 1000 / 10));
     }
     return fail(ErrorKind::Unsupported,
                 fmt::format("{} not found in {} (cuGetProcAddress: {})", name, driver.library,
@@ -65,7 +63,7 @@ Result<std::unique_ptr<Driver>> load(const std::string& library) {
                                 "older than 12.0",
                                 library));
     }
-    const auto get_proc = reinterpret_cast<decltype(&::cuGetProcAddress)>(get_proc_symbol);
+    const auto get_proc = reinterpret_cast<cuGetProcAddress_fn>(get_proc_symbol);
 #define CACHELENS_CUDA_RESOLVE(name)                                                               \
     {                                                                                              \
         void* symbol = nullptr;                                                                    \

@@ -2,18 +2,17 @@
 
 // The CUDA driver API, loaded at run time (private to the bench module).
 // libcuda.so.1 is opened with dlopen and only cuGetProcAddress_v2 is taken
-// with dlsym: every other entry point comes from cuGetProcAddress_v2 at the
-// CUDA_VERSION of the headers we build with, because dlsym gives the oldest
-// ABI of a name (cuMemAlloc's 32-bit one) and some names changed their
-// signature (formats.md, "Launching a cached cubin from C++"). The entry
-// points used here kept their signatures since driver 12.0, so an older
-// 12.x driver serves them too. cuCtxSynchronize is deliberately absent: at
-// version 13000 it takes a context; streams and events synchronize instead.
+// with dlsym: every other entry point comes from cuGetProcAddress_v2 at
+// cuda::kApiVersion (cuda_api.h, which declares them), because dlsym gives
+// the oldest ABI of a name (cuMemAlloc's 32-bit one) and some names changed
+// their signature (formats.md, "Launching a cached cubin from C++"). The
+// entry points used here kept their signatures since driver 12.0, so an
+// older 12.x driver serves them too.
+
+#include "cuda_api.h"
 
 #include <cachelens/bench/launch_plan.h>
 #include <cachelens/core/error.h>
-
-#include <cuda.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -24,50 +23,10 @@
 
 namespace cachelens::bench::cuda {
 
-// Every entry point the runner calls, by the name cuGetProcAddress knows it.
-// A member is typed after the header's declaration of the same name, which
-// cuda.h maps to the version it targets (cuMemAlloc -> cuMemAlloc_v2).
-#define CACHELENS_CUDA_ENTRY_POINTS(X)                                                             \
-    X(cuGetErrorName)                                                                              \
-    X(cuGetErrorString)                                                                            \
-    X(cuInit)                                                                                      \
-    X(cuDriverGetVersion)                                                                          \
-    X(cuDeviceGet)                                                                                 \
-    X(cuDeviceGetCount)                                                                            \
-    X(cuDeviceGetName)                                                                             \
-    X(cuDeviceGetAttribute)                                                                        \
-    X(cuDevicePrimaryCtxRetain)                                                                    \
-    X(cuDevicePrimaryCtxRelease)                                                                   \
-    X(cuCtxSetCurrent)                                                                             \
-    X(cuModuleLoadData)                                                                            \
-    X(cuModuleUnload)                                                                              \
-    X(cuModuleGetFunction)                                                                         \
-    X(cuFuncSetAttribute)                                                                          \
-    X(cuFuncGetAttribute)                                                                          \
-    X(cuMemAlloc)                                                                                  \
-    X(cuMemFree)                                                                                   \
-    X(cuMemcpyHtoD)                                                                                \
-    X(cuMemsetD8Async)                                                                             \
-    X(cuLaunchKernel)                                                                              \
-    X(cuStreamCreate)                                                                              \
-    X(cuStreamDestroy)                                                                             \
-    X(cuStreamSynchronize)                                                                         \
-    X(cuEventCreate)                                                                               \
-    X(cuEventRecord)                                                                               \
-    X(cuEventSynchronize)                                                                          \
-    X(cuEventElapsedTime)                                                                          \
-    X(cuEventDestroy)                                                                              \
-    X(cuStreamBeginCapture)                                                                        \
-    X(cuStreamEndCapture)                                                                          \
-    X(cuGraphInstantiateWithFlags)                                                                 \
-    X(cuGraphLaunch)                                                                               \
-    X(cuGraphExecDestroy)                                                                          \
-    X(cuGraphDestroy)
-
 struct Driver {
     std::string library; // the name it was opened by
     void* handle = nullptr;
-#define CACHELENS_CUDA_MEMBER(name) decltype(&::name) name = nullptr;
+#define CACHELENS_CUDA_MEMBER(name) name##_fn name = nullptr;
     CACHELENS_CUDA_ENTRY_POINTS(CACHELENS_CUDA_MEMBER)
 #undef CACHELENS_CUDA_MEMBER
 };
@@ -86,9 +45,8 @@ std::string call_failed(const Driver& driver, std::string_view call, CUresult re
 
 } // namespace cachelens::bench::cuda
 
-// Testing hooks: the parts of the runner that need no GPU. Declared again in
-// tests/engine/tst_bench_timing.cpp, which cannot include cuda.h (changed
-// parameters fail to link there; keep the return types in step by hand).
+// Testing hooks: the parts of the runner that need no GPU
+// (tests/engine/tst_bench_timing.cpp).
 namespace cachelens::bench::detail {
 
 // Loads `library` as if it were the driver, resolves every entry point and

@@ -16,10 +16,11 @@
 
 namespace cachelens::bench {
 
-namespace {
+// The driver API's names (cuda_api.h) and the loaded driver, unqualified as
+// the CUDA documentation writes them.
+using namespace cuda;
 
-using cuda::call_failed;
-using cuda::Driver;
+namespace {
 
 // Why a candidate did not run: its CandidateResult status and message.
 struct Failure {
