@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # check-clean-debian.sh BUILD_DIR: installs the Debian package on a clean
 # Debian 12 and starts it there. The clean system is a minimal bookworm root
-# made by debootstrap from the Debian archive in the host's apt sources; the
+# made by debootstrap from the Debian archive in the host's apt sources
+# (scripts/lib/debian-root.sh, shared with scripts/check-fresh.sh); the
 # package goes in with apt (which pulls its Depends from that archive), then
 # the CLI scans the installed sample cache and the GUI, offscreen, opens it
 # and saves a screenshot. Needs root and the Debian archive; not part of
@@ -9,26 +10,26 @@
 set -euo pipefail
 
 build="$(cd "${1:?usage: check-clean-debian.sh BUILD_DIR}" && pwd)"
-[[ $EUID -eq 0 ]] || { echo "check-clean-debian: needs root (debootstrap, chroot)" >&2; exit 2; }
-command -v debootstrap >/dev/null || { echo "check-clean-debian: apt-get install debootstrap" >&2; exit 2; }
-mirror="$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)"
-mirror="${mirror:-http://deb.debian.org/debian}"
+# shellcheck source=../scripts/lib/debian-root.sh
+source "$(dirname "$0")/../scripts/lib/debian-root.sh"
+debian_root_require
 
 work="$(mktemp -d)"
 root="$work/root"
 cleanup() {
-    umount "$root/proc" 2>/dev/null || true
-    rm -rf "$work"
+    if [[ -d "$root/var/cache/apt" ]]; then
+        debian_root_save_debs "$root" || true
+    fi
+    debian_root_cleanup "$root" && rm -rf "$work"
 }
 trap cleanup EXIT
 
 cpack -G DEB --config "$build/CPackConfig.cmake" -B "$work/out" >"$work/cpack.log"
 deb="$(ls "$work"/out/cachelens_*.deb)"
-echo "check-clean-debian: debootstrap bookworm from $mirror" >&2
-debootstrap --variant=minbase bookworm "$root" "$mirror" >"$work/debootstrap.log"
+debian_root_create "$root"
+debian_root_mount "$root"
+debian_root_restore_debs "$root"
 cp "$deb" "$root/tmp/"
-cp /etc/resolv.conf "$root/etc/"
-mount --bind /proc "$root/proc"
 chroot "$root" bash -euo pipefail -c '
     apt-get update -q >/dev/null
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q /tmp/cachelens_*.deb >/tmp/install.log
