@@ -4,7 +4,8 @@
 PRESET ?= default
 BUILD_DIR := build/$(PRESET)
 
-.PHONY: all install-deps configure build run test package bench fuzz asan format check-format clean
+.PHONY: all install-deps configure build run test check-fresh check-deps package bench fuzz asan format \
+	check-format clean
 
 all: build
 
@@ -25,6 +26,15 @@ run: build
 # Every test: the engine and CLI suites, and the GUI ones under QT_QPA_PLATFORM=offscreen.
 test: build
 	@ctest --preset $(PRESET) -j 2
+
+# The README's set-up on a clean Debian 12 root (debootstrap; needs root and the
+# Debian archive): install-deps, every preset configured, make run, the engine
+# suites. check-deps stops after configuring (CI runs it). scripts/check-fresh.sh.
+check-fresh:
+	@scripts/check-fresh.sh
+
+check-deps:
+	@scripts/check-fresh.sh --configure-only
 
 # The Debian package, build/$(PRESET)/cachelens_<version>_<arch>.deb (packaging/CMakeLists.txt).
 package: build
