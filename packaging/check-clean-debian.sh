@@ -10,7 +10,7 @@
 set -euo pipefail
 
 build="$(cd "${1:?usage: check-clean-debian.sh BUILD_DIR}" && pwd)"
-# shellcheck source=../scripts/lib/debian-root.sh
+# shellcheck source=scripts/lib/debian-root.sh
 source "$(dirname "$0")/../scripts/lib/debian-root.sh"
 debian_root_require
 

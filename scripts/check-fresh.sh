@@ -21,7 +21,7 @@
 set -euo pipefail
 
 repo="$(cd "$(dirname "$0")/.." && pwd)"
-# shellcheck source=lib/debian-root.sh
+# shellcheck source=scripts/lib/debian-root.sh
 source "$repo/scripts/lib/debian-root.sh"
 
 configure_only=false

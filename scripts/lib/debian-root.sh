@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # scripts/lib/debian-root.sh: a clean Debian 12 (bookworm) root, for the
 # checks that need a machine with nothing installed (scripts/check-fresh.sh,
 # packaging/check-clean-debian.sh). Sourced, not run; needs root.
