@@ -52,7 +52,7 @@ on_exit() {
     fi
     debian_root_cleanup "$root" && rm -rf "$work"
     if [[ $status -ne 0 ]]; then
-        echo "check-fresh: FAILED (exit $status); the log: $log"
+        echo "check-fresh: FAILED (exit $status) at: $current_step; the log: $log"
     fi
 }
 trap on_exit EXIT
@@ -60,8 +60,10 @@ trap 'exit 130' INT TERM
 
 started=$SECONDS
 step_started=$SECONDS
+current_step="start"
 summary=()
 step() {
+    current_step="$*"
     echo
     echo "==> [$(date +%T), $(((SECONDS - started) / 60))m$(((SECONDS - started) % 60))s] $*"
     step_started=$SECONDS
@@ -73,6 +75,11 @@ done_step() {
 without_package_lines() {
     grep -v -E '^(Get:|Selecting|Preparing|Unpacking|Setting up|Processing|Created symlink|update-alternatives|\(Reading database)' ||
         true
+}
+# Ninja's progress, one line in 200 (and the last); every other line.
+build_progress() {
+    awk '!/^\[[0-9]+\/[0-9]+\] / { print; next }
+         { split(substr($1, 2), n, "/"); if (n[1] % 200 == 0 || n[1] == n[2] + 0) print }'
 }
 # in_root CMD: CMD as the user `dev` in its checkout, with a login's clean
 # environment (nothing from this host's), no display.
@@ -132,7 +139,7 @@ if $configure_only; then
     step "every preset configures on a fresh Debian 12 with only scripts/debian-packages.txt"
 else
     step "make run (builds the default preset; no display: prints the scan)"
-    in_root 'nice make run 2>&1 | grep -v "^\[[0-9]*/[0-9]*\] "'
+    in_root 'nice make run 2>&1' | build_progress
     done_step "make run (first build, $(nproc) cores)"
 
     if $all_tests; then

@@ -113,14 +113,15 @@ EOF
     echo force-unsafe-io >"$root/etc/dpkg/dpkg.cfg.d/unsafe-io"
 }
 
-# debian_root_mount ROOT: /proc, /sys and /dev inside it (undone by
-# debian_root_cleanup).
+# debian_root_mount ROOT: /proc, /sys, and in the root's own /dev (the
+# nodes debootstrap made; the host's is not shared) its own ptys and shared
+# memory. Undone by debian_root_cleanup.
 debian_root_mount() {
     local root="$1"
     mount -t proc proc "$root/proc"
     mount -t sysfs sysfs "$root/sys"
-    mount --bind /dev "$root/dev"
-    mount -t devpts -o newinstance,ptmxmode=0666 devpts "$root/dev/pts"
+    mount -t devpts -o newinstance,ptmxmode=0666,mode=620 devpts "$root/dev/pts"
+    ln -sf pts/ptmx "$root/dev/ptmx"
     mount -t tmpfs tmpfs "$root/dev/shm"
 }
 
