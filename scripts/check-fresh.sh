@@ -120,8 +120,9 @@ chroot "$root" chown -R dev:dev /home/dev
 done_step "user, make, checkout"
 
 step "make install-deps (as dev, through sudo)"
+installed_before="$(chroot "$root" dpkg-query -W -f='.\n' | wc -l)"
 in_root 'make install-deps' | without_package_lines
-done_step "make install-deps ($(chroot "$root" dpkg-query -W -f='.\n' | wc -l) packages installed in all)"
+done_step "make install-deps ($(($(chroot "$root" dpkg-query -W -f='.\n' | wc -l) - installed_before)) packages added)"
 
 for preset in "${presets[@]}"; do
     step "cmake --preset $preset"
