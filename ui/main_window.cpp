@@ -507,26 +507,15 @@ void MainWindow::openRoot(const fs::path& dir) {
     cancel_->show();
     statusText_->setText(tr("Indexing %1…").arg(text(dir.string())));
     const fs::path catalogPath = catalogPath_.toStdString();
+    // Once per index job, however it ends.
     const auto finish = [this, channel] {
-        indexing_.removeAll(channel);
+        indexing_.removeOne(channel);
         --rootsPending_;
         if (indexing_.isEmpty() && mirroring_.isEmpty()) {
             progress_->hide();
             cancel_->hide();
         }
     };
-    connect(
-        &jobs_, &JobRunner::finished, this,
-        [this, channel, finish](const QString& finished, bool delivered) {
-            // A cancelled index delivers nothing; tidy up for it here.
-            if (finished == channel && !delivered && indexing_.contains(channel)) {
-                finish();
-                statusText_->setText(tr("Indexing cancelled; what was indexed is kept."));
-                rootsModel_->refresh();
-                entryModel_->refresh();
-            }
-        },
-        Qt::SingleShotConnection);
     jobs_.run<IndexOutcome>(
         channel, this,
         [catalogPath, dir](const JobContext& context) {
@@ -572,6 +561,16 @@ void MainWindow::openRoot(const fs::path& dir) {
             rootsModel_->refresh();
             entryModel_->refresh();
             emit rootIndexed(outcome.root);
+        },
+        [this, finish](bool delivered) {
+            if (delivered) {
+                return; // finished above
+            }
+            // Cancelled (or indexed again meanwhile): no outcome comes.
+            finish();
+            statusText_->setText(tr("Indexing cancelled; what was indexed is kept."));
+            rootsModel_->refresh();
+            entryModel_->refresh();
         });
 }
 
