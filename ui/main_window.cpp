@@ -77,6 +77,8 @@ struct IndexOutcome {
 };
 
 const char* const kTabNames[] = {"overview", "debug", "guards", "source", "kernels", "autotune"};
+const char* const kViewNames[] = {"browse", "compare", "why",   "stats", "prune",
+                                  "bench",  "import",  "redis", "pull",  "push"};
 
 } // namespace
 
@@ -507,26 +509,15 @@ void MainWindow::openRoot(const fs::path& dir) {
     cancel_->show();
     statusText_->setText(tr("Indexing %1…").arg(text(dir.string())));
     const fs::path catalogPath = catalogPath_.toStdString();
+    // Once per index job, however it ends.
     const auto finish = [this, channel] {
-        indexing_.removeAll(channel);
+        indexing_.removeOne(channel);
         --rootsPending_;
         if (indexing_.isEmpty() && mirroring_.isEmpty()) {
             progress_->hide();
             cancel_->hide();
         }
     };
-    connect(
-        &jobs_, &JobRunner::finished, this,
-        [this, channel, finish](const QString& finished, bool delivered) {
-            // A cancelled index delivers nothing; tidy up for it here.
-            if (finished == channel && !delivered && indexing_.contains(channel)) {
-                finish();
-                statusText_->setText(tr("Indexing cancelled; what was indexed is kept."));
-                rootsModel_->refresh();
-                entryModel_->refresh();
-            }
-        },
-        Qt::SingleShotConnection);
     jobs_.run<IndexOutcome>(
         channel, this,
         [catalogPath, dir](const JobContext& context) {
@@ -572,6 +563,16 @@ void MainWindow::openRoot(const fs::path& dir) {
             rootsModel_->refresh();
             entryModel_->refresh();
             emit rootIndexed(outcome.root);
+        },
+        [this, finish](bool delivered) {
+            if (delivered) {
+                return; // finished above
+            }
+            // Cancelled (or indexed again meanwhile): no outcome comes.
+            finish();
+            statusText_->setText(tr("Indexing cancelled; what was indexed is kept."));
+            rootsModel_->refresh();
+            entryModel_->refresh();
         });
 }
 
@@ -685,60 +686,97 @@ void MainWindow::loadEntry(const EntryRef& ref) {
         });
 }
 
-std::optional<EntryRef> MainWindow::findEntry(const QString& query, cachedir::FileKind kind,
-                                              const std::optional<fs::path>& root,
-                                              const std::optional<fs::path>& avoidRoot) const {
+std::optional<MainWindow::FoundEntry>
+MainWindow::findEntry(const QString& query, cachedir::FileKind kind,
+                      const std::optional<fs::path>& root,
+                      const std::optional<fs::path>& avoidRoot) const {
     auto catalog = catalog::Catalog::open(catalogPath_.toStdString());
     if (!catalog) {
         return std::nullopt;
     }
     const std::string wanted = query.toStdString();
     catalog::SearchQuery search;
-    // A path is found by the key in its last part ("4a/<key>.best_config"),
-    // a key or kernel name by itself.
-    const auto slash = wanted.rfind('/');
-    search.text = std::string(cachedir::stem_of(
-        std::string_view(wanted).substr(slash == std::string::npos ? 0 : slash + 1)));
+    if (root) {
+        search.root = catalog::root_location(*root);
+    }
+    // An absolute path names its root.
+    if (fs::path(wanted).is_absolute()) {
+        auto roots = catalog->roots();
+        if (!roots) {
+            return std::nullopt;
+        }
+        std::error_code ec;
+        const fs::path absolute = fs::weakly_canonical(wanted, ec);
+        const auto inside = std::ranges::find_if(*roots, [&](const catalog::Root& candidate) {
+            const fs::path relative = absolute.lexically_relative(candidate.location);
+            return !relative.empty() && *relative.begin() != "..";
+        });
+        if (inside == roots->end() || (search.root && *search.root != inside->location)) {
+            return std::nullopt;
+        }
+        search.root = inside->location;
+    }
+    search.text = cachedir::EntryQuery(search.root.value_or(std::string()), wanted).search_key();
     if (kind != cachedir::FileKind::Unknown) {
         search.kinds = {kind};
     }
-    if (root) {
-        search.root = root->string();
-    }
-    search.limit = 200;
-    auto hits = catalog->search(search);
-    if (!hits || hits->empty()) {
-        return std::nullopt;
-    }
-    const catalog::SearchHit* best = nullptr;
-    // The same key in another root first: a Redis root's entry is compared
-    // with the local one, not with itself.
+    // The entry its path names, else the first its key or name names; with
+    // avoidRoot, one elsewhere first (a Redis root's entry is compared with
+    // the local one, not with itself).
     const std::string avoid = avoidRoot ? catalog::root_location(*avoidRoot) : std::string();
-    for (const bool elsewhere : {true, false}) {
-        for (const auto& hit : *hits) {
-            if ((hit.path == wanted || hit.key == wanted || hit.name == wanted) &&
-                (!elsewhere || hit.root != avoid)) {
-                best = &hit;
-                break;
+    const auto rank = [&](cachedir::EntryQuery::Match match, const std::string& hitRoot) {
+        const int how = match == cachedir::EntryQuery::Match::Path  ? 4
+                        : match == cachedir::EntryQuery::Match::Key ? 2
+                                                                    : 0;
+        return how == 0 ? 0 : how + (avoidRoot && hitRoot != avoid ? 1 : 0);
+    };
+    // No better match can come: its path names it (a key or name names several
+    // entries: the first is taken), in another root than avoidRoot.
+    const bool byPath = wanted.find('/') != std::string::npos;
+    const int bestPossible = (byPath ? 4 : 2) + (avoidRoot ? 1 : 0);
+    std::map<std::string, cachedir::EntryQuery> queries; // per root: a path is relative to it
+    std::optional<catalog::SearchHit> best;
+    int bestRank = 0;
+    search.limit = 500;
+    for (search.offset = 0; bestRank < bestPossible; search.offset += search.limit) {
+        auto hits = catalog->search(search);
+        if (!hits) {
+            return std::nullopt;
+        }
+        for (auto& hit : *hits) {
+            auto entryQuery = queries.find(hit.root);
+            if (entryQuery == queries.end()) {
+                entryQuery =
+                    queries.emplace(hit.root, cachedir::EntryQuery(hit.root, wanted)).first;
+            }
+            cachedir::Entry entry;
+            entry.kind = hit.kind;
+            entry.key = hit.key;
+            entry.path = hit.path;
+            entry.name = hit.name;
+            const int hitRank = rank(entryQuery->second.match(entry), hit.root);
+            if (hitRank > bestRank) {
+                bestRank = hitRank;
+                best = std::move(hit);
             }
         }
-        if (best != nullptr) {
+        if (hits->size() < search.limit) {
             break;
         }
     }
-    if (best == nullptr) {
-        best = &hits->front();
+    if (!best) {
+        return std::nullopt;
     }
-    EntryRef ref;
-    ref.root = best->root;
-    ref.entry.kind = best->kind;
-    ref.entry.key = best->key;
-    ref.entry.path = best->path;
-    ref.entry.name = best->name;
-    ref.entry.size = best->size;
-    ref.entry.mtime_ns = best->mtime_ns;
-    const_cast<MainWindow*>(this)->pendingSelection_ = best->entry_id;
-    return ref;
+    FoundEntry found;
+    found.id = best->entry_id;
+    found.ref.root = best->root;
+    found.ref.entry.kind = best->kind;
+    found.ref.entry.key = best->key;
+    found.ref.entry.path = best->path;
+    found.ref.entry.name = best->name;
+    found.ref.entry.size = best->size;
+    found.ref.entry.mtime_ns = best->mtime_ns;
+    return found;
 }
 
 bool MainWindow::selectEntry(const QString& query) {
@@ -750,13 +788,19 @@ bool MainWindow::selectEntry(const QString& query) {
         statusText_->setText(tr("No entry %1 in the catalog").arg(query));
         return false;
     }
+    showFoundEntry(*found);
+    return true;
+}
+
+void MainWindow::showFoundEntry(const FoundEntry& found) {
     showPage(Page::Browse);
-    if (auto row = entryModel_->rowOfId(*pendingSelection_)) {
+    if (auto row = entryModel_->rowOfId(found.id)) {
         pendingSelection_.reset();
         selectOnly(*row);
-        return true;
+        return;
     }
     // Hidden by the filter: show everything, then select it when the rows are in.
+    pendingSelection_ = found.id;
     search_->blockSignals(true);
     search_->clear();
     search_->blockSignals(false);
@@ -764,7 +808,21 @@ bool MainWindow::selectEntry(const QString& query) {
     filterRoot_.reset();
     filterKind_.reset();
     applyFilter();
-    return true;
+}
+
+void MainWindow::browseRoot(const fs::path& root) {
+    const QModelIndex index = rootLabels_->mapFromSource(rootsModel_->indexOfRoot(root));
+    if (index.isValid()) {
+        // The sidebar's current row filters the table (onRootSelected).
+        sidebar_->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
+                                                               QItemSelectionModel::Rows);
+        return;
+    }
+    filterRoot_ = root;
+    filterKind_.reset();
+    sidebarRoot_ = root; // selected once the sidebar lists it
+    applyFilter();
+    updateRootActions();
 }
 
 // Not QTableView::selectRow: that honours the keyboard modifiers held at the
@@ -779,25 +837,25 @@ void MainWindow::selectOnly(int row) {
 void MainWindow::follow(cachedir::FileKind kind, const QString& keyOrPath) {
     const std::optional<fs::path> root =
         current_ ? std::optional(current_->root) : std::optional<fs::path>();
-    if (!findEntry(keyOrPath, kind, root)) {
+    const auto found = findEntry(keyOrPath, kind, root);
+    if (!found) {
         statusText_->setText(tr("%1 %2 is not in this cache dir")
                                  .arg(text(std::string(cachedir::to_string(kind))), keyOrPath));
         return;
     }
-    selectEntry(keyOrPath);
+    showFoundEntry(*found);
 }
 
 bool MainWindow::compareWith(const QString& query) {
     if (!current_) {
         return false;
     }
-    auto other = findEntry(query, cachedir::FileKind::FxGraph, std::nullopt, current_->root);
-    pendingSelection_.reset();
+    const auto other = findEntry(query, cachedir::FileKind::FxGraph, std::nullopt, current_->root);
     if (!other) {
         statusText_->setText(tr("No FX graph entry %1 to compare with").arg(query));
         return false;
     }
-    compareView_->compare(*current_, *other);
+    compareView_->compare(*current_, other->ref);
     showPage(Page::Compare);
     return true;
 }
@@ -945,6 +1003,22 @@ void MainWindow::showTab(Tab tab) {
     details_->setCurrentIndex(static_cast<int>(tab));
 }
 
+QStringList MainWindow::tabNames() {
+    QStringList names;
+    for (const char* name : kTabNames) {
+        names << QLatin1String(name);
+    }
+    return names;
+}
+
+QStringList MainWindow::viewNames() {
+    QStringList names;
+    for (const char* name : kViewNames) {
+        names << QLatin1String(name);
+    }
+    return names;
+}
+
 std::optional<MainWindow::Tab> MainWindow::tabFromName(const QString& name) {
     for (std::size_t i = 0; i < std::size(kTabNames); ++i) {
         if (name == QLatin1String(kTabNames[i])) {
@@ -975,8 +1049,8 @@ void MainWindow::runStartupRequest(const StartupRequest& request) {
 }
 
 // Each step starts what it needs and returns; the signal that its work is
-// done calls this again. The steps: roots indexed, search, select, tab,
-// compare, view, then everything idle.
+// done calls this again. The steps: roots indexed, the first dir opened
+// browsed, search, select, tab, compare, view, then everything idle.
 void MainWindow::advanceRequest() {
     if (!request_ || rootsPending_ > 0 || entryModel_->isLoading() || waitingForEntry_) {
         return;
@@ -984,24 +1058,37 @@ void MainWindow::advanceRequest() {
     const StartupRequest& request = *request_;
     while (requestStep_ < 6) {
         const int step = requestStep_++;
-        if (step == 0 && !request.search.isEmpty()) {
+        if (step == 0 && request.browseOpened && !request.open.empty()) {
+            if (rootsModel_->isRefreshing()) {
+                --requestStep_; // the sidebar lists the root once this refresh is in
+                return;
+            }
+            const fs::path root = catalog::root_location(request.open.front());
+            if (rootsModel_->indexOfRoot(root).isValid()) { // not when indexing it failed
+                browseRoot(root);
+                if (entryModel_->isLoading()) {
+                    return; // the table's loaded() continues
+                }
+            }
+        }
+        if (step == 1 && !request.search.isEmpty()) {
             search_->setText(request.search);
             applyFilter();
             return;
         }
-        if (step == 1 && !request.select.isEmpty() && selectEntry(request.select)) {
+        if (step == 2 && !request.select.isEmpty() && selectEntry(request.select)) {
             waitingForEntry_ = true; // entryShown continues
             return;
         }
-        if (step == 2 && !request.tab.isEmpty()) {
+        if (step == 3 && !request.tab.isEmpty()) {
             if (auto tab = tabFromName(request.tab)) {
                 showTab(*tab);
             }
         }
-        if (step == 3 && !request.compare.isEmpty()) {
+        if (step == 4 && !request.compare.isEmpty()) {
             compareWith(request.compare);
         }
-        if (step == 4 && !request.view.isEmpty()) {
+        if (step == 5 && !request.view.isEmpty()) {
             if (request.view == "compare") {
                 showPage(Page::Compare);
             } else if (request.view == "why") {

@@ -60,16 +60,20 @@ struct MirrorOutcome;
 // What to show right after start: the command line of cachelens-gui.
 struct StartupRequest {
     std::vector<std::filesystem::path> open;
+    // Browse the first dir of `open`, selected in the sidebar (--open); false
+    // when it is the default cache dir, shown among every root of the catalog.
+    bool browseOpened = true;
     // Bundle files, browsed read-only.
     std::vector<std::filesystem::path> openBundles;
     // Redis servers (redis://... URLs), mirrored and browsed read-only.
     QStringList openRedis;
-    QString select;  // a key, path or kernel name to select
-    QString tab;     // overview, debug, guards, source, kernels, autotune
+    QString select;  // a key, path (relative or absolute) or kernel name to select
+    QString tab;     // MainWindow::tabNames()
     QString compare; // a second key to compare the selection with
-    // browse, compare, why, stats, prune, bench, import, redis (Add Redis
-    // Server), pull (the selection into importInto), push (the selection, or
-    // the first dir opened, to the first server opened)
+    // MainWindow::viewNames(): browse, compare, why, stats, prune (the first
+    // dir opened), bench, import, redis (Add Redis Server), pull (the
+    // selection into importInto), push (the selection, or the first dir
+    // opened, to the first server opened)
     QString view;
     QString search;       // text for the search field
     QString pruneMaxSize; // with view "prune": preview a prune to this size
@@ -139,8 +143,10 @@ public:
     void showPage(Page page);
     void showTab(Tab tab);
     std::optional<EntryRef> currentEntry() const { return current_; }
-    // Selects the entry a user means by `query` (key, path, kernel name) in
-    // the current table; false when the table has no such entry.
+    // Selects the entry a user means by `query` (cachedir::EntryQuery: a key,
+    // a path relative to its root or absolute, a kernel name; a path is that
+    // entry exactly), in the root shown first; false when the catalog has no
+    // such entry.
     bool selectEntry(const QString& query);
     // Compares the selected entry with the one `query` names.
     bool compareWith(const QString& query);
@@ -158,6 +164,9 @@ public:
     QLabel* bundleBanner() const { return bundleBanner_; }
 
     static std::optional<Tab> tabFromName(const QString& name);
+    // What --tab and --view accept.
+    static QStringList tabNames();
+    static QStringList viewNames();
     // What --screenshot saves: the import, export, Redis, pull, push or prune
     // dialog when one is open, else the window.
     QWidget* screenshotTarget();
@@ -189,11 +198,21 @@ private:
     void loadEntry(const EntryRef& ref);
     void follow(cachedir::FileKind kind, const QString& keyOrPath);
     void selectOnly(int row);
-    // `avoidRoot`: an entry elsewhere is preferred when one matches as well.
-    std::optional<EntryRef>
+    struct FoundEntry {
+        EntryRef ref;
+        std::int64_t id = 0; // in the catalog
+    };
+    // The entry `query` names (cachedir::EntryQuery), of `kind` unless
+    // Unknown, in `root` unless none: one its path names before one its key
+    // or name does; with `avoidRoot`, one elsewhere before one there.
+    std::optional<FoundEntry>
     findEntry(const QString& query, cachedir::FileKind kind,
               const std::optional<std::filesystem::path>& root,
               const std::optional<std::filesystem::path>& avoidRoot = std::nullopt) const;
+    // Selects it in the table, showing every root when the filter hides it.
+    void showFoundEntry(const FoundEntry& found);
+    // Selects `root` in the sidebar, which shows its entries.
+    void browseRoot(const std::filesystem::path& root);
     std::vector<EntryRef> selectedEntries() const;
     std::vector<std::filesystem::path> rootDirs() const;
     // The cache dir a page or dialog acts on: the sidebar's, the selected

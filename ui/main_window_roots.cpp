@@ -255,28 +255,15 @@ void MainWindow::addRedisServer(const remote::RedisEndpoint& endpoint) {
     cancel_->show();
     statusText_->setText(
         remote_work::progressText(remote_work::MirrorStage::Connecting, 0, server));
+    // Once per mirroring, however it ends.
     const auto finish = [this, channel] {
-        mirroring_.removeAll(channel);
+        mirroring_.removeOne(channel);
         --rootsPending_;
         if (indexing_.isEmpty() && mirroring_.isEmpty()) {
             progress_->hide();
             cancel_->hide();
         }
     };
-    // A cancelled mirroring delivers nothing; tidy up for it here.
-    auto cancelled = std::make_shared<QMetaObject::Connection>();
-    *cancelled = connect(&jobs_, &JobRunner::finished, this,
-                         [this, channel, finish, cancelled](const QString& done, bool delivered) {
-                             if (done != channel) {
-                                 return;
-                             }
-                             disconnect(*cancelled);
-                             if (!delivered && mirroring_.contains(channel)) {
-                                 finish();
-                                 statusText_->setText(tr("Mirroring cancelled: nothing changed."));
-                                 advanceRequest();
-                             }
-                         });
     const fs::path catalogPath = catalogPath_.toStdString();
     jobs_.run<remote_work::MirrorOutcome>(
         channel, this,
@@ -293,6 +280,13 @@ void MainWindow::addRedisServer(const remote::RedisEndpoint& endpoint) {
             }
             onMirrored(endpoint, outcome); // indexes: counted before this one is let go
             finish();
+        },
+        [this, finish](bool delivered) {
+            if (delivered) {
+                return; // finished above
+            }
+            finish();
+            statusText_->setText(tr("Mirroring cancelled: nothing changed."));
         });
 }
 

@@ -9,6 +9,7 @@
 #include "test_paths.h"
 
 #include <cachelens/bench/launch_plan.h>
+#include <cachelens/cachedir/best_config.h>
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
 #include <cachelens/cachedir/triton_kernel.h>
@@ -337,6 +338,69 @@ private slots:
                  std::string("XBLOCK=1, R0_BLOCK=4096, num_warps=4, num_stages=1"));
         QCOMPARE(best->block_threads, 128u);
         QCOMPARE(best->shared_bytes, 16u);
+    }
+
+    // cachedir::current_best, the one rule the plan and the GUI's Autotune
+    // tab mark the current best by.
+    void theCurrentBestRule() {
+        using cachedir::CurrentBest;
+        cachedir::KernelConfig small;
+        small.kwargs = {{"XBLOCK", std::int64_t{8}}, {"R0_BLOCK", std::int64_t{8}}};
+        small.num_warps = 2;
+        small.num_stages = 1;
+        small.num_ctas = 1; // a .best_config does not record it
+        cachedir::KernelConfig large = small;
+        large.kwargs = {{"XBLOCK", std::int64_t{64}}, {"R0_BLOCK", std::int64_t{8}}};
+        const std::vector<cachedir::CandidateConfig> two{{"AAA", &small}, {"BBB", &large}};
+        const std::vector<cachedir::CandidateConfig> one{{"AAA", &small}};
+
+        // No .best_config: the only candidate runs; of several, nothing says which.
+        QCOMPARE(cachedir::current_best(nullptr, one).kind, CurrentBest::Kind::Candidate);
+        QCOMPARE(cachedir::current_best(nullptr, two).kind, CurrentBest::Kind::Unknown);
+
+        cachedir::BestConfig best;
+        best.config.kwargs = {{"R0_BLOCK", std::int64_t{8}}, {"XBLOCK", std::int64_t{64}}};
+        best.config.num_warps = 2;
+        best.config.num_stages = 1;
+        // An older .best_config: by its config (kwargs in any order).
+        auto current = cachedir::current_best(&best, two);
+        QCOMPARE(current.kind, CurrentBest::Kind::Candidate);
+        QCOMPARE(current.index, std::size_t{1});
+        // The Triton dir it records wins over the config.
+        best.triton_cache_hash = "AAA";
+        current = cachedir::current_best(&best, two);
+        QCOMPARE(current.kind, CurrentBest::Kind::Candidate);
+        QCOMPARE(current.index, std::size_t{0});
+        best.triton_cache_hash = "CCC";
+        QCOMPARE(cachedir::current_best(&best, two).kind, CurrentBest::Kind::NotACandidate);
+        // One candidate and a .best_config naming another: not that one.
+        best.triton_cache_hash.reset();
+        QCOMPARE(cachedir::current_best(&best, one).kind, CurrentBest::Kind::NotACandidate);
+
+        // The devset reduction: coordinate descent's winner is none of the
+        // bundle's compiled configs, and the plan finds its cubin.
+        const auto bundle = bundle_kernels(devset()).at({kReductionKey, kReductionKernel});
+        std::vector<cachedir::CandidateConfig> compiled;
+        for (const auto& [dir, config] : bundle.configs) {
+            compiled.push_back({dir, &config});
+        }
+        const auto kernels = plan(devset());
+        const KernelCandidates* kernel = find_kernel(kernels, kReductionKey);
+        QVERIFY(kernel != nullptr && kernel->best_config);
+        QVERIFY(kernel->best_config->found_by_coordesc.value_or(false));
+        QCOMPARE(cachedir::current_best(&*kernel->best_config, compiled).kind,
+                 CurrentBest::Kind::NotACandidate);
+        const auto winners = std::count_if(kernel->plans.begin(), kernel->plans.end(),
+                                           [](const LaunchPlan& p) { return p.is_current_best; });
+        QCOMPARE(winners, 1);
+        PlanOptions onlyBest;
+        onlyBest.all_configs = false;
+        const auto bestOnly = plan(devset(), onlyBest);
+        const KernelCandidates* reduction = find_kernel(bestOnly, kReductionKey);
+        QVERIFY(reduction != nullptr);
+        QCOMPARE(reduction->plans.size(), std::size_t{1});
+        QCOMPARE(reduction->plans.front().config.describe(),
+                 std::string("XBLOCK=1, R0_BLOCK=4096, num_warps=4, num_stages=1"));
     }
 
     void theTemplateOfFormatsMd() {

@@ -186,6 +186,57 @@ private slots:
         QCOMPARE(inside.size(), 1u);
     }
 
+    // What the GUI's --select and links use: how an entry matches a query,
+    // and the key a catalog search finds it by.
+    void entryQueryTellsAPathFromAKey() {
+        auto scan = scan_cache_dir(test::fixture("multi_dev/cache"));
+        QVERIFY_RESULT(scan);
+        const std::string key = "ftk5o3esbiwgxl7lmk4qxfqciu7xafyi4yfigwtqep4irctgaowt";
+        const std::string second = "ndyhf46ldwmlkvpp4mky6repcjnctgzt5cojksekpxljmat467r";
+        const std::string path = "fxgraph/tk/" + key + "/" + second;
+        const auto entries = scan->entries();
+        const auto matches = [&](const EntryQuery& query, EntryQuery::Match how) {
+            std::vector<std::string> out;
+            for (const auto& entry : entries) {
+                if (query.match(entry) == how) {
+                    out.push_back(entry.path);
+                }
+            }
+            return out;
+        };
+        for (const std::string& spelled :
+             {path, (scan->root / path).string(), (scan->root / path).string() + "/"}) {
+            const EntryQuery query(scan->root, spelled);
+            QCOMPARE(matches(query, EntryQuery::Match::Path), std::vector<std::string>{path});
+            QVERIFY(matches(query, EntryQuery::Match::Key).empty());
+            QCOMPARE(query.search_key(), key);
+        }
+        const EntryQuery byKey(scan->root, key);
+        QVERIFY(matches(byKey, EntryQuery::Match::Path).empty());
+        QCOMPARE(matches(byKey, EntryQuery::Match::Key).size(), 2u);
+        QCOMPARE(byKey.search_key(), key);
+        const EntryQuery keyDir(scan->root, "fxgraph/tk/" + key);
+        QCOMPARE(matches(keyDir, EntryQuery::Match::Key).size(), 2u);
+        QCOMPARE(keyDir.search_key(), key);
+        // Outside the root: nothing, even when the tail looks like an entry's.
+        const EntryQuery outside(scan->root, "/elsewhere/" + path);
+        QVERIFY(matches(outside, EntryQuery::Match::Path).empty());
+
+        const std::string triton = "triton/0/L2KQLBTF3B3HZ3YRXN7U25EN6KGYJTFQDFHON2CZ62ZFHDARA6MA";
+        const EntryQuery tritonFile(scan->root, triton + "/triton_poi_fused_mul_sin_0.cubin");
+        QCOMPARE(matches(tritonFile, EntryQuery::Match::Path), std::vector<std::string>{triton});
+        QCOMPARE(tritonFile.search_key(), "L2KQLBTF3B3HZ3YRXN7U25EN6KGYJTFQDFHON2CZ62ZFHDARA6MA");
+        QCOMPARE(EntryQuery(scan->root, triton).search_key(),
+                 "L2KQLBTF3B3HZ3YRXN7U25EN6KGYJTFQDFHON2CZ62ZFHDARA6MA");
+        const EntryQuery name(scan->root, "triton_poi_fused_mul_sin_0");
+        QCOMPARE(matches(name, EntryQuery::Match::Key).size(), 4u);
+        QCOMPARE(EntryQuery(scan->root,
+                            "ev/83fc9438728699e376cdfacdd6ef6ec58cc063f3df1aef131c7310620367f69a"
+                            ".best_config")
+                     .search_key(),
+                 "83fc9438728699e376cdfacdd6ef6ec58cc063f3df1aef131c7310620367f69a");
+    }
+
     void scanRefusesWhatIsNotADir() {
         auto missing = scan_cache_dir("/nonexistent/cachelens/dir");
         QVERIFY(!missing);

@@ -331,6 +331,57 @@ private slots:
         }
     }
 
+    // kFxSmall's reduction: its bundle compiled one config; coordinate
+    // descent then found the winner its best_config records, none of the
+    // candidates (cachedir::current_best, as `cachelens bench --plan`).
+    void autotuneFxCoordinateDescentWinnerIsARowOfItsOwn() {
+        const char* const kCoordescBestConfig =
+            "2c/1d478d3f71f84b06d156f2b3d8b027fb6d1f8b2d5491a0dc74571852450c7051.best_config";
+        const Loaded fx = load(kFxSmall);
+        const Loaded best = load(kCoordescBestConfig);
+        const auto& entry = std::get<cachedir::FxGraphEntry>(*fx.content);
+        const auto& bestConfig = std::get<cachedir::BestConfig>(*best.content);
+        QVERIFY(bestConfig.found_by_coordesc.value_or(false));
+        QVERIFY(!bestConfig.triton_cache_hash);
+        QCOMPARE(entry.autotuners.size(), std::size_t{1});
+        const auto& tuner = entry.autotuners.front();
+        QCOMPARE(cacheRelativePath(tuner.best_config_path), std::string(kCoordescBestConfig));
+        const int candidates = static_cast<int>(tuner.candidates.size());
+        AutotuneModel model;
+        QAbstractItemModelTester tester(&model,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.showFxGraph(entry, {{kCoordescBestConfig, bestConfig}});
+        QCOMPARE(model.rowCount(), candidates + 1);
+        QCOMPARE(model.bestCount(), 1);
+        for (int row = 0; row < candidates; ++row) {
+            QVERIFY(!model.index(row, 0).data(AutotuneModel::IsBestRole).toBool());
+        }
+        const int winner = candidates;
+        QVERIFY(model.index(winner, 0).data(AutotuneModel::IsBestRole).toBool());
+        QCOMPARE(model.index(winner, AutotuneModel::MarkerColumn).data().toString(),
+                 QStringLiteral("best"));
+        QCOMPARE(model.index(winner, AutotuneModel::KernelColumn).data().toString(),
+                 QStringLiteral("triton_red_fused_mul_sqrt_sum_0"));
+        QCOMPARE(model.index(winner, AutotuneModel::ConfigColumn).data().toString(),
+                 QStringLiteral("XBLOCK=1, R0_BLOCK=4096"));
+        QVERIFY(model.index(winner, AutotuneModel::ConfigColumn)
+                    .data(Qt::FontRole)
+                    .value<QFont>()
+                    .bold());
+        QCOMPARE(model.index(winner, AutotuneModel::NumWarpsColumn).data().toInt(), 4);
+        QCOMPARE(model.index(winner, AutotuneModel::CoordescColumn).data().toString(),
+                 QStringLiteral("yes"));
+        QCOMPARE(model.index(winner, AutotuneModel::AutotuneTimeColumn).data().toDouble(), 1862.0);
+        QCOMPARE(model.index(winner, AutotuneModel::BestConfigColumn).data().toString(),
+                 QLatin1String(kCoordescBestConfig));
+        // No Triton dir recorded: nothing to link to, and the tooltip says why.
+        QVERIFY(!model.linkAt(model.index(winner, AutotuneModel::TritonColumn)));
+        QVERIFY(model.index(winner, AutotuneModel::ConfigColumn)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains(QStringLiteral("coordinate descent")));
+    }
+
     void autotuneBenchmarkCacheMarksTheFastestOfEachBenchmark() {
         const Loaded loaded = load(kBenchmarkCache);
         const auto& cache = std::get<cachedir::BenchmarkCache>(*loaded.content);

@@ -1,6 +1,8 @@
 // The job runner: work runs off the GUI thread, results arrive on it, a newer
 // job on a channel supersedes an older one, cancel drops the result, progress
-// reaches the GUI thread, and nothing is delivered to a receiver that is gone.
+// reaches the GUI thread, and nothing is delivered to a receiver that is gone;
+// a job's own `ended` runs once for it, however it ended and whichever job
+// finished first.
 
 #include "jobs/job_runner.h"
 
@@ -101,10 +103,62 @@ private slots:
         QCOMPARE(progress.last().at(2).toLongLong(), 3);
     }
 
+    void endedRunsForItsOwnJobOnly() {
+        JobRunner runner;
+        QStringList ended;
+        // A quick job finishes (its result waiting in the event queue) before
+        // the slow one, which is then cancelled.
+        runner.run<int>(
+            "quick", this, [](const JobContext&) { return 1; }, [](int) {},
+            [&](bool delivered) { ended << QStringLiteral("quick %1").arg(delivered); });
+        runner.waitForAll();
+        bool slowDelivered = false;
+        runner.run<int>(
+            "slow", this,
+            [](const JobContext& context) {
+                while (!context.cancelled()) {
+                    QThread::msleep(1);
+                }
+                return 2;
+            },
+            [&](int) { slowDelivered = true; },
+            [&](bool delivered) { ended << QStringLiteral("slow %1").arg(delivered); });
+        // The first quick job, its result not yet delivered, is superseded on
+        // its channel: it ends undelivered, the newer one delivered.
+        runner.run<int>(
+            "quick", this, [](const JobContext&) { return 3; }, [](int) {},
+            [&](bool delivered) { ended << QStringLiteral("quick again %1").arg(delivered); });
+        QTRY_COMPARE(ended.size(), 2);
+        QCOMPARE(ended, (QStringList{"quick 0", "quick again 1"}));
+        runner.cancel("slow");
+        QTRY_COMPARE(ended.size(), 3);
+        QCOMPARE(ended.last(), QStringLiteral("slow 0"));
+        QVERIFY(!slowDelivered);
+
+        std::atomic<bool> release{false};
+        runner.run<int>(
+            "search", this,
+            [&](const JobContext&) {
+                while (!release.load()) {
+                    QThread::msleep(1);
+                }
+                return 4;
+            },
+            [](int) {}, [&](bool delivered) { ended << QStringLiteral("old %1").arg(delivered); });
+        runner.run<int>(
+            "search", this, [](const JobContext&) { return 5; }, [](int) {},
+            [&](bool delivered) { ended << QStringLiteral("new %1").arg(delivered); });
+        release = true;
+        QTRY_COMPARE(ended.size(), 5);
+        QVERIFY(ended.contains("old 0"));
+        QVERIFY(ended.contains("new 1"));
+    }
+
     void nothingReachesAReceiverThatIsGone() {
         JobRunner runner;
         QSignalSpy finished(&runner, &JobRunner::finished);
         bool delivered = false;
+        bool ended = false;
         auto* receiver = new QObject;
         runner.run<int>(
             "a", receiver,
@@ -112,10 +166,11 @@ private slots:
                 QThread::msleep(20);
                 return 1;
             },
-            [&](int) { delivered = true; });
+            [&](int) { delivered = true; }, [&](bool) { ended = true; });
         delete receiver;
         QTRY_COMPARE(finished.size(), 1);
         QVERIFY(!delivered);
+        QVERIFY(!ended);
     }
 };
 

@@ -19,7 +19,8 @@ JobRunner::~JobRunner() {
 }
 
 void JobRunner::start(const QString& channel, QObject* receiver,
-                      std::function<void(const JobContext&)> work, std::function<void()> deliver) {
+                      std::function<void(const JobContext&)> work, std::function<void()> deliver,
+                      std::function<void(bool)> ended) {
     Channel& state = channels_[channel];
     if (state.cancel) {
         state.cancel->store(true); // the older job's result is stale now
@@ -42,17 +43,20 @@ void JobRunner::start(const QString& channel, QObject* receiver,
     QPointer<QObject> guard(receiver);
     emit started(channel);
     pool_.start([this, self, channel, generation, context, guard, work = std::move(work),
-                 deliver = std::move(deliver)] {
+                 deliver = std::move(deliver), ended = std::move(ended)] {
         work(context);
         QMetaObject::invokeMethod(
             self,
-            [this, channel, generation, context, guard, deliver] {
+            [this, channel, generation, context, guard, deliver, ended] {
                 Channel& current = channels_[channel];
                 --current.running;
                 const bool fresh = current.generation == generation && !context.cancelled();
                 const bool delivered = fresh && guard;
                 if (delivered) {
                     deliver();
+                }
+                if (ended && guard) {
+                    ended(delivered);
                 }
                 emit finished(channel, delivered);
             },

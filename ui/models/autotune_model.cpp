@@ -124,29 +124,28 @@ void AutotuneModel::showFxGraph(const cachedir::FxGraphEntry& fx,
                                          : cacheRelativePath(tuner.best_config_path);
         const auto found = bestConfigs.find(bestPath);
         const cachedir::BestConfig* best = found == bestConfigs.end() ? nullptr : &found->second;
-        // The winner is the candidate whose cubin the best_config names; an
-        // older best_config without the hash is matched by its config.
-        std::optional<std::size_t> winner;
-        for (std::size_t i = 0; best != nullptr && i < tuner.candidates.size() && !winner; ++i) {
-            const auto& candidate = tuner.candidates[i];
-            if (best->triton_cache_hash ? candidate.triton_dir() == *best->triton_cache_hash
-                                        : candidate.config == best->config) {
-                winner = i;
-            }
+        std::vector<std::string> dirs;
+        dirs.reserve(tuner.candidates.size());
+        for (const auto& candidate : tuner.candidates) {
+            dirs.push_back(candidate.triton_dir());
         }
+        std::vector<cachedir::CandidateConfig> compiled;
         for (std::size_t i = 0; i < tuner.candidates.size(); ++i) {
-            const auto& candidate = tuner.candidates[i];
-            Row row = configRow(candidate.config);
+            compiled.push_back({dirs[i], &tuner.candidates[i].config});
+        }
+        const cachedir::CurrentBest current = cachedir::current_best(best, compiled);
+        for (std::size_t i = 0; i < tuner.candidates.size(); ++i) {
+            Row row = configRow(tuner.candidates[i].config);
             row.cells[KernelColumn] = qs(tuner.kernel_name);
-            const QString dir = qs(candidate.triton_dir());
+            const QString dir = qs(dirs[i]);
             row.cells[TritonColumn] = dir;
             row.links[TritonColumn] = EntryLink{FileKind::Triton, dir};
             if (!bestPath.empty()) {
                 row.cells[BestConfigColumn] = qs(bestPath);
                 row.links[BestConfigColumn] = EntryLink{FileKind::BestConfig, qs(bestPath)};
             }
-            row.best = winner == i;
-            if (row.best) {
+            row.best = current.kind == cachedir::CurrentBest::Kind::Candidate && current.index == i;
+            if (row.best && best != nullptr) {
                 if (best->time_taken_ms) {
                     row.cells[AutotuneTimeColumn] = *best->time_taken_ms;
                 }
@@ -155,6 +154,21 @@ void AutotuneModel::showFxGraph(const cachedir::FxGraphEntry& fx,
                         *best->found_by_coordesc ? QStringLiteral("yes") : QStringLiteral("no");
                 }
             }
+            rows.push_back(std::move(row));
+        }
+        if (current.kind == cachedir::CurrentBest::Kind::NotACandidate) {
+            // The winner is none of the compiled candidates (coordinate
+            // descent refined it afterwards): a row of its own.
+            Row row = bestConfigRow(*best, qs(bestPath));
+            row.cells[KernelColumn] = qs(tuner.kernel_name);
+            row.note = best->found_by_coordesc.value_or(false)
+                           ? QStringLiteral("Found by coordinate descent, starting from the "
+                                            "best of the %1 compiled candidates: it is none of "
+                                            "them.")
+                                 .arg(tuner.candidates.size())
+                           : QStringLiteral("The best_config names none of the %1 compiled "
+                                            "candidates.")
+                                 .arg(tuner.candidates.size());
             rows.push_back(std::move(row));
         }
     }
@@ -259,6 +273,9 @@ QVariant AutotuneModel::data(const QModelIndex& index, int role) const {
     case IsBestRole:
         return row.best;
     case Qt::ToolTipRole:
+        if (!row.note.isEmpty() && !link) {
+            return cell.isValid() ? cell.toString() + QStringLiteral("\n\n") + row.note : row.note;
+        }
         if (link) {
             return cell.toString() + QStringLiteral("\n\nDouble-click or Enter: go to ") +
                    link->describe();

@@ -4,8 +4,10 @@
 // config or timed choice, the winners marked (bold, "best" in the marker
 // column, a tinted background):
 //  - a best_config: the config it records;
-//  - an FX entry: every kernel's candidates, the one matching the kernel's
-//    best_config (when it is known) the winner;
+//  - an FX entry: every kernel's candidates, the current best
+//    (cachedir::current_best: the one the kernel's best_config names, or the
+//    only one) the winner; a winner none of them is (coordinate descent
+//    refined it) as a row of its own;
 //  - the benchmark cache: every timed choice, the fastest per (op, inputs,
 //    precision) the winner;
 //  - a module: the best_configs of its kernels and the benchmarks that timed it.
@@ -87,6 +89,7 @@ private:
         std::array<std::optional<EntryLink>, ColumnCount> links;
         bool best = false;
         bool marked = false; // the module the tab is about
+        QString note;        // the tooltip of its cells that link nowhere
     };
     static Row configRow(const cachedir::KernelConfig& config);
     static Row bestConfigRow(const cachedir::BestConfig& best, const QString& path);

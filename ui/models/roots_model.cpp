@@ -8,6 +8,8 @@ namespace cachelens::ui {
 
 namespace {
 
+const QString kChannel = QStringLiteral("roots");
+
 struct StatsResult {
     std::vector<catalog::RootStats> stats;
     QString error;
@@ -23,7 +25,7 @@ RootsModel::RootsModel(JobRunner& jobs, QString catalogPath, QObject* parent)
 void RootsModel::refresh() {
     const std::filesystem::path path = catalogPath_.toStdString();
     jobs_.run<StatsResult>(
-        "roots", this,
+        kChannel, this,
         [path](const JobContext&) {
             auto catalog = catalog::Catalog::open(path);
             if (!catalog) {
@@ -59,6 +61,10 @@ void RootsModel::setStats(std::vector<catalog::RootStats> stats) {
     }
     endResetModel();
     emit refreshed();
+}
+
+bool RootsModel::isRefreshing() const {
+    return jobs_.isRunning(kChannel);
 }
 
 QModelIndex RootsModel::indexOfRoot(const std::filesystem::path& root) const {

@@ -29,6 +29,7 @@ public:
 
     // Reads the catalog's roots and their counts again (in a job).
     void refresh();
+    bool isRefreshing() const;
     // Takes stats already read (tests, and the job's result).
     void setStats(std::vector<catalog::RootStats> stats);
     QModelIndex indexOfRoot(const std::filesystem::path& root) const;

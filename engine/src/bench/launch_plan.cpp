@@ -30,6 +30,7 @@ using cachedir::HarnessArg;
 using cachedir::KernelConfig;
 using cachedir::KernelDefinition;
 using cachedir::PtxInfo;
+using cachedir::same_config;
 using cachedir::SignatureEntry;
 using cachedir::TritonKernelArtifacts;
 using cachedir::TritonKernelDir;
@@ -193,17 +194,6 @@ std::string module_key_of_cubin(const CacheIndex& index, const std::string& dir_
 
 // ---------------------------------------------------------------------------
 // Configs.
-
-bool same_config(const KernelConfig& a, const KernelConfig& b) {
-    if (a.num_warps != b.num_warps || a.num_stages != b.num_stages ||
-        a.kwargs.size() != b.kwargs.size()) {
-        return false;
-    }
-    return std::all_of(a.kwargs.begin(), a.kwargs.end(), [&](const auto& kwarg) {
-        const ConfigValue* other = b.kwarg(kwarg.first);
-        return other != nullptr && *other == kwarg.second;
-    });
-}
 
 bool is_constant(const KernelDefinition& def, std::string_view name) {
     return std::any_of(def.constants.begin(), def.constants.end(),
@@ -819,29 +809,32 @@ void find_best_config(KernelWork& work) {
     }
 }
 
-// Marks the candidate the .best_config names, adding its cubin when the
-// bundle does not list it (a coordinate-descent winner, formats.md §5).
+// Marks the candidate the .best_config names (cachedir::current_best), adding
+// its cubin when the bundle does not list it (a coordinate-descent winner,
+// formats.md §5).
 void mark_current_best(KernelWork& work) {
-    if (!work.out.best_config) {
-        // No autotuning happened: the one compiled config is the one that runs.
-        if (work.candidates.size() == 1) {
-            work.candidates.front().current_best = true;
-        }
+    std::vector<cachedir::CandidateConfig> compiled;
+    compiled.reserve(work.candidates.size());
+    for (const auto& candidate : work.candidates) {
+        compiled.push_back({candidate.dir_name, &candidate.config});
+    }
+    const BestConfig* best = work.out.best_config ? &*work.out.best_config : nullptr;
+    const cachedir::CurrentBest current = cachedir::current_best(best, compiled);
+    if (current.kind == cachedir::CurrentBest::Kind::Candidate) {
+        work.candidates[current.index].current_best = true;
         return;
     }
-    const BestConfig& best = *work.out.best_config;
-    if (best.triton_cache_hash) {
-        const std::string& hash = *best.triton_cache_hash;
-        for (auto& candidate : work.candidates) {
-            if (candidate.dir_name == hash) {
-                candidate.current_best = true;
-                return;
-            }
-        }
+    if (current.kind == cachedir::CurrentBest::Kind::Unknown) {
+        return;
+    }
+    // Not a candidate: its cubin is the Triton dir the .best_config names, or
+    // one of the module's compiled with its config.
+    if (best->triton_cache_hash) {
+        const std::string& hash = *best->triton_cache_hash;
         const auto it = work.index.triton.find(hash);
         if (it != work.index.triton.end() && it->second.dir &&
             it->second.dir->kernel_name == work.def.name) {
-            work.candidates.push_back(dir_candidate(*it->second.dir, best.config, true));
+            work.candidates.push_back(dir_candidate(*it->second.dir, best->config, true));
             return;
         }
         work.out.unplannable.emplace_back(
@@ -849,21 +842,17 @@ void mark_current_best(KernelWork& work) {
                                     "under triton/ nor in an FX entry's bundle");
         return;
     }
-    for (auto& candidate : work.candidates) {
-        if (same_config(candidate.config, best.config)) {
-            candidate.current_best = true;
-            return;
-        }
-    }
     for (const auto& [record, config] : work.module_dirs()) {
-        if (config && same_config(*config, best.config) && !work.has_candidate(record->dir->hash)) {
+        if (config && same_config(*config, best->config) &&
+            !work.has_candidate(record->dir->hash)) {
             work.candidates.push_back(dir_candidate(*record->dir, *config, true));
             return;
         }
     }
     work.out.unplannable.emplace_back(
-        "current best (" + best.config.describe() + ")",
-        std::string(best.found_by_coordesc.value_or(false) ? "found by coordinate descent; " : "") +
+        "current best (" + best->config.describe() + ")",
+        std::string(best->found_by_coordesc.value_or(false) ? "found by coordinate descent; "
+                                                            : "") +
             "no FX entry's bundle lists this config and no Triton dir of the module was compiled "
             "with it");
 }

@@ -89,4 +89,21 @@ Result<KernelPerf> parse_kernel_perf(std::string_view text) {
     return perf;
 }
 
+CurrentBest current_best(const BestConfig* best, std::span<const CandidateConfig> candidates) {
+    if (best == nullptr) {
+        // No autotuning happened: the one compiled config is the one that runs.
+        return candidates.size() == 1 ? CurrentBest{CurrentBest::Kind::Candidate, 0}
+                                      : CurrentBest{};
+    }
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+        const bool named = best->triton_cache_hash
+                               ? candidates[i].triton_dir == *best->triton_cache_hash
+                               : same_config(*candidates[i].config, best->config);
+        if (named) {
+            return {CurrentBest::Kind::Candidate, i};
+        }
+    }
+    return {CurrentBest::Kind::NotACandidate, 0};
+}
+
 } // namespace cachelens::cachedir

@@ -165,33 +165,57 @@ std::map<FileKind, KindSummary> Scan::summary() const {
     return out;
 }
 
-std::vector<Entry> find_entries(const Scan& scan, std::string_view query) {
-    std::string relative(query);
+EntryQuery::EntryQuery(const fs::path& root, std::string_view query)
+    : query_(query)
+    , relative_(query) {
+    while (relative_.size() > 1 && relative_.ends_with('/')) {
+        relative_.pop_back();
+    }
     // An absolute path (or one spelled with the root) inside the cache dir.
-    const fs::path as_path(relative);
-    if (as_path.is_absolute() || relative.starts_with(scan.root.string())) {
+    const fs::path as_path(relative_);
+    if (as_path.is_absolute() || (!root.empty() && relative_.starts_with(root.string()))) {
         std::error_code ec;
         const fs::path absolute = fs::weakly_canonical(as_path, ec);
-        const fs::path root = fs::weakly_canonical(scan.root, ec);
-        const fs::path inside = absolute.lexically_relative(root);
+        const fs::path canonical_root = fs::weakly_canonical(root, ec);
+        const fs::path inside = absolute.lexically_relative(canonical_root);
         if (!inside.empty() && !inside.string().starts_with("..")) {
-            relative = inside.generic_string();
+            relative_ = inside.generic_string();
         }
     }
-    while (relative.ends_with('/')) {
-        relative.pop_back();
+}
+
+EntryQuery::Match EntryQuery::match(const Entry& entry) const {
+    if (entry.path == relative_ ||
+        (entry.kind == FileKind::Triton && relative_.starts_with(entry.path + "/"))) {
+        return Match::Path;
     }
+    const bool key_match = entry.key == query_;
+    const bool name_match = entry.kind == FileKind::Triton && entry.name == query_;
+    // A key dir (fxgraph/xx/<key>) names every entry under it.
+    const bool dir_match =
+        (entry.kind == FileKind::FxGraph || entry.kind == FileKind::AotAutograd) &&
+        parent_of(entry.path) == relative_;
+    return key_match || name_match || dir_match ? Match::Key : Match::None;
+}
+
+std::string EntryQuery::search_key() const {
+    if (relative_.find('/') == std::string::npos) {
+        return query_;
+    }
+    const FileKind kind = classify(relative_);
+    if (kind != FileKind::Unknown && kind != FileKind::Temp) {
+        return entry_key(kind, relative_);
+    }
+    // A key dir (fxgraph/xx/<key>, aotautograd/<key>) or a Triton kernel dir
+    // (triton/<device>/<hash>): the key is its name.
+    return std::string(file_name_of(relative_));
+}
+
+std::vector<Entry> find_entries(const Scan& scan, std::string_view query) {
+    const EntryQuery wanted(scan.root, query);
     std::vector<Entry> matches;
     for (Entry& entry : scan.entries()) {
-        const bool path_match = entry.path == relative || (entry.kind == FileKind::Triton &&
-                                                           relative.starts_with(entry.path + "/"));
-        const bool key_match = entry.key == query;
-        const bool name_match = entry.kind == FileKind::Triton && entry.name == query;
-        // A key dir (fxgraph/xx/<key>) names every entry under it.
-        const bool dir_match =
-            (entry.kind == FileKind::FxGraph || entry.kind == FileKind::AotAutograd) &&
-            parent_of(entry.path) == relative;
-        if (path_match || key_match || name_match || dir_match) {
+        if (wanted.match(entry) != EntryQuery::Match::None) {
             matches.push_back(std::move(entry));
         }
     }

@@ -1,6 +1,8 @@
 #include <cachelens/cachedir/kernel_config.h>
 #include <cachelens/pickle/repr.h>
 
+#include <algorithm>
+
 namespace cachelens::cachedir {
 
 std::string to_string(const ConfigValue& value) {
@@ -60,6 +62,17 @@ std::string KernelConfig::describe() const {
         }
     }
     return out;
+}
+
+bool same_config(const KernelConfig& a, const KernelConfig& b) {
+    if (a.num_warps != b.num_warps || a.num_stages != b.num_stages ||
+        a.kwargs.size() != b.kwargs.size()) {
+        return false;
+    }
+    return std::all_of(a.kwargs.begin(), a.kwargs.end(), [&](const auto& kwarg) {
+        const ConfigValue* other = b.kwarg(kwarg.first);
+        return other != nullptr && *other == kwarg.second;
+    });
 }
 
 } // namespace cachelens::cachedir

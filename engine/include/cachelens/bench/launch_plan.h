@@ -10,7 +10,8 @@
 // Candidates per kernel: the FX entries' Triton bundles list every compiled
 // config (the authoritative map from config to cubin); a kernel module no FX
 // entry covers falls back to the Triton dirs whose PTX `.file 1` names it.
-// The kernel's .best_config `triton_cache_hash` marks the current winner.
+// The kernel's .best_config marks the current winner (cachedir::current_best);
+// a coordinate-descent winner none of the candidates is adds its own cubin.
 
 #include <cachelens/cachedir/best_config.h>
 #include <cachelens/cachedir/kernel_config.h>

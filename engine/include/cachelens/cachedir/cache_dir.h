@@ -55,10 +55,33 @@ struct Scan {
 // Walks `root` without following symlinks. Fails when root is not a readable dir.
 Result<Scan> scan_cache_dir(const std::filesystem::path& root);
 
-// The entries a user means by `query`: a path relative to the root (or an
-// absolute one inside it, or a file inside a Triton kernel dir), a key (fxgraph,
-// aotautograd, module, best_config, Triton hash, system hash) or a Triton
-// kernel name. Empty when nothing matches.
+// What a user means by `query` in the cache dir `root`: a path relative to
+// the root (or an absolute one inside it; a file inside a Triton kernel dir
+// names that dir, a key dir fxgraph/xx/<key> every entry under it), a key
+// (fxgraph, aotautograd, module, best_config, Triton hash, system hash) or a
+// Triton kernel name. find_entries() applies it to a scan; the GUI to the
+// entries a catalog search found, so that both read a query alike.
+class EntryQuery {
+public:
+    enum class Match {
+        None,
+        Key,  // its key or kernel name, or the key dir it is in: one of several, maybe
+        Path, // its own path: this entry and no other
+    };
+
+    EntryQuery(const std::filesystem::path& root, std::string_view query);
+
+    Match match(const Entry& entry) const;
+    // The key the entries it names are filed under (for a path: the key its
+    // entry or key dir has), to find them by in a catalog search.
+    std::string search_key() const;
+
+private:
+    std::string query_;
+    std::string relative_; // the query as a path relative to the root
+};
+
+// The entries a user means by `query` (EntryQuery). Empty when nothing matches.
 std::vector<Entry> find_entries(const Scan& scan, std::string_view query);
 
 // The part of a file name before its first '.' ("c2clu...") or the whole name.

@@ -38,4 +38,9 @@ struct KernelConfig {
     bool operator==(const KernelConfig&) const = default;
 };
 
+// The same block sizes (in any order), warps and stages: what a .best_config
+// records of a config, so a winner is matched to its candidate by these
+// (num_ctas and maxnreg, which it does not record, aside).
+bool same_config(const KernelConfig& a, const KernelConfig& b);
+
 } // namespace cachelens::cachedir
