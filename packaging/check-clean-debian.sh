@@ -5,8 +5,8 @@
 # (scripts/lib/debian-root.sh, shared with scripts/check-fresh.sh); the
 # package goes in with apt (which pulls its Depends from that archive), then
 # the CLI scans the installed sample cache and the GUI, offscreen, opens it
-# and saves a screenshot. Needs root and the Debian archive; not part of
-# `make test` (CI has neither to spare), run by hand before a release.
+# and saves a screenshot. Needs root, the Debian archive and a built tree;
+# not part of `make test` or CI, run by hand before a release.
 set -euo pipefail
 
 build="$(cd "${1:?usage: check-clean-debian.sh BUILD_DIR}" && pwd)"
