@@ -362,7 +362,17 @@ private slots:
         QVERIFY(bad_hints.err.contains("--hints"));
         const auto missing = test::run_cli({"guards", "check", "2 <= L['t3']", "--hints", "4"});
         QCOMPARE(missing.exit_code, 2);
-        QVERIFY(missing.err.contains("no hint for L['t3']"));
+        QVERIFY(missing.err.contains("--hints: 1 value given, but the guards read 1 symbol: "
+                                     "L['t3'] (no value for L['t3'])"));
+        const auto extra = test::run_cli(
+            {"guards", "check", "2 <= L['t0'] and L['t1'] <= 4096", "--hints", "1,2,3"});
+        QCOMPARE(extra.exit_code, 2);
+        QVERIFY(extra.err.contains(
+            "--hints: 3 values given, but the guards read 2 symbols: L['t0'], L['t1']"));
+        QVERIFY(extra.out.isEmpty());
+        // An expression that reads nothing takes no hints, and needs none.
+        QCOMPARE(test::run_cli({"guards", "check", "True"}).exit_code, 0);
+        QCOMPARE(test::run_cli({"guards", "check", "True", "--hints", "1"}).exit_code, 2);
     }
 
     void guardsEvalOfEntries() {
@@ -375,12 +385,27 @@ private slots:
         QCOMPARE(entries[0]["result"].toBool(), false);
         QCOMPARE(entries[1]["result"].toBool(), true);
         QVERIFY(entries[0]["path"].toString().endsWith("hjhnw6azgd6tla6trsnehzke4j5doxsegqmai4fpurmrc2yqoas"));
-        const auto plain = test::run_cli({"guards", "eval", fixture_dir("devset/cache"),
-                                          "fugz3vdph3s6scj74ka3bp7bloh4sl3pw6itkd6kn3nlx4a3ngiq",
-                                          "--hints", "1", "--json"});
+        // Values the guards do not read are an error, naming what they read.
+        const auto extra = test::run_cli({"guards", "eval", fixture_dir("multi_dev/cache"),
+                                          "ftk5o3esbiwgxl7lmk4qxfqciu7xafyi4yfigwtqep4irctgaowt",
+                                          "--hints", "1,2,3,4"});
+        QCOMPARE(extra.exit_code, 2);
+        QVERIFY(extra.err.contains("--hints: 4 values given, but the guards of "
+                                   "ftk5o3esbiwgxl7lmk4qxfqciu7xafyi4yfigwtqep4irctgaowt's 2 "
+                                   "entries read 2 symbols: L['t0'], L['t1']"));
+        QVERIFY(extra.out.isEmpty());
+        // No guards: no hints needed, and none taken.
+        const auto plain =
+            test::run_cli({"guards", "eval", fixture_dir("devset/cache"),
+                           "fugz3vdph3s6scj74ka3bp7bloh4sl3pw6itkd6kn3nlx4a3ngiq", "--json"});
         QCOMPARE(plain.exit_code, 0);
         QCOMPARE(parse_json(plain)["result"].toBool(), true);
         QVERIFY(parse_json(plain)["expression"].isNull());
+        const auto plain_hints =
+            test::run_cli({"guards", "eval", fixture_dir("devset/cache"),
+                           "fugz3vdph3s6scj74ka3bp7bloh4sl3pw6itkd6kn3nlx4a3ngiq", "--hints", "1"});
+        QCOMPARE(plain_hints.exit_code, 2);
+        QVERIFY(plain_hints.err.contains("read no symbols"));
         const auto module = test::run_cli({"guards", "eval", fixture_dir("devset/cache"),
                                            "c2cluqctnlajzehw2weknm56ffw2b4ypsrwdp5qukn6noe5xk34w",
                                            "--hints", "1"});
@@ -409,6 +434,79 @@ private slots:
         const auto text = test::run_cli({"lookup", dir, key, "--hints", "65536,32769"});
         QVERIFY(text.out.contains("fails: L['t1']*L['t0'] <= 2147483647 (L['t1']*L['t0'] = 2147549184)"));
         QCOMPARE(test::run_cli({"lookup", dir, "c2clu", "--hints", "1"}).exit_code, 2);
+    }
+
+    void lookupRefusesHintsThatDoNotFit() {
+        // A typo is an error naming the symbols, not a plausible guard_miss.
+        const QString dir = fixture_dir("multi_dev/cache");
+        const QString key = "ftk5o3esbiwgxl7lmk4qxfqciu7xafyi4yfigwtqep4irctgaowt";
+        const QString read =
+            "the guards of " + key + "'s 2 entries read 2 symbols: L['t0'], L['t1']";
+        const std::pair<const char*, QString> cases[] = {
+            {"64", "--hints: 1 value given, but " + read},
+            {"64,128,5", "--hints: 3 values given, but " + read},
+            {"", "--hints: no values given, but " + read},
+            {"t5=3", "--hints: 1 value given, but " + read +
+                         " (no value for L['t0'], L['t1']; nothing reads L['t5'])"},
+        };
+        for (const auto& [hints, says] : cases) {
+            for (const bool json : {false, true}) {
+                QStringList arguments = {"lookup", dir, key, "--hints", hints};
+                if (json) {
+                    arguments << "--json";
+                }
+                const auto run = test::run_cli(arguments);
+                QCOMPARE(run.exit_code, 2);
+                QVERIFY2(run.err.contains(says.toUtf8()), run.err.constData());
+                QVERIFY(run.out.isEmpty());
+            }
+        }
+        QCOMPARE(test::run_cli({"lookup", dir, key}).exit_code, 2);
+        // A key with no guards needs no hints; a full miss has nothing to check them against.
+        const auto plain = test::run_cli({"lookup", fixture_dir("devset/cache"),
+                                          "fugz3vdph3s6scj74ka3bp7bloh4sl3pw6itkd6kn3nlx4a3ngiq"});
+        QCOMPARE(plain.exit_code, 0);
+        QVERIFY(plain.out.contains("hit: "));
+        QCOMPARE(test::run_cli({"lookup", dir, "fnotthere", "--hints", "1"}).exit_code, 0);
+    }
+
+    void lookupSaysWhatItCannotRead() {
+        QTemporaryDir temp;
+        const fs::path root = fs::path(temp.path().toStdString()) / "cache";
+        test::copy_tree(test::fixture("multi_dev/cache"), root);
+        const QString key = "ftk5o3esbiwgxl7lmk4qxfqciu7xafyi4yfigwtqep4irctgaowt";
+        const fs::path key_dir = root / "fxgraph/tk" / key.toStdString();
+        const fs::path first = key_dir / "hjhnw6azgd6tla6trsnehzke4j5doxsegqmai4fpurmrc2yqoas";
+        fs::resize_file(first, fs::file_size(first) / 2);
+        const QString dir = QString::fromStdString(root.string());
+
+        // PyTorch skips it and takes the next entry: the answer stands, exit 1.
+        const auto text = test::run_cli({"lookup", dir, key, "--hints", "64,64"});
+        QCOMPARE(text.exit_code, 1);
+        QVERIFY2(text.out.startsWith(
+                     "unreadable  hjhnw6azgd6tla6trsnehzke4j5doxsegqmai4fpurmrc2yqoas: "),
+                 text.out.constData());
+        QVERIFY(text.out.contains("(PyTorch would skip this entry)\nHIT   ndyhf46l"));
+        QVERIFY(!text.out.contains("no guards"));
+        const auto json = test::run_cli({"lookup", dir, key, "--hints", "64,64", "--json"});
+        QCOMPARE(json.exit_code, 1);
+        const auto tried = parse_json(json)["tried"].toArray();
+        QCOMPARE(tried[0]["unreadable"].toBool(), true);
+        QVERIFY(tried[0]["error"].toString().contains("pickle"));
+        QCOMPARE(tried[1]["unreadable"].toBool(), false);
+        QCOMPARE(parse_json(json)["status"].toString(), "hit");
+
+        // Nothing readable: a full miss, as PyTorch reports it.
+        const fs::path second = key_dir / "ndyhf46ldwmlkvpp4mky6repcjnctgzt5cojksekpxljmat467r";
+        fs::resize_file(second, 10);
+        const auto none = test::run_cli({"lookup", dir, key, "--hints", "64,64"});
+        QCOMPARE(none.exit_code, 1);
+        QVERIFY(none.out.contains("full_miss: none of the 2 entries under fxgraph/tk/" +
+                                  key.toUtf8() + " can be read"));
+        QCOMPARE(
+            parse_json(test::run_cli({"lookup", dir, key, "--hints", "64,64", "--json"}))["status"]
+                .toString(),
+            "full_miss");
     }
 
     void traceLinksEventsToEntries() {

@@ -302,8 +302,47 @@ private slots:
         std::ofstream(root / "fxgraph/ab/fabcdef/aaaa") << "not a pickle";
         auto corrupt = simulate_lookup(root, "fabcdef", guards::Hints{});
         QVERIFY_RESULT(corrupt);
-        QCOMPARE(corrupt->status, LookupStatus::GuardMiss);
+        // PyTorch skips an entry it cannot load; with nothing else it is a full miss.
+        QCOMPARE(corrupt->status, LookupStatus::FullMiss);
+        QVERIFY(corrupt->tried[0].unreadable);
+        QVERIFY(corrupt->any_unreadable());
         QVERIFY(corrupt->tried[0].error.find("pickle") != std::string::npos);
+        QVERIFY(corrupt->symbols_read.empty());
+        QVERIFY(check_hints(*corrupt, guards::Hints::positional(one))); // nothing to check against
+    }
+
+    void lookupSkipsAnEntryItCannotRead() {
+        QTemporaryDir temp;
+        const std::filesystem::path root = temp.path().toStdString();
+        const std::string key = "ftk5o3esbiwgxl7lmk4qxfqciu7xafyi4yfigwtqep4irctgaowt";
+        const std::string key_dir = "fxgraph/tk/" + key;
+        std::filesystem::create_directories(root / "fxgraph/tk");
+        test::copy_tree(test::fixture("multi_dev/cache") / key_dir, root / key_dir);
+        const auto first = root / key_dir / "hjhnw6azgd6tla6trsnehzke4j5doxsegqmai4fpurmrc2yqoas";
+        std::filesystem::resize_file(first, std::filesystem::file_size(first) / 2);
+        const std::vector<guards::Number> hints = {guards::Number::integer(8),
+                                                   guards::Number::integer(8)};
+        auto lookup = simulate_lookup(root, key, guards::Hints::positional(hints));
+        QVERIFY_RESULT(lookup);
+        QCOMPARE(lookup->status, LookupStatus::Hit);
+        QCOMPARE(lookup->tried.size(), 2u);
+        QVERIFY(lookup->tried[0].unreadable);
+        QVERIFY(!lookup->tried[0].guards_expr);
+        QVERIFY(!lookup->tried[1].unreadable);
+        QCOMPARE(lookup->symbols_read, (std::vector<std::vector<std::string>>{{"t0", "t1"}}));
+        QVERIFY(check_hints(*lookup, guards::Hints::positional(hints)));
+        auto short_one = check_hints(*lookup, guards::Hints::positional({hints.data(), 1}));
+        QVERIFY(!short_one);
+        QCOMPARE(short_one.error().message,
+                 "1 value given, but the guards of " + key + " read 2 symbols: L['t0'], L['t1']");
+
+        // Every entry's symbols count, also those after the hit.
+        auto untouched = simulate_lookup(test::fixture("multi_dev/cache"), key,
+                                         guards::Hints::positional(hints));
+        QVERIFY_RESULT(untouched);
+        QCOMPARE(untouched->tried.size(), 1u);
+        QCOMPARE(untouched->symbols_read.size(), 2u);
+        QVERIFY(!untouched->any_unreadable());
     }
 
     void whySkipsTheKeyItself() {
