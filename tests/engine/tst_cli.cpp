@@ -81,12 +81,16 @@ private slots:
             root / "fxgraph/tk/ftk5o3esbiwgxl7lmk4qxfqciu7xafyi4yfigwtqep4irctgaowt";
         const fs::path entry = fs::directory_iterator(key_dir)->path();
         std::ofstream(entry, std::ios::trunc) << "not a pickle";
+        // As verify: what does not parse is a problem found, exit 1.
         const auto run = test::run_cli({"scan", QString::fromStdString(root.string()), "--json"});
-        QCOMPARE(run.exit_code, 0);
+        QCOMPARE(run.exit_code, 1);
         const auto errors = parse_json(run)["errors"].toArray();
         QCOMPARE(errors.size(), 1);
         QCOMPARE(errors[0].toObject()["path"].toString(), QString::fromStdString(entry.string()));
         QVERIFY(errors[0].toObject()["message"].toString().contains("pickle"));
+        const auto text = test::run_cli({"scan", QString::fromStdString(root.string())});
+        QCOMPARE(text.exit_code, 1);
+        QVERIFY(text.out.contains("\n1 error:\n"));
     }
 
     void lsJsonHasOneRowPerEntry() {
