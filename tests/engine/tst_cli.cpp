@@ -284,6 +284,12 @@ private slots:
         names.sort();
         QCOMPARE(names, QStringList({"inductor_config[epilogue_fusion]", "inductor_config[max_fusion_size]"}));
         QCOMPARE(json["same"].toInt(), 538);
+        const auto lines = json["lines"].toObject();
+        QCOMPARE(lines["shared"].toInt(), 538);
+        QCOMPARE(lines["changed"].toInt(), 2);
+        QCOMPARE(lines["differ"].toInt(), 2);
+        QCOMPARE(lines["left"].toInt(),
+                 lines["shared"].toInt() + lines["changed"].toInt() + lines["only_left"].toInt());
 
         // Across two dirs: the mega-cache re-run against the original run.
         const auto across = test::run_cli(
@@ -312,6 +318,40 @@ private slots:
             {"diff", devset + ":acbrwiqvrn7rg4grcchrurss26pj64efbb4xv6kecwqscfodrjec", "x"});
         QCOMPARE(aot.exit_code, 2);
         QVERIFY(aot.err.contains("forward fajgubgjoc7472fanbq4v7toa3fipqcxuw5brgm2dgofcoq3dily"));
+    }
+
+    void whyAndDiffCountAlike() {
+        // The same pair: the same numbers in the same words, in text and JSON.
+        const QString devset = fixture_dir("devset/cache");
+        const QString key = "fugz3vdph3s6scj74ka3bp7bloh4sl3pw6itkd6kn3nlx4a3ngiq";
+        const auto why = test::run_cli({"why", devset, key, "--limit", "9", "--json"});
+        QCOMPARE(why.exit_code, 0);
+        const auto why_text = test::run_cli({"why", devset, key, "--limit", "9"});
+        const auto nearest = parse_json(why)["nearest"].toArray();
+        QCOMPARE(nearest.size(), 9);
+        for (const auto& value : nearest) {
+            const auto near = value.toObject();
+            const auto diff =
+                test::run_cli({"diff", devset + ":" + key, near["key"].toString(), "--json"});
+            QCOMPARE(diff.exit_code, 0);
+            const auto json = parse_json(diff).object();
+            QCOMPARE(near["lines"].toObject(), json["lines"].toObject());
+            QCOMPARE(near["shared"].toInt(), json["same"].toInt());
+            const auto lines = json["lines"].toObject();
+            QCOMPARE(lines["shared"].toInt() + lines["differ"].toInt(), lines["left"].toInt());
+            QCOMPARE(lines["differ"].toInt() + lines["only_right"].toInt(),
+                     json["differences"].toArray().size());
+            QCOMPARE(near["differing"].toArray().size(), json["differences"].toArray().size());
+
+            const auto diff_text =
+                test::run_cli({"diff", devset + ":" + key, near["key"].toString()});
+            const QByteArray summary = diff_text.out.split('\n').at(2);
+            QVERIFY2(summary.startsWith("shares " + QByteArray::number(lines["shared"].toInt()) +
+                                        " of " + QByteArray::number(lines["left"].toInt()) +
+                                        " debug lines"),
+                     summary.constData());
+            QVERIFY2(why_text.out.contains("\n  " + summary + ":\n"), summary.constData());
+        }
     }
 
     void whyRanksTheNearestKeys() {

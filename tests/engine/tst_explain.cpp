@@ -16,10 +16,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include <fstream>
-
 #include <algorithm>
+#include <fstream>
 #include <map>
+#include <set>
 
 using namespace cachelens;
 using namespace cachelens::explain;
@@ -187,6 +187,61 @@ private slots:
         QCOMPARE(diff.differences[0].change, Change::OnlyLeft);
         QCOMPARE(diff.differences[1].name, "fx_kwargs[j]");
         QCOMPARE(diff.differences[1].change, Change::OnlyRight);
+        const LineCounts counts = diff.counts();
+        QCOMPARE(counts.shared, 1u);
+        QCOMPARE(counts.changed, 0u);
+        QCOMPARE(counts.only_left, 1u);
+        QCOMPARE(counts.only_right, 1u);
+        QCOMPARE(counts.left(), left.size());
+        QCOMPARE(counts.right(), right.size());
+        QCOMPARE(counts.differ(), 1u);
+    }
+
+    void nearestCountsAsDiffCounts() {
+        // `why` and `diff` of the same pair say the same numbers: the nearest
+        // keys are ranked by, and report, the lines diff_keys finds shared.
+        auto scan = cachedir::scan_cache_dir(test::fixture("devset/cache"));
+        QVERIFY_RESULT(scan);
+        std::vector<Error> unreadable;
+        const auto candidates = fx_graph_candidates(*scan, "cache", unreadable);
+        bool hashes_elsewhere = false;
+        for (const auto& target : candidates) {
+            const auto all = nearest_keys(target.debug_lines, target.key, candidates, 100);
+            QCOMPARE(all.size(), candidates.size() - 1);
+            for (std::size_t i = 0; i < all.size(); ++i) {
+                const auto other = std::ranges::find(candidates, all[i].key, &KeyCandidate::key);
+                const KeyDiff diff = diff_keys(target.debug_lines, other->debug_lines);
+                QCOMPARE(all[i].shared, diff.same);
+                QCOMPARE(all[i].lines.shared, diff.same);
+                QCOMPARE(all[i].lines.left(), target.debug_lines.size());
+                QCOMPARE(all[i].lines.right(), other->debug_lines.size());
+                QCOMPARE(all[i].lines.differ() + all[i].lines.only_right, diff.differences.size());
+                QCOMPARE(all[i].total, target.debug_lines.size());
+                if (i > 0) {
+                    QVERIFY(all[i].shared <= all[i - 1].shared);
+                }
+                // A hash can also match a line of another attribute; only
+                // the same attribute counts as shared.
+                std::set<std::string_view> other_hashes;
+                for (const auto& line : parse_debug_lines(other->debug_lines)) {
+                    other_hashes.insert(line.hash);
+                }
+                std::size_t anywhere = 0;
+                for (const auto& line : parse_debug_lines(target.debug_lines)) {
+                    anywhere += other_hashes.contains(line.hash) ? 1 : 0;
+                }
+                hashes_elsewhere = hashes_elsewhere || anywhere > diff.same;
+            }
+            // Fewer asked for: the first of the same ranking.
+            const auto three = nearest_keys(target.debug_lines, target.key, candidates, 3);
+            QCOMPARE(three.size(), 3u);
+            for (std::size_t i = 0; i < three.size(); ++i) {
+                QCOMPARE(three[i].key, all[i].key);
+                QCOMPARE(three[i].shared, all[i].shared);
+            }
+        }
+        QVERIFY(hashes_elsewhere); // the fixture tells the two countings apart
+        QVERIFY(nearest_keys(candidates[0].debug_lines, candidates[0].key, candidates, 0).empty());
     }
 
     void whyTheMegaCacheRoundTripMissed() {
