@@ -237,6 +237,35 @@ private slots:
                            "2NNRW3X2CAAVD2JMNKYZEQW4LQHPTFRFTALBPFV27IWAOPVZHTEA", "--json"});
         const auto t = parse_json(triton).object();
         QCOMPARE(t["kernel_name"].toString(), "triton_red_fused_cat_cumsum_sin_0");
+        // The module in this dir, and the path the PTX names on the compiling machine.
+        const QString module_py = "nf/cnf5o5w6odimfhtjmrti5cer2hekx5pgyfkpq4zyd2efii4utvcp.py";
+        QCOMPARE(t["module_file"].toString(), module_py);
+        QCOMPARE(t["module_path"].toString(), "/tmp/fixtures/devset/cache/" + module_py);
+        const auto triton_text =
+            test::run_cli({"show", fixture_dir("devset/cache"),
+                           "2NNRW3X2CAAVD2JMNKYZEQW4LQHPTFRFTALBPFV27IWAOPVZHTEA"});
+        QCOMPARE(triton_text.exit_code, 0);
+        QVERIFY(triton_text.out.contains(("module (in this dir)   " + module_py).toUtf8()));
+        QVERIFY(triton_text.out.contains(("compiled from          /tmp/fixtures/devset/cache/" +
+                                          module_py + " (path on the compiling machine)")
+                                             .toUtf8()));
+        // A kernel dir whose module is not in the dir says so.
+        QTemporaryDir alone;
+        const fs::path kernel_dir = fs::path(alone.path().toStdString()) /
+                                    "triton/0/2NNRW3X2CAAVD2JMNKYZEQW4LQHPTFRFTALBPFV27IWAOPVZHTEA";
+        fs::create_directories(kernel_dir.parent_path());
+        test::copy_tree(test::fixture("devset/cache/triton/0/"
+                                      "2NNRW3X2CAAVD2JMNKYZEQW4LQHPTFRFTALBPFV27IWAOPVZHTEA"),
+                        kernel_dir);
+        const auto lone = test::run_cli(
+            {"show", alone.path(), "2NNRW3X2CAAVD2JMNKYZEQW4LQHPTFRFTALBPFV27IWAOPVZHTEA"});
+        QVERIFY(lone.out.contains(
+            "module (in this dir)   none: cnf5o5w6odimfhtjmrti5cer2hekx5pgyfkpq4zyd2efii4utvcp.py "
+            "is not in this dir"));
+        const auto lone_json =
+            test::run_cli({"show", alone.path(),
+                           "2NNRW3X2CAAVD2JMNKYZEQW4LQHPTFRFTALBPFV27IWAOPVZHTEA", "--json"});
+        QVERIFY(parse_json(lone_json)["module_file"].isNull());
         QCOMPARE(t["metadata"]["num_warps"].toInt(), 2);
         QCOMPARE(t["ptx"]["parameters"].toArray().size(), 10);
 
