@@ -582,6 +582,36 @@ private slots:
             "full_miss");
     }
 
+    void benchSaysWhyThereIsNothingToBenchmark() {
+        // A CPU cache holds C++ kernels: nothing for a Triton benchmark, said so, exit 2.
+        for (const bool plan : {true, false}) {
+            QStringList arguments = {"bench", fixture_dir("cpu_dev/cache")};
+            if (plan) {
+                arguments << "--plan";
+            }
+            const auto run = test::run_cli(arguments);
+            QCOMPARE(run.exit_code, 2);
+            QVERIFY2(
+                run.err.contains("cpu_dev/cache: no Triton kernels to benchmark: its FX graphs "
+                                 "were compiled for cpu (C++ kernels); cachelens bench times "
+                                 "Triton kernels on a CUDA GPU"),
+                run.err.constData());
+        }
+        const auto lines =
+            test::run_cli({"bench", fixture_dir("cpu_dev/cache"), "--plan", "--json-lines"});
+        QCOMPARE(lines.exit_code, 2);
+        QVERIFY(parse_json(lines)["message"].toString().contains("compiled for cpu"));
+        QTemporaryDir empty;
+        const auto nothing = test::run_cli({"bench", empty.path(), "--plan"});
+        QCOMPARE(nothing.exit_code, 2);
+        QVERIFY(nothing.err.contains("no compiled FX graphs or kernel modules"));
+        const auto unknown =
+            test::run_cli({"bench", fixture_dir("devset/cache"), "--plan", "nosuchkernel"});
+        QCOMPARE(unknown.exit_code, 2);
+        QVERIFY(
+            unknown.err.contains("no kernel or module named nosuchkernel has a benchmark harness"));
+    }
+
     void traceLinksEventsToEntries() {
         const auto run = test::run_cli({"trace", fixture_dir("devset/trace"), "--cache",
                                         fixture_dir("devset/cache"), "--json"});
