@@ -263,6 +263,9 @@ int run_bench(const BenchOptions& options) {
     if (!kernels) {
         return fatal(options, kernels.error());
     }
+    if (kernels->empty()) {
+        return fatal(options, bench::nothing_to_bench(cache_dir, plan_options));
+    }
     if (options.plan) {
         if (options.json_lines) {
             for (const auto& kernel : *kernels) {

@@ -83,16 +83,13 @@ int run_diff(const DiffOptions& options) {
         print_json({{"left", {{"dir", left.dir}, {"key", a->fx.key}, {"path", a->entry.path}}},
                     {"right", {{"dir", right.dir}, {"key", b->fx.key}, {"path", b->entry.path}}},
                     {"differences", std::move(differences)},
-                    {"same", diff.same}});
+                    {"same", diff.same},
+                    {"lines", line_counts_json(diff.counts())}});
         return kExitOk;
     }
     std::printf("--- %s:%s\n+++ %s:%s\n", left.dir.c_str(), a->fx.key.c_str(), right.dir.c_str(),
                 b->fx.key.c_str());
-    if (diff.differences.empty()) {
-        std::printf("the same key inputs (%zu attributes)\n", diff.same);
-        return kExitOk;
-    }
-    std::printf("%zu attributes differ, %zu are the same\n", diff.differences.size(), diff.same);
+    std::printf("%s\n", describe_line_counts(diff.counts()).c_str());
     for (const auto& difference : diff.differences) {
         std::printf("\n%s (%s)\n", difference.name.c_str(),
                     std::string(explain::to_string(difference.change)).c_str());
@@ -133,7 +130,8 @@ void add_diff_command(CLI::App& app, int& exit_code) {
         ->required();
     command->add_flag("--json", options->json,
                       "print {left, right, differences: [{attribute, change, left, right"
-                      "[, value_diff]}], same}");
+                      "[, value_diff]}], same, lines: {shared, left, right, changed, only_left, "
+                      "only_right, differ}}");
     command->callback([options, &exit_code] { exit_code = run_diff(*options); });
 }
 

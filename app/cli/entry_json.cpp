@@ -267,12 +267,14 @@ Json triton_json(const TritonKernelDir& kernel) {
     for (const auto& file : kernel.files) {
         files.push_back({{"name", file.name}, {"size", file.size}});
     }
-    Json out = {{"hash", kernel.hash},
-                {"device", kernel.device},
-                {"kernel_name", kernel.kernel_name},
-                {"module_path", kernel.module_path},
-                {"module", kernel.module_key},
-                {"files", std::move(files)}};
+    Json out = {
+        {"hash", kernel.hash},
+        {"device", kernel.device},
+        {"kernel_name", kernel.kernel_name},
+        {"module_path", kernel.module_path},
+        {"module", kernel.module_key},
+        {"module_file", kernel.module_file.empty() ? Json(nullptr) : Json(kernel.module_file)},
+        {"files", std::move(files)}};
     if (kernel.metadata) {
         const TritonMetadata& meta = *kernel.metadata;
         out["metadata"] = {{"name", meta.name},

@@ -224,7 +224,13 @@ void print_benchmark_cache(const BenchmarkCache& cache) {
 
 void print_triton(const TritonKernelDir& kernel) {
     field("kernel", kernel.kernel_name);
-    field("module", kernel.module_path.empty() ? "(unknown)" : kernel.module_path);
+    field("module (in this dir)", !kernel.module_file.empty() ? kernel.module_file
+                                  : kernel.module_key.empty()
+                                      ? "(unknown)"
+                                      : "none: " + kernel.module_key + ".py is not in this dir");
+    if (!kernel.module_path.empty()) {
+        field("compiled from", kernel.module_path + " (path on the compiling machine)");
+    }
     if (kernel.metadata) {
         const auto& meta = *kernel.metadata;
         field("num_warps", meta.num_warps ? std::to_string(*meta.num_warps) : "?");

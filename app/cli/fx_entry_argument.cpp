@@ -51,4 +51,26 @@ Result<FxEntryArgument> load_fx_argument(const cachedir::Scan& scan, const std::
     return FxEntryArgument{entry, std::move(*fx)};
 }
 
+std::string describe_line_counts(const explain::LineCounts& counts) {
+    std::string text = "shares " + std::to_string(counts.shared) + " of " +
+                       std::to_string(counts.left()) + " debug lines";
+    if (counts.differ() == 0 && counts.only_right == 0) {
+        return text + ": the same key inputs";
+    }
+    text +=
+        "; " + std::to_string(counts.differ()) + (counts.differ() == 1 ? " differs" : " differ");
+    if (counts.only_right > 0) {
+        text += ", and " + std::to_string(counts.only_right) +
+                (counts.only_right == 1 ? " is" : " are") + " only in the other key";
+    }
+    return text;
+}
+
+nlohmann::ordered_json line_counts_json(const explain::LineCounts& counts) {
+    return {{"shared", counts.shared},       {"left", counts.left()},
+            {"right", counts.right()},       {"changed", counts.changed},
+            {"only_left", counts.only_left}, {"only_right", counts.only_right},
+            {"differ", counts.differ()}};
+}
+
 } // namespace cachelens::cli

@@ -29,14 +29,33 @@ Result<guards::Hints> hints_of(const GuardsOptions& options) {
     return hints;
 }
 
-// Evaluates one expression; prints it; returns the JSON for it.
-Result<Json> evaluate(const std::string& text, const guards::Hints& hints, bool print) {
+Result<guards::GuardExpression> parse_guards(const std::string& text) {
     auto expression = guards::GuardExpression::parse(text);
     if (!expression) {
         return fail(ErrorKind::InvalidArgument,
                     "guards do not parse: " + expression.error().message);
     }
-    auto evaluation = expression->evaluate(hints);
+    return expression;
+}
+
+// The hints against what `expressions` read, named `reader` in the error.
+Result<void> check_hints(const guards::Hints& hints,
+                         std::span<const guards::GuardExpression> expressions,
+                         const std::string& reader) {
+    std::vector<std::vector<std::string>> symbols_read;
+    for (const auto& expression : expressions) {
+        symbols_read.push_back(expression.symbols());
+    }
+    if (auto fits = guards::check_hints(hints, symbols_read, reader); !fits) {
+        return fail(ErrorKind::InvalidArgument, "--hints: " + fits.error().message);
+    }
+    return {};
+}
+
+// Evaluates one expression; prints it; returns the JSON for it.
+Result<Json> evaluate(const guards::GuardExpression& expression, const guards::Hints& hints,
+                      bool print) {
+    auto evaluation = expression.evaluate(hints);
     if (!evaluation) {
         return std::unexpected(evaluation.error());
     }
@@ -45,8 +64,8 @@ Result<Json> evaluate(const std::string& text, const guards::Hints& hints, bool 
         std::printf("result: %s\n", evaluation->result ? "True" : "False");
     }
     Json json = evaluation_json(*evaluation);
-    json["expression"] = text;
-    json["symbols"] = expression->symbols();
+    json["expression"] = expression.text();
+    json["symbols"] = expression.symbols();
     return json;
 }
 
@@ -55,7 +74,14 @@ int run_check(const GuardsOptions& options) {
     if (!hints) {
         return report(hints.error());
     }
-    auto json = evaluate(options.expression, *hints, !options.json);
+    auto expression = parse_guards(options.expression);
+    if (!expression) {
+        return report(expression.error());
+    }
+    if (auto fits = check_hints(*hints, std::span(&*expression, 1), "the guards"); !fits) {
+        return report(fits.error());
+    }
+    auto json = evaluate(*expression, *hints, !options.json);
     if (!json) {
         return report(json.error());
     }
@@ -103,16 +129,39 @@ int run_eval(const GuardsOptions& options) {
         return report(Error{ErrorKind::NotFound, "nothing matches '" + options.query + "'",
                             scan->root.string()});
     }
-    Json all = Json::array();
+    // Every entry read and parsed first: the hints must fit all of them.
+    std::vector<std::optional<guards::GuardExpression>> expressions;
+    std::vector<guards::GuardExpression> guarded;
     for (const auto& entry : entries) {
         auto guards = guards_of(*scan, entry);
         if (!guards) {
             return report(guards.error());
         }
+        if (!*guards) {
+            expressions.emplace_back();
+            continue;
+        }
+        auto expression = parse_guards(**guards);
+        if (!expression) {
+            return report(std::move(expression.error()).at((scan->root / entry.path).string()));
+        }
+        guarded.push_back(*expression);
+        expressions.emplace_back(std::move(*expression));
+    }
+    const std::string reader = entries.size() == 1
+                                   ? "the guards of " + entries[0].path
+                                   : "the guards of " + options.query + "'s " +
+                                         std::to_string(entries.size()) + " entries";
+    if (auto fits = check_hints(*hints, guarded, reader); !fits) {
+        return report(fits.error());
+    }
+    Json all = Json::array();
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        const auto& entry = entries[i];
         if (!options.json) {
             std::printf("%s\n", entry.path.c_str());
         }
-        if (!*guards) {
+        if (!expressions[i]) {
             if (!options.json) {
                 std::printf("  no guards: every shape hits this entry\nresult: True\n");
             }
@@ -123,7 +172,7 @@ int run_eval(const GuardsOptions& options) {
                            {"clauses", Json::array()}});
             continue;
         }
-        auto json = evaluate(**guards, *hints, !options.json);
+        auto json = evaluate(*expressions[i], *hints, !options.json);
         if (!json) {
             return report(std::move(json.error()).at((scan->root / entry.path).string()));
         }
@@ -144,14 +193,15 @@ void add_guards_command(CLI::App& app, int& exit_code) {
         "guards", "Evaluate guard expressions as PyTorch does, clause by clause: would these "
                   "symbolic sizes (hints) pass?");
     guards->require_subcommand(1);
-    const char* hints_help = "values for L['t0'], L['t1'], ...: \"64,128\" or \"t1=128,t0=64\"";
+    const char* hints_help = "values for L['t0'], L['t1'], ...: \"64,128\" or \"t1=128,t0=64\"; "
+                             "one for each symbol the guards read (none when they read none)";
     const char* json_help = "print {expression, symbols, result, first_failure, clauses: [{text, "
                             "value, pass, reached, symbols, operands[, error]}]}";
 
     auto check_options = std::make_shared<GuardsOptions>();
     auto* check = guards->add_subcommand("check", "Evaluate a guard expression given as text.");
     check->add_option("EXPR", check_options->expression, "the guard expression")->required();
-    check->add_option("--hints", check_options->hints, hints_help)->required();
+    check->add_option("--hints", check_options->hints, hints_help);
     check->add_flag("--json", check_options->json, json_help);
     check->callback([check_options, &exit_code] { exit_code = run_check(*check_options); });
 
@@ -162,7 +212,7 @@ void add_guards_command(CLI::App& app, int& exit_code) {
     eval->add_option("DIR", eval_options->dir, "the cache dir")->required();
     eval->add_option("KEY_OR_PATH", eval_options->query, "an fxgraph/aotautograd key or entry path")
         ->required();
-    eval->add_option("--hints", eval_options->hints, hints_help)->required();
+    eval->add_option("--hints", eval_options->hints, hints_help);
     eval->add_flag(
         "--json", eval_options->json,
         "as for check, plus the entry's path; an array when the key has several entries");

@@ -26,13 +26,20 @@ int run_lookup(const LookupOptions& options) {
     if (!lookup) {
         return report(lookup.error());
     }
+    if (auto fits = explain::check_hints(*lookup, *hints); !fits) {
+        return report("--hints: " + fits.error().message);
+    }
+    // PyTorch skips an entry it cannot load; the answer stands, but the
+    // damage is a problem found.
+    const int exit_code = lookup->any_unreadable() ? kExitProblems : kExitOk;
     if (options.json) {
         Json tried = Json::array();
         for (const auto& entry : lookup->tried) {
             Json item = {
                 {"file", entry.file},
                 {"guards_expr", entry.guards_expr ? Json(*entry.guards_expr) : Json(nullptr)},
-                {"hit", entry.hit}};
+                {"hit", entry.hit},
+                {"unreadable", entry.unreadable}};
             if (entry.evaluation) {
                 item["evaluation"] = evaluation_json(*entry.evaluation);
                 if (entry.evaluation->first_failure) {
@@ -52,9 +59,14 @@ int run_lookup(const LookupOptions& options) {
                     {"hit", lookup->hit ? Json(*lookup->hit) : Json(nullptr)},
                     {"status", explain::to_string(lookup->status)},
                     {"tried", std::move(tried)}});
-        return kExitOk;
+        return exit_code;
     }
     for (const auto& entry : lookup->tried) {
+        if (entry.unreadable) {
+            std::printf("unreadable  %s: %s (PyTorch would skip this entry)\n", entry.file.c_str(),
+                        entry.error.c_str());
+            continue;
+        }
         std::printf("%s  %s\n", entry.hit ? "HIT " : "miss", entry.file.c_str());
         if (!entry.guards_expr) {
             std::printf("      no guards\n");
@@ -73,10 +85,15 @@ int run_lookup(const LookupOptions& options) {
                     lookup->tried.size(), lookup->key_dir.c_str());
         break;
     case explain::LookupStatus::FullMiss:
-        std::printf("full_miss: no entries under %s\n", lookup->key_dir.c_str());
+        if (lookup->tried.empty()) {
+            std::printf("full_miss: no entries under %s\n", lookup->key_dir.c_str());
+        } else {
+            std::printf("full_miss: none of the %zu entries under %s can be read\n",
+                        lookup->tried.size(), lookup->key_dir.c_str());
+        }
         break;
     }
-    return kExitOk;
+    return exit_code;
 }
 
 } // namespace
@@ -89,13 +106,13 @@ void add_lookup_command(CLI::App& app, int& exit_code) {
     command->add_option("DIR", options->dir, "the cache dir")->required();
     command->add_option("KEY", options->key, "an fxgraph (f...) or aotautograd (a...) key")
         ->required();
-    command
-        ->add_option("--hints", options->hints,
-                     "values for L['t0'], L['t1'], ...: \"64,128\" or \"t1=128,t0=64\"")
-        ->required();
+    command->add_option("--hints", options->hints,
+                        "values for L['t0'], L['t1'], ...: \"64,128\" or \"t1=128,t0=64\"; one "
+                        "for each symbol the key's guards read (none for a key without guards)");
     command->add_flag("--json", options->json,
                       "print {key, key_dir, hit: FILE|null, status: hit|guard_miss|full_miss, "
-                      "tried: [{file, guards_expr, hit, evaluation, first_failure, error}]}");
+                      "tried: [{file, guards_expr, hit, unreadable, evaluation, first_failure, "
+                      "error}]}. Exit 1 when an entry tried cannot be read (PyTorch skips it)");
     command->callback([options, &exit_code] { exit_code = run_lookup(*options); });
 }
 

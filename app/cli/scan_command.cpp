@@ -26,6 +26,8 @@ int run_scan(const ScanOptions& options) {
             errors.push_back(loaded.error());
         }
     }
+    // As verify: what does not parse is a problem found.
+    const int exit_code = errors.empty() ? kExitOk : kExitProblems;
     const auto summary = scan->summary();
     std::uint64_t total_files = 0, total_entries = 0, total_bytes = 0;
     for (const auto& [kind, counts] : summary) {
@@ -51,7 +53,7 @@ int run_scan(const ScanOptions& options) {
                     {"bytes", total_bytes},
                     {"kinds", std::move(kinds)},
                     {"errors", std::move(error_list)}});
-        return kExitOk;
+        return exit_code;
     }
     std::printf("%s\n\n%-16s %8s %8s %12s\n", scan->root.c_str(), "kind", "entries", "files",
                 "size");
@@ -71,7 +73,7 @@ int run_scan(const ScanOptions& options) {
             std::printf("  %s\n", error.describe().c_str());
         }
     }
-    return kExitOk;
+    return exit_code;
 }
 
 } // namespace
@@ -80,7 +82,7 @@ void add_scan_command(CLI::App& app, int& exit_code) {
     auto options = std::make_shared<ScanOptions>();
     auto* command = app.add_subcommand(
         "scan", "Count what a cache dir holds, by kind (entries, files, bytes), and parse every "
-                "entry to report the ones that fail.");
+                "entry to report the ones that fail (exit 1 when one does).");
     command->add_option("DIR", options->dir, "the cache dir")->required();
     command->add_flag("--json", options->json,
                       "print {root, entries, files, bytes, kinds: {KIND: {entries, files, "

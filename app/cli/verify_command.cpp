@@ -77,7 +77,12 @@ int run_verify_bundle(const VerifyOptions& options) {
     if (!file) {
         return report(file.error());
     }
-    const BundleCheck check = check_bundle((*file)->bytes(), trusted);
+    const std::string_view bytes = (*file)->bytes();
+    if (!bundle::looks_signed(bytes) && !bundle::looks_like_mega_cache(bytes)) {
+        // Wrong input, not a bundle that failed its check.
+        return report(bundle::decode_mega_cache(bytes).error().at(options.path));
+    }
+    const BundleCheck check = check_bundle(bytes, trusted);
     const bool ok = check.problem.empty();
     if (options.json) {
         print_json({{"file", text(options.path)},

@@ -51,7 +51,8 @@ int run_why(const WhyOptions& options) {
                             {"path", near.path},
                             {"shared", near.shared},
                             {"total", near.total},
-                            {"differing", near.differing}});
+                            {"differing", near.differing},
+                            {"lines", line_counts_json(near.lines)}});
         }
         print_json({{"key", target->fx.key},
                     {"path", target->entry.path},
@@ -64,8 +65,8 @@ int run_why(const WhyOptions& options) {
         std::printf("no other FX graph entries to compare with\n");
     }
     for (const auto& near : nearest) {
-        std::printf("\n%s  in %s\n  shares %zu of %zu debug lines; differs in:\n", near.key.c_str(),
-                    near.dir.c_str(), near.shared, near.total);
+        std::printf("\n%s  in %s\n  %s%s\n", near.key.c_str(), near.dir.c_str(),
+                    describe_line_counts(near.lines).c_str(), near.differing.empty() ? "" : ":");
         for (const auto& name : near.differing) {
             std::printf("    %s\n", name.c_str());
         }
@@ -79,15 +80,16 @@ void add_why_command(CLI::App& app, int& exit_code) {
     auto options = std::make_shared<WhyOptions>();
     auto* command = app.add_subcommand(
         "why", "Why did this graph miss? The keys nearest to an FX graph key (in the same cache "
-               "dir, and in others with --against), ranked by shared debug-line hashes, each "
-               "with the attributes that differ.");
+               "dir, and in others with --against), ranked by the debug lines they share (counted "
+               "as diff counts them), each with the attributes that differ.");
     command->add_option("DIR", options->dir, "the cache dir")->required();
     command->add_option("KEY", options->key, "an FX graph key or entry path")->required();
     command->add_option("--against", options->against, "other cache dirs to search too");
     command->add_option("--limit", options->limit, "how many keys to show (default 5)");
     command->add_flag("--json", options->json,
                       "print {key, path, debug_lines, nearest: [{key, dir, path, shared, total, "
-                      "differing}]}");
+                      "differing, lines: {shared, left, right, changed, only_left, only_right, "
+                      "differ}}]}");
     command->callback([options, &exit_code] { exit_code = run_why(*options); });
 }
 

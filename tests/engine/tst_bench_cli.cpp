@@ -224,7 +224,8 @@ private slots:
                     .exit_code != 0);
         const auto none = test::run_cli(
             {"bench", QString::fromStdString(cache_.string()), "--plan", "no_such_kernel"});
-        QCOMPARE(none.exit_code, 1);
+        QCOMPARE(none.exit_code, 2); // nothing to plan: an error, as nothing to run is
+        QVERIFY(none.err.contains("no kernel or module named no_such_kernel"));
     }
 };
 

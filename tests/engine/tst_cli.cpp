@@ -81,12 +81,16 @@ private slots:
             root / "fxgraph/tk/ftk5o3esbiwgxl7lmk4qxfqciu7xafyi4yfigwtqep4irctgaowt";
         const fs::path entry = fs::directory_iterator(key_dir)->path();
         std::ofstream(entry, std::ios::trunc) << "not a pickle";
+        // As verify: what does not parse is a problem found, exit 1.
         const auto run = test::run_cli({"scan", QString::fromStdString(root.string()), "--json"});
-        QCOMPARE(run.exit_code, 0);
+        QCOMPARE(run.exit_code, 1);
         const auto errors = parse_json(run)["errors"].toArray();
         QCOMPARE(errors.size(), 1);
         QCOMPARE(errors[0].toObject()["path"].toString(), QString::fromStdString(entry.string()));
         QVERIFY(errors[0].toObject()["message"].toString().contains("pickle"));
+        const auto text = test::run_cli({"scan", QString::fromStdString(root.string())});
+        QCOMPARE(text.exit_code, 1);
+        QVERIFY(text.out.contains("\n1 error:\n"));
     }
 
     void lsJsonHasOneRowPerEntry() {
@@ -233,6 +237,35 @@ private slots:
                            "2NNRW3X2CAAVD2JMNKYZEQW4LQHPTFRFTALBPFV27IWAOPVZHTEA", "--json"});
         const auto t = parse_json(triton).object();
         QCOMPARE(t["kernel_name"].toString(), "triton_red_fused_cat_cumsum_sin_0");
+        // The module in this dir, and the path the PTX names on the compiling machine.
+        const QString module_py = "nf/cnf5o5w6odimfhtjmrti5cer2hekx5pgyfkpq4zyd2efii4utvcp.py";
+        QCOMPARE(t["module_file"].toString(), module_py);
+        QCOMPARE(t["module_path"].toString(), "/tmp/fixtures/devset/cache/" + module_py);
+        const auto triton_text =
+            test::run_cli({"show", fixture_dir("devset/cache"),
+                           "2NNRW3X2CAAVD2JMNKYZEQW4LQHPTFRFTALBPFV27IWAOPVZHTEA"});
+        QCOMPARE(triton_text.exit_code, 0);
+        QVERIFY(triton_text.out.contains(("module (in this dir)   " + module_py).toUtf8()));
+        QVERIFY(triton_text.out.contains(("compiled from          /tmp/fixtures/devset/cache/" +
+                                          module_py + " (path on the compiling machine)")
+                                             .toUtf8()));
+        // A kernel dir whose module is not in the dir says so.
+        QTemporaryDir alone;
+        const fs::path kernel_dir = fs::path(alone.path().toStdString()) /
+                                    "triton/0/2NNRW3X2CAAVD2JMNKYZEQW4LQHPTFRFTALBPFV27IWAOPVZHTEA";
+        fs::create_directories(kernel_dir.parent_path());
+        test::copy_tree(test::fixture("devset/cache/triton/0/"
+                                      "2NNRW3X2CAAVD2JMNKYZEQW4LQHPTFRFTALBPFV27IWAOPVZHTEA"),
+                        kernel_dir);
+        const auto lone = test::run_cli(
+            {"show", alone.path(), "2NNRW3X2CAAVD2JMNKYZEQW4LQHPTFRFTALBPFV27IWAOPVZHTEA"});
+        QVERIFY(lone.out.contains(
+            "module (in this dir)   none: cnf5o5w6odimfhtjmrti5cer2hekx5pgyfkpq4zyd2efii4utvcp.py "
+            "is not in this dir"));
+        const auto lone_json =
+            test::run_cli({"show", alone.path(),
+                           "2NNRW3X2CAAVD2JMNKYZEQW4LQHPTFRFTALBPFV27IWAOPVZHTEA", "--json"});
+        QVERIFY(parse_json(lone_json)["module_file"].isNull());
         QCOMPARE(t["metadata"]["num_warps"].toInt(), 2);
         QCOMPARE(t["ptx"]["parameters"].toArray().size(), 10);
 
@@ -280,6 +313,12 @@ private slots:
         names.sort();
         QCOMPARE(names, QStringList({"inductor_config[epilogue_fusion]", "inductor_config[max_fusion_size]"}));
         QCOMPARE(json["same"].toInt(), 538);
+        const auto lines = json["lines"].toObject();
+        QCOMPARE(lines["shared"].toInt(), 538);
+        QCOMPARE(lines["changed"].toInt(), 2);
+        QCOMPARE(lines["differ"].toInt(), 2);
+        QCOMPARE(lines["left"].toInt(),
+                 lines["shared"].toInt() + lines["changed"].toInt() + lines["only_left"].toInt());
 
         // Across two dirs: the mega-cache re-run against the original run.
         const auto across = test::run_cli(
@@ -308,6 +347,40 @@ private slots:
             {"diff", devset + ":acbrwiqvrn7rg4grcchrurss26pj64efbb4xv6kecwqscfodrjec", "x"});
         QCOMPARE(aot.exit_code, 2);
         QVERIFY(aot.err.contains("forward fajgubgjoc7472fanbq4v7toa3fipqcxuw5brgm2dgofcoq3dily"));
+    }
+
+    void whyAndDiffCountAlike() {
+        // The same pair: the same numbers in the same words, in text and JSON.
+        const QString devset = fixture_dir("devset/cache");
+        const QString key = "fugz3vdph3s6scj74ka3bp7bloh4sl3pw6itkd6kn3nlx4a3ngiq";
+        const auto why = test::run_cli({"why", devset, key, "--limit", "9", "--json"});
+        QCOMPARE(why.exit_code, 0);
+        const auto why_text = test::run_cli({"why", devset, key, "--limit", "9"});
+        const auto nearest = parse_json(why)["nearest"].toArray();
+        QCOMPARE(nearest.size(), 9);
+        for (const auto& value : nearest) {
+            const auto near = value.toObject();
+            const auto diff =
+                test::run_cli({"diff", devset + ":" + key, near["key"].toString(), "--json"});
+            QCOMPARE(diff.exit_code, 0);
+            const auto json = parse_json(diff).object();
+            QCOMPARE(near["lines"].toObject(), json["lines"].toObject());
+            QCOMPARE(near["shared"].toInt(), json["same"].toInt());
+            const auto lines = json["lines"].toObject();
+            QCOMPARE(lines["shared"].toInt() + lines["differ"].toInt(), lines["left"].toInt());
+            QCOMPARE(lines["differ"].toInt() + lines["only_right"].toInt(),
+                     json["differences"].toArray().size());
+            QCOMPARE(near["differing"].toArray().size(), json["differences"].toArray().size());
+
+            const auto diff_text =
+                test::run_cli({"diff", devset + ":" + key, near["key"].toString()});
+            const QByteArray summary = diff_text.out.split('\n').at(2);
+            QVERIFY2(summary.startsWith("shares " + QByteArray::number(lines["shared"].toInt()) +
+                                        " of " + QByteArray::number(lines["left"].toInt()) +
+                                        " debug lines"),
+                     summary.constData());
+            QVERIFY2(why_text.out.contains("\n  " + summary + ":\n"), summary.constData());
+        }
     }
 
     void whyRanksTheNearestKeys() {
@@ -362,7 +435,17 @@ private slots:
         QVERIFY(bad_hints.err.contains("--hints"));
         const auto missing = test::run_cli({"guards", "check", "2 <= L['t3']", "--hints", "4"});
         QCOMPARE(missing.exit_code, 2);
-        QVERIFY(missing.err.contains("no hint for L['t3']"));
+        QVERIFY(missing.err.contains("--hints: 1 value given, but the guards read 1 symbol: "
+                                     "L['t3'] (no value for L['t3'])"));
+        const auto extra = test::run_cli(
+            {"guards", "check", "2 <= L['t0'] and L['t1'] <= 4096", "--hints", "1,2,3"});
+        QCOMPARE(extra.exit_code, 2);
+        QVERIFY(extra.err.contains(
+            "--hints: 3 values given, but the guards read 2 symbols: L['t0'], L['t1']"));
+        QVERIFY(extra.out.isEmpty());
+        // An expression that reads nothing takes no hints, and needs none.
+        QCOMPARE(test::run_cli({"guards", "check", "True"}).exit_code, 0);
+        QCOMPARE(test::run_cli({"guards", "check", "True", "--hints", "1"}).exit_code, 2);
     }
 
     void guardsEvalOfEntries() {
@@ -375,12 +458,27 @@ private slots:
         QCOMPARE(entries[0]["result"].toBool(), false);
         QCOMPARE(entries[1]["result"].toBool(), true);
         QVERIFY(entries[0]["path"].toString().endsWith("hjhnw6azgd6tla6trsnehzke4j5doxsegqmai4fpurmrc2yqoas"));
-        const auto plain = test::run_cli({"guards", "eval", fixture_dir("devset/cache"),
-                                          "fugz3vdph3s6scj74ka3bp7bloh4sl3pw6itkd6kn3nlx4a3ngiq",
-                                          "--hints", "1", "--json"});
+        // Values the guards do not read are an error, naming what they read.
+        const auto extra = test::run_cli({"guards", "eval", fixture_dir("multi_dev/cache"),
+                                          "ftk5o3esbiwgxl7lmk4qxfqciu7xafyi4yfigwtqep4irctgaowt",
+                                          "--hints", "1,2,3,4"});
+        QCOMPARE(extra.exit_code, 2);
+        QVERIFY(extra.err.contains("--hints: 4 values given, but the guards of "
+                                   "ftk5o3esbiwgxl7lmk4qxfqciu7xafyi4yfigwtqep4irctgaowt's 2 "
+                                   "entries read 2 symbols: L['t0'], L['t1']"));
+        QVERIFY(extra.out.isEmpty());
+        // No guards: no hints needed, and none taken.
+        const auto plain =
+            test::run_cli({"guards", "eval", fixture_dir("devset/cache"),
+                           "fugz3vdph3s6scj74ka3bp7bloh4sl3pw6itkd6kn3nlx4a3ngiq", "--json"});
         QCOMPARE(plain.exit_code, 0);
         QCOMPARE(parse_json(plain)["result"].toBool(), true);
         QVERIFY(parse_json(plain)["expression"].isNull());
+        const auto plain_hints =
+            test::run_cli({"guards", "eval", fixture_dir("devset/cache"),
+                           "fugz3vdph3s6scj74ka3bp7bloh4sl3pw6itkd6kn3nlx4a3ngiq", "--hints", "1"});
+        QCOMPARE(plain_hints.exit_code, 2);
+        QVERIFY(plain_hints.err.contains("read no symbols"));
         const auto module = test::run_cli({"guards", "eval", fixture_dir("devset/cache"),
                                            "c2cluqctnlajzehw2weknm56ffw2b4ypsrwdp5qukn6noe5xk34w",
                                            "--hints", "1"});
@@ -409,6 +507,109 @@ private slots:
         const auto text = test::run_cli({"lookup", dir, key, "--hints", "65536,32769"});
         QVERIFY(text.out.contains("fails: L['t1']*L['t0'] <= 2147483647 (L['t1']*L['t0'] = 2147549184)"));
         QCOMPARE(test::run_cli({"lookup", dir, "c2clu", "--hints", "1"}).exit_code, 2);
+    }
+
+    void lookupRefusesHintsThatDoNotFit() {
+        // A typo is an error naming the symbols, not a plausible guard_miss.
+        const QString dir = fixture_dir("multi_dev/cache");
+        const QString key = "ftk5o3esbiwgxl7lmk4qxfqciu7xafyi4yfigwtqep4irctgaowt";
+        const QString read =
+            "the guards of " + key + "'s 2 entries read 2 symbols: L['t0'], L['t1']";
+        const std::pair<const char*, QString> cases[] = {
+            {"64", "--hints: 1 value given, but " + read},
+            {"64,128,5", "--hints: 3 values given, but " + read},
+            {"", "--hints: no values given, but " + read},
+            {"t5=3", "--hints: 1 value given, but " + read +
+                         " (no value for L['t0'], L['t1']; nothing reads L['t5'])"},
+        };
+        for (const auto& [hints, says] : cases) {
+            for (const bool json : {false, true}) {
+                QStringList arguments = {"lookup", dir, key, "--hints", hints};
+                if (json) {
+                    arguments << "--json";
+                }
+                const auto run = test::run_cli(arguments);
+                QCOMPARE(run.exit_code, 2);
+                QVERIFY2(run.err.contains(says.toUtf8()), run.err.constData());
+                QVERIFY(run.out.isEmpty());
+            }
+        }
+        QCOMPARE(test::run_cli({"lookup", dir, key}).exit_code, 2);
+        // A key with no guards needs no hints; a full miss has nothing to check them against.
+        const auto plain = test::run_cli({"lookup", fixture_dir("devset/cache"),
+                                          "fugz3vdph3s6scj74ka3bp7bloh4sl3pw6itkd6kn3nlx4a3ngiq"});
+        QCOMPARE(plain.exit_code, 0);
+        QVERIFY(plain.out.contains("hit: "));
+        QCOMPARE(test::run_cli({"lookup", dir, "fnotthere", "--hints", "1"}).exit_code, 0);
+    }
+
+    void lookupSaysWhatItCannotRead() {
+        QTemporaryDir temp;
+        const fs::path root = fs::path(temp.path().toStdString()) / "cache";
+        test::copy_tree(test::fixture("multi_dev/cache"), root);
+        const QString key = "ftk5o3esbiwgxl7lmk4qxfqciu7xafyi4yfigwtqep4irctgaowt";
+        const fs::path key_dir = root / "fxgraph/tk" / key.toStdString();
+        const fs::path first = key_dir / "hjhnw6azgd6tla6trsnehzke4j5doxsegqmai4fpurmrc2yqoas";
+        fs::resize_file(first, fs::file_size(first) / 2);
+        const QString dir = QString::fromStdString(root.string());
+
+        // PyTorch skips it and takes the next entry: the answer stands, exit 1.
+        const auto text = test::run_cli({"lookup", dir, key, "--hints", "64,64"});
+        QCOMPARE(text.exit_code, 1);
+        QVERIFY2(text.out.startsWith(
+                     "unreadable  hjhnw6azgd6tla6trsnehzke4j5doxsegqmai4fpurmrc2yqoas: "),
+                 text.out.constData());
+        QVERIFY(text.out.contains("(PyTorch would skip this entry)\nHIT   ndyhf46l"));
+        QVERIFY(!text.out.contains("no guards"));
+        const auto json = test::run_cli({"lookup", dir, key, "--hints", "64,64", "--json"});
+        QCOMPARE(json.exit_code, 1);
+        const auto tried = parse_json(json)["tried"].toArray();
+        QCOMPARE(tried[0]["unreadable"].toBool(), true);
+        QVERIFY(tried[0]["error"].toString().contains("pickle"));
+        QCOMPARE(tried[1]["unreadable"].toBool(), false);
+        QCOMPARE(parse_json(json)["status"].toString(), "hit");
+
+        // Nothing readable: a full miss, as PyTorch reports it.
+        const fs::path second = key_dir / "ndyhf46ldwmlkvpp4mky6repcjnctgzt5cojksekpxljmat467r";
+        fs::resize_file(second, 10);
+        const auto none = test::run_cli({"lookup", dir, key, "--hints", "64,64"});
+        QCOMPARE(none.exit_code, 1);
+        QVERIFY(none.out.contains("full_miss: none of the 2 entries under fxgraph/tk/" +
+                                  key.toUtf8() + " can be read"));
+        QCOMPARE(
+            parse_json(test::run_cli({"lookup", dir, key, "--hints", "64,64", "--json"}))["status"]
+                .toString(),
+            "full_miss");
+    }
+
+    void benchSaysWhyThereIsNothingToBenchmark() {
+        // A CPU cache holds C++ kernels: nothing for a Triton benchmark, said so, exit 2.
+        for (const bool plan : {true, false}) {
+            QStringList arguments = {"bench", fixture_dir("cpu_dev/cache")};
+            if (plan) {
+                arguments << "--plan";
+            }
+            const auto run = test::run_cli(arguments);
+            QCOMPARE(run.exit_code, 2);
+            QVERIFY2(
+                run.err.contains("cpu_dev/cache: no Triton kernels to benchmark: its FX graphs "
+                                 "were compiled for cpu (C++ kernels); cachelens bench times "
+                                 "Triton kernels on a CUDA GPU"),
+                run.err.constData());
+        }
+        const auto lines =
+            test::run_cli({"bench", fixture_dir("cpu_dev/cache"), "--plan", "--json-lines"});
+        QCOMPARE(lines.exit_code, 2);
+        QVERIFY(parse_json(lines)["message"].toString().contains("compiled for cpu"));
+        QTemporaryDir empty;
+        const auto nothing = test::run_cli({"bench", empty.path(), "--plan"});
+        QCOMPARE(nothing.exit_code, 2);
+        QVERIFY(nothing.err.contains("no compiled FX graphs or kernel modules"));
+        const auto unknown =
+            test::run_cli({"bench", fixture_dir("devset/cache"), "--plan", "nosuchkernel"});
+        QCOMPARE(unknown.exit_code, 2);
+        QVERIFY(
+            unknown.err.contains("no kernel or module named nosuchkernel has a benchmark harness"));
     }
 
     void traceLinksEventsToEntries() {

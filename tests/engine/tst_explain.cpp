@@ -16,10 +16,10 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include <fstream>
-
 #include <algorithm>
+#include <fstream>
 #include <map>
+#include <set>
 
 using namespace cachelens;
 using namespace cachelens::explain;
@@ -187,6 +187,61 @@ private slots:
         QCOMPARE(diff.differences[0].change, Change::OnlyLeft);
         QCOMPARE(diff.differences[1].name, "fx_kwargs[j]");
         QCOMPARE(diff.differences[1].change, Change::OnlyRight);
+        const LineCounts counts = diff.counts();
+        QCOMPARE(counts.shared, 1u);
+        QCOMPARE(counts.changed, 0u);
+        QCOMPARE(counts.only_left, 1u);
+        QCOMPARE(counts.only_right, 1u);
+        QCOMPARE(counts.left(), left.size());
+        QCOMPARE(counts.right(), right.size());
+        QCOMPARE(counts.differ(), 1u);
+    }
+
+    void nearestCountsAsDiffCounts() {
+        // `why` and `diff` of the same pair say the same numbers: the nearest
+        // keys are ranked by, and report, the lines diff_keys finds shared.
+        auto scan = cachedir::scan_cache_dir(test::fixture("devset/cache"));
+        QVERIFY_RESULT(scan);
+        std::vector<Error> unreadable;
+        const auto candidates = fx_graph_candidates(*scan, "cache", unreadable);
+        bool hashes_elsewhere = false;
+        for (const auto& target : candidates) {
+            const auto all = nearest_keys(target.debug_lines, target.key, candidates, 100);
+            QCOMPARE(all.size(), candidates.size() - 1);
+            for (std::size_t i = 0; i < all.size(); ++i) {
+                const auto other = std::ranges::find(candidates, all[i].key, &KeyCandidate::key);
+                const KeyDiff diff = diff_keys(target.debug_lines, other->debug_lines);
+                QCOMPARE(all[i].shared, diff.same);
+                QCOMPARE(all[i].lines.shared, diff.same);
+                QCOMPARE(all[i].lines.left(), target.debug_lines.size());
+                QCOMPARE(all[i].lines.right(), other->debug_lines.size());
+                QCOMPARE(all[i].lines.differ() + all[i].lines.only_right, diff.differences.size());
+                QCOMPARE(all[i].total, target.debug_lines.size());
+                if (i > 0) {
+                    QVERIFY(all[i].shared <= all[i - 1].shared);
+                }
+                // A hash can also match a line of another attribute; only
+                // the same attribute counts as shared.
+                std::set<std::string_view> other_hashes;
+                for (const auto& line : parse_debug_lines(other->debug_lines)) {
+                    other_hashes.insert(line.hash);
+                }
+                std::size_t anywhere = 0;
+                for (const auto& line : parse_debug_lines(target.debug_lines)) {
+                    anywhere += other_hashes.contains(line.hash) ? 1 : 0;
+                }
+                hashes_elsewhere = hashes_elsewhere || anywhere > diff.same;
+            }
+            // Fewer asked for: the first of the same ranking.
+            const auto three = nearest_keys(target.debug_lines, target.key, candidates, 3);
+            QCOMPARE(three.size(), 3u);
+            for (std::size_t i = 0; i < three.size(); ++i) {
+                QCOMPARE(three[i].key, all[i].key);
+                QCOMPARE(three[i].shared, all[i].shared);
+            }
+        }
+        QVERIFY(hashes_elsewhere); // the fixture tells the two countings apart
+        QVERIFY(nearest_keys(candidates[0].debug_lines, candidates[0].key, candidates, 0).empty());
     }
 
     void whyTheMegaCacheRoundTripMissed() {
@@ -302,8 +357,47 @@ private slots:
         std::ofstream(root / "fxgraph/ab/fabcdef/aaaa") << "not a pickle";
         auto corrupt = simulate_lookup(root, "fabcdef", guards::Hints{});
         QVERIFY_RESULT(corrupt);
-        QCOMPARE(corrupt->status, LookupStatus::GuardMiss);
+        // PyTorch skips an entry it cannot load; with nothing else it is a full miss.
+        QCOMPARE(corrupt->status, LookupStatus::FullMiss);
+        QVERIFY(corrupt->tried[0].unreadable);
+        QVERIFY(corrupt->any_unreadable());
         QVERIFY(corrupt->tried[0].error.find("pickle") != std::string::npos);
+        QVERIFY(corrupt->symbols_read.empty());
+        QVERIFY(check_hints(*corrupt, guards::Hints::positional(one))); // nothing to check against
+    }
+
+    void lookupSkipsAnEntryItCannotRead() {
+        QTemporaryDir temp;
+        const std::filesystem::path root = temp.path().toStdString();
+        const std::string key = "ftk5o3esbiwgxl7lmk4qxfqciu7xafyi4yfigwtqep4irctgaowt";
+        const std::string key_dir = "fxgraph/tk/" + key;
+        std::filesystem::create_directories(root / "fxgraph/tk");
+        test::copy_tree(test::fixture("multi_dev/cache") / key_dir, root / key_dir);
+        const auto first = root / key_dir / "hjhnw6azgd6tla6trsnehzke4j5doxsegqmai4fpurmrc2yqoas";
+        std::filesystem::resize_file(first, std::filesystem::file_size(first) / 2);
+        const std::vector<guards::Number> hints = {guards::Number::integer(8),
+                                                   guards::Number::integer(8)};
+        auto lookup = simulate_lookup(root, key, guards::Hints::positional(hints));
+        QVERIFY_RESULT(lookup);
+        QCOMPARE(lookup->status, LookupStatus::Hit);
+        QCOMPARE(lookup->tried.size(), 2u);
+        QVERIFY(lookup->tried[0].unreadable);
+        QVERIFY(!lookup->tried[0].guards_expr);
+        QVERIFY(!lookup->tried[1].unreadable);
+        QCOMPARE(lookup->symbols_read, (std::vector<std::vector<std::string>>{{"t0", "t1"}}));
+        QVERIFY(check_hints(*lookup, guards::Hints::positional(hints)));
+        auto short_one = check_hints(*lookup, guards::Hints::positional({hints.data(), 1}));
+        QVERIFY(!short_one);
+        QCOMPARE(short_one.error().message,
+                 "1 value given, but the guards of " + key + " read 2 symbols: L['t0'], L['t1']");
+
+        // Every entry's symbols count, also those after the hit.
+        auto untouched = simulate_lookup(test::fixture("multi_dev/cache"), key,
+                                         guards::Hints::positional(hints));
+        QVERIFY_RESULT(untouched);
+        QCOMPARE(untouched->tried.size(), 1u);
+        QCOMPARE(untouched->symbols_read.size(), 2u);
+        QVERIFY(!untouched->any_unreadable());
     }
 
     void whySkipsTheKeyItself() {

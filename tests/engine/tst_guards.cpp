@@ -487,6 +487,48 @@ private slots:
         QVERIFY(error_of("abc").starts_with("hint 1 ('abc'): 'abc' is not a number literal"));
     }
 
+    void hintsMustFitWhatTheGuardsRead() {
+        const auto error_of = [](const char* text, std::vector<std::vector<std::string>> read) {
+            auto fits = check_hints(hints_or_die(text), read, "the guards of fkey");
+            return fits ? std::string() : fits.error().message;
+        };
+        const std::vector<std::vector<std::string>> two = {{"t0", "t1"}};
+        QCOMPARE(error_of("64,128", two), "");
+        QCOMPARE(error_of("t1=128,t0=64", two), "");
+        // Too few, too many, none, a name nothing reads: errors naming the symbols.
+        QCOMPARE(error_of("64", two),
+                 "1 value given, but the guards of fkey read 2 symbols: L['t0'], L['t1']");
+        QCOMPARE(error_of("64,128,5", two),
+                 "3 values given, but the guards of fkey read 2 symbols: L['t0'], L['t1']");
+        QCOMPARE(error_of("", two),
+                 "no values given, but the guards of fkey read 2 symbols: L['t0'], L['t1']");
+        QCOMPARE(error_of("t5=3", two),
+                 "1 value given, but the guards of fkey read 2 symbols: L['t0'], L['t1'] (no "
+                 "value for L['t0'], L['t1']; nothing reads L['t5'])");
+        QCOMPARE(error_of("t0=1,t1=2,x=3", two),
+                 "3 values given, but the guards of fkey read 2 symbols: L['t0'], L['t1'] "
+                 "(nothing reads L['x'])");
+        // PyTorch passes a hint for each symbolic input: one below the
+        // highest symbol read fits even when no guard reads it.
+        const std::vector<std::vector<std::string>> gap = {{"t0", "t2"}};
+        QCOMPARE(error_of("1,2,3", gap), "");
+        QCOMPARE(error_of("t0=1,t2=3", gap), "");
+        QCOMPARE(error_of("1,2", gap), "2 values given, but the guards of fkey read 2 symbols: "
+                                       "L['t0'], L['t2'] (no value for L['t2'])");
+        // Several entries: their union, said so.
+        const std::vector<std::vector<std::string>> differ = {{"t0", "t1"}, {"t0", "t2"}, {}};
+        QCOMPARE(error_of("1,2,3", differ), "");
+        QCOMPARE(error_of("1,2", differ),
+                 "2 values given, but the guards of fkey read 3 symbols between them: L['t0'], "
+                 "L['t1'], L['t2']");
+        // No guards (or guards without a symbol) read nothing: no values.
+        QCOMPARE(error_of("", {{}}), "");
+        QCOMPARE(error_of("", {}), "");
+        QCOMPARE(error_of("64", {{}}), "1 value given, but the guards of fkey read no symbols: "
+                                       "give none");
+        QCOMPARE(error_of("x=1", {{"x"}}), "");
+    }
+
     void numbers() {
         QCOMPARE(Number::integer(2147549184).repr(), "2147549184");
         QCOMPARE(Number::boolean(true).repr(), "True");

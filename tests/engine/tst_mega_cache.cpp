@@ -238,7 +238,48 @@ private slots:
         const auto refused = test::run_cli({"bundle", "ls", other});
         QCOMPARE(refused.exit_code, 2);
         QVERIFY(refused.err.contains("golden.json"));
-        QVERIFY(refused.err.contains("crc32 mismatch"));
+        QVERIFY2(refused.err.contains("not a PyTorch cache bundle"), refused.err.constData());
+        QVERIFY(!refused.err.contains("crc32 mismatch"));
+    }
+
+    void aFileThatIsNotABundleIsNotCalledDamaged() {
+        // What the user typed: printf garbage > x.bin. Not a damaged bundle.
+        QTemporaryDir temp;
+        const QString garbage = temp.filePath("x.bin");
+        QFile file(garbage);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("garbage");
+        file.close();
+        const QString damaged = temp.filePath("damaged.bin");
+        std::string flipped = bundle_bytes();
+        flipped[flipped.size() / 2] = static_cast<char>(flipped[flipped.size() / 2] ^ 1);
+        QFile damaged_file(damaged);
+        QVERIFY(damaged_file.open(QIODevice::WriteOnly));
+        damaged_file.write(flipped.data(), static_cast<qint64>(flipped.size()));
+        damaged_file.close();
+        const QString cache = temp.filePath("cache");
+        const std::vector<QStringList> commands = {
+            {"bundle", "ls"}, {"import", "--dry-run", "--into", cache}, {"verify"}};
+        for (const auto& command : commands) {
+            const auto not_one = test::run_cli(QStringList(command) << garbage);
+            QCOMPARE(not_one.exit_code, 2);
+            QVERIFY2(not_one.err.contains((garbage + ": not a PyTorch cache bundle").toUtf8()),
+                     not_one.err.constData());
+            QVERIFY(not_one.err.contains("67 61 72 62 61 67 65 (\"garbage\")"));
+            QVERIFY(!not_one.err.contains("damaged"));
+            // A real bundle that fails its crc is damaged: verify finds it (1), the others
+            // cannot read it (2).
+            const auto broken = test::run_cli(QStringList(command) << damaged);
+            QCOMPARE(broken.exit_code, command[0] == "verify" ? 1 : 2);
+            QVERIFY2((broken.err + broken.out).contains("crc32 mismatch"), broken.err.constData());
+            QVERIFY((broken.err + broken.out).contains("(damaged or truncated)"));
+        }
+        QVERIFY(!bundle::looks_like_mega_cache("garbage"));
+        QVERIFY(!bundle::looks_like_mega_cache("{\n  \"fxgraph\": []\n}\n"));
+        QVERIFY(bundle::looks_like_mega_cache(bundle_bytes()));
+        QVERIFY(bundle::looks_like_mega_cache(bundle_bytes().substr(0, 9))); // cut short
+        QVERIFY(bundle::looks_like_mega_cache(std::string_view(bundle_bytes()).substr(4)));
+        QVERIFY(bundle::looks_like_mega_cache(std::string("\x80\x04\x95", 3)));
     }
 
     void encodingGivesTheSameBytes() {
@@ -286,7 +327,10 @@ private slots:
         put_u64_at(version, 4, 2);
         cases.push_back({"version 2", with_crc(version), "version 2"});
         cases.push_back({"a pickle", std::string("\x80\x04\x95", 3), "pickle"});
-        cases.push_back({"empty", std::string(), "at least 12 bytes"});
+        cases.push_back({"empty", std::string(), "an empty file, not a PyTorch cache bundle"});
+        cases.push_back({"cut in the version", bytes.substr(0, 9), "at least 12 bytes"});
+        cases.push_back({"not a bundle", std::string("garbage\n"), "not a PyTorch cache bundle"});
+        cases.push_back({"JSON", std::string(64, ' ') + "{}", "not a PyTorch cache bundle"});
         for (const auto& c : cases) {
             auto decoded = bundle::decode_mega_cache(c.bytes);
             QVERIFY2(!decoded.has_value(), c.name);

@@ -115,10 +115,22 @@ QString describeLookup(const explain::LookupResult& lookup, const std::string& t
                      .arg(escaped(lookup.key_dir));
         break;
     case explain::LookupStatus::FullMiss:
-        lines << QObject::tr("<b>Full miss</b>: no entries under %1").arg(escaped(lookup.key_dir));
+        lines << (lookup.tried.empty()
+                      ? QObject::tr("<b>Full miss</b>: no entries under %1")
+                            .arg(escaped(lookup.key_dir))
+                      : QObject::tr(
+                            "<b>Full miss</b>: none of the %n entry(s) under %1 can be read",
+                            nullptr, static_cast<int>(lookup.tried.size()))
+                            .arg(escaped(lookup.key_dir)));
         break;
     }
     for (const auto& entry : lookup.tried) {
+        if (entry.unreadable) {
+            lines << QStringLiteral("<tt>%1</tt>")
+                         .arg(QObject::tr("unreadable %1: %2 (PyTorch would skip this entry)")
+                                  .arg(escaped(entry.file), escaped(entry.error)));
+            continue;
+        }
         QString line = QStringLiteral("%1 %2%3").arg(
             entry.hit ? QStringLiteral("HIT ") : QStringLiteral("miss"), escaped(entry.file),
             entry.file == thisFile ? QObject::tr(" (this entry)") : QString());

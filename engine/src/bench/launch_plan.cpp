@@ -1129,4 +1129,61 @@ Result<std::vector<KernelCandidates>> plan_kernels(const std::filesystem::path& 
     return out;
 }
 
+Error nothing_to_bench(const std::filesystem::path& cache_dir, const PlanOptions& options) {
+    auto scan = cachedir::scan_cache_dir(cache_dir);
+    if (!scan) {
+        return std::move(scan.error()).at(cache_dir.string());
+    }
+    const CacheIndex index = index_cache(*scan);
+    std::size_t triton_modules = 0;
+    std::size_t with_harness = 0;
+    for (const auto& relative : index.modules) {
+        auto module = cachedir::read_kernel_module(index.root / relative);
+        if (module && module->role == cachedir::ModuleRole::TritonKernels) {
+            ++triton_modules;
+            with_harness += module->has_benchmark_harness ? 1 : 0;
+        }
+    }
+    std::set<std::string> devices;
+    for (const auto& fx : index.fx) {
+        devices.insert(fx.entry.device_types.begin(), fx.entry.device_types.end());
+    }
+    const auto error = [&](std::string message) {
+        return Error{ErrorKind::NotFound, std::move(message), cache_dir.string()};
+    };
+    constexpr std::string_view kWhat = "cachelens bench times Triton kernels on a CUDA GPU";
+    if (triton_modules == 0) {
+        if (!devices.empty() && !devices.contains("cuda")) {
+            std::string list;
+            for (const auto& device : devices) {
+                list += (list.empty() ? "" : ", ") + device;
+            }
+            return error(fmt::format(
+                "no Triton kernels to benchmark: its FX graphs were compiled for {}{}; {}", list,
+                devices == std::set<std::string>{"cpu"} ? " (C++ kernels)" : "", kWhat));
+        }
+        if (index.fx.empty() && index.modules.empty()) {
+            return error(fmt::format(
+                "no Triton kernels to benchmark: no compiled FX graphs or kernel modules; {}",
+                kWhat));
+        }
+        return error(
+            fmt::format("no Triton kernels to benchmark: no Triton kernel modules; {}", kWhat));
+    }
+    if (with_harness == 0) {
+        return error(fmt::format(
+            "nothing to benchmark: none of the {} Triton kernel module{} has a benchmark harness "
+            "(get_args()), which cachelens bench makes a kernel's inputs with; PyTorch writes one "
+            "when compiling with TORCHINDUCTOR_BENCHMARK_KERNEL=1",
+            triton_modules, triton_modules == 1 ? "" : "s"));
+    }
+    std::string asked;
+    for (const auto& name : options.only) {
+        asked += (asked.empty() ? "" : ", ") + name;
+    }
+    return error(fmt::format("no kernel or module named {} has a benchmark harness here ({} "
+                             "module{} with one: `cachelens bench DIR --plan` lists their kernels)",
+                             asked, with_harness, with_harness == 1 ? "" : "s"));
+}
+
 } // namespace cachelens::bench

@@ -403,6 +403,59 @@ Result<MegaBundle> read_pickle_form(std::string_view bytes) {
     return bundle;
 }
 
+// ---- Not a bundle at all ----------------------------------------------------
+
+// Older PyTorch wrote the version first, without a crc.
+bool starts_like_no_crc_form(std::string_view bytes) {
+    return bytes.size() >= 8 && read_u64(bytes, 0) == 1;
+}
+
+// PROTO 2 to 5 opens a pickle; a crc32 can start with 0x80 too, but then
+// the version follows it.
+bool starts_like_pickle_form(std::string_view bytes) {
+    const bool version_after_crc = bytes.size() >= 12 && read_u64(bytes, 4) == 1;
+    return !version_after_crc && bytes.size() >= 2 && static_cast<std::uint8_t>(bytes[0]) == 0x80 &&
+           bytes[1] >= 2 && bytes[1] <= 5;
+}
+
+// Whether `bytes` could be (the start of) the crc form: a crc32, then the
+// version, 1 (a later version is a small number too). A crc mismatch then
+// means damage; anything else was never a bundle.
+bool starts_like_crc_form(std::string_view bytes) {
+    constexpr std::uint64_t kLargestVersion = 0xff;
+    std::uint64_t version = 0;
+    for (std::size_t i = 4; i < 12; ++i) {
+        version = (version << 8) |
+                  (i < bytes.size() ? static_cast<std::uint8_t>(bytes[i]) : std::uint64_t{0});
+    }
+    // A file cut inside the version is judged by the bytes it has.
+    return bytes.size() > 4 && version <= kLargestVersion;
+}
+
+// "not a PyTorch cache bundle: it starts with 7b 0a 20 22 ... ("{\n "...)", so
+// a JSON file or a random one is not reported as a damaged bundle.
+std::unexpected<Error> not_a_mega_cache(std::string_view bytes) {
+    if (bytes.empty()) {
+        return fail(ErrorKind::Corrupt, "an empty file, not a PyTorch cache bundle");
+    }
+    const std::string_view head = bytes.substr(0, 12);
+    std::string hex;
+    std::string printable;
+    for (char c : head) {
+        char byte[4];
+        std::snprintf(byte, sizeof byte, "%02x ",
+                      static_cast<unsigned>(static_cast<unsigned char>(c)));
+        hex += byte;
+        printable += c >= 0x20 && c < 0x7f ? c : '.';
+    }
+    return fail(ErrorKind::Corrupt,
+                "not a PyTorch cache bundle (torch.compiler.save_cache_artifacts()): it starts "
+                "with " +
+                    hex + "(\"" + printable + (bytes.size() > head.size() ? "\"...)" : "\")") +
+                    ", where a bundle starts with a crc32 and the version 1 (00 00 00 00 00 00 "
+                    "00 01), or is a pickle (80 02 to 80 05)");
+}
+
 } // namespace
 
 std::uint32_t crc32(std::string_view bytes) {
@@ -434,17 +487,20 @@ std::string_view to_string(MegaBundle::Form form) {
     return "unknown";
 }
 
+bool looks_like_mega_cache(std::string_view bytes) {
+    return starts_like_no_crc_form(bytes) || starts_like_pickle_form(bytes) ||
+           starts_like_crc_form(bytes);
+}
+
 Result<MegaBundle> decode_mega_cache(std::string_view bytes, const MegaDecodeOptions& options) {
-    // Older PyTorch wrote the version first, without a crc.
-    if (bytes.size() >= 8 && read_u64(bytes, 0) == 1) {
+    if (starts_like_no_crc_form(bytes)) {
         return read_stream(bytes, 0, MegaBundle::Form::NoCrc);
     }
-    // PROTO 2 to 5 opens a pickle; a crc32 can start with 0x80 too, but then
-    // the version follows it.
-    const bool version_after_crc = bytes.size() >= 12 && read_u64(bytes, 4) == 1;
-    if (!version_after_crc && bytes.size() >= 2 && static_cast<std::uint8_t>(bytes[0]) == 0x80 &&
-        bytes[1] >= 2 && bytes[1] <= 5) {
+    if (starts_like_pickle_form(bytes)) {
         return read_pickle_form(bytes);
+    }
+    if (!starts_like_crc_form(bytes)) {
+        return not_a_mega_cache(bytes);
     }
     if (bytes.size() < 12) {
         return fail(ErrorKind::Truncated, "a mega-cache bundle is at least 12 bytes; this is " +

@@ -252,6 +252,15 @@ Result<TritonKernelDir> read_triton_kernel_dir(const std::filesystem::path& dir)
         kernel.module_path = kernel.ptx->files.front();
         kernel.module_key = module_key_from_path(kernel.module_path);
     }
+    const fs::path triton = dir.parent_path().parent_path();
+    if (!kernel.module_key.empty() && triton.filename() == "triton") {
+        // Inductor writes a module as <cache dir>/<key[1:3]>/<key>.py.
+        const std::string relative =
+            kernel.module_key.substr(1, 2) + "/" + kernel.module_key + ".py";
+        if (fs::is_regular_file(fs::symlink_status(triton.parent_path() / relative, ec))) {
+            kernel.module_file = relative;
+        }
+    }
     return kernel;
 }
 

@@ -40,6 +40,25 @@ std::string_view to_string(Change change) {
     return "changed";
 }
 
+LineCounts KeyDiff::counts() const {
+    LineCounts counts;
+    counts.shared = same;
+    for (const auto& difference : differences) {
+        switch (difference.change) {
+        case Change::Changed:
+            ++counts.changed;
+            break;
+        case Change::OnlyLeft:
+            ++counts.only_left;
+            break;
+        case Change::OnlyRight:
+            ++counts.only_right;
+            break;
+        }
+    }
+    return counts;
+}
+
 KeyDiff diff_keys(std::span<const std::string_view> left_text,
                   std::span<const std::string_view> right_text) {
     const auto left = parse_debug_lines(left_text);

@@ -35,6 +35,19 @@ Result<std::optional<std::string>> guards_of(const fs::path& file, bool aot) {
     return entry->guards_expr ? std::optional<std::string>(*entry->guards_expr) : std::nullopt;
 }
 
+// The symbols an entry's guards read; none when they do not parse (the
+// evaluation reports that).
+std::optional<std::vector<std::string>> symbols_of(const std::optional<std::string>& guards_expr) {
+    if (!guards_expr) {
+        return std::vector<std::string>{};
+    }
+    auto expression = guards::GuardExpression::parse(*guards_expr);
+    if (!expression) {
+        return std::nullopt;
+    }
+    return expression->symbols();
+}
+
 // PyTorch skips an entry whose guards it cannot evaluate only by failing;
 // an empty expression always matches.
 void evaluate_guards(TriedEntry& tried, const guards::Hints& hints) {
@@ -98,22 +111,46 @@ Result<LookupResult> simulate_lookup(const fs::path& root, std::string_view key,
     for (const std::string& name : files) {
         TriedEntry tried;
         tried.file = name;
-        if (auto guards = guards_of(dir / name, aot)) {
-            tried.guards_expr = std::move(*guards);
-            evaluate_guards(tried, hints);
-        } else {
+        auto guards = guards_of(dir / name, aot);
+        if (!guards) {
             tried.error = guards.error().message;
+            tried.unreadable = true;
+        } else {
+            tried.guards_expr = std::move(*guards);
+            if (auto read = symbols_of(tried.guards_expr)) {
+                result.symbols_read.push_back(std::move(*read));
+            }
         }
-        const bool hit = tried.hit;
-        result.tried.push_back(std::move(tried));
-        if (hit) {
-            result.status = LookupStatus::Hit;
+        if (result.hit) {
+            continue; // PyTorch stops at the hit; only the symbols are wanted
+        }
+        if (!tried.unreadable) {
+            evaluate_guards(tried, hints);
+            // PyTorch's find_guarded_entry: guard_miss once a loaded entry's
+            // guards fail; entries that do not load leave a full miss.
+            result.status = tried.hit ? LookupStatus::Hit : LookupStatus::GuardMiss;
+        }
+        if (tried.hit) {
             result.hit = name;
-            return result;
         }
+        result.tried.push_back(std::move(tried));
     }
-    result.status = files.empty() ? LookupStatus::FullMiss : LookupStatus::GuardMiss;
     return result;
+}
+
+bool LookupResult::any_unreadable() const {
+    return std::ranges::any_of(tried, &TriedEntry::unreadable);
+}
+
+Result<void> check_hints(const LookupResult& lookup, const guards::Hints& hints) {
+    if (lookup.symbols_read.empty()) {
+        return {};
+    }
+    const std::size_t entries = lookup.symbols_read.size();
+    const std::string reader =
+        entries == 1 ? "the guards of " + lookup.key
+                     : "the guards of " + lookup.key + "'s " + std::to_string(entries) + " entries";
+    return guards::check_hints(hints, lookup.symbols_read, reader);
 }
 
 } // namespace cachelens::explain

@@ -59,31 +59,39 @@ std::vector<KeyCandidate> fx_graph_candidates(const cachedir::Scan& scan, const 
 std::vector<NearKey> nearest_keys(std::span<const std::string_view> target_lines,
                                   std::string_view target_key,
                                   std::span<const KeyCandidate> candidates, std::size_t limit) {
+    // Hashes shared in any place bound the lines shared in the same place
+    // from above: aligning (diff_keys) only the candidates whose bound can
+    // still reach the first `limit` keeps a large cache fast.
     const auto target = hash_counts(target_lines);
-    std::vector<std::pair<std::size_t, const KeyCandidate*>> scored;
+    std::vector<std::pair<std::size_t, const KeyCandidate*>> bounded;
     for (const auto& candidate : candidates) {
-        if (candidate.key == target_key) {
-            continue;
+        if (candidate.key != target_key) {
+            bounded.emplace_back(shared_count(target, candidate.debug_lines), &candidate);
         }
-        scored.emplace_back(shared_count(target, candidate.debug_lines), &candidate);
     }
-    std::sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) {
-        if (a.first != b.first) {
-            return a.first > b.first;
+    std::ranges::sort(bounded, [](const auto& a, const auto& b) { return a.first > b.first; });
+    const auto before = [](const NearKey& a, const NearKey& b) {
+        if (a.shared != b.shared) {
+            return a.shared > b.shared;
         }
-        return std::tie(a.second->key, a.second->dir) < std::tie(b.second->key, b.second->dir);
-    });
+        return std::tie(a.key, a.dir) < std::tie(b.key, b.dir);
+    };
     std::vector<NearKey> out;
-    for (const auto& [shared, candidate] : scored) {
-        if (out.size() >= limit) {
+    for (const auto& [bound, candidate] : bounded) {
+        if (limit == 0 || (out.size() >= limit && bound < out[limit - 1].shared)) {
             break;
         }
-        NearKey near{candidate->key, candidate->dir,      candidate->path,
-                     shared,         target_lines.size(), {}};
-        for (const auto& difference : diff_keys(target_lines, candidate->debug_lines).differences) {
+        const KeyDiff diff = diff_keys(target_lines, candidate->debug_lines);
+        NearKey near{candidate->key, candidate->dir, candidate->path, 0, 0, {}, diff.counts()};
+        near.shared = near.lines.shared;
+        near.total = near.lines.left();
+        for (const auto& difference : diff.differences) {
             near.differing.push_back(difference.name);
         }
-        out.push_back(std::move(near));
+        out.insert(std::ranges::upper_bound(out, near, before), std::move(near));
+        if (out.size() > limit) {
+            out.pop_back();
+        }
     }
     return out;
 }

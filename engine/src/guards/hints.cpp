@@ -1,9 +1,11 @@
 #include <cachelens/core/text.h>
+#include <cachelens/guards/ast.h>
 #include <cachelens/guards/guard_expression.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace cachelens::guards {
 
@@ -23,7 +25,99 @@ bool is_identifier(std::string_view name) {
     });
 }
 
+// N of a positional symbol "tN"; nullopt for any other name.
+std::optional<std::size_t> positional_index(std::string_view name) {
+    if (name.size() < 2 || name[0] != 't' || (name[1] == '0' && name.size() > 2)) {
+        return std::nullopt;
+    }
+    std::size_t index = 0;
+    for (char c : name.substr(1)) {
+        if (c < '0' || c > '9' || index > 1'000'000) {
+            return std::nullopt;
+        }
+        index = index * 10 + static_cast<std::size_t>(c - '0');
+    }
+    return index;
+}
+
+std::string symbol_list(const std::vector<std::string>& names) {
+    std::string out;
+    for (const auto& name : names) {
+        out += (out.empty() ? "" : ", ") + symbol_source(name);
+    }
+    return out;
+}
+
+std::string count_of(std::size_t count, std::string_view noun) {
+    return fmt::format("{} {}{}", count, noun, count == 1 ? "" : "s");
+}
+
 } // namespace
+
+Result<void> check_hints(const Hints& hints, std::span<const std::vector<std::string>> symbols_read,
+                         std::string_view reader) {
+    std::vector<std::string> symbols;
+    for (const auto& read : symbols_read) {
+        symbols.insert(symbols.end(), read.begin(), read.end());
+    }
+    std::ranges::sort(symbols, natural_less);
+    symbols.erase(std::unique(symbols.begin(), symbols.end()), symbols.end());
+    // An entry without guards reads nothing and takes any shape: not a difference.
+    const bool sets_differ = std::ranges::any_of(symbols_read, [&](const auto& read) {
+        return !read.empty() && read.size() != symbols.size();
+    });
+    std::optional<std::size_t> highest;
+    for (const auto& symbol : symbols) {
+        if (const auto index = positional_index(symbol)) {
+            highest = std::max(highest.value_or(0), *index);
+        }
+    }
+    std::vector<std::string> missing;
+    for (const auto& symbol : symbols) {
+        if (!hints.find(symbol)) {
+            missing.push_back(symbol);
+        }
+    }
+    std::vector<std::string> unread;
+    for (const auto& [name, value] : hints.values) {
+        const auto index = positional_index(name);
+        const bool input_not_read = index && highest && *index < *highest;
+        if (!input_not_read && !std::ranges::binary_search(symbols, name, natural_less)) {
+            unread.push_back(name);
+        }
+    }
+    if (missing.empty() && unread.empty()) {
+        return {};
+    }
+    const std::size_t given = hints.values.size();
+    std::string message = given == 0 ? "no values given" : count_of(given, "value") + " given";
+    if (symbols.empty()) {
+        return fail(ErrorKind::InvalidArgument,
+                    fmt::format("{}, but {} read no symbols: give none", message, reader));
+    }
+    message += fmt::format(", but {} read {}{}: {}", reader, count_of(symbols.size(), "symbol"),
+                           sets_differ ? " between them" : "", symbol_list(symbols));
+    // Values in t0, t1, ... order for t0 to tK-1 need no more words: the
+    // counts say it. Anything else names what is wrong.
+    bool plain = true;
+    for (std::size_t i = 0; i < given; ++i) {
+        plain = plain && hints.values[i].first == positional_name(i);
+    }
+    for (std::size_t i = 0; i < symbols.size(); ++i) {
+        plain = plain && symbols[i] == positional_name(i);
+    }
+    if (!plain) {
+        std::vector<std::string> details;
+        if (!missing.empty()) {
+            details.push_back("no value for " + symbol_list(missing));
+        }
+        if (!unread.empty()) {
+            details.push_back("nothing reads " + symbol_list(unread));
+        }
+        message += " (" + details.front() + (details.size() > 1 ? "; " + details[1] : "") + ")";
+    }
+    return fail(ErrorKind::InvalidArgument, std::move(message));
+}
 
 Hints Hints::positional(std::span<const Number> values) {
     Hints hints;

@@ -101,6 +101,13 @@ struct PlanOptions {
 Result<std::vector<KernelCandidates>> plan_kernels(const std::filesystem::path& cache_dir,
                                                    const PlanOptions& options = {});
 
+// Why plan_kernels() gave no kernel at all for `cache_dir`, as an error for
+// the user: no Triton kernel modules (with the device its FX graphs were
+// compiled for: a CPU cache has C++ kernels), modules without a benchmark
+// harness (TORCHINDUCTOR_BENCHMARK_KERNEL=1 writes one), or none of
+// `options.only` among those with one.
+Error nothing_to_bench(const std::filesystem::path& cache_dir, const PlanOptions& options = {});
+
 // Bytes per element of a torch dtype name ("float32" -> 4); nullopt when unknown.
 std::optional<std::uint32_t> dtype_size(std::string_view dtype);
 

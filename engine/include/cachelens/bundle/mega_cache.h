@@ -61,6 +61,11 @@ struct MegaDecodeOptions {
 
 std::string_view to_string(MegaBundle::Form form);
 
+// Whether `bytes` start as one of the forms above does: when they do not,
+// decode_mega_cache() says "not a PyTorch cache bundle" (a JSON file, a
+// random one), and a crc that fails means a damaged bundle.
+bool looks_like_mega_cache(std::string_view bytes);
+
 // Errors name the offset and what is wrong there; the caller adds the file.
 Result<MegaBundle> decode_mega_cache(std::string_view bytes, const MegaDecodeOptions& options = {});
 std::string encode_mega_cache(const MegaBundle& bundle);

@@ -64,16 +64,22 @@ struct TritonKernelDir {
     std::optional<TritonMetadata> metadata;
     std::optional<PtxInfo> ptx;
     std::string kernel_name; // from the metadata, else the file names
-    // The kernel module the kernel was compiled from, as the PTX names it.
+    // The kernel module the kernel was compiled from, as the PTX names it:
+    // a path on the machine that compiled it (/tmp/torchinductor_user/...).
     std::string module_path;
     std::string module_key; // its "c<hash>" stem, if it is a cache module
+    // That module in the cache dir holding this kernel dir (triton/<device>/
+    // <hash>): "nf/cnf5....py", relative to the cache dir; empty when the
+    // module is not there.
+    std::string module_file;
 
     std::uint64_t total_size() const;
     bool has(std::string_view extension) const; // ".cubin", ".ptx", ...
 };
 
 // Reads `dir` (triton/<device>/<hash>); a missing or malformed metadata JSON
-// or PTX is an error naming the file.
+// or PTX is an error naming the file. `module_file` is looked for in the
+// cache dir three levels up when `dir` is laid out so.
 Result<TritonKernelDir> read_triton_kernel_dir(const std::filesystem::path& dir);
 
 } // namespace cachelens::cachedir

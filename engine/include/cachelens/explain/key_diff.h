@@ -28,9 +28,26 @@ struct AttributeDifference {
     std::vector<DiffLine> value_diff;
 };
 
+// Two keys' debug lines counted the one way `why` and `diff` both say it
+// ("shares 539 of 566 debug lines; 27 differ"): each line of the left key is
+// shared (its attribute has the same hash on the right), changed, or only the
+// left's; the right's other lines are only the right's.
+struct LineCounts {
+    std::size_t shared = 0;
+    std::size_t changed = 0;
+    std::size_t only_left = 0;
+    std::size_t only_right = 0;
+
+    std::size_t left() const { return shared + changed + only_left; }
+    std::size_t right() const { return shared + changed + only_right; }
+    std::size_t differ() const { return changed + only_left; } // the left's lines not shared
+};
+
 struct KeyDiff {
     std::vector<AttributeDifference> differences; // left's order, then right-only ones
     std::size_t same = 0;                         // attributes whose hash is equal
+
+    LineCounts counts() const;
 };
 
 // Aligns two entries' debug lines. A name that appears several times is

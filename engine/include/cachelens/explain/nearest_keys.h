@@ -7,6 +7,7 @@
 
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/core/error.h>
+#include <cachelens/explain/key_diff.h>
 
 #include <cstddef>
 #include <memory>
@@ -35,13 +36,15 @@ struct NearKey {
     std::string key;
     std::string dir;
     std::string path;
-    std::size_t shared = 0;             // debug lines with the same hash
-    std::size_t total = 0;              // lines of the target
+    std::size_t shared = 0;             // the target's debug lines shared (lines.shared)
+    std::size_t total = 0;              // lines of the target (lines.left())
     std::vector<std::string> differing; // attribute names, as key_diff.h names them
+    LineCounts lines;                   // diff_keys(target, this key): what `diff` counts
 };
 
-// Ranks `candidates` (skipping any whose key is `target_key`) by shared
-// hashes, most first (ties by key), and keeps the first `limit`.
+// Ranks `candidates` (skipping any whose key is `target_key`) by the debug
+// lines they share with the target as diff_keys() aligns them, most first
+// (ties by key), and keeps the first `limit`.
 std::vector<NearKey> nearest_keys(std::span<const std::string_view> target_lines,
                                   std::string_view target_key,
                                   std::span<const KeyCandidate> candidates, std::size_t limit);

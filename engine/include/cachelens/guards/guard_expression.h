@@ -34,6 +34,18 @@ struct Hints {
     const Number* find(std::string_view symbol) const;
 };
 
+// Whether `hints` are values for exactly what some guards read, so that a
+// typo is an error and not a plausible miss. `symbols_read` holds what each
+// expression reads (symbols(); one set, or one per entry of a key: checked
+// against their union). Every symbol read needs a value; every value must
+// name a symbol read, except an L['tN'] below the highest one read: PyTorch
+// passes one hint per symbolic input, t0, t1, ..., and a guard need not read
+// each. `reader` names what reads them ("the guards of fabc"). Errors name
+// the symbols: "1 value given, but the guards of fabc read 2 symbols:
+// L['t0'], L['t1']".
+Result<void> check_hints(const Hints& hints, std::span<const std::vector<std::string>> symbols_read,
+                         std::string_view reader);
+
 // One operand of a guard's top-level `and`, evaluated.
 struct ClauseResult {
     std::string text;                 // the clause as written: "L['t1']*L['t0'] <= 2147483647"
