@@ -91,7 +91,12 @@ private slots:
               R"("time_taken_ms": 3, "triton_cache_hash": "A\rB\u0085C\u2029D\u007f"})");
     }
 
-    void cleanup() { temp_.reset(); }
+    void cleanup() {
+        // QTemporaryDir cannot name a file that is not UTF-8: remove the tree first.
+        std::error_code ignored;
+        fs::remove_all(root_, ignored);
+        temp_.reset();
+    }
 
     void showEscapesWhatACacheHolds() {
         const QString path = qs("ab/" + kHostileName + ".best_config");
