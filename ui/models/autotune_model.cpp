@@ -1,5 +1,7 @@
 #include "models/autotune_model.h"
 
+#include "models/plain_text.h"
+
 #include <QColor>
 #include <QFont>
 #include <QFontDatabase>
@@ -260,10 +262,11 @@ QVariant AutotuneModel::data(const QModelIndex& index, int role) const {
         return row.best;
     case Qt::ToolTipRole:
         if (link) {
-            return cell.toString() + QStringLiteral("\n\nDouble-click or Enter: go to ") +
-                   link->describe();
+            return literalText(cell.toString() +
+                               QStringLiteral("\n\nDouble-click or Enter: go to ") +
+                               link->describe());
         }
-        return cell.isValid() ? cell.toString() : QVariant();
+        return cell.isValid() ? literalText(cell.toString()) : QVariant();
     case Qt::FontRole: {
         if (!isMonospace(column) && !row.best && !row.marked && !link) {
             return {}; // the view's own font
