@@ -29,14 +29,14 @@ bool put(Sink& sink, std::string_view text) {
            sink.escaped.size();
 }
 
-// Escapes what the held bytes did not become part of: at a boundary no later
-// write can complete them.
+// Writes the held bytes, escaped: at a boundary (the stream closes, exact
+// bytes follow) no later write can complete their character.
 bool settle(Sink& sink) {
     if (sink.held.empty()) {
         return true;
     }
-    const std::string held = std::move(sink.held);
-    sink.held.clear();
+    std::string held;
+    held.swap(sink.held);
     return put(sink, held);
 }
 
