@@ -213,6 +213,7 @@ void MainWindow::buildBrowsePage() {
     connect(search_, &QLineEdit::textChanged, searchDelay_, qOverload<>(&QTimer::start));
     connect(searchDelay_, &QTimer::timeout, this, &MainWindow::applyFilter);
     tableSummary_ = new QLabel;
+    tableSummary_->setTextFormat(Qt::PlainText);
 
     table_ = new QTableView;
     table_->setModel(entryModel_);
@@ -247,6 +248,7 @@ void MainWindow::buildBrowsePage() {
     tableLayout->addLayout(searchRow);
     bundleBanner_ = new QLabel;
     bundleBanner_->setObjectName(QStringLiteral("bundleBanner"));
+    bundleBanner_->setTextFormat(Qt::RichText); // its links; the text in it is escaped
     bundleBanner_->setWordWrap(true);
     bundleBanner_->setTextInteractionFlags(Qt::TextBrowserInteraction);
     bundleBanner_->hide();
@@ -265,6 +267,7 @@ void MainWindow::buildBrowsePage() {
     tableLayout->addWidget(table_);
 
     entryError_ = new QLabel;
+    entryError_->setTextFormat(Qt::PlainText);
     entryError_->setWordWrap(true);
     entryError_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     entryError_->setStyleSheet(QStringLiteral("QLabel { color: palette(bright-text); "
@@ -425,6 +428,7 @@ void MainWindow::buildActions() {
 
 void MainWindow::buildStatusBar() {
     statusText_ = new QLabel;
+    statusText_->setTextFormat(Qt::PlainText);
     progress_ = new QProgressBar;
     progress_->setMaximumWidth(220);
     progress_->hide();
@@ -955,6 +959,7 @@ void MainWindow::showError(const QString& message) {
     statusText_->setText(message);
     auto* box =
         new QMessageBox(QMessageBox::Warning, tr("cachelens"), message, QMessageBox::Ok, this);
+    box->setTextFormat(Qt::PlainText);
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
 }

@@ -65,9 +65,9 @@ Json config_json(const cachedir::KernelConfig& config) {
     return json;
 }
 
+// A record of the --json-lines stream, exact (output.h).
 void print_line(const Json& json) {
-    std::printf("%s\n", json.dump(-1, ' ', false, Json::error_handler_t::replace).c_str());
-    std::fflush(stdout);
+    print_json_line(json);
 }
 
 const char* kind_name(bench::LaunchArg::Kind kind) {

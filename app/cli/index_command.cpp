@@ -1,7 +1,9 @@
 #include "catalog_option.h"
 #include "commands.h"
 #include "output.h"
+#include "terminal_output.h"
 
+#include <cachelens/core/text.h>
 #include <cachelens/remote/mirror.h>
 #include <cachelens/remote/redis_endpoint.h>
 
@@ -67,14 +69,16 @@ int run_index(const IndexOptions& options) {
         catalog::IndexOptions index_options;
         index_options.threads = options.threads;
         if (show_progress) {
+            // The progress line's \r is the CLI's own: written exact, the dir escaped.
             index_options.progress = [&](const catalog::IndexProgress& progress) {
-                std::fprintf(stderr, "\rindexing %s: %zu/%zu", dir.c_str(), progress.done,
-                             progress.total);
+                write_exact(Stream::Stderr, "\rindexing " + escape_for_terminal(dir) + ": " +
+                                                std::to_string(progress.done) + "/" +
+                                                std::to_string(progress.total));
             };
         }
         auto result = catalog->index(dir, index_options);
         if (show_progress) {
-            std::fprintf(stderr, "\r\033[K");
+            write_exact(Stream::Stderr, "\r\033[K");
         }
         if (!result) {
             return report(result.error());

@@ -2,11 +2,14 @@
 
 #include "commands.h"
 #include "output.h"
+#include "terminal_output.h"
 
 #include <CLI/CLI.hpp>
 
 int main(int argc, char** argv) {
     using namespace cachelens::cli;
+    // Before anything is printed: text from a cache reaches the terminal escaped.
+    const TerminalOutput terminal_output;
     CLI::App app{"cachelens: see what is in a PyTorch Inductor compile cache, check it, find out "
                  "why a graph missed it and whether a shape would hit it.\n\n"
                  "DIR is a cache dir: $TORCHINDUCTOR_CACHE_DIR, or /tmp/torchinductor_$USER by "

@@ -1,11 +1,22 @@
 #include "output.h"
 
+#include "terminal_output.h"
+
 #include <iostream>
 
 namespace cachelens::cli {
 
+// JSON bypasses the terminal sink: nlohmann already escapes the ASCII
+// controls, and what it keeps (DEL, C1, U+2028) must reach a script exact.
 void print_json(const Json& json) {
-    std::cout << json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+    write_exact(Stream::Stdout,
+                json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + '\n');
+}
+
+void print_json_line(const Json& json) {
+    write_exact(Stream::Stdout,
+                json.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + '\n');
+    std::fflush(stdout);
 }
 
 int report(const Error& error) {

@@ -1,5 +1,7 @@
 #include "models/autotune_model.h"
 
+#include "models/plain_text.h"
+
 #include <QColor>
 #include <QFont>
 #include <QFontDatabase>
@@ -277,10 +279,11 @@ QVariant AutotuneModel::data(const QModelIndex& index, int role) const {
             return cell.isValid() ? cell.toString() + QStringLiteral("\n\n") + row.note : row.note;
         }
         if (link) {
-            return cell.toString() + QStringLiteral("\n\nDouble-click or Enter: go to ") +
-                   link->describe();
+            return literalText(cell.toString() +
+                               QStringLiteral("\n\nDouble-click or Enter: go to ") +
+                               link->describe());
         }
-        return cell.isValid() ? cell.toString() : QVariant();
+        return cell.isValid() ? literalText(cell.toString()) : QVariant();
     case Qt::FontRole: {
         if (!isMonospace(column) && !row.best && !row.marked && !link) {
             return {}; // the view's own font

@@ -3,6 +3,7 @@
 #include "models/bench_results_model.h"
 #include "models/engine_text.h"
 #include "models/highlight_colors.h"
+#include "models/plain_text.h"
 #include "models/stats_text.h"
 
 #include <cachelens/catalog/catalog.h>
@@ -135,15 +136,17 @@ QVariant BenchHistoryModel::data(const QModelIndex& index, int role) const {
         case StartedColumn:
             return stats_text::time(row.started_ns);
         case DeviceColumn:
-            return tr("%1, compute capability %2, driver %3; %4")
-                .arg(text(row.device.name), text(row.device.compute_capability),
-                     text(row.device.driver_version), text(row.protocol));
+            return literalText(tr("%1, compute capability %2, driver %3; %4")
+                                   .arg(text(row.device.name), text(row.device.compute_capability),
+                                        text(row.device.driver_version), text(row.protocol)));
         case ConfigColumn:
-            return tr("Triton hash %1%2")
-                .arg(text(row.result.triton_hash),
-                     row.result.was_best ? tr("\nThe best config when it ran") : QString());
+            return literalText(
+                tr("Triton hash %1%2")
+                    .arg(text(row.result.triton_hash),
+                         row.result.was_best ? tr("\nThe best config when it ran") : QString()));
         case StatusColumn:
-            return row.result.message.empty() ? QVariant() : QVariant(text(row.result.message));
+            return row.result.message.empty() ? QVariant()
+                                              : QVariant(literalText(text(row.result.message)));
         default:
             return {};
         }

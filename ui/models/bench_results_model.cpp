@@ -1,6 +1,7 @@
 #include "models/bench_results_model.h"
 
 #include "models/highlight_colors.h"
+#include "models/plain_text.h"
 
 #include <QFont>
 
@@ -219,7 +220,7 @@ QVariant BenchResultsModel::data(const QModelIndex& index, int role) const {
         if (fastestRow(kernelKey(result)) == index.row()) {
             tips << tr("The fastest config of this kernel in this run");
         }
-        return tips.isEmpty() ? QVariant() : QVariant(tips.join(u'\n'));
+        return tips.isEmpty() ? QVariant() : QVariant(literalText(tips.join(u'\n')));
     }
     default:
         return {};

@@ -1,5 +1,7 @@
 #include "models/debug_lines_model.h"
 
+#include "models/plain_text.h"
+
 #include <cachelens/explain/debug_line.h>
 
 #include <QFontDatabase>
@@ -77,10 +79,11 @@ QVariant DebugLinesModel::data(const QModelIndex& index, int role) const {
             return index.column() == HashColumn
                        ? QStringLiteral("sha256_hash of this item's pickle: two keys differ "
                                         "exactly where some line's hash differs")
-                       : row.attribute;
+                       : literalText(row.attribute);
         }
-        return row.value.size() > kMaxTooltip ? row.value.left(kMaxTooltip) + QStringLiteral(" …")
-                                              : row.value;
+        return literalText(row.value.size() > kMaxTooltip
+                               ? row.value.left(kMaxTooltip) + QStringLiteral(" …")
+                               : row.value);
     }
     case Qt::FontRole:
         return index.column() == AttributeColumn

@@ -1,5 +1,7 @@
 #include "models/entry_fields_model.h"
 
+#include "models/plain_text.h"
+
 #include <cachelens/core/format.h>
 #include <cachelens/hash/sha256.h>
 #include <cachelens/pickle/repr.h>
@@ -898,7 +900,7 @@ QVariant EntryFieldsModel::data(const QModelIndex& index, int role) const {
         if (f.link) {
             tip += QStringLiteral("\n\nDouble-click or Enter: go to %1").arg(f.link->describe());
         }
-        return tip;
+        return literalText(tip);
     }
     case Qt::FontRole: {
         const bool group = !valueColumn && !node->children.empty();

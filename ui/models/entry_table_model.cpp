@@ -1,6 +1,7 @@
 #include "models/entry_table_model.h"
 
 #include "models/engine_text.h"
+#include "models/plain_text.h"
 
 #include <cachelens/core/format.h>
 
@@ -241,11 +242,13 @@ QVariant EntryTableModel::data(const QModelIndex& index, int role) const {
             return data(index, Qt::DisplayRole);
         }
     case Qt::ToolTipRole:
-        return tr("%1\nin %2\n%3, modified %4%5")
-            .arg(text(entry->path), text(entry->root), text(format_bytes(entry->size)),
-                 text(format_time(entry->mtime_ns)),
-                 entry->parse_status == "ok" ? QString()
-                                             : tr("\nparse: %1").arg(text(entry->parse_status)));
+        return literalText(tr("%1\nin %2\n%3, modified %4%5")
+                               .arg(text(entry->path), text(entry->root),
+                                    text(format_bytes(entry->size)),
+                                    text(format_time(entry->mtime_ns)),
+                                    entry->parse_status == "ok"
+                                        ? QString()
+                                        : tr("\nparse: %1").arg(text(entry->parse_status))));
     case Qt::FontRole:
         if (index.column() == Key || index.column() == Path) {
             return QFontDatabase::systemFont(QFontDatabase::FixedFont);

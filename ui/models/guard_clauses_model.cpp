@@ -1,6 +1,7 @@
 #include "models/guard_clauses_model.h"
 
 #include "models/highlight_colors.h"
+#include "models/plain_text.h"
 
 #include <QStringList>
 
@@ -179,7 +180,7 @@ QVariant GuardClausesModel::data(const QModelIndex& index, int role) const {
             return tr("Python's `and` stops at the first failing clause: PyTorch never "
                       "evaluates this one");
         }
-        return index.column() == ValueColumn ? row.detail : row.text;
+        return literalText(index.column() == ValueColumn ? row.detail : row.text);
     case Qt::BackgroundRole:
         switch (row.state) {
         case State::Pass:

@@ -2,6 +2,7 @@
 
 #include "models/engine_text.h"
 #include "models/highlight_colors.h"
+#include "models/plain_text.h"
 #include "models/stats_text.h"
 
 #include <cachelens/core/format.h>
@@ -132,7 +133,7 @@ QVariant ImportPlanModel::data(const QModelIndex& index, int role) const {
     case ActionRole:
         return static_cast<int>(row->action);
     case Qt::ToolTipRole:
-        return toolTip(*row);
+        return literalText(toolTip(*row));
     case Qt::FontRole:
         if (column == KeyColumn || column == DestinationColumn) {
             return QFontDatabase::systemFont(QFontDatabase::FixedFont);

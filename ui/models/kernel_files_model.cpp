@@ -1,5 +1,7 @@
 #include "models/kernel_files_model.h"
 
+#include "models/plain_text.h"
+
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/core/format.h>
 
@@ -183,9 +185,10 @@ QVariant KernelFilesModel::data(const QModelIndex& index, int role) const {
                                                  : QStringLiteral("kernel dir");
             }
         case Qt::ToolTipRole:
-            return (kernel.location.isEmpty() ? QStringLiteral("carried in the FX entry: ")
-                                              : kernel.location + QStringLiteral("\n")) +
-                   qs(kernel.dir.hash);
+            return literalText((kernel.location.isEmpty()
+                                    ? QStringLiteral("carried in the FX entry: ")
+                                    : kernel.location + QStringLiteral("\n")) +
+                               qs(kernel.dir.hash));
         default:
             return {};
         }
@@ -212,7 +215,7 @@ QVariant KernelFilesModel::data(const QModelIndex& index, int role) const {
             return fileType(name);
         }
     case Qt::ToolTipRole:
-        return QStringLiteral("%1\n%2 bytes").arg(name).arg(file.size);
+        return literalText(QStringLiteral("%1\n%2 bytes").arg(name).arg(file.size));
     case Qt::TextAlignmentRole:
         return index.column() == SizeColumn
                    ? QVariant(static_cast<int>(Qt::AlignRight | Qt::AlignVCenter))

@@ -1,6 +1,7 @@
 #include "models/key_diff_model.h"
 
 #include "models/highlight_colors.h"
+#include "models/plain_text.h"
 
 #include <cachelens/explain/debug_line.h>
 
@@ -152,9 +153,10 @@ QVariant KeyDiffModel::data(const QModelIndex& index, int role) const {
         if (column == LeftColumn || column == RightColumn) {
             const QString& value = column == LeftColumn ? r.left : r.right;
             // A whole graph is no tooltip: it is shown below the table when selected.
-            return value.size() > 2000 ? value.left(2000) + QStringLiteral("\n…") : value;
+            return literalText(value.size() > 2000 ? value.left(2000) + QStringLiteral("\n…")
+                                                   : value);
         }
-        return r.attribute;
+        return literalText(r.attribute);
     case Qt::BackgroundRole:
         switch (r.change) {
         case Change::Changed:

@@ -1,6 +1,7 @@
 #include "models/nearest_keys_model.h"
 
 #include "models/key_comparison.h"
+#include "models/plain_text.h"
 
 #include <QStringList>
 
@@ -143,9 +144,9 @@ QVariant NearestKeysModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole:
         switch (index.column()) {
         case KeyColumn:
-            return QString::fromStdString(ref.entry.path);
+            return literalText(QString::fromStdString(ref.entry.path));
         case RootColumn:
-            return QString::fromStdString(ref.root.lexically_normal().string());
+            return literalText(QString::fromStdString(ref.root.lexically_normal().string()));
         case SharedColumn:
             return tr("shares %1 of the target's %2 debug lines").arg(near.shared).arg(near.total);
         case DifferingColumn:

@@ -1,5 +1,6 @@
 #include "models/prune_plan_model.h"
 
+#include "models/plain_text.h"
 #include "models/stats_text.h"
 
 #include <QFont>
@@ -188,8 +189,9 @@ QVariant PrunePlanModel::entryData(std::size_t unitIndex, std::size_t entryIndex
                 .arg(entry.files.size());
         case PathColumn:
         case WhatColumn:
-            return entry.key.empty() ? QString::fromStdString(entry.path)
-                                     : tr("key %1").arg(QString::fromStdString(entry.key));
+            return literalText(entry.key.empty()
+                                   ? QString::fromStdString(entry.path)
+                                   : tr("key %1").arg(QString::fromStdString(entry.key)));
         default:
             return {};
         }

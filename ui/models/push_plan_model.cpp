@@ -2,6 +2,7 @@
 
 #include "models/engine_text.h"
 #include "models/highlight_colors.h"
+#include "models/plain_text.h"
 #include "models/stats_text.h"
 
 #include <cachelens/core/format.h>
@@ -131,7 +132,7 @@ QVariant PushPlanModel::data(const QModelIndex& index, int role) const {
             lines << tr("The server holds other data under this key: left alone unless Force is "
                         "checked.");
         }
-        return lines.join(u'\n');
+        return literalText(lines.join(u'\n'));
     }
     case Qt::FontRole:
         if (column == KeyColumn || column == SourceColumn || column == RedisKeyColumn) {

@@ -2,6 +2,7 @@
 
 #include "jobs/bundle_work.h"
 #include "jobs/remote_work.h"
+#include "models/plain_text.h"
 #include "models/roots_model.h"
 
 #include <QApplication>
@@ -75,9 +76,10 @@ QVariant RootLabelsModel::bundleData(const QModelIndex& index, int role) const {
         break;
     case Qt::ToolTipRole: {
         const auto origin = bundle_work::stagedOrigin(root);
-        return tr("Bundle %1, opened read-only: its safe artifacts, staged in %2.\n%3")
-            .arg(origin ? QString::fromStdString(origin->string()) : tr("(origin unknown)"),
-                 QString::fromStdString(root.string()), bundle_work::stagedReport(root));
+        return literalText(
+            tr("Bundle %1, opened read-only: its safe artifacts, staged in %2.\n%3")
+                .arg(origin ? QString::fromStdString(origin->string()) : tr("(origin unknown)"),
+                     QString::fromStdString(root.string()), bundle_work::stagedReport(root)));
     }
     case Qt::DecorationRole:
         if (nameColumn) {
@@ -103,9 +105,11 @@ QVariant RootLabelsModel::redisData(const QModelIndex& index, int role,
         }
         break;
     case Qt::ToolTipRole:
-        return tr("Redis server %1, browsed read-only: PyTorch's remote cache there, mirrored "
-                  "into %2 as PyTorch would lay out a remote hit. Refresh mirrors it again.")
-            .arg(server, QIdentityProxyModel::data(index, RootsModel::RootPathRole).toString());
+        return literalText(
+            tr("Redis server %1, browsed read-only: PyTorch's remote cache there, mirrored "
+               "into %2 as PyTorch would lay out a remote hit. Refresh mirrors it again.")
+                .arg(server,
+                     QIdentityProxyModel::data(index, RootsModel::RootPathRole).toString()));
     case Qt::DecorationRole:
         if (nameColumn) {
             return QApplication::style()->standardIcon(QStyle::SP_DriveNetIcon);

@@ -1,5 +1,7 @@
 #include "models/roots_model.h"
 
+#include "models/plain_text.h"
+
 #include <cachelens/core/format.h>
 
 #include <QDir>
@@ -132,11 +134,11 @@ QVariant RootsModel::data(const QModelIndex& index, int role) const {
             }
             break;
         case Qt::ToolTipRole:
-            return root.stats.root.indexed_ns
-                       ? tr("%1\nindexed %2")
-                             .arg(location,
-                                  QString::fromStdString(format_age(*root.stats.root.indexed_ns)))
-                       : tr("%1\nnot completely indexed").arg(location);
+            return literalText(root.stats.root.indexed_ns
+                                   ? tr("%1\nindexed %2")
+                                         .arg(location, QString::fromStdString(format_age(
+                                                            *root.stats.root.indexed_ns)))
+                                   : tr("%1\nnot completely indexed").arg(location));
         case Qt::TextAlignmentRole:
             if (index.column() != Name) {
                 return QVariant(Qt::AlignRight | Qt::AlignVCenter);

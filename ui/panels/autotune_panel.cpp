@@ -60,6 +60,7 @@ AutotunePanel::AutotunePanel(QWidget* parent)
     , model_(new AutotuneModel(this))
     , proxy_(new QSortFilterProxyModel(this))
     , jobs_(new JobRunner(this)) {
+    summary_->setTextFormat(Qt::PlainText);
     summary_->setWordWrap(true);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 

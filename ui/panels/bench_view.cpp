@@ -88,11 +88,13 @@ BenchView::BenchView(JobRunner& jobs, QString catalogPath, QWidget* parent)
     titleFont.setPointSizeF(titleFont.pointSizeF() * 1.2);
     title_->setFont(titleFont);
     dir_ = new QLabel;
+    dir_->setTextFormat(Qt::PlainText);
     dir_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     dir_->setWordWrap(true);
     device_ = new QLabel(tr("Re-benchmarks the cache dir's Triton kernels on this machine's GPU "
                             "with the cachelens command-line tool."));
     device_->setObjectName(QStringLiteral("benchDevice"));
+    device_->setTextFormat(Qt::PlainText);
     device_->setWordWrap(true);
     device_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
@@ -113,6 +115,7 @@ BenchView::BenchView(JobRunner& jobs, QString catalogPath, QWidget* parent)
     progress_->setValue(0);
     status_ = new QLabel(tr("Not run yet."));
     status_->setObjectName(QStringLiteral("benchStatus"));
+    status_->setTextFormat(Qt::PlainText);
     status_->setWordWrap(true);
     error_ = makeBanner(QStringLiteral("benchError"), BannerTone::Error);
     notice_ = makeBanner(QStringLiteral("benchNotice"), BannerTone::Warning);
@@ -137,6 +140,7 @@ BenchView::BenchView(JobRunner& jobs, QString catalogPath, QWidget* parent)
     // No sort column until the user picks one: the order the results arrived.
     table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
     selection_ = new QLabel;
+    selection_->setTextFormat(Qt::PlainText);
     selection_->setWordWrap(true);
     selection_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     accept_ = new QPushButton(tr("Make best config"));
@@ -165,6 +169,7 @@ BenchView::BenchView(JobRunner& jobs, QString catalogPath, QWidget* parent)
     historyTable_->setSortingEnabled(false);
     historyTable_->setWordWrap(true);
     historyTitle_ = new QLabel(tr("Select a result to see its kernel's earlier runs."));
+    historyTitle_->setTextFormat(Qt::PlainText);
     historyTitle_->setWordWrap(true);
     auto* historyBox = new QGroupBox(tr("History in the catalog"));
     auto* historyLayout = new QVBoxLayout(historyBox);

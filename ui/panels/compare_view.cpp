@@ -112,13 +112,16 @@ CompareView::CompareView(JobRunner& jobs, QWidget* parent)
     proxy_->setSourceModel(model_);
 
     keys_->setObjectName(QStringLiteral("compareKeys"));
+    keys_->setTextFormat(Qt::PlainText);
     keys_->setFont(fixed);
     keys_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     summary_->setObjectName(QStringLiteral("compareSummary"));
+    summary_->setTextFormat(Qt::PlainText);
     QFont bold = summary_->font();
     bold.setBold(true);
     summary_->setFont(bold);
     error_->setObjectName(QStringLiteral("compareError"));
+    error_->setTextFormat(Qt::PlainText);
     hideSame_->setObjectName(QStringLiteral("compareHideSame"));
     error_->setWordWrap(true);
     error_->setTextInteractionFlags(Qt::TextSelectableByMouse);

@@ -83,6 +83,7 @@ DebugLinesPanel::DebugLinesPanel(QWidget* parent)
 
     auto* top = new QHBoxLayout;
     top->addWidget(filter_, 1);
+    count_->setTextFormat(Qt::PlainText);
     top->addWidget(count_);
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(table_);

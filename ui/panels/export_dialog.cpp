@@ -40,6 +40,7 @@ ExportDialog::ExportDialog(JobRunner& jobs, fs::path root, std::vector<std::stri
            "those AOT entries are made of, and the best configs of their kernels.")
             .arg(text(root_.string()).toHtmlEscaped(),
                  stats_text::count(keys_.size(), "entry", "entries")));
+    intro->setTextFormat(Qt::RichText); // the root in it is escaped
     intro->setWordWrap(true);
     intro->setTextInteractionFlags(Qt::TextSelectableByMouse);
 

@@ -165,13 +165,16 @@ GuardsPanel::GuardsPanel(QWidget* parent)
     , lookupDelay_(new QTimer(this)) {
     const QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
     title_->setObjectName(QStringLiteral("guardsTitle"));
+    title_->setTextFormat(Qt::PlainText);
     title_->setWordWrap(true);
     title_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     expressionText_->setObjectName(QStringLiteral("guardsExpression"));
+    expressionText_->setTextFormat(Qt::PlainText); // `s0 < 8` is no tag either
     expressionText_->setFont(fixed);
     expressionText_->setWordWrap(true);
     expressionText_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     error_->setObjectName(QStringLiteral("guardsError"));
+    error_->setTextFormat(Qt::PlainText);
     error_->setWordWrap(true);
     error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
@@ -203,6 +206,7 @@ GuardsPanel::GuardsPanel(QWidget* parent)
     table_->addAction(copy);
 
     verdict_->setObjectName(QStringLiteral("guardsVerdict"));
+    verdict_->setTextFormat(Qt::PlainText);
     verdict_->setWordWrap(true);
     verdict_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     verdict_->setAutoFillBackground(true);
@@ -330,6 +334,7 @@ void GuardsPanel::buildSymbolEditors() {
     constexpr int kPerRow = 4;
     for (std::size_t i = 0; i < symbols.size(); ++i) {
         auto* label = new QLabel(symbolLabel(symbols[i]), playground_);
+        label->setTextFormat(Qt::PlainText);
         label->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
         auto* edit = new BigIntSpinBox(playground_);
         edit->setObjectName(QString::fromStdString(symbols[i]));

@@ -3,6 +3,7 @@
 #include "jobs/job_runner.h"
 #include "models/engine_text.h"
 #include "models/import_plan_model.h"
+#include "models/plain_text.h"
 #include "models/stats_text.h"
 #include "views/banner.h"
 #include "views/plan_table.h"
@@ -73,6 +74,7 @@ ImportDialog::ImportDialog(JobRunner& jobs, fs::path bundleFile, fs::path destin
 
     bundleInfo_ = new QLabel(tr("Reading %1…").arg(text(file_.string()).toHtmlEscaped()));
     bundleInfo_->setObjectName(QStringLiteral("importBundle"));
+    bundleInfo_->setTextFormat(Qt::RichText); // the text from the bundle in it is escaped
     bundleInfo_->setWordWrap(true);
     bundleInfo_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
@@ -120,6 +122,7 @@ ImportDialog::ImportDialog(JobRunner& jobs, fs::path bundleFile, fs::path destin
     error_ = makeBanner(QStringLiteral("importError"), BannerTone::Error);
     summary_ = new QLabel;
     summary_->setObjectName(QStringLiteral("importSummary"));
+    summary_->setTextFormat(Qt::PlainText);
     summary_->setWordWrap(true);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
@@ -308,7 +311,7 @@ void ImportDialog::showBundle(const bundle::BundleFile& file, const QString& fac
                            "required key.")
                       : tr("<b>Signed</b> by <tt>%1</tt>, not verified: choose the signer's "
                            "public key under Require signature to check it."))
-                     .arg(signer);
+                     .arg(signer.toHtmlEscaped());
         lines << tr("Created %1").arg(text(file.manifest->created).toHtmlEscaped());
         if (!facts.isEmpty()) {
             lines << tr("Compiled on %1 (as the manifest says)").arg(facts.toHtmlEscaped());
@@ -364,7 +367,7 @@ void ImportDialog::confirmAndImport(bool askUser) {
     if (!canImport()) {
         return;
     }
-    if (askUser && QMessageBox::question(this, tr("Import"), confirmationText(),
+    if (askUser && QMessageBox::question(this, tr("Import"), literalText(confirmationText()),
                                          QMessageBox::Yes | QMessageBox::No,
                                          QMessageBox::No) != QMessageBox::Yes) {
         return;

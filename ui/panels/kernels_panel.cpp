@@ -84,6 +84,7 @@ KernelsPanel::KernelsPanel(QWidget* parent)
     , model_(new KernelFilesModel(this))
     , facts_(new EntryFieldsModel(this))
     , jobs_(new JobRunner(this)) {
+    header_->setTextFormat(Qt::PlainText);
     header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     header_->setWordWrap(true);
 
@@ -110,6 +111,7 @@ KernelsPanel::KernelsPanel(QWidget* parent)
     factsView_->header()->setStretchLastSection(true);
     connect(factsView_, &QTreeView::activated, this, &KernelsPanel::followFact);
 
+    message_->setTextFormat(Qt::PlainText);
     message_->setAlignment(Qt::AlignCenter);
     message_->setWordWrap(true);
     message_->setTextInteractionFlags(Qt::TextSelectableByMouse);

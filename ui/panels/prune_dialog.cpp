@@ -61,6 +61,7 @@ PruneDialog::PruneDialog(JobRunner& jobs, QString catalogPath, std::filesystem::
            "used go together. Locks, files being written and unknown files are never deleted. "
            "Nothing is deleted before you confirm.")
             .arg(rootText.toHtmlEscaped()));
+    intro->setTextFormat(Qt::RichText); // the root in it is escaped
     intro->setWordWrap(true);
     intro->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
@@ -92,6 +93,7 @@ PruneDialog::PruneDialog(JobRunner& jobs, QString catalogPath, std::filesystem::
     progress_->setTextVisible(false);
     progress_->hide();
     progressText_ = new QLabel;
+    progressText_->setTextFormat(Qt::PlainText);
     auto* actions = new QHBoxLayout;
     actions->addWidget(preview_);
     actions->addWidget(cancel_);
@@ -102,6 +104,7 @@ PruneDialog::PruneDialog(JobRunner& jobs, QString catalogPath, std::filesystem::
     error_ = makeBanner(QStringLiteral("pruneError"), BannerTone::Error);
     summary_ = new QLabel(tr("Set a max size or an age and press Preview."));
     summary_->setObjectName(QStringLiteral("pruneSummary"));
+    summary_->setTextFormat(Qt::PlainText);
     summary_->setWordWrap(true);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
@@ -350,6 +353,7 @@ void PruneDialog::confirmAndDelete(bool askUser) {
                 .arg(plan_->unitCount())
                 .arg(stats_text::bytes(plan_->bytes()), QString::fromStdString(root_.string())),
             QMessageBox::Cancel, this);
+        ask.setTextFormat(Qt::PlainText); // the root may hold anything
         ask.setInformativeText(tr("The files are deleted, not moved to the trash. PyTorch "
                                   "compiles them again when it needs them."));
         auto* yes = ask.addButton(tr("Delete"), QMessageBox::DestructiveRole);

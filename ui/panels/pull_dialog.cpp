@@ -48,6 +48,7 @@ PullDialog::PullDialog(JobRunner& jobs, remote::RedisEndpoint server, std::vecto
     }
     auto* header = new QLabel(lines.join(QStringLiteral("<br>")));
     header->setObjectName(QStringLiteral("pullHeader"));
+    header->setTextFormat(Qt::RichText); // the keys and names in it are escaped
     header->setWordWrap(true);
     header->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
@@ -83,6 +84,7 @@ PullDialog::PullDialog(JobRunner& jobs, remote::RedisEndpoint server, std::vecto
                                {ImportPlanModel::ParsesToColumn, 22},
                            });
     notes_ = new QLabel;
+    notes_->setTextFormat(Qt::PlainText);
     notes_->setObjectName(QStringLiteral("pullNotes"));
     notes_->setWordWrap(true);
     notes_->setTextInteractionFlags(Qt::TextSelectableByMouse);

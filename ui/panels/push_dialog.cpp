@@ -4,6 +4,7 @@
 #include "jobs/remote_work.h"
 #include "models/engine_text.h"
 #include "models/graph_selection.h"
+#include "models/plain_text.h"
 #include "models/push_plan_model.h"
 #include "models/stats_text.h"
 #include "views/banner.h"
@@ -56,6 +57,7 @@ PushDialog::PushDialog(JobRunner& jobs, fs::path sourceDir, std::vector<std::str
     }
     auto* header = new QLabel(lines.join(QStringLiteral("<br>")));
     header->setObjectName(QStringLiteral("pushHeader"));
+    header->setTextFormat(Qt::RichText); // the keys and names in it are escaped
     header->setWordWrap(true);
     header->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
@@ -110,6 +112,7 @@ PushDialog::PushDialog(JobRunner& jobs, fs::path sourceDir, std::vector<std::str
                                {PushPlanModel::SourceColumn, 32},
                            });
     notes_ = new QLabel;
+    notes_->setTextFormat(Qt::PlainText);
     notes_->setObjectName(QStringLiteral("pushNotes"));
     notes_->setWordWrap(true);
     notes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -263,7 +266,7 @@ void PushDialog::confirmAndPush(bool askUser) {
     if (!canPush()) {
         return;
     }
-    if (askUser && QMessageBox::question(this, tr("Push"), confirmationText(),
+    if (askUser && QMessageBox::question(this, tr("Push"), literalText(confirmationText()),
                                          QMessageBox::Yes | QMessageBox::No,
                                          QMessageBox::No) != QMessageBox::Yes) {
         return;

@@ -62,6 +62,8 @@ SourcePanel::SourcePanel(QWidget* parent)
     findNext->setContext(Qt::WidgetWithChildrenShortcut);
     connect(findNext, &QShortcut::activated, this, [this] { find(false); });
 
+    info_->setTextFormat(Qt::PlainText);
+    empty_->setTextFormat(Qt::PlainText);
     empty_->setAlignment(Qt::AlignCenter);
     empty_->setWordWrap(true);
     stack_->addWidget(code_);

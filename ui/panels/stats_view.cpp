@@ -2,6 +2,7 @@
 
 #include "jobs/job_runner.h"
 #include "models/kind_stats_model.h"
+#include "models/plain_text.h"
 #include "models/stats_snapshot.h"
 #include "models/stats_text.h"
 #include "views/banner.h"
@@ -140,7 +141,9 @@ StatsView::StatsView(JobRunner& jobs, QString catalogPath, QWidget* parent)
     title_->setFont(titleFont);
     title_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     title_->setWordWrap(true);
+    title_->setTextFormat(Qt::PlainText);
     subtitle_ = new QLabel;
+    subtitle_->setTextFormat(Qt::PlainText);
     subtitle_->setWordWrap(true);
     refresh_ = new QPushButton(tr("Refresh"));
     refresh_->setShortcut(QKeySequence::Refresh);
@@ -343,9 +346,9 @@ void StatsView::setSnapshot(StatsSnapshot snapshot) {
             item->setData(0, kPathRole, path);
             const int pathColumn = isError ? 1 : 2;
             item->setFont(pathColumn, mono);
-            item->setToolTip(pathColumn, path);
+            item->setToolTip(pathColumn, literalText(path));
             if (isError) {
-                item->setToolTip(2, QString::fromStdString(entry->error));
+                item->setToolTip(2, literalText(QString::fromStdString(entry->error)));
             } else {
                 item->setTextAlignment(0, Qt::AlignRight | Qt::AlignVCenter);
                 item->setToolTip(0, tr("%L1 bytes").arg(static_cast<qulonglong>(entry->size)));

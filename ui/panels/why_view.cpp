@@ -2,6 +2,7 @@
 
 #include "jobs/job_runner.h"
 #include "models/nearest_keys_model.h"
+#include "models/plain_text.h"
 #include "panels/compare_view.h"
 #include "views/selected_cells.h"
 
@@ -54,9 +55,11 @@ WhyView::WhyView(JobRunner& jobs, QWidget* parent)
     compare_->setChannel(QStringLiteral("why-compare"));
 
     header_->setObjectName(QStringLiteral("whyHeader"));
+    header_->setTextFormat(Qt::RichText); // the keys in it are escaped
     header_->setWordWrap(true);
     header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     error_->setObjectName(QStringLiteral("whyError"));
+    error_->setTextFormat(Qt::PlainText);
     error_->setWordWrap(true);
     error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     error_->setVisible(false);
@@ -122,8 +125,8 @@ void WhyView::explain(const EntryRef& fxEntry,
                       const std::vector<std::filesystem::path>& searchRoots) {
     clear();
     target_ = fxEntry;
-    header_->setText(
-        tr("Looking for the keys nearest to %1…").arg(QString::fromStdString(fxEntry.entry.key)));
+    header_->setText(tr("Looking for the keys nearest to %1…")
+                         .arg(QString::fromStdString(fxEntry.entry.key).toHtmlEscaped()));
     jobs_.run<Result<NearestKeys>>(
         QStringLiteral("why"), this,
         [fxEntry, searchRoots](const JobContext& context) {
@@ -132,7 +135,8 @@ void WhyView::explain(const EntryRef& fxEntry,
         [this](Result<NearestKeys> result) {
             if (!result) {
                 header_->setText(
-                    tr("Why did %1 miss?").arg(QString::fromStdString(target_.entry.key)));
+                    tr("Why did %1 miss?")
+                        .arg(QString::fromStdString(target_.entry.key).toHtmlEscaped()));
                 error_->setText(QString::fromStdString(result.error().describe()));
                 error_->setVisible(true);
                 emit statusMessage(error_->text());
@@ -142,7 +146,7 @@ void WhyView::explain(const EntryRef& fxEntry,
             QString text = tr("<b>%1</b> (%2 debug lines): the nearest of %3 FX graph entries in "
                               "%n cache dir(s), by shared debug-line hashes",
                               nullptr, static_cast<int>(shared->rootCount))
-                               .arg(QString::fromStdString(shared->targetKey))
+                               .arg(QString::fromStdString(shared->targetKey).toHtmlEscaped())
                                .arg(shared->debugLines)
                                .arg(shared->candidateCount);
             if (shared->nearest.empty()) {
@@ -155,7 +159,7 @@ void WhyView::explain(const EntryRef& fxEntry,
                 }
                 text += tr("<br>%n unreadable entry(s) skipped", nullptr,
                            static_cast<int>(skipped.size()));
-                header_->setToolTip(skipped.join(u'\n'));
+                header_->setToolTip(literalText(skipped.join(u'\n')));
             }
             header_->setText(text);
             model_->setResult(shared);

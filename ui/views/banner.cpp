@@ -27,6 +27,7 @@ QString bannerStyle(BannerTone tone) {
 QLabel* makeBanner(const QString& objectName, BannerTone tone) {
     auto* label = new QLabel;
     label->setObjectName(objectName);
+    label->setTextFormat(Qt::PlainText); // messages name keys and paths: never markup
     label->setWordWrap(true);
     label->setTextInteractionFlags(Qt::TextSelectableByMouse);
     label->setStyleSheet(bannerStyle(tone));

@@ -21,7 +21,7 @@ enum class BannerTone {
 // The style sheet of a QLabel in `tone`.
 QString bannerStyle(BannerTone tone);
 
-// A hidden, word-wrapped, selectable label in `tone`.
+// A hidden, word-wrapped, selectable plain-text label in `tone`.
 QLabel* makeBanner(const QString& objectName, BannerTone tone);
 
 } // namespace cachelens::ui

@@ -2,6 +2,7 @@
 
 #include "models/bench_results_model.h"
 #include "models/highlight_colors.h"
+#include "models/plain_text.h"
 #include "views/chart_style.h"
 
 #include <QBarCategoryAxis>
@@ -113,9 +114,9 @@ void buildBenchChart(QChart* chart, const BenchResultsModel& results, const QStr
                 .arg(first.kernel.toHtmlEscaped()));
     } else {
         chart->setTitle(failed == 0
-                            ? tr("%1: samples per config").arg(first.kernel)
+                            ? tr("%1: samples per config").arg(first.kernel.toHtmlEscaped())
                             : tr("%1: samples per config (%n failed, not shown)", nullptr, failed)
-                                  .arg(first.kernel));
+                                  .arg(first.kernel.toHtmlEscaped()));
     }
     if (measured.empty()) {
         chart->legend()->hide();
@@ -158,7 +159,7 @@ void buildBenchChart(QChart* chart, const BenchResultsModel& results, const QStr
     chart->addSeries(boxes);
     QObject::connect(boxes, &QBoxPlotSeries::hovered, boxes, [](bool status, QBoxSet* set) {
         if (status && set != nullptr) {
-            QToolTip::showText(QCursor::pos(), set->property(kTipProperty).toString());
+            QToolTip::showText(QCursor::pos(), literalText(set->property(kTipProperty).toString()));
         } else {
             QToolTip::hideText();
         }

@@ -18,6 +18,7 @@ JobStatusLine::JobStatusLine(JobRunner& jobs, const QString& channel, const QStr
     bar_->setMaximumWidth(120);
     bar_->hide();
     text_->setObjectName(objectName);
+    text_->setTextFormat(Qt::PlainText);
     text_->setWordWrap(true);
     text_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto* layout = new QHBoxLayout(this);

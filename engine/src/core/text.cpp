@@ -1,5 +1,6 @@
 #include <cachelens/core/text.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace cachelens {
@@ -33,6 +34,55 @@ std::string_view trim_space(std::string_view text) {
     return text.substr(first, text.find_last_not_of(kSpace) - first + 1);
 }
 
+namespace {
+
+// One UTF-8 sequence at `p` (before `end`) as is_valid_utf8 accepts it: its
+// code point and length, or length 0 when the bytes there are not one.
+struct Utf8Sequence {
+    std::uint32_t code_point = 0;
+    int length = 0;
+};
+
+Utf8Sequence decode_utf8(const unsigned char* p, const unsigned char* end) {
+    const unsigned char c = *p;
+    if (c < 0x80) {
+        return {c, 1};
+    }
+    int extra = 0;
+    std::uint32_t cp = 0;
+    std::uint32_t min = 0;
+    if ((c & 0xe0) == 0xc0) {
+        extra = 1;
+        cp = c & 0x1f;
+        min = 0x80;
+    } else if ((c & 0xf0) == 0xe0) {
+        extra = 2;
+        cp = c & 0x0f;
+        min = 0x800;
+    } else if ((c & 0xf8) == 0xf0) {
+        extra = 3;
+        cp = c & 0x07;
+        min = 0x10000;
+    } else {
+        return {};
+    }
+    if (end - p <= extra) {
+        return {};
+    }
+    for (int i = 1; i <= extra; ++i) {
+        if ((p[i] & 0xc0) != 0x80) {
+            return {};
+        }
+        cp = (cp << 6) | (p[i] & 0x3fu);
+    }
+    if (cp < min || cp > 0x10ffff) {
+        return {};
+    }
+    return {cp, extra + 1};
+}
+
+} // namespace
+
 bool is_valid_utf8(std::string_view bytes) {
     const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
     const auto* end = p + bytes.size();
@@ -49,42 +99,11 @@ bool is_valid_utf8(std::string_view bytes) {
         if (p >= end) {
             break;
         }
-        const unsigned char c = *p;
-        if (c < 0x80) {
-            ++p;
-            continue;
-        }
-        int extra = 0;
-        std::uint32_t cp = 0;
-        std::uint32_t min = 0;
-        if ((c & 0xe0) == 0xc0) {
-            extra = 1;
-            cp = c & 0x1f;
-            min = 0x80;
-        } else if ((c & 0xf0) == 0xe0) {
-            extra = 2;
-            cp = c & 0x0f;
-            min = 0x800;
-        } else if ((c & 0xf8) == 0xf0) {
-            extra = 3;
-            cp = c & 0x07;
-            min = 0x10000;
-        } else {
+        const int length = decode_utf8(p, end).length;
+        if (length == 0) {
             return false;
         }
-        if (end - p <= extra) {
-            return false;
-        }
-        for (int i = 1; i <= extra; ++i) {
-            if ((p[i] & 0xc0) != 0x80) {
-                return false;
-            }
-            cp = (cp << 6) | (p[i] & 0x3fu);
-        }
-        if (cp < min || cp > 0x10ffff) {
-            return false;
-        }
-        p += extra + 1;
+        p += length;
     }
     return true;
 }
@@ -105,6 +124,85 @@ void append_utf8(std::string& out, std::uint32_t cp) {
         out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
         out += static_cast<char>(0x80 | (cp & 0x3f));
     }
+}
+
+namespace {
+
+// Code points that are valid UTF-8 but move the cursor, break the line or
+// reorder what a terminal shows (Trojan Source, CVE-2021-42574).
+bool is_terminal_hazard(std::uint32_t cp) {
+    return (cp >= 0x80 && cp <= 0x9f) ||                   // C1 controls
+           (cp >= 0xd800 && cp <= 0xdfff) ||               // surrogates (Python's surrogatepass)
+           cp == 0x061c || cp == 0x200e || cp == 0x200f || // bidi marks
+           cp == 0x2028 || cp == 0x2029 ||                 // line and paragraph separators
+           (cp >= 0x202a && cp <= 0x202e) ||               // bidi embeddings and overrides
+           (cp >= 0x2066 && cp <= 0x2069);                 // bidi isolates
+}
+
+void append_hex(std::string& out, std::uint32_t value, int digits) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    for (int shift = (digits - 1) * 4; shift >= 0; shift -= 4) {
+        out += kDigits[(value >> shift) & 0xf];
+    }
+}
+
+} // namespace
+
+void append_escaped_for_terminal(std::string& out, std::string_view text) {
+    const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+    const auto* end = p + text.size();
+    while (p < end) {
+        // Copy the run of printable ASCII, \n and \t at once.
+        const auto* run = p;
+        while (run < end && ((*run >= 0x20 && *run < 0x7f) || *run == '\n' || *run == '\t')) {
+            ++run;
+        }
+        out.append(reinterpret_cast<const char*>(p), static_cast<std::size_t>(run - p));
+        p = run;
+        if (p >= end) {
+            break;
+        }
+        const Utf8Sequence sequence = decode_utf8(p, end);
+        if (sequence.length == 0 || sequence.code_point < 0x80) {
+            if (*p == '\r') {
+                out += "\\r";
+            } else {
+                out += "\\x";
+                append_hex(out, *p, 2);
+            }
+            ++p;
+        } else if (is_terminal_hazard(sequence.code_point)) {
+            out += "\\u";
+            append_hex(out, sequence.code_point, 4);
+            p += sequence.length;
+        } else {
+            out.append(reinterpret_cast<const char*>(p), static_cast<std::size_t>(sequence.length));
+            p += sequence.length;
+        }
+    }
+}
+
+std::string escape_for_terminal(std::string_view text) {
+    std::string out;
+    out.reserve(text.size());
+    append_escaped_for_terminal(out, text);
+    return out;
+}
+
+std::size_t incomplete_utf8_tail(std::string_view text) {
+    const std::size_t last = std::min<std::size_t>(3, text.size());
+    for (std::size_t k = 1; k <= last; ++k) {
+        const auto c = static_cast<unsigned char>(text[text.size() - k]);
+        if ((c & 0xc0) == 0x80) {
+            continue; // a continuation byte: its lead is further back
+        }
+        const std::size_t needed = (c & 0xe0) == 0xc0   ? 2
+                                   : (c & 0xf0) == 0xe0 ? 3
+                                   : (c & 0xf8) == 0xf0 ? 4
+                                                        : 0;
+        return needed > k ? k : 0;
+    }
+    return 0;
 }
 
 namespace {

@@ -1,7 +1,8 @@
 #pragma once
 
 // Text helpers shared by the decoders: UTF-8 checks and Python's escape
-// decoders (string literals, protocol-0 pickle strings).
+// decoders (string literals, protocol-0 pickle strings); and the one way text
+// from a cache reaches a terminal (escape_for_terminal).
 
 #include <cstdint>
 #include <expected>
@@ -20,6 +21,21 @@ std::string_view trim_space(std::string_view text);
 bool is_valid_utf8(std::string_view bytes);
 
 void append_utf8(std::string& out, std::uint32_t code_point);
+
+// Text from a cache made safe to print on a terminal: it is data, never a
+// control sequence. Escaped: the ASCII controls but \n and \t as `\xNN`
+// (`\r` as `\r`, DEL as `\x7f`); the C1 controls (U+0080-U+009F), encoded
+// surrogates, the line and paragraph separators (U+2028, U+2029) and the
+// bidi controls (U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069) as
+// `\uNNNN`; each byte that is not UTF-8 as `\xNN`. Everything else, the
+// backslash included, is kept: the result is for reading, not for decoding.
+std::string escape_for_terminal(std::string_view text);
+void append_escaped_for_terminal(std::string& out, std::string_view text);
+
+// The bytes at the end of `text` that start a UTF-8 sequence the next bytes
+// may complete (0 to 3): a writer that receives text in pieces keeps them for
+// the next piece instead of escaping half a character.
+std::size_t incomplete_utf8_tail(std::string_view text);
 
 enum class EscapeMode {
     Bytes, // b'...' and pickle STRING: \xhh and octal are bytes; no \u
