@@ -6,6 +6,7 @@
 #include "models/entry_table_model.h"
 #include "models/root_labels_model.h"
 #include "models/roots_model.h"
+#include "models/stats_text.h"
 #include "panels/autotune_panel.h"
 #include "panels/bench_view.h"
 #include "panels/compare_view.h"
@@ -452,10 +453,9 @@ void MainWindow::buildStatusBar() {
                 if (!indexing_.contains(channel)) {
                     return;
                 }
-                progress_->setRange(0, static_cast<int>(total));
+                progress_->setRange(0, static_cast<int>(total)); // 0: busy
                 progress_->setValue(static_cast<int>(done));
-                statusText_->setText(
-                    tr("Indexing %1: %2 of %3 entries").arg(what).arg(done).arg(total));
+                statusText_->setText(what);
             });
 }
 
@@ -532,12 +532,17 @@ void MainWindow::openRoot(const fs::path& dir) {
                 return outcome;
             }
             catalog::IndexOptions options;
-            options.cancel = context.cancelFlag();
             const QString name = text(dir.filename().string());
-            options.progress = [&context, name](const catalog::IndexProgress& progress) {
-                context.progress(static_cast<qint64>(progress.done),
-                                 static_cast<qint64>(progress.total), name);
-            };
+            options.progress = context.engineProgress([name](const Progress& progress) {
+                if (progress.stage == ProgressStage::Scanning) {
+                    return QObject::tr("Indexing %1: %2 found…")
+                        .arg(name, stats_text::count(progress.done, "file", "files"));
+                }
+                return QObject::tr("Indexing %1: %2 of %3 entries")
+                    .arg(name)
+                    .arg(progress.done)
+                    .arg(progress.total);
+            });
             auto report = catalog->index(dir, options);
             if (!report) {
                 outcome.error = text(report.error().describe());

@@ -5,6 +5,7 @@
 #include "catalog_option.h"
 #include "commands.h"
 #include "output.h"
+#include "progress_line.h"
 
 #include <cachelens/bench/accept.h>
 #include <cachelens/bench/bench_store.h>
@@ -327,14 +328,13 @@ int run_bench(const BenchOptions& options) {
                      kernels->size(), run.device.name.c_str(), run.protocol.describe().c_str());
     }
     std::size_t failed = 0;
-    for (const auto& kernel : *kernels) {
-        for (const auto& plan : kernel.plans) {
-            auto result = runner->run(cache_dir, plan, run.protocol);
-            if (!result) {
-                return fatal(options, result.error());
-            }
-            failed += result->status == "ok" ? 0 : 1;
-            run.results.push_back(std::move(*result));
+    ProgressLine progress("bench on " + run.device.name, options.json_lines);
+    auto timed = bench::run_candidates(
+        *kernels,
+        [&](const bench::LaunchPlan& plan) { return runner->run(cache_dir, plan, run.protocol); },
+        [&](bench::CandidateResult result) {
+            failed += result.status == "ok" ? 0 : 1;
+            run.results.push_back(std::move(result));
             if (options.json_lines) {
                 Json json = result_json(run.results.back());
                 json.insert(json.begin(), {"total", total});
@@ -342,7 +342,18 @@ int run_bench(const BenchOptions& options) {
                 json.insert(json.begin(), {"event", "result"});
                 print_line(json);
             }
+        },
+        progress.callback());
+    progress.clear();
+    if (!timed) {
+        if (timed.error().kind == ErrorKind::Cancelled) {
+            constexpr std::string_view kStopped = "bench stopped; nothing was recorded";
+            if (options.json_lines) {
+                print_line({{"event", "error"}, {"message", kStopped}});
+            }
+            return report_stopped(progress, kStopped);
         }
+        return fatal(options, timed.error());
     }
     auto run_id = bench::record_run(*catalog, run);
     if (!run_id) {

@@ -4,6 +4,7 @@
 #include "bundle_json.h"
 #include "commands.h"
 #include "output.h"
+#include "progress_line.h"
 
 #include <cachelens/bundle/export.h>
 #include <cachelens/bundle/signed_bundle.h>
@@ -49,8 +50,13 @@ int run_export(const ExportOptions& options) {
         }
         key = std::move(*loaded);
     }
-    auto exported = bundle::export_bundle(options.dir, {.keys = options.keys});
+    ProgressLine progress("exporting " + options.dir, options.json);
+    auto exported = bundle::export_bundle(options.dir, {.keys = options.keys}, progress.callback());
+    progress.clear();
     if (!exported) {
+        if (exported.error().kind == ErrorKind::Cancelled) {
+            return report_stopped(progress, "export stopped; nothing was written");
+        }
         return report(exported.error());
     }
     if (exported->bundle.artifact_count() == 0) {
@@ -64,7 +70,20 @@ int run_export(const ExportOptions& options) {
         }
         bytes = std::move(*signed_bytes);
     }
-    if (auto written = write_whole(options.output, bytes); !written) {
+    if (progress.interrupted()) {
+        return report_stopped(progress, "export stopped; nothing was written");
+    }
+    // One atomic write, not stopped half way: the file is there whole or not at all.
+    progress.set_label("exporting to " + options.output);
+    progress({.stage = ProgressStage::Writing,
+              .unit = ProgressUnit::Files,
+              .done = 0,
+              .total = 1,
+              .bytes = 0,
+              .item = options.output});
+    auto written = write_whole(options.output, bytes);
+    progress.clear();
+    if (!written) {
         return report(written.error());
     }
     if (options.json) {

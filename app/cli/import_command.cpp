@@ -4,6 +4,7 @@
 
 #include "commands.h"
 #include "output.h"
+#include "progress_line.h"
 
 #include <cachelens/bundle/bundle_file.h>
 #include <cachelens/bundle/import.h>
@@ -145,12 +146,25 @@ int run_import(const ImportOptions& options) {
     if (!file) {
         return report(file.error());
     }
-    auto plan = bundle::plan_import(file->bundle, options.into, {.max_artifact_bytes = *limit});
+    ProgressLine progress("importing into " + options.into, options.json);
+    auto plan = bundle::plan_import(file->bundle, options.into, {.max_artifact_bytes = *limit},
+                                    progress.callback());
+    progress.clear();
     if (!plan) {
+        if (plan.error().kind == ErrorKind::Cancelled) {
+            return report_stopped(progress, "import stopped before writing anything");
+        }
         return report(plan.error());
     }
     if (!options.dry_run) {
-        *plan = bundle::run_import(std::move(*plan), file->bundle);
+        *plan = bundle::run_import(std::move(*plan), file->bundle, progress.callback());
+    }
+    progress.clear();
+    if (plan->cancelled) {
+        return report_stopped(
+            progress, "import stopped; " +
+                          std::to_string(plan->count(bundle::ImportAction::Written)) +
+                          " files written, each whole, none half; run import again to finish");
     }
     if (options.json) {
         print_json(plan_json(*file, *plan, options.dry_run));

@@ -1,13 +1,11 @@
 #include "catalog_option.h"
 #include "commands.h"
 #include "output.h"
-#include "terminal_output.h"
+#include "progress_line.h"
 
 #include <cachelens/core/text.h>
 #include <cachelens/remote/mirror.h>
 #include <cachelens/remote/redis_endpoint.h>
-
-#include <unistd.h>
 
 #include <cstdio>
 #include <iostream>
@@ -25,7 +23,7 @@ struct IndexOptions {
 
 // A redis:// URL is indexed through its mirror dir; returns the dir to index.
 Result<std::string> mirror_if_remote(const std::string& argument, const catalog::Catalog& catalog,
-                                     Json& remote_report) {
+                                     Json& remote_report, ProgressLine& progress) {
     if (!argument.starts_with("redis://") && !argument.starts_with("rediss://")) {
         return argument;
     }
@@ -37,8 +35,10 @@ Result<std::string> mirror_if_remote(const std::string& argument, const catalog:
     if (!client) {
         return std::unexpected(client.error());
     }
-    auto mirrored =
-        remote::mirror_remote(*client, remote::mirror_dir_for(catalog.path(), *endpoint));
+    progress.set_label("mirroring " + endpoint->display());
+    auto mirrored = remote::mirror_remote(
+        *client, remote::mirror_dir_for(catalog.path(), *endpoint), progress.callback());
+    progress.clear();
     if (!mirrored) {
         return std::unexpected(mirrored.error());
     }
@@ -58,30 +58,30 @@ int run_index(const IndexOptions& options) {
         return report(catalog.error());
     }
     Json reports = Json::array();
-    const bool show_progress = !options.json && isatty(STDERR_FILENO) != 0;
+    ProgressLine progress("indexing", options.json);
+    constexpr std::string_view kStopped =
+        "index stopped; the catalog is consistent, run index again to finish";
     for (const auto& argument : options.dirs) {
         Json remote_report;
-        auto mirrored = mirror_if_remote(argument, *catalog, remote_report);
+        auto mirrored = mirror_if_remote(argument, *catalog, remote_report, progress);
         if (!mirrored) {
+            if (mirrored.error().kind == ErrorKind::Cancelled) {
+                return report_stopped(progress, kStopped);
+            }
             return report(mirrored.error());
         }
         const std::string& dir = *mirrored;
         catalog::IndexOptions index_options;
         index_options.threads = options.threads;
-        if (show_progress) {
-            // The progress line's \r is the CLI's own: written exact, the dir escaped.
-            index_options.progress = [&](const catalog::IndexProgress& progress) {
-                write_exact(Stream::Stderr, "\rindexing " + escape_for_terminal(dir) + ": " +
-                                                std::to_string(progress.done) + "/" +
-                                                std::to_string(progress.total));
-            };
-        }
+        progress.set_label("indexing " + dir);
+        index_options.progress = progress.callback();
         auto result = catalog->index(dir, index_options);
-        if (show_progress) {
-            write_exact(Stream::Stderr, "\r\033[K");
-        }
+        progress.clear();
         if (!result) {
             return report(result.error());
+        }
+        if (result->cancelled) {
+            return report_stopped(progress, kStopped);
         }
         for (const auto& error : result->walk_errors) {
             std::cerr << "cachelens: " << error.describe() << '\n';

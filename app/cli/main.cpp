@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
                  "why a graph missed it and whether a shape would hit it.\n\n"
                  "DIR is a cache dir: $TORCHINDUCTOR_CACHE_DIR, or /tmp/torchinductor_$USER by "
                  "default.\nExit status: 0 success, 1 problems found (verify), 2 error (bad "
-                 "arguments or unreadable input).",
+                 "arguments or unreadable input), 130 stopped by Ctrl-C.",
                  "cachelens"};
     app.set_version_flag("--version", std::string("cachelens ") + CACHELENS_VERSION);
     app.require_subcommand(1);

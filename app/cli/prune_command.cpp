@@ -1,8 +1,7 @@
 #include "catalog_option.h"
 #include "commands.h"
 #include "output.h"
-
-#include <unistd.h>
+#include "progress_line.h"
 
 #include <cstdio>
 
@@ -126,9 +125,18 @@ int run_prune(const PruneCommandOptions& options) {
     if (!catalog) {
         return report(catalog.error());
     }
+    ProgressLine progress("indexing " + options.dir, options.json);
+    catalog::IndexOptions indexing;
+    indexing.progress = progress.callback();
     // The plan is made from the dir as it is now.
-    if (auto indexed = catalog->index(options.dir); !indexed) {
+    auto indexed = catalog->index(options.dir, indexing);
+    progress.clear();
+    if (!indexed) {
         return report(indexed.error());
+    }
+    if (indexed->cancelled) {
+        return report_stopped(progress, "prune stopped before deleting anything; the catalog is "
+                                        "consistent");
     }
     auto plan = catalog->plan_prune(options.dir, prune);
     if (!plan) {
@@ -145,7 +153,9 @@ int run_prune(const PruneCommandOptions& options) {
         }
         return plan->size_reached ? kExitOk : kExitProblems;
     }
-    auto outcome = catalog->prune(*plan);
+    progress.set_label("pruning " + options.dir);
+    auto outcome = catalog->prune(*plan, indexing);
+    progress.clear();
     if (!outcome) {
         return report(outcome.error());
     }
@@ -178,6 +188,11 @@ int run_prune(const PruneCommandOptions& options) {
                 std::printf("  %s\n", line.c_str());
             }
         }
+    }
+    if (outcome->cancelled) {
+        return report_stopped(progress,
+                              "prune stopped; each entry went whole or stayed, the catalog "
+                              "is consistent, run prune again to finish");
     }
     return plan->size_reached && outcome->errors.empty() ? kExitOk : kExitProblems;
 }

@@ -5,6 +5,7 @@
 #include "entry_json.h"
 #include "entry_text.h"
 #include "output.h"
+#include "progress_line.h"
 
 #include <cachelens/cachedir/aot_autograd_entry.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
@@ -176,10 +177,19 @@ int run_pull(const RemoteOptions& options) {
     if (!client) {
         return report(client.error());
     }
-    auto pulled = remote::pull_remote(
-        *client, options.dir,
-        {.keys = options.keys, .dry_run = options.dry_run, .limits = {}, .progress = {}});
+    ProgressLine progress("pulling from " + client->endpoint().display() + " into " + options.dir,
+                          options.json);
+    auto pulled = remote::pull_remote(*client, options.dir,
+                                      {.keys = options.keys,
+                                       .dry_run = options.dry_run,
+                                       .limits = {},
+                                       .progress = progress.callback()});
+    progress.clear();
     if (!pulled) {
+        if (pulled.error().kind == ErrorKind::Cancelled) {
+            return report_stopped(progress, "pull stopped; the files written are whole, none half; "
+                                            "run pull again to finish");
+        }
         return report(pulled.error());
     }
     const auto& plan = pulled->plan;
@@ -253,10 +263,19 @@ int run_push(const RemoteOptions& options) {
     if (!client) {
         return report(client.error());
     }
-    auto pushed = remote::push_local(
-        *client, options.dir,
-        {.keys = options.keys, .dry_run = options.dry_run, .force = options.force, .progress = {}});
+    ProgressLine progress("pushing " + options.dir + " to " + client->endpoint().display(),
+                          options.json);
+    auto pushed = remote::push_local(*client, options.dir,
+                                     {.keys = options.keys,
+                                      .dry_run = options.dry_run,
+                                      .force = options.force,
+                                      .progress = progress.callback()});
+    progress.clear();
     if (!pushed) {
+        if (pushed.error().kind == ErrorKind::Cancelled) {
+            return report_stopped(progress, "push stopped; the values stored are whole, none half; "
+                                            "run push again to finish");
+        }
         return report(pushed.error());
     }
     if (options.json) {

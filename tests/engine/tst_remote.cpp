@@ -19,6 +19,7 @@
 //   other spelling of the same JSON read as the parser reads it.
 // - the CLI: ls/show/push/pull, text and --json.
 
+#include "progress_checks.h"
 #include "redis_server.h"
 #include "test_paths.h"
 
@@ -319,29 +320,42 @@ private slots:
     }
 
     void pushReportsItsStagesAndStopsBeforeWriting() {
-        std::vector<std::pair<TransferStage, std::size_t>> seen;
+        test::ProgressRecorder recorder;
         auto options = push_options({});
-        options.progress = [&seen](TransferStage stage, std::size_t count) {
-            seen.emplace_back(stage, count);
-            return stage != TransferStage::Writing;
-        };
+        options.progress = recorder.callback([](const test::SeenProgress& seen, std::size_t) {
+            return seen.stage != ProgressStage::Writing;
+        });
         auto redis = client();
         auto stopped = push_local(redis, devset(), options);
         QVERIFY(!stopped);
+        QCOMPARE(stopped.error().kind, ErrorKind::Cancelled);
         QVERIFY2(stopped.error().message == "cancelled", stopped.error().message.c_str());
         QVERIFY(all_keys().empty());
-        const std::vector<std::pair<TransferStage, std::size_t>> expected{
-            {TransferStage::Reading, entries_.size()}, {TransferStage::Writing, entries_.size()}};
-        QCOMPARE(seen, expected);
+        // The local files read, the keys compared with the server, then the
+        // values to store: stopped at its first report, before any.
+        QCOMPARE(recorder.stages(), (std::vector{ProgressStage::Reading, ProgressStage::Checking,
+                                                 ProgressStage::Writing}));
+        QVERIFY2(recorder.problems(false).isEmpty(), qPrintable(recorder.problems(false)));
+        QCOMPARE(recorder.last(ProgressStage::Checking).total, entries_.size());
+        QCOMPARE(recorder.last(ProgressStage::Checking).done, entries_.size());
+        QCOMPARE(recorder.last(ProgressStage::Writing).total, entries_.size());
+        QCOMPARE(recorder.last(ProgressStage::Writing).done, std::uint64_t{0});
+
+        // Not stopped: every stage runs to its total.
+        test::ProgressRecorder whole;
+        options.progress = whole.callback();
+        auto pushed = push_local(redis, devset(), options);
+        QVERIFY_RESULT(pushed);
+        QVERIFY2(whole.problems().isEmpty(), qPrintable(whole.problems()));
+        QCOMPARE(whole.last(ProgressStage::Writing).done, entries_.size());
 
         // Once the server holds them all, nothing is left to write: no Writing stage.
-        push_devset();
-        seen.clear();
-        auto again = push_local(redis, devset(), options);
-        QVERIFY_RESULT(again);
-        QCOMPARE(again->count(PushAction::AlreadyThere), entries_.size());
-        QCOMPARE(seen, (std::vector<std::pair<TransferStage, std::size_t>>{
-                           {TransferStage::Reading, entries_.size()}}));
+        test::ProgressRecorder again;
+        options.progress = again.callback();
+        auto unchanged = push_local(redis, devset(), options);
+        QVERIFY_RESULT(unchanged);
+        QCOMPARE(unchanged->count(PushAction::AlreadyThere), entries_.size());
+        QCOMPARE(again.stages(), (std::vector{ProgressStage::Reading, ProgressStage::Checking}));
     }
 
     void pullIntoAnEmptyDirGivesTheSameFiles() {
@@ -435,29 +449,56 @@ private slots:
         QTemporaryDir temp;
         const fs::path into = fs::path(temp.path().toStdString()) / "c";
         auto redis = client();
-        std::vector<std::pair<TransferStage, std::size_t>> seen;
+        test::ProgressRecorder recorder;
         auto options = pull_options({});
-        options.progress = [&seen](TransferStage stage, std::size_t count) {
-            seen.emplace_back(stage, count);
-            return stage != TransferStage::Writing;
-        };
+        options.progress = recorder.callback([](const test::SeenProgress& seen, std::size_t) {
+            return seen.stage != ProgressStage::Writing;
+        });
         auto stopped = pull_remote(redis, into, options);
         QVERIFY(!stopped);
+        QCOMPARE(stopped.error().kind, ErrorKind::Cancelled);
         QVERIFY2(stopped.error().message == "cancelled", stopped.error().message.c_str());
         QVERIFY(walk(temp.path().toStdString()).empty());
-        // Scanning with the keys found so far, then the values to read and
-        // the artifacts to write: every entry.
-        QVERIFY(seen.size() >= 3);
-        QCOMPARE(seen.front().first, TransferStage::Scanning);
-        QCOMPARE(seen[seen.size() - 2], std::pair(TransferStage::Reading, entries_.size()));
-        QCOMPARE(seen.back(), std::pair(TransferStage::Writing, entries_.size()));
+        // Scanning with the keys found so far, then the values read and the
+        // files to write: every entry; stopped before the first file.
+        QCOMPARE(recorder.stages(), (std::vector{ProgressStage::Scanning, ProgressStage::Reading,
+                                                 ProgressStage::Writing}));
+        QVERIFY2(recorder.problems(false).isEmpty(), qPrintable(recorder.problems(false)));
+        QCOMPARE(recorder.last(ProgressStage::Scanning).total, entries_.size());
+        QCOMPARE(recorder.last(ProgressStage::Reading).done, entries_.size());
+        QVERIFY(recorder.last(ProgressStage::Reading).bytes > 0);
+        QCOMPARE(recorder.last(ProgressStage::Writing).total, entries_.size());
+        QCOMPARE(recorder.last(ProgressStage::Writing).done, std::uint64_t{0});
 
         // A dry run writes nothing, so it has no Writing stage to stop at.
-        seen.clear();
+        test::ProgressRecorder dry_run;
+        options.progress = dry_run.callback();
         options.dry_run = true;
         auto dry = pull_remote(redis, into, options);
         QVERIFY_RESULT(dry);
-        QCOMPARE(seen.back(), std::pair(TransferStage::Reading, entries_.size()));
+        QVERIFY2(dry_run.problems().isEmpty(), qPrintable(dry_run.problems()));
+        QCOMPARE(dry_run.stages(), (std::vector{ProgressStage::Scanning, ProgressStage::Reading}));
+
+        // Stopped after the second file: two whole files, nothing else.
+        test::ProgressRecorder partly;
+        options.dry_run = false;
+        options.progress = partly.callback([](const test::SeenProgress& seen, std::size_t) {
+            return seen.stage != ProgressStage::Writing || seen.done < 2;
+        });
+        auto half = pull_remote(redis, into, options);
+        QVERIFY(!half);
+        QCOMPARE(half.error().kind, ErrorKind::Cancelled);
+        std::size_t files = 0;
+        for (const auto& path : walk(into)) {
+            files += fs::is_regular_file(into / path) ? 1 : 0;
+        }
+        QCOMPARE(files, std::size_t{2});
+        // The next pull finishes it.
+        options.progress = {};
+        auto rest = pull_remote(redis, into, options);
+        QVERIFY_RESULT(rest);
+        QCOMPARE(rest->plan.count(bundle::ImportAction::AlreadyPresent), std::size_t{2});
+        QCOMPARE(rest->plan.count(bundle::ImportAction::Written), entries_.size() - 2);
     }
 
     void pullWritesBundledAutotuneAsPytorchDoes() {

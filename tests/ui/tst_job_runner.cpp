@@ -12,6 +12,7 @@
 
 #include <atomic>
 
+using namespace cachelens;
 using namespace cachelens::ui;
 
 class TestJobRunner : public QObject {
@@ -152,6 +153,82 @@ private slots:
         QTRY_COMPARE(ended.size(), 5);
         QVERIFY(ended.contains("old 0"));
         QVERIFY(ended.contains("new 1"));
+    }
+
+    void theEnginesProgressIsThrottledWordedAndStopsWhenCancelled() {
+        JobRunner runner;
+        QSignalSpy progress(&runner, &JobRunner::progress);
+        bool done = false;
+        runner.run<int>(
+            "index", this,
+            [](const JobContext& context) {
+                const ProgressFn report = context.engineProgress([](const Progress& p) {
+                    return QStringLiteral("%1 %2")
+                        .arg(QString::fromLatin1(to_string(p.stage)))
+                        .arg(p.done);
+                });
+                // A walk whose total is known at its end, then 100,000 entries
+                // reported in a blink: far fewer signals, the last one always.
+                for (std::uint64_t found = 0; found <= 3; ++found) {
+                    report({.stage = ProgressStage::Scanning,
+                            .unit = ProgressUnit::Files,
+                            .done = found,
+                            .total = found == 3 ? found : 0,
+                            .bytes = 0,
+                            .item = {}});
+                }
+                for (std::uint64_t entry = 0; entry <= 100'000; ++entry) {
+                    report({.stage = ProgressStage::Parsing,
+                            .unit = ProgressUnit::Entries,
+                            .done = entry,
+                            .total = 100'000,
+                            .bytes = 0,
+                            .item = {}});
+                }
+                return 0;
+            },
+            [&](int) { done = true; });
+        QTRY_VERIFY(done);
+        QVERIFY2(progress.size() >= 4 && progress.size() < 100,
+                 qPrintable(QString::number(progress.size())));
+        // Scanning: its first and last, its total held back (a busy bar) to its end.
+        QCOMPARE(progress.at(0).at(3).toString(), QStringLiteral("scanning 0"));
+        qsizetype parsing = 0;
+        while (parsing < progress.size() &&
+               !progress.at(parsing).at(3).toString().startsWith(u"parsing")) {
+            ++parsing;
+        }
+        QVERIFY(parsing >= 2 && parsing < progress.size());
+        QCOMPARE(progress.at(parsing - 1).at(3).toString(), QStringLiteral("scanning 3"));
+        QCOMPARE(progress.at(parsing - 1).at(2).toLongLong(), 0);
+        QCOMPARE(progress.at(parsing).at(3).toString(), QStringLiteral("parsing 0"));
+        QCOMPARE(progress.last().at(1).toLongLong(), 100'000);
+        QCOMPARE(progress.last().at(2).toLongLong(), 100'000);
+        QCOMPARE(progress.last().at(3).toString(), QStringLiteral("parsing 100000"));
+
+        // Cancelled: the work hears it from its next report.
+        std::atomic<bool> stopped{false};
+        runner.run<int>(
+            "index", this,
+            [&stopped](const JobContext& context) {
+                const ProgressFn report =
+                    context.engineProgress([](const Progress&) { return QString(); });
+                Progress p{.stage = ProgressStage::Parsing,
+                           .unit = ProgressUnit::Entries,
+                           .done = 0,
+                           .total = 10,
+                           .bytes = 0,
+                           .item = {}};
+                while (report(p)) {
+                    QThread::msleep(1);
+                }
+                stopped = true;
+                return 0;
+            },
+            [](int) {});
+        QTRY_VERIFY(runner.isRunning("index"));
+        runner.cancel("index");
+        QTRY_VERIFY(stopped);
     }
 
     void nothingReachesAReceiverThatIsGone() {

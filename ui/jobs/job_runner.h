@@ -6,6 +6,8 @@
 // hotspot's JobTracker). Work must not touch widgets; `done` runs on the GUI
 // thread.
 
+#include <cachelens/core/progress.h>
+
 #include <QObject>
 #include <QPointer>
 #include <QString>
@@ -30,6 +32,12 @@ public:
             report_(done, total, what);
         }
     }
+    // The engine's progress (core/progress.h) of this job's work, worded by
+    // `describe`, as progress(done, total, text): throttled to what a person
+    // can read (each stage's first and last report always). A stage whose
+    // total is not known while it runs reports total 0 (a busy bar) to its
+    // end. The work stops once the job is cancelled.
+    ProgressFn engineProgress(std::function<QString(const Progress&)> describe) const;
 
 private:
     friend class JobRunner;

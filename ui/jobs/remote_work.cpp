@@ -137,8 +137,14 @@ QString progressText(MirrorStage stage, std::size_t found, const QString& server
 }
 
 MirrorProgress jobProgress(const JobContext& context, const QString& server) {
-    return [&context, server](MirrorStage stage, std::size_t found) {
-        context.progress(static_cast<qint64>(found), 0, progressText(stage, found, server));
+    // Mirroring reports as each round of values is read and each file
+    // written; the text changes with the stage and the keys found.
+    return [&context, server, shown = QString()](MirrorStage stage, std::size_t found) mutable {
+        QString text = progressText(stage, found, server);
+        if (text != shown) {
+            context.progress(static_cast<qint64>(found), 0, text);
+            shown = std::move(text);
+        }
         return !context.cancelled();
     };
 }
@@ -174,19 +180,15 @@ MirrorOutcome mirrorServer(const remote::RedisEndpoint& endpoint, const fs::path
         return outcome;
     }
     const fs::path dir = remote::mirror_dir_for(fs::absolute(catalogPath), endpoint);
-    auto mirrored =
-        remote::mirror_remote(*client, dir, [&](remote::TransferStage stage, std::size_t count) {
-            switch (stage) {
-            case remote::TransferStage::Scanning:
-                return report(MirrorStage::Scanning, count);
-            case remote::TransferStage::Reading:
-                outcome.keys = count;
-                break;
-            case remote::TransferStage::Writing:
-                break;
-            }
-            return report(MirrorStage::Pulling, outcome.keys);
-        });
+    auto mirrored = remote::mirror_remote(*client, dir, [&](const Progress& reported) {
+        if (reported.stage == ProgressStage::Scanning) {
+            return report(MirrorStage::Scanning, reported.done);
+        }
+        if (reported.stage == ProgressStage::Reading) {
+            outcome.keys = reported.total;
+        }
+        return report(MirrorStage::Pulling, outcome.keys);
+    });
     if (!mirrored) {
         outcome.cancelled = stopped;
         outcome.error = stopped ? QObject::tr("cancelled") : text(mirrored.error().describe());
@@ -203,38 +205,43 @@ MirrorOutcome mirrorServer(const remote::RedisEndpoint& endpoint, const fs::path
     return outcome;
 }
 
-QString transferText(Transfer transfer, remote::TransferStage stage, std::size_t count,
-                     const QString& server, const QString& dir) {
+QString transferText(Transfer transfer, const Progress& progress, const QString& server,
+                     const QString& dir) {
     const bool pull = transfer == Transfer::Pull;
-    switch (stage) {
-    case remote::TransferStage::Scanning:
+    switch (progress.stage) {
+    case ProgressStage::Scanning:
         return QObject::tr("Scanning %1: %2 found…")
-            .arg(server, stats_text::count(count, "key", "keys"));
-    case remote::TransferStage::Reading:
+            .arg(server, stats_text::count(progress.done, "key", "keys"));
+    case ProgressStage::Reading:
         return pull ? QObject::tr("Reading %1 from %2…")
-                          .arg(stats_text::count(count, "value", "values"), server)
-                    : QObject::tr("Comparing %1 with %2…")
-                          .arg(stats_text::count(count, "key", "keys"), server);
-    case remote::TransferStage::Writing:
+                          .arg(stats_text::count(progress.total, "value", "values"), server)
+                    : QObject::tr("Reading %1 from %2…")
+                          .arg(stats_text::count(progress.done, "file", "files"), dir);
+    case ProgressStage::Checking:
+        return QObject::tr("Comparing %1 with %2…")
+            .arg(stats_text::count(progress.total, "key", "keys"), server);
+    case ProgressStage::Writing:
         return pull ? QObject::tr("Writing %1 into %2…")
-                          .arg(stats_text::count(count, "file", "files"), dir)
+                          .arg(stats_text::count(progress.total, "file", "files"), dir)
                     : QObject::tr("Storing %1 on %2…")
-                          .arg(stats_text::count(count, "value", "values"), server);
+                          .arg(stats_text::count(progress.total, "value", "values"), server);
+    case ProgressStage::Parsing:
+    case ProgressStage::Deleting:
+    case ProgressStage::Benchmarking:
+        break; // not stages of a transfer
     }
     return {};
 }
 
-remote::TransferProgress transferProgress(const JobContext& context, Transfer transfer,
-                                          const QString& server, const QString& dir) {
-    return [&context, transfer, server, dir](remote::TransferStage stage, std::size_t count) {
-        context.progress(0, 0, transferText(transfer, stage, count, server, dir));
-        return !context.cancelled();
-    };
+ProgressFn transferProgress(const JobContext& context, Transfer transfer, const QString& server,
+                            const QString& dir) {
+    return context.engineProgress([transfer, server, dir](const Progress& progress) {
+        return transferText(transfer, progress, server, dir);
+    });
 }
 
 PullOutcome pullEntries(const remote::RedisEndpoint& endpoint, const std::vector<std::string>& keys,
-                        const fs::path& into, bool dryRun,
-                        const remote::TransferProgress& progress) {
+                        const fs::path& into, bool dryRun, const ProgressFn& progress) {
     PullOutcome outcome;
     outcome.server = text(endpoint.display());
     outcome.dryRun = dryRun;
@@ -261,7 +268,7 @@ PullOutcome pullEntries(const remote::RedisEndpoint& endpoint, const std::vector
 
 PushOutcome pushEntries(const remote::RedisEndpoint& endpoint, const fs::path& dir,
                         const std::vector<std::string>& keys, bool dryRun, bool force,
-                        const remote::TransferProgress& progress) {
+                        const ProgressFn& progress) {
     PushOutcome outcome;
     outcome.server = text(endpoint.display());
     outcome.dryRun = dryRun;

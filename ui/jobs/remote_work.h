@@ -70,7 +70,8 @@ using MirrorProgress = std::function<bool(MirrorStage stage, std::size_t found)>
 // redis://...…".
 QString progressText(MirrorStage stage, std::size_t found, const QString& server);
 // Reports each stage's progressText() through `context` (done: the keys
-// found; total: 0, as the total is not known) and stops once it is cancelled.
+// found; total: 0, as the total is not known) when it says something new,
+// and stops once it is cancelled.
 MirrorProgress jobProgress(const JobContext& context, const QString& server);
 
 struct MirrorOutcome {
@@ -96,17 +97,18 @@ MirrorOutcome mirrorServer(const remote::RedisEndpoint& endpoint,
                            const std::filesystem::path& catalogPath,
                            const MirrorProgress& progress = {});
 
-// What a pull or a push is doing, for a dialog's status line: "Scanning
-// redis://...: 120 keys found…", "Reading 19 values from redis://...…",
-// "Writing 19 files into DIR…"; a push: "Comparing 19 keys with
-// redis://...…", "Storing 3 values on redis://...…".
+// What a pull or a push is doing (the engine's Progress of it), for a
+// dialog's status line: "Scanning redis://...: 120 keys found…", "Reading 19
+// values from redis://...…", "Writing 19 files into DIR…"; a push: "Reading
+// 12 files from DIR…", "Comparing 19 keys with redis://...…", "Storing 3
+// values on redis://...…".
 enum class Transfer { Pull, Push };
-QString transferText(Transfer transfer, remote::TransferStage stage, std::size_t count,
-                     const QString& server, const QString& dir);
-// Reports each stage's transferText() through `context` and stops the
-// transfer (before it writes) once the job is cancelled.
-remote::TransferProgress transferProgress(const JobContext& context, Transfer transfer,
-                                          const QString& server, const QString& dir);
+QString transferText(Transfer transfer, const Progress& progress, const QString& server,
+                     const QString& dir);
+// Reports the transferText() of each stage through `context` and stops the
+// transfer once the job is cancelled.
+ProgressFn transferProgress(const JobContext& context, Transfer transfer, const QString& server,
+                            const QString& dir);
 
 struct PullOutcome {
     QString server;
@@ -119,7 +121,7 @@ struct PullOutcome {
 // `cachelens remote pull URL --into DIR KEYS [--dry-run]`.
 PullOutcome pullEntries(const remote::RedisEndpoint& endpoint, const std::vector<std::string>& keys,
                         const std::filesystem::path& into, bool dryRun,
-                        const remote::TransferProgress& progress = {});
+                        const ProgressFn& progress = {});
 
 struct PushOutcome {
     QString server;
@@ -131,6 +133,6 @@ struct PushOutcome {
 // `cachelens remote push DIR URL KEYS [--dry-run] [--force]`; no keys: the whole dir.
 PushOutcome pushEntries(const remote::RedisEndpoint& endpoint, const std::filesystem::path& dir,
                         const std::vector<std::string>& keys, bool dryRun, bool force,
-                        const remote::TransferProgress& progress = {});
+                        const ProgressFn& progress = {});
 
 } // namespace cachelens::ui::remote_work

@@ -1,6 +1,7 @@
 #include "panels/prune_dialog.h"
 
 #include "jobs/job_runner.h"
+#include "models/engine_text.h"
 #include "models/prune_plan_model.h"
 #include "models/stats_text.h"
 #include "views/banner.h"
@@ -40,6 +41,12 @@ void copyPaths(const QTreeView* tree) {
     if (!lines.isEmpty()) {
         QApplication::clipboard()->setText(lines.join(u'\n'));
     }
+}
+
+// What the jobs report as `what`: the engine's stage ("scanning", "parsing",
+// "deleting"), worded by onProgress.
+QString stageName(const Progress& progress) {
+    return text(to_string(progress.stage));
 }
 
 } // namespace
@@ -269,17 +276,13 @@ void PruneDialog::preview() {
             }
             // The plan is made from the dir as it is now.
             catalog::IndexOptions indexing;
-            indexing.cancel = context.cancelFlag();
-            indexing.progress = [&context](const catalog::IndexProgress& progress) {
-                context.progress(static_cast<qint64>(progress.done),
-                                 static_cast<qint64>(progress.total), QStringLiteral("indexing"));
-            };
+            indexing.progress = context.engineProgress(stageName);
             auto indexed = catalog->index(root, indexing);
             if (!indexed) {
                 return std::unexpected(indexed.error());
             }
             if (indexed->cancelled || context.cancelled()) {
-                return fail(ErrorKind::InvalidArgument, "cancelled");
+                return cancelled();
             }
             context.progress(0, 0, QStringLiteral("planning"));
             return catalog->plan_prune(root, options);
@@ -376,12 +379,11 @@ void PruneDialog::confirmAndDelete(bool askUser) {
             if (!catalog) {
                 return std::unexpected(catalog.error());
             }
-            // Prune indexes the root again afterwards; that is the progress to show.
+            // Prune indexes the root, deletes, and indexes it again. No
+            // Cancel: only closing the window stops it, leaving whole
+            // entries and a consistent catalog.
             catalog::IndexOptions indexing;
-            indexing.progress = [&context](const catalog::IndexProgress& progress) {
-                context.progress(static_cast<qint64>(progress.done),
-                                 static_cast<qint64>(progress.total), QStringLiteral("indexing"));
-            };
+            indexing.progress = context.engineProgress(stageName);
             return catalog->prune(plan, indexing);
         },
         [this](Result<catalog::PruneOutcome> outcome) {
@@ -433,16 +435,19 @@ void PruneDialog::onProgress(const QString& channel, qint64 done, qint64 total,
     if (channel != channel_ || !isBusy()) {
         return;
     }
+    const bool deleting = what == u"deleting";
     if (total <= 0) {
         progress_->setRange(0, 0);
         progressText_->setText(what == u"planning"         ? tr("Planning…")
-                               : state_ == State::Deleting ? tr("Deleting…")
+                               : deleting                  ? tr("Deleting…")
+                               : state_ == State::Deleting ? tr("Indexing again…")
                                                            : tr("Indexing…"));
         return;
     }
     progress_->setRange(0, static_cast<int>(total));
     progress_->setValue(static_cast<int>(done));
-    progressText_->setText(state_ == State::Deleting
+    progressText_->setText(deleting ? tr("Deleting: %1 / %2 entries").arg(done).arg(total)
+                           : state_ == State::Deleting
                                ? tr("Indexing again: %1 / %2").arg(done).arg(total)
                                : tr("Indexing: %1 / %2").arg(done).arg(total));
 }

@@ -620,4 +620,38 @@ Result<CandidateResult> GpuRunner::run(const std::filesystem::path& cache_dir,
     return result;
 }
 
+Result<void> run_candidates(const std::vector<KernelCandidates>& kernels,
+                            const CandidateRunner& run,
+                            const std::function<void(CandidateResult)>& on_result,
+                            const ProgressFn& progress) {
+    Progress timed{.stage = ProgressStage::Benchmarking,
+                   .unit = ProgressUnit::Candidates,
+                   .done = 0,
+                   .total = 0,
+                   .bytes = 0,
+                   .item = {}};
+    for (const auto& kernel : kernels) {
+        timed.total += kernel.plans.size();
+    }
+    std::string item;
+    for (const auto& kernel : kernels) {
+        for (const auto& plan : kernel.plans) {
+            item = kernel.kernel_name + " " + plan.config.describe();
+            timed.item = item;
+            if (!report_progress(progress, timed)) {
+                return cancelled();
+            }
+            auto result = run(plan);
+            if (!result) {
+                return std::unexpected(result.error());
+            }
+            on_result(std::move(*result));
+            ++timed.done;
+        }
+    }
+    timed.item = {};
+    report_progress(progress, timed);
+    return {};
+}
+
 } // namespace cachelens::bench

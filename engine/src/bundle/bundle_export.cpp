@@ -65,8 +65,17 @@ fs::path fx_key_dir(const fs::path& root, std::string_view key) {
 
 class Exporter {
 public:
-    explicit Exporter(fs::path root)
-        : root_(std::move(root)) {}
+    Exporter(fs::path root, const ProgressFn& progress)
+        : root_(std::move(root))
+        , progress_(progress) {}
+
+    // The Reading stage: how many files will be read is known only at the end.
+    bool start() { return report_progress(progress_, read_); }
+    bool finish_reading() {
+        read_.total = read_.done;
+        read_.item = {};
+        return report_progress(progress_, read_);
+    }
 
     Result<void> add_fx_key(const std::string& key) {
         if (!fx_keys_.insert(key).second) {
@@ -85,8 +94,13 @@ public:
             if (!entry) {
                 return std::unexpected(entry.error());
             }
+            if (!counted(file, content->size())) {
+                return cancelled();
+            }
             for (const auto& autotuner : entry->autotuners) {
-                add_best_config(autotuner.best_config_path, key);
+                if (auto added = add_best_config(autotuner.best_config_path, key); !added) {
+                    return added;
+                }
             }
             inductor_.push_back({key, std::move(*content)});
         }
@@ -110,6 +124,9 @@ public:
             auto entry = cachedir::load_aot_autograd_entry(file);
             if (!entry) {
                 return std::unexpected(entry.error());
+            }
+            if (!counted(file, content->size())) {
+                return cancelled();
             }
             aot_.push_back({key, std::move(*content)});
             for (const auto* link : {&entry->forward, &entry->backward}) {
@@ -168,7 +185,9 @@ public:
             }
             for (const auto& file : entry_files(root_ / shard)) {
                 if (file.extension() == ".best_config") {
-                    add_best_config(file.string(), {});
+                    if (auto added = add_best_config(file.string(), {}); !added) {
+                        return added;
+                    }
                 }
             }
         }
@@ -178,6 +197,9 @@ public:
                 auto content = read_text_file(file, std::size_t{1} << 31);
                 if (!content) {
                     return std::unexpected(content.error());
+                }
+                if (!counted(file, content->size())) {
+                    return cancelled();
                 }
                 pgo_.push_back({name.substr(11, name.size() - 15), std::move(*content)});
             }
@@ -216,29 +238,49 @@ private:
         return false;
     }
 
+    // One more file read: reported; whether to go on.
+    bool counted(const fs::path& file, std::size_t bytes) {
+        const std::string relative = file.lexically_relative(root_).generic_string();
+        ++read_.done;
+        read_.bytes += bytes;
+        read_.item = relative;
+        return report_progress(progress_, read_);
+    }
+
     // `path` is where the compiling machine kept the best_config; the artifact
     // key is its last two components, as AutotuneCache.save records it.
-    void add_best_config(const std::string& path, const std::string& fx_key) {
+    Result<void> add_best_config(const std::string& path, const std::string& fx_key) {
         if (path.empty()) {
-            return;
+            return {};
         }
         const fs::path compiled(path);
         const std::string key =
             compiled.parent_path().filename().string() + "/" + compiled.filename().string();
         if (!best_config_keys_.insert(key).second) {
-            return;
+            return {};
         }
         const fs::path file = root_ / key;
         auto content = read_text_file(file, std::size_t{16} << 20);
         if (!content) {
             notes_.push_back("best_config " + key + " (a kernel of " + fx_key +
                              ") is not in the cache dir: the kernel will autotune again");
-            return;
+            return {};
+        }
+        if (!counted(file, content->size())) {
+            return cancelled();
         }
         autotune_.push_back({key, std::move(*content)});
+        return {};
     }
 
     fs::path root_;
+    const ProgressFn& progress_;
+    Progress read_{.stage = ProgressStage::Reading,
+                   .unit = ProgressUnit::Files,
+                   .done = 0,
+                   .total = 0,
+                   .bytes = 0,
+                   .item = {}};
     std::set<std::string> fx_keys_;
     std::set<std::string> aot_keys_;
     std::set<std::string> best_config_keys_;
@@ -251,15 +293,22 @@ private:
 
 } // namespace
 
-Result<ExportResult> export_bundle(const fs::path& cache_dir, const ExportRequest& request) {
+Result<ExportResult> export_bundle(const fs::path& cache_dir, const ExportRequest& request,
+                                   const ProgressFn& progress) {
     std::error_code error;
     if (!fs::is_directory(cache_dir, error)) {
         return fail(ErrorKind::NotFound, "not a cache dir", cache_dir.string());
     }
-    Exporter exporter(cache_dir);
+    Exporter exporter(cache_dir, progress);
+    if (!exporter.start()) {
+        return cancelled();
+    }
     if (request.keys.empty()) {
         if (auto added = exporter.add_everything(); !added) {
             return std::unexpected(added.error());
+        }
+        if (!exporter.finish_reading()) {
+            return cancelled();
         }
         return exporter.finish();
     }
@@ -278,6 +327,9 @@ Result<ExportResult> export_bundle(const fs::path& cache_dir, const ExportReques
     }
     if (auto added = exporter.add_linked_aot_entries(); !added) {
         return std::unexpected(added.error());
+    }
+    if (!exporter.finish_reading()) {
+        return cancelled();
     }
     return exporter.finish();
 }

@@ -297,7 +297,7 @@ void compare_with_disk(const DirHandle* root, std::string_view content, const Im
 } // namespace
 
 Result<ImportPlan> plan_import(const MegaBundle& bundle, const fs::path& cache_dir,
-                               const ImportLimits& limits) {
+                               const ImportLimits& limits, const ProgressFn& progress) {
     ImportPlan plan;
     plan.cache_dir = cache_dir;
     std::error_code error;
@@ -316,6 +316,15 @@ Result<ImportPlan> plan_import(const MegaBundle& bundle, const fs::path& cache_d
         plan.creates_cache_dir = true;
     }
 
+    Progress checked{.stage = ProgressStage::Checking,
+                     .unit = ProgressUnit::Files,
+                     .done = 0,
+                     .total = bundle.artifact_count(),
+                     .bytes = 0,
+                     .item = {}};
+    if (!report_progress(progress, checked)) {
+        return cancelled();
+    }
     std::map<std::string, std::size_t> by_destination; // -> index in plan.artifacts
     for (std::size_t s = 0; s < bundle.sections.size(); ++s) {
         const auto& section = bundle.sections[s];
@@ -344,6 +353,12 @@ Result<ImportPlan> plan_import(const MegaBundle& bundle, const fs::path& cache_d
                 compare_with_disk(root ? &*root : nullptr, source.content, limits, artifact);
             }
             plan.artifacts.push_back(std::move(artifact));
+            ++checked.done;
+            checked.bytes += source.content.size();
+            checked.item = source.key;
+            if (!report_progress(progress, checked)) {
+                return cancelled();
+            }
         }
     }
     return plan;

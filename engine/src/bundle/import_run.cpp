@@ -47,9 +47,18 @@ void write_artifact(const DirHandle& root, std::string_view content, PlannedArti
 
 } // namespace
 
-ImportPlan run_import(ImportPlan plan, const MegaBundle& bundle) {
-    const bool anything_to_write = plan.count(ImportAction::Write) > 0;
-    if (!anything_to_write) {
+ImportPlan run_import(ImportPlan plan, const MegaBundle& bundle, const ProgressFn& progress) {
+    Progress written{.stage = ProgressStage::Writing,
+                     .unit = ProgressUnit::Files,
+                     .done = 0,
+                     .total = plan.count(ImportAction::Write),
+                     .bytes = 0,
+                     .item = {}};
+    if (written.total == 0) {
+        return plan;
+    }
+    if (!report_progress(progress, written)) {
+        plan.cancelled = true;
         return plan;
     }
     std::error_code error;
@@ -61,18 +70,24 @@ ImportPlan run_import(ImportPlan plan, const MegaBundle& bundle) {
         if (artifact.action != ImportAction::Write) {
             continue;
         }
+        const auto& content = bundle.sections[artifact.section].artifacts[artifact.index].content;
         if (error) {
             fail_artifact(artifact,
                           Error{ErrorKind::Io, "cannot create the cache dir: " + error.message(),
                                 plan.cache_dir.string()});
-            continue;
-        }
-        if (!root) {
+        } else if (!root) {
             fail_artifact(artifact, root.error());
-            continue;
+        } else {
+            write_artifact(*root, content, artifact);
         }
-        const auto& content = bundle.sections[artifact.section].artifacts[artifact.index].content;
-        write_artifact(*root, content, artifact);
+        ++written.done;
+        written.bytes += content.size();
+        written.item = artifact.check.destination;
+        // Between files: each one is renamed into place whole, or is not there.
+        if (!report_progress(progress, written) && written.done < written.total) {
+            plan.cancelled = true;
+            break;
+        }
     }
     return plan;
 }

@@ -63,7 +63,7 @@ std::string module_key_from_path(std::string_view path) {
     return std::string(name);
 }
 
-Result<Scan> scan_cache_dir(const fs::path& root) {
+Result<Scan> scan_cache_dir(const fs::path& root, const ProgressFn& progress) {
     std::error_code ec;
     const auto status = fs::symlink_status(root, ec);
     if (ec || !fs::exists(status)) {
@@ -74,6 +74,16 @@ Result<Scan> scan_cache_dir(const fs::path& root) {
     }
     Scan scan;
     scan.root = root;
+    constexpr std::size_t kFilesPerReport = 256;
+    std::uint64_t bytes = 0;
+    if (!report_progress(progress, {.stage = ProgressStage::Scanning,
+                                    .unit = ProgressUnit::Files,
+                                    .done = 0,
+                                    .total = 0,
+                                    .bytes = 0,
+                                    .item = root.native()})) {
+        return cancelled();
+    }
     fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);
     if (ec) {
         return fail(ErrorKind::Io, "cannot read the cache dir: " + ec.message(), root.string());
@@ -107,7 +117,26 @@ Result<Scan> scan_cache_dir(const fs::path& root) {
         record.mtime_ns =
             static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
         record.inode = static_cast<std::uint64_t>(st.st_ino);
+        bytes += record.size;
         scan.files.push_back(std::move(record));
+        // Every few hundred files: a report per file would cost more than the walk.
+        if (scan.files.size() % kFilesPerReport == 0 &&
+            !report_progress(progress, {.stage = ProgressStage::Scanning,
+                                        .unit = ProgressUnit::Files,
+                                        .done = scan.files.size(),
+                                        .total = 0,
+                                        .bytes = bytes,
+                                        .item = scan.files.back().path})) {
+            return cancelled();
+        }
+    }
+    if (!report_progress(progress, {.stage = ProgressStage::Scanning,
+                                    .unit = ProgressUnit::Files,
+                                    .done = scan.files.size(),
+                                    .total = scan.files.size(),
+                                    .bytes = bytes,
+                                    .item = {}})) {
+        return cancelled();
     }
     std::sort(scan.files.begin(), scan.files.end(),
               [](const FileRecord& a, const FileRecord& b) { return a.path < b.path; });

@@ -478,8 +478,12 @@ Result<IndexReport> index_root(sql::Database& db, const fs::path& dir, const std
                                const IndexOptions& options) {
     IndexReport report;
     report.root = location;
-    auto scan = cachedir::scan_cache_dir(dir);
+    auto scan = cachedir::scan_cache_dir(dir, options.progress);
     if (!scan) {
+        if (scan.error().kind == ErrorKind::Cancelled) {
+            report.cancelled = true; // nothing written yet
+            return report;
+        }
         return std::unexpected(scan.error());
     }
     report.walk_errors = scan->errors;
@@ -546,18 +550,20 @@ Result<IndexReport> index_root(sql::Database& db, const fs::path& dir, const std
     ParsePipeline<ParsedEntry> pipeline(to_parse.size(), threads, 2 * batch, [&](std::size_t i) {
         return parse_for_catalog(scan->root, *to_parse[i]);
     });
-    IndexProgress progress{to_parse.size(), 0};
-    for (std::size_t start = 0; start < to_parse.size(); start += batch) {
-        if (options.cancel != nullptr && options.cancel->load()) {
-            report.cancelled = true;
-            break;
-        }
+    Progress progress{.stage = ProgressStage::Parsing,
+                      .unit = ProgressUnit::Entries,
+                      .done = 0,
+                      .total = to_parse.size(),
+                      .bytes = 0,
+                      .item = {}};
+    report.cancelled = !report_progress(options.progress, progress);
+    for (std::size_t start = 0; start < to_parse.size() && !report.cancelled; start += batch) {
         auto transaction = sql::Transaction::begin(db);
         if (!transaction) {
             return std::unexpected(transaction.error());
         }
         const std::size_t end = std::min(to_parse.size(), start + batch);
-        for (std::size_t i = start; i < end; ++i) {
+        for (std::size_t i = start; i < end && !report.cancelled; ++i) {
             const ParsedEntry parsed = pipeline.take(i);
             const cachedir::Entry& entry = *to_parse[i];
             if (auto ok = writer->write(entry, files.at(entry.path), parsed); !ok) {
@@ -565,16 +571,19 @@ Result<IndexReport> index_root(sql::Database& db, const fs::path& dir, const std
             }
             ++report.parsed;
             report.parse_errors += parsed.error.empty() ? 0 : 1;
+            progress.done = i + 1;
+            progress.bytes += entry.size;
+            progress.item = entry.path;
+            // A stop commits the entries written so far: each one is whole.
+            report.cancelled = !report_progress(options.progress, progress);
         }
         if (auto ok = transaction->commit(); !ok) {
             return std::unexpected(ok.error());
         }
-        progress.done = end;
-        if (options.progress) {
-            options.progress(progress);
-        }
     }
     pipeline.stop();
+    // A stop asked for once everything was written changed nothing.
+    report.cancelled = report.cancelled && report.parsed < to_parse.size();
     // A previous index killed between its last write and this cleanup left
     // lines nothing uses, and nothing else would collect them.
     if (report.removed > 0 || report.parsed > 0 || previous_interrupted) {

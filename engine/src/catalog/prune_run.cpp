@@ -224,9 +224,15 @@ Result<PruneOutcome> run_prune(sql::Database& db, const PrunePlan& plan,
     if (!root) {
         return std::unexpected(root.error());
     }
+    PruneOutcome outcome;
     // Whatever was written since the plan is known before anything goes.
-    if (auto indexed = index_root(db, dir, plan.root, index_options); !indexed) {
+    auto indexed = index_root(db, dir, plan.root, index_options);
+    if (!indexed) {
         return std::unexpected(indexed.error());
+    }
+    if (indexed->cancelled) {
+        outcome.cancelled = true; // nothing deleted
+        return outcome;
     }
     auto graph = load_root_graph(db, plan.root);
     if (!graph) {
@@ -234,20 +240,44 @@ Result<PruneOutcome> run_prune(sql::Database& db, const PrunePlan& plan,
     }
     KeepDecision decision(plan, *graph);
     decision.decide();
-    PruneOutcome outcome;
     for (const auto& [path, why] : decision.kept()) {
         outcome.kept.push_back(path + ": " + why);
     }
-    Deleter deleter(*root, outcome);
+    std::vector<const PruneEntry*> doomed;
     for (const auto& unit : plan.units) {
         for (const auto& entry : unit.entries) {
             if (decision.is_doomed(entry.path)) {
-                deleter.remove(entry);
+                doomed.push_back(&entry);
             }
         }
     }
-    if (auto indexed = index_root(db, dir, plan.root, index_options); !indexed) {
-        return std::unexpected(indexed.error());
+    Progress progress{.stage = ProgressStage::Deleting,
+                      .unit = ProgressUnit::Entries,
+                      .done = 0,
+                      .total = doomed.size(),
+                      .bytes = 0,
+                      .item = {}};
+    outcome.cancelled = !report_progress(index_options.progress, progress);
+    Deleter deleter(*root, outcome);
+    for (std::size_t i = 0; i < doomed.size() && !outcome.cancelled; ++i) {
+        deleter.remove(*doomed[i]);
+        progress.done = i + 1;
+        progress.bytes = outcome.bytes_freed;
+        progress.item = doomed[i]->path;
+        outcome.cancelled = !report_progress(index_options.progress, progress);
+    }
+    outcome.cancelled = outcome.cancelled && progress.done < doomed.size();
+    // The catalog learns what went, whole even after a stop: the reports go
+    // on, a stop is not heard.
+    IndexOptions reindex = index_options;
+    if (index_options.progress) {
+        reindex.progress = [&index_options](const Progress& report) {
+            index_options.progress(report);
+            return true;
+        };
+    }
+    if (auto again = index_root(db, dir, plan.root, reindex); !again) {
+        return std::unexpected(again.error());
     }
     return outcome;
 }

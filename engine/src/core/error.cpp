@@ -18,6 +18,8 @@ std::string_view to_string(ErrorKind kind) {
         return "limit-exceeded";
     case ErrorKind::InvalidArgument:
         return "invalid-argument";
+    case ErrorKind::Cancelled:
+        return "cancelled";
     }
     return "unknown";
 }

@@ -20,7 +20,7 @@ fs::path mirror_dir_for(const fs::path& catalog_path, const RedisEndpoint& endpo
 }
 
 Result<MirrorReport> mirror_remote(RedisClient& client, const fs::path& dir,
-                                   const TransferProgress& progress) {
+                                   const ProgressFn& progress) {
     auto pulled = pull_remote(client, dir,
                               {.keys = {}, .dry_run = false, .limits = {}, .progress = progress});
     if (!pulled) {

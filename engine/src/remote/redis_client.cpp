@@ -1,3 +1,4 @@
+#include <cachelens/core/progress.h>
 #include <cachelens/remote/redis_client.h>
 
 #include <hiredis.h>
@@ -9,6 +10,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <iterator>
+#include <unordered_set>
 
 namespace cachelens::remote {
 
@@ -542,21 +544,26 @@ Result<ScanPage> RedisClient::scan(std::string_view cursor, std::string_view mat
 Result<std::vector<std::string>>
 RedisClient::scan_all(std::string_view match, const std::function<bool(std::size_t)>& progress) {
     std::vector<std::string> keys;
+    // SCAN may return a key twice (the table grew or shrank meanwhile): each
+    // is counted once, so the count only grows.
+    std::unordered_set<std::string> seen;
     std::string cursor = "0";
     do {
         auto page = scan(cursor, match, kScanCount);
         if (!page) {
             return std::unexpected(page.error());
         }
-        std::move(page->keys.begin(), page->keys.end(), std::back_inserter(keys));
+        for (auto& key : page->keys) {
+            if (seen.insert(key).second) {
+                keys.push_back(std::move(key));
+            }
+        }
         cursor = std::move(page->cursor);
         if (progress && !progress(keys.size())) {
-            return fail(ErrorKind::InvalidArgument, "cancelled");
+            return cancelled();
         }
     } while (cursor != "0");
-    // SCAN may return a key twice (the table grew or shrank meanwhile).
     std::sort(keys.begin(), keys.end());
-    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
     return keys;
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 
 namespace cachelens::remote {
 
@@ -45,15 +46,73 @@ std::string source_of(const std::string& type, const std::string& key, const std
     return check.destination;
 }
 
-bool go_on(const TransferProgress& progress, TransferStage stage, std::size_t count) {
-    return !progress || progress(stage, count);
+// Values go to and come from the server this many at a time (each round
+// pipelined), so that progress is heard and a stop is honoured between
+// rounds; a round trip per 256 values costs little even to a distant server.
+constexpr std::size_t kValuesPerRound = 256;
+
+// SCAN as the Scanning stage: the keys found so far, then all of them.
+Result<std::vector<std::string>> scan_keys(RedisClient& client, const std::string& pattern,
+                                           const ProgressFn& progress) {
+    Progress found{.stage = ProgressStage::Scanning,
+                   .unit = ProgressUnit::Keys,
+                   .done = 0,
+                   .total = 0,
+                   .bytes = 0,
+                   .item = {}};
+    if (!report_progress(progress, found)) {
+        return cancelled();
+    }
+    auto keys = client.scan_all(pattern, [&](std::size_t count) {
+        found.done = count;
+        return report_progress(progress, found);
+    });
+    if (!keys) {
+        return keys;
+    }
+    found.done = found.total = keys->size();
+    if (!report_progress(progress, found)) {
+        return cancelled();
+    }
+    return keys;
+}
+
+// GET of every key, a round at a time, as `stage`: the values read so far.
+Result<std::vector<std::optional<std::string>>> read_values(RedisClient& client,
+                                                            const std::vector<std::string>& keys,
+                                                            ProgressStage stage, ProgressUnit unit,
+                                                            const ProgressFn& progress) {
+    Progress read{
+        .stage = stage, .unit = unit, .done = 0, .total = keys.size(), .bytes = 0, .item = {}};
+    if (!report_progress(progress, read)) {
+        return cancelled();
+    }
+    std::vector<std::optional<std::string>> values;
+    values.reserve(keys.size());
+    for (std::size_t start = 0; start < keys.size(); start += kValuesPerRound) {
+        const std::size_t count = std::min(kValuesPerRound, keys.size() - start);
+        auto round = client.get_many(std::span(keys).subspan(start, count));
+        if (!round) {
+            return std::unexpected(round.error());
+        }
+        for (auto& value : *round) {
+            read.bytes += value ? value->size() : 0;
+            values.push_back(std::move(value));
+        }
+        read.done = values.size();
+        read.item = keys[read.done - 1];
+        if (!report_progress(progress, read)) {
+            return cancelled();
+        }
+    }
+    return values;
 }
 
 } // namespace
 
 Result<std::vector<RemoteEntry>> list_remote(RedisClient& client, std::optional<CacheKind> kind,
-                                             const std::function<bool(std::size_t)>& progress) {
-    auto keys = client.scan_all(scan_pattern(kind), progress);
+                                             const ProgressFn& progress) {
+    auto keys = scan_keys(client, scan_pattern(kind), progress);
     if (!keys) {
         return std::unexpected(keys.error());
     }
@@ -97,9 +156,7 @@ Result<PullResult> pull_remote(RedisClient& client, const fs::path& cache_dir,
     std::vector<RemoteKey> keys;
     if (options.keys.empty()) {
         // The keys only: list_remote's size and TTL are two round trips a key.
-        auto found = client.scan_all(scan_pattern(std::nullopt), [&](std::size_t count) {
-            return go_on(options.progress, TransferStage::Scanning, count);
-        });
+        auto found = scan_keys(client, scan_pattern(std::nullopt), options.progress);
         if (!found) {
             return std::unexpected(found.error());
         }
@@ -124,10 +181,8 @@ Result<PullResult> pull_remote(RedisClient& client, const fs::path& cache_dir,
     for (const auto& key : keys) {
         redis_keys.push_back(key.redis_key);
     }
-    if (!go_on(options.progress, TransferStage::Reading, redis_keys.size())) {
-        return fail(ErrorKind::InvalidArgument, "cancelled");
-    }
-    auto values = client.get_many(redis_keys);
+    auto values = read_values(client, redis_keys, ProgressStage::Reading, ProgressUnit::Values,
+                              options.progress);
     if (!values) {
         return std::unexpected(values.error());
     }
@@ -147,12 +202,14 @@ Result<PullResult> pull_remote(RedisClient& client, const fs::path& cache_dir,
     if (!plan) {
         return std::unexpected(plan.error());
     }
-    if (!options.dry_run &&
-        !go_on(options.progress, TransferStage::Writing, plan->artifacts.size())) {
-        return fail(ErrorKind::InvalidArgument, "cancelled");
+    if (options.dry_run) {
+        result.plan = std::move(*plan);
+        return result;
     }
-    result.plan =
-        options.dry_run ? std::move(*plan) : bundle::run_import(std::move(*plan), artifacts.bundle);
+    result.plan = bundle::run_import(std::move(*plan), artifacts.bundle, options.progress);
+    if (result.plan.cancelled) {
+        return cancelled();
+    }
     return result;
 }
 
@@ -176,7 +233,7 @@ std::size_t PushResult::count(PushAction action) const {
 
 Result<PushResult> push_local(RedisClient& client, const fs::path& cache_dir,
                               const PushOptions& options) {
-    auto exported = bundle::export_bundle(cache_dir, {.keys = options.keys});
+    auto exported = bundle::export_bundle(cache_dir, {.keys = options.keys}, options.progress);
     if (!exported) {
         return std::unexpected(exported.error());
     }
@@ -222,10 +279,8 @@ Result<PushResult> push_local(RedisClient& client, const fs::path& cache_dir,
     for (const auto& item : result.items) {
         redis_keys.push_back(item.key.redis_key);
     }
-    if (!go_on(options.progress, TransferStage::Reading, redis_keys.size())) {
-        return fail(ErrorKind::InvalidArgument, "cancelled");
-    }
-    auto existing = client.get_many(redis_keys);
+    auto existing = read_values(client, redis_keys, ProgressStage::Checking, ProgressUnit::Keys,
+                                options.progress);
     if (!existing) {
         return std::unexpected(existing.error());
     }
@@ -253,15 +308,36 @@ Result<PushResult> push_local(RedisClient& client, const fs::path& cache_dir,
     if (options.dry_run || to_set.empty()) {
         return result;
     }
-    if (!go_on(options.progress, TransferStage::Writing, to_set.size())) {
-        return fail(ErrorKind::InvalidArgument, "cancelled");
+    Progress stored{.stage = ProgressStage::Writing,
+                    .unit = ProgressUnit::Values,
+                    .done = 0,
+                    .total = to_set.size(),
+                    .bytes = 0,
+                    .item = {}};
+    if (!report_progress(options.progress, stored)) {
+        return cancelled();
     }
-    auto written = client.set_many(to_set, options.force ? SetMode::Always : SetMode::OnlyIfAbsent);
-    if (!written) {
-        return std::unexpected(written.error());
+    const SetMode mode = options.force ? SetMode::Always : SetMode::OnlyIfAbsent;
+    std::vector<bool> written;
+    for (std::size_t start = 0; start < to_set.size(); start += kValuesPerRound) {
+        const std::size_t count = std::min(kValuesPerRound, to_set.size() - start);
+        auto round = client.set_many(std::span(to_set).subspan(start, count), mode);
+        if (!round) {
+            return std::unexpected(round.error());
+        }
+        written.insert(written.end(), round->begin(), round->end());
+        for (std::size_t j = start; j < start + count; ++j) {
+            stored.bytes += to_set[j].second.size();
+        }
+        stored.done = written.size();
+        stored.item = to_set[stored.done - 1].first;
+        // Each value is set whole; a stop leaves the rest unset.
+        if (!report_progress(options.progress, stored) && stored.done < stored.total) {
+            return cancelled();
+        }
     }
     for (std::size_t j = 0; j < set_index.size(); ++j) {
-        if (!(*written)[j]) {
+        if (!written[j]) {
             // Someone set it between our GET and SET: theirs stays.
             result.items[set_index[j]].action = PushAction::Conflict;
             result.notes.push_back(result.items[set_index[j]].key.redis_key +

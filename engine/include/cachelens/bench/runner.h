@@ -8,6 +8,7 @@
 #include <cachelens/bench/bench_result.h>
 #include <cachelens/bench/launch_plan.h>
 #include <cachelens/core/error.h>
+#include <cachelens/core/progress.h>
 
 #include <atomic>
 #include <filesystem>
@@ -39,5 +40,18 @@ private:
     explicit GpuRunner(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> impl_;
 };
+
+// One candidate timed: GpuRunner::run with the cache dir and protocol bound.
+using CandidateRunner = std::function<Result<CandidateResult>(const LaunchPlan& plan)>;
+
+// Times every plan of `kernels` in order, each result to `on_result` as soon
+// as it is measured (`bench --json-lines` streams them). `progress` hears the
+// Benchmarking stage (candidates timed; the item is the kernel and its
+// config); a stop, between candidates, is a Cancelled error. An error of the
+// device ends the run with that error.
+Result<void> run_candidates(const std::vector<KernelCandidates>& kernels,
+                            const CandidateRunner& run,
+                            const std::function<void(CandidateResult)>& on_result,
+                            const ProgressFn& progress = {});
 
 } // namespace cachelens::bench

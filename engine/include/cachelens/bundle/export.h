@@ -15,6 +15,7 @@
 
 #include <cachelens/bundle/mega_cache.h>
 #include <cachelens/core/error.h>
+#include <cachelens/core/progress.h>
 
 #include <filesystem>
 #include <string>
@@ -33,7 +34,10 @@ struct ExportResult {
     std::vector<std::string> notes;
 };
 
+// `progress` hears the Reading stage: each file read into the bundle (how
+// many there will be is known at the end); a stop is a Cancelled error.
 Result<ExportResult> export_bundle(const std::filesystem::path& cache_dir,
-                                   const ExportRequest& request = {});
+                                   const ExportRequest& request = {},
+                                   const ProgressFn& progress = {});
 
 } // namespace cachelens::bundle

@@ -19,6 +19,7 @@
 
 #include <cachelens/bundle/mega_cache.h>
 #include <cachelens/core/error.h>
+#include <cachelens/core/progress.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -69,6 +70,9 @@ struct ImportPlan {
     std::filesystem::path cache_dir;
     bool creates_cache_dir = false;
     std::vector<PlannedArtifact> artifacts;
+    // run_import was stopped (its ProgressFn): what it wrote is whole, the
+    // rest is still Write.
+    bool cancelled = false;
 
     std::size_t count(ImportAction action) const;
     // Nothing refused, conflicting or failed.
@@ -76,14 +80,17 @@ struct ImportPlan {
 };
 
 // Errors only for the cache dir itself (not a directory, unreadable); every
-// artifact's trouble is in its PlannedArtifact.
+// artifact's trouble is in its PlannedArtifact. `progress` hears the Checking
+// stage (a file per artifact); a stop is a Cancelled error.
 Result<ImportPlan> plan_import(const MegaBundle& bundle, const std::filesystem::path& cache_dir,
-                               const ImportLimits& limits = {});
+                               const ImportLimits& limits = {}, const ProgressFn& progress = {});
 
 // Writes what the plan marks Write and returns the plan with each of those
 // now Written, AlreadyPresent (appeared meanwhile, same bytes), Conflict or
 // Failed. The checks of the plan are repeated where the filesystem is
 // touched: a directory swapped for a symlink since planning is refused.
-ImportPlan run_import(ImportPlan plan, const MegaBundle& bundle);
+// `progress` hears the Writing stage (the files to write); a stop leaves
+// the rest unwritten and the plan `cancelled`.
+ImportPlan run_import(ImportPlan plan, const MegaBundle& bundle, const ProgressFn& progress = {});
 
 } // namespace cachelens::bundle

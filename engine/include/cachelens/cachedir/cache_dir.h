@@ -6,6 +6,7 @@
 
 #include <cachelens/cachedir/file_kind.h>
 #include <cachelens/core/error.h>
+#include <cachelens/core/progress.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -53,7 +54,8 @@ struct Scan {
 };
 
 // Walks `root` without following symlinks. Fails when root is not a readable dir.
-Result<Scan> scan_cache_dir(const std::filesystem::path& root);
+// `progress` hears the Scanning stage (files found so far, their bytes).
+Result<Scan> scan_cache_dir(const std::filesystem::path& root, const ProgressFn& progress = {});
 
 // What a user means by `query` in the cache dir `root`: a path relative to
 // the root (or an absolute one inside it; a file inside a Triton kernel dir

@@ -9,11 +9,10 @@
 #include <cachelens/cachedir/file_kind.h>
 #include <cachelens/catalog/prune.h>
 #include <cachelens/core/error.h>
+#include <cachelens/core/progress.h>
 
-#include <atomic>
 #include <cstdint>
 #include <filesystem>
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -28,16 +27,14 @@ namespace cachelens::catalog {
 // $XDG_DATA_HOME/cachelens/catalog.sqlite, or ~/.local/share/cachelens/...
 std::filesystem::path default_catalog_path();
 
-struct IndexProgress {
-    std::size_t total = 0; // entries to parse this run
-    std::size_t done = 0;
-};
-
 struct IndexOptions {
-    unsigned threads = 0;                               // parsing threads; 0: one per core
-    std::size_t batch_size = 200;                       // entries per transaction
-    std::function<void(const IndexProgress&)> progress; // called from the indexing thread
-    const std::atomic<bool>* cancel = nullptr;          // stops between batches
+    unsigned threads = 0;         // parsing threads; 0: one per core
+    std::size_t batch_size = 200; // entries per transaction
+    // Scanning (files found), then Parsing (entries written: what changed);
+    // called from the indexing thread. False stops the index after the entry
+    // in hand is committed: the catalog holds whole entries, and the next
+    // index finishes the job (IndexReport::cancelled).
+    ProgressFn progress;
 };
 
 struct IndexReport {
@@ -172,6 +169,7 @@ public:
                                  const PruneOptions& options) const;
     // Deletes what `plan` lists, except what changed since it was made or
     // what something written since uses; then indexes the root again.
+    // `options.progress` hears both indexes and the Deleting stage between.
     Result<PruneOutcome> prune(const PrunePlan& plan, const IndexOptions& options = {});
 
     // The raw connection, for engine modules that keep their own tables (prune, bench).

@@ -89,6 +89,9 @@ struct PruneOutcome {
     // new entry, gone already.
     std::vector<std::string> kept;
     std::vector<Error> errors;
+    // Stopped (IndexOptions::progress) before every planned entry went: each
+    // entry went whole or not at all, and the catalog knows which.
+    bool cancelled = false;
 };
 
 } // namespace cachelens::catalog

@@ -18,6 +18,7 @@ enum class ErrorKind {
     Unsupported,     // well-formed, but a format version or feature we do not read
     LimitExceeded,   // a safety limit (depth, memo, allocation, size) was hit
     InvalidArgument, // the caller asked for something impossible
+    Cancelled,       // stopped on request (core/progress.h): nothing was left half done
 };
 
 std::string_view to_string(ErrorKind kind);

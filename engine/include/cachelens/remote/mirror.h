@@ -29,8 +29,8 @@ struct MirrorReport {
     std::vector<std::string> notes; // unreadable and refused values, skipped caches
 };
 
-// `progress` as pull_remote's: false stops the mirror before it writes.
+// `progress` as pull_remote's.
 Result<MirrorReport> mirror_remote(RedisClient& client, const std::filesystem::path& dir,
-                                   const TransferProgress& progress = {});
+                                   const ProgressFn& progress = {});
 
 } // namespace cachelens::remote

@@ -66,7 +66,7 @@ public:
     Result<ScanPage> scan(std::string_view cursor, std::string_view match, int count);
     // Every key matching `match` (SCAN to the end, never KEYS), sorted, each
     // once. `progress` gets the number found so far after each step; false
-    // stops the scan with the error "cancelled".
+    // stops the scan with a Cancelled error (core/progress.h).
     Result<std::vector<std::string>>
     scan_all(std::string_view match, const std::function<bool(std::size_t)>& progress = {});
     // Seconds left; -1 when the key never expires, -2 when it does not exist.

@@ -10,12 +10,12 @@
 
 #include <cachelens/bundle/import.h>
 #include <cachelens/core/error.h>
+#include <cachelens/core/progress.h>
 #include <cachelens/remote/redis_client.h>
 #include <cachelens/remote/remote_cache.h>
 
 #include <cstdint>
 #include <filesystem>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,29 +29,23 @@ struct RemoteEntry {
 };
 
 // Every entry of PyTorch's caches on the server (or of one cache), by SCAN,
-// sorted by Redis key. `progress` as RedisClient::scan_all.
+// sorted by Redis key. `progress` hears the Scanning stage (keys found).
 Result<std::vector<RemoteEntry>> list_remote(RedisClient& client, std::optional<CacheKind> kind,
-                                             const std::function<bool(std::size_t)>& progress = {});
+                                             const ProgressFn& progress = {});
 
 // A key as users type it: a Redis key ("pt2:..."), an FX graph key ("f…")
 // or an AOTAutograd key ("a…"). nullopt for anything else.
 std::optional<RemoteKey> remote_key_from_argument(std::string_view argument);
 
-// How far a pull or a push is.
-enum class TransferStage {
-    Scanning, // pull of everything: count, keys found so far
-    Reading,  // count: the values about to be read from the server (a push compares them)
-    Writing,  // count: what is about to be written (into the dir, or to the server); never
-              // reported by a dry run
-};
-// Called as a pull or a push goes on; false stops it, before it writes anything.
-using TransferProgress = std::function<bool(TransferStage stage, std::size_t count)>;
-
 struct PullOptions {
     std::vector<std::string> keys; // as remote_key_from_argument; empty: everything pullable
     bool dry_run = false;
     bundle::ImportLimits limits;
-    TransferProgress progress;
+    // Scanning (keys found; a pull of everything), Reading (values read),
+    // Writing (files written; never in a dry run). A stop is a Cancelled
+    // error: nothing is written when it comes before the Writing stage's
+    // first file; after, the files written are whole.
+    ProgressFn progress;
 };
 
 struct PullResult {
@@ -87,7 +81,11 @@ struct PushOptions {
     std::vector<std::string> keys; // FX graph and AOT keys; empty: the whole dir
     bool dry_run = false;
     bool force = false;
-    TransferProgress progress;
+    // Reading (local files, as export_bundle), Checking (keys compared with
+    // the server), Writing (values stored; never in a dry run, nor when
+    // nothing is to be stored). A stop is a Cancelled error: nothing is
+    // stored when it comes before the Writing stage's first value.
+    ProgressFn progress;
 };
 
 struct PushResult {
