@@ -62,7 +62,8 @@ GuiCommandLine parseCommandLine(const QStringList& arguments, const QString& ver
         "open",
         "Open this cache dir, this bundle file read-only, or this Redis server's remote cache "
         "(redis://[[user]:password@]host[:port][/db], mirrored and browsed read-only) "
-        "(repeatable); the first dir opened is the one browsed (and pruned with --view prune). "
+        "(repeatable). The first dir opened is the one pruned with --view prune, and the one "
+        "browsed unless a bundle or a server is opened too. "
         "Default: $TORCHINDUCTOR_CACHE_DIR, /tmp/torchinductor_$USER, or the sample cache, "
         "among every cache dir of the catalog.",
         "DIR|FILE|URL");

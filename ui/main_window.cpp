@@ -909,8 +909,10 @@ std::optional<fs::path> MainWindow::actionRoot() const {
     return root;
 }
 
-void MainWindow::openPruneDialog(const QString& previewMaxSize) {
-    const std::optional<fs::path> root = actionRoot();
+void MainWindow::openPruneDialog(const QString& previewMaxSize, std::optional<fs::path> root) {
+    if (!root) {
+        root = actionRoot();
+    }
     if (!root) {
         statusText_->setText(tr("Select a cache dir in the sidebar to prune it."));
         return;
@@ -1068,7 +1070,8 @@ void MainWindow::advanceRequest() {
     const StartupRequest& request = *request_;
     while (requestStep_ < 6) {
         const int step = requestStep_++;
-        if (step == 0 && request.browseOpened && !request.open.empty()) {
+        if (step == 0 && request.browseOpened && !request.open.empty() &&
+            request.openBundles.empty() && request.openRedis.isEmpty()) {
             if (rootsModel_->isRefreshing()) {
                 --requestStep_; // the sidebar lists the root once this refresh is in
                 return;
@@ -1128,8 +1131,9 @@ void MainWindow::advanceRequest() {
                 openPushDialog(whole ? std::optional(request.open.front()) : std::nullopt,
                                server.endpoint ? text(server.endpoint->display()) : QString());
             } else if (request.view == "prune") {
-                openPruneDialog(request.pruneMaxSize.isEmpty() ? QStringLiteral("1M")
-                                                               : request.pruneMaxSize);
+                openPruneDialog(
+                    request.pruneMaxSize.isEmpty() ? QStringLiteral("1M") : request.pruneMaxSize,
+                    request.open.empty() ? std::nullopt : std::optional(request.open.front()));
             } else {
                 showPage(Page::Browse);
             }

@@ -60,8 +60,10 @@ struct MirrorOutcome;
 // What to show right after start: the command line of cachelens-gui.
 struct StartupRequest {
     std::vector<std::filesystem::path> open;
-    // Browse the first dir of `open`, selected in the sidebar (--open); false
-    // when it is the default cache dir, shown among every root of the catalog.
+    // Browse the first dir of `open`, selected in the sidebar (--open), unless
+    // a bundle or a Redis server is opened too (that is selected once it is
+    // in); false when it is the default cache dir, shown among every root.
+    // View "prune" prunes it either way.
     bool browseOpened = true;
     // Bundle files, browsed read-only.
     std::vector<std::filesystem::path> openBundles;
@@ -71,7 +73,7 @@ struct StartupRequest {
     QString tab;     // MainWindow::tabNames()
     QString compare; // a second key to compare the selection with
     // MainWindow::viewNames(): browse, compare, why, stats, prune (the first
-    // dir opened), bench, import, redis (Add Redis Server), pull (the
+    // dir of `open`), bench, import, redis (Add Redis Server), pull (the
     // selection into importInto), push (the selection, or the first dir
     // opened, to the first server opened)
     QString view;
@@ -151,9 +153,10 @@ public:
     // Compares the selected entry with the one `query` names.
     bool compareWith(const QString& query);
     void explainCurrent();
-    // Opens the prune dialog for the selected cache dir; with a size, previews
-    // a prune to it right away.
-    void openPruneDialog(const QString& previewMaxSize = {});
+    // Opens the prune dialog for `root`, else the selected cache dir; with a
+    // size, previews a prune to it right away.
+    void openPruneDialog(const QString& previewMaxSize = {},
+                         std::optional<std::filesystem::path> root = std::nullopt);
     ImportDialog* importDialog() const;
     ExportDialog* exportDialog() const;
     RedisDialog* redisDialog() const;

@@ -2,7 +2,8 @@
 // (StartupRequest) under QT_QPA_PLATFORM=offscreen: --select by key, by a
 // path relative or absolute (the second entry of a multi-entry key
 // included) and by kernel name; --open DIR browses DIR and --view prune
-// prunes it when the catalog holds other dirs; and cancelling an index
+// prunes it when the catalog holds other dirs (the default dir too, shown
+// among the others); and cancelling an index
 // always tidies up (the progress bar goes, requestDone comes) even when
 // another job ended first.
 
@@ -199,6 +200,8 @@ private slots:
         QCOMPARE(rootsOfRows(window), std::set<std::string>{catalog::root_location(opened)});
     }
 
+    // The default cache dir (no --open) is shown among the catalog's dirs,
+    // and --view prune prunes it.
     void theDefaultDirIsShownAmongTheOthers() {
         const fs::path other = fs::path(temp_->path().toStdString()) / "other";
         const fs::path opened = fs::path(temp_->path().toStdString()) / "opened";
@@ -215,10 +218,15 @@ private slots:
         StartupRequest request;
         request.open = {opened};
         request.browseOpened = false;
+        request.view = QStringLiteral("prune");
         window.runStartupRequest(request);
         QVERIFY(done.wait(60'000));
         QCOMPARE(rootsOfRows(window), (std::set<std::string>{catalog::root_location(opened),
                                                              catalog::root_location(other)}));
+        // Pruned all the same.
+        QCOMPARE(
+            window.screenshotTarget()->windowTitle(),
+            QStringLiteral("Prune %1").arg(QString::fromStdString(catalog::root_location(opened))));
     }
 
     // Another job's end must not take the index's: cancelling it afterwards
