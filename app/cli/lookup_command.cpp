@@ -51,7 +51,8 @@ int run_lookup(const LookupOptions& options) {
                     {"key_dir", lookup->key_dir},
                     {"hit", lookup->hit ? Json(*lookup->hit) : Json(nullptr)},
                     {"status", explain::to_string(lookup->status)},
-                    {"tried", std::move(tried)}});
+                    {"tried", std::move(tried)},
+                    {"key_dir_empty", lookup->key_dir_empty}});
         return kExitOk;
     }
     for (const auto& entry : lookup->tried) {
@@ -73,7 +74,8 @@ int run_lookup(const LookupOptions& options) {
                     lookup->tried.size(), lookup->key_dir.c_str());
         break;
     case explain::LookupStatus::FullMiss:
-        std::printf("full_miss: no entries under %s\n", lookup->key_dir.c_str());
+        std::printf("full_miss: no entries under %s%s\n", lookup->key_dir.c_str(),
+                    lookup->key_dir_empty ? " (its dir is empty)" : "");
         break;
     }
     return kExitOk;
@@ -95,7 +97,8 @@ void add_lookup_command(CLI::App& app, int& exit_code) {
         ->required();
     command->add_flag("--json", options->json,
                       "print {key, key_dir, hit: FILE|null, status: hit|guard_miss|full_miss, "
-                      "tried: [{file, guards_expr, hit, evaluation, first_failure, error}]}");
+                      "tried: [{file, guards_expr, hit, evaluation, first_failure, error}], "
+                      "key_dir_empty}");
     command->callback([options, &exit_code] { exit_code = run_lookup(*options); });
 }
 

@@ -113,6 +113,7 @@ Result<LookupResult> simulate_lookup(const fs::path& root, std::string_view key,
         }
     }
     result.status = files.empty() ? LookupStatus::FullMiss : LookupStatus::GuardMiss;
+    result.key_dir_empty = files.empty() && fs::is_directory(dir, ec);
     return result;
 }
 

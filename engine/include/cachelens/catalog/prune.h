@@ -89,6 +89,10 @@ struct PruneOutcome {
     // new entry, gone already.
     std::vector<std::string> kept;
     std::vector<Error> errors;
+    // Key dirs left without entries, and fxgraph shard dirs left empty, that
+    // were removed (relative to the root): only when nothing had been written
+    // in them for keep_recent_ns, with rmdir, which refuses a dir holding anything.
+    std::vector<std::string> dirs_removed;
 };
 
 } // namespace cachelens::catalog

@@ -34,6 +34,7 @@ struct LookupResult {
     LookupStatus status = LookupStatus::FullMiss;
     std::optional<std::string> hit; // the file PyTorch would load
     std::vector<TriedEntry> tried;  // in the order PyTorch tries them, up to the hit
+    bool key_dir_empty = false;     // a full miss on a key dir that is there, without entries
 };
 
 // `key` is an fxgraph ("f...") or aotautograd ("a...") key. Fails only when
