@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "output.h"
 #include "progress_line.h"
+#include "write_target.h"
 
 #include <cachelens/bench/accept.h>
 #include <cachelens/bench/bench_store.h>
@@ -48,6 +49,7 @@ struct AcceptOptions {
     std::string config;
     std::string dir;
     std::string catalog;
+    bool yes = false;
     bool json = false;
 };
 
@@ -211,7 +213,7 @@ int fatal(const BenchOptions& options, const Error& error) {
     return report(error);
 }
 
-void print_results_text(const bench::BenchRun& run) {
+void print_results_text(const bench::BenchRun& run, const fs::path& cache_dir) {
     std::map<std::pair<std::string, std::string>, std::vector<const bench::CandidateResult*>>
         by_kernel;
     for (const auto& result : run.results) {
@@ -247,10 +249,10 @@ void print_results_text(const bench::BenchRun& run) {
         if (best != nullptr && fastest != nullptr && best != fastest && best->status == "ok" &&
             fastest->stats.p80_ms < best->stats.p20_ms) {
             std::printf("  the cached best config is %.0f%% slower than %s: `cachelens bench "
-                        "accept %s %s` makes that the best config\n",
+                        "accept %s %s --dir %s` makes that the best config\n",
                         100.0 * (best->stats.median_ms / fastest->stats.median_ms - 1.0),
                         short_hash(fastest->triton_hash).c_str(), kernel.second.c_str(),
-                        short_hash(fastest->triton_hash).c_str());
+                        short_hash(fastest->triton_hash).c_str(), cache_dir.c_str());
         }
     }
 }
@@ -365,7 +367,7 @@ int run_bench(const BenchOptions& options) {
                     {"results", run.results.size()},
                     {"failed", failed}});
     } else {
-        print_results_text(run);
+        print_results_text(run, cache_dir);
         std::printf("run %lld recorded in %s\n", static_cast<long long>(*run_id),
                     catalog->path().c_str());
     }
@@ -422,17 +424,17 @@ int run_history(const HistoryOptions& options) {
     return kExitOk;
 }
 
-// The cache dir holding the kernel: --dir, else the one indexed root whose
-// module entries have that key or define that kernel.
-Result<fs::path> kernel_dir(const AcceptOptions& options, const catalog::Catalog& catalog) {
-    if (!options.dir.empty()) {
-        return fs::path(options.dir);
+// The indexed roots whose module entries have that key or define that kernel.
+Result<std::vector<std::string>> kernel_roots(const AcceptOptions& options) {
+    auto catalog = open_catalog(options.catalog);
+    if (!catalog) {
+        return std::unexpected(catalog.error());
     }
     catalog::SearchQuery query;
     query.kinds = {cachedir::FileKind::Module};
     query.text = options.kernel;
     query.limit = 1000;
-    auto hits = catalog.search(query);
+    auto hits = catalog->search(query);
     if (!hits) {
         return std::unexpected(hits.error());
     }
@@ -445,35 +447,43 @@ Result<fs::path> kernel_dir(const AcceptOptions& options, const catalog::Catalog
             }
         }
     }
-    if (roots.size() == 1) {
-        return fs::path(roots.front());
+    if (roots.empty()) {
+        return fail(ErrorKind::NotFound,
+                    "no indexed cache dir has kernel " + options.kernel + ": name it with --dir",
+                    catalog->path().string());
     }
-    return fail(ErrorKind::NotFound,
-                roots.empty()
-                    ? "no indexed cache dir has kernel " + options.kernel + ": name it with --dir"
-                    : options.kernel + " is in " + std::to_string(roots.size()) +
-                          " indexed cache dirs: name one with --dir",
-                catalog.path().string());
+    return roots;
 }
 
 int run_accept(const AcceptOptions& options) {
-    auto catalog = open_catalog(options.catalog);
-    if (!catalog) {
-        return report(catalog.error());
-    }
-    auto dir = kernel_dir(options, *catalog);
-    if (!dir) {
-        return report(dir.error());
-    }
-    bench::PlanOptions plan_options;
-    plan_options.only = {options.kernel};
-    auto kernels = bench::plan_kernels(*dir, plan_options);
-    if (!kernels) {
-        return report(kernels.error());
-    }
     if (options.config.size() < 6) {
         return report("CONFIG is a Triton hash of one of the kernel's candidates (at least 6 "
                       "characters of it); `cachelens bench --plan` lists them");
+    }
+    // A cache is changed only where the user points: --dir, or the one dir
+    // the catalog knows the kernel in, confirmed with --yes.
+    std::string dir = options.dir;
+    if (dir.empty()) {
+        auto roots = kernel_roots(options);
+        if (!roots) {
+            return report(roots.error());
+        }
+        if (roots->size() > 1) {
+            std::string listed;
+            for (const auto& root : *roots) {
+                listed += "\n  " + root;
+            }
+            return report(options.kernel + " is in " + std::to_string(roots->size()) +
+                          " indexed cache dirs; name one with --dir:" + listed);
+        }
+        dir = roots->front();
+    }
+    const std::string target = target_path(dir);
+    bench::PlanOptions plan_options;
+    plan_options.only = {options.kernel};
+    auto kernels = bench::plan_kernels(target, plan_options);
+    if (!kernels) {
+        return report(kernels.error());
     }
     const bench::KernelCandidates* found_kernel = nullptr;
     const bench::LaunchPlan* found_plan = nullptr;
@@ -493,7 +503,13 @@ int run_accept(const AcceptOptions& options) {
                                                " has Triton hash " + options.config
                                          : options.config + " names " + std::to_string(matches) +
                                                " candidates: give more of the hash",
-                            dir->string()});
+                            target});
+    }
+    if (options.dir.empty() && !options.yes) {
+        const std::string file = found_kernel->best_config_path
+                                     ? found_kernel->best_config_path->string()
+                                     : "the .best_config of " + options.kernel;
+        return report("would write " + file + " in " + target + "; give --dir DIR or --yes");
     }
     // time_taken_ms keeps the old value: PyTorch records how long autotuning
     // took there (popped when it reads the file), not a kernel's time.
@@ -502,11 +518,13 @@ int run_accept(const AcceptOptions& options) {
         return report(outcome.error());
     }
     if (options.json) {
-        print_json({{"best_config", outcome->best_config.string()},
+        print_json({{"target", target},
+                    {"best_config", outcome->best_config.string()},
                     {"backup", outcome->backup.string()},
                     {"old_config", outcome->old_config},
                     {"new_config", outcome->new_config}});
     } else {
+        print_into(target, false, false);
         std::printf("%s\n  was: %s\n  now: %s\n  backup: %s\n", outcome->best_config.c_str(),
                     outcome->old_config.c_str(), outcome->new_config.c_str(),
                     outcome->backup.c_str());
@@ -567,9 +585,11 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     auto accept = std::make_shared<AcceptOptions>();
     auto* accept_command = command->add_subcommand(
         "accept",
-        "Make a cached candidate the kernel's best config: rewrites its .best_config "
-        "atomically (config kwargs, num_warps, num_stages, triton_cache_hash; configs_hash and "
-        "time_taken_ms kept) after saving a backup beside it");
+        "Make a cached candidate the kernel's best config: rewrites its .best_config in the "
+        "cache dir given with --dir atomically (config kwargs, num_warps, num_stages, "
+        "triton_cache_hash; configs_hash and time_taken_ms kept) after saving a backup beside "
+        "it. Without --dir, the one indexed dir holding the kernel is named and nothing is "
+        "written unless --yes (exit 2; also when several dirs hold it)");
     accept_command->add_option("KERNEL", accept->kernel, "a kernel name or module key (c...)")
         ->required();
     accept_command
@@ -577,11 +597,12 @@ void add_bench_command(CLI::App& app, int& exit_code) {
                      "the candidate's Triton hash (at least 6 characters of it, as "
                      "`bench --plan` and `bench` print)")
         ->required();
-    accept_command->add_option("--dir", accept->dir,
-                               "the cache dir; default: the indexed dir holding the kernel");
+    accept_command->add_option("--dir", accept->dir, "the cache dir to write in");
+    accept_command->add_flag("--yes", accept->yes,
+                             "without --dir: write in the one indexed dir holding the kernel");
     add_catalog_option(*accept_command, accept->catalog);
     accept_command->add_flag("--json", accept->json,
-                             "print {best_config, backup, old_config, new_config}");
+                             "print {target, best_config, backup, old_config, new_config}");
     accept_command->callback([accept, &exit_code] { exit_code = run_accept(*accept); });
 
     command->callback([command, options, &exit_code] {

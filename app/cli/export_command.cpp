@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "output.h"
 #include "progress_line.h"
+#include "write_target.h"
 
 #include <cachelens/bundle/export.h>
 #include <cachelens/bundle/signed_bundle.h>
@@ -92,6 +93,7 @@ int run_export(const ExportOptions& options) {
             notes.push_back(text(note));
         }
         print_json({{"file", text(options.output)},
+                    {"target", text(target_path(options.output))},
                     {"size", bytes.size()},
                     {"sha256", hash::sha256_hex(bytes)},
                     {"signed_by", key ? Json(key->public_key().fingerprint()) : Json(nullptr)},
@@ -99,7 +101,8 @@ int run_export(const ExportOptions& options) {
                     {"notes", notes}});
         return kExitOk;
     }
-    std::printf("%s: %zu artifacts (", options.output.c_str(), exported->bundle.artifact_count());
+    std::printf("%s: %zu artifacts (", target_path(options.output).c_str(),
+                exported->bundle.artifact_count());
     const char* separator = "";
     for (const auto& section : exported->bundle.sections) {
         std::printf("%s%zu %s", separator, section.artifacts.size(), section.type.c_str());
@@ -122,8 +125,9 @@ void add_export_command(CLI::App& app, int& exit_code) {
         "Write a bundle PyTorch's torch.compiler.load_cache_artifacts() loads: the FX graph "
         "(f…) and AOTAutograd (a…) entries given, with the AOT entries made of those graphs, "
         "the graphs those AOT entries are made of, and the best_configs of their kernels; "
-        "without keys, the whole cache dir. A damaged content-addressed entry is refused. The "
-        "file is replaced atomically.");
+        "without keys, the whole cache dir (key dirs without entries are skipped with a note; a "
+        "named key without entries is an error). A damaged content-addressed entry is refused. "
+        "The file is replaced atomically.");
     command->add_option("DIR", options->dir, "the cache dir")->required();
     command->add_option("KEY", options->keys, "FX graph or AOTAutograd keys (default: all)");
     command->add_option("-o,--output", options->output, "the bundle file to write")->required();
@@ -131,8 +135,8 @@ void add_export_command(CLI::App& app, int& exit_code) {
                         "a private key (cachelens keygen): write a signed cachelens bundle "
                         "instead (manifest + Ed25519 signature around the same bundle)");
     command->add_flag("--json", options->json,
-                      "print {file, size, sha256, signed_by, artifacts: [{type, key, size, "
-                      "sha256}], notes}");
+                      "print {file, target (file, absolute), size, sha256, signed_by, artifacts: "
+                      "[{type, key, size, sha256}], notes}");
     command->callback([options, &exit_code] { exit_code = run_export(*options); });
 }
 

@@ -7,7 +7,11 @@ namespace cachelens::cli {
 Result<FxEntryArgument> load_fx_argument(const cachedir::Scan& scan, const std::string& query) {
     const auto matches = cachedir::find_entries(scan, query);
     if (matches.empty()) {
-        return fail(ErrorKind::NotFound, "nothing matches '" + query + "'", scan.root.string());
+        const std::string empty_dir = cachedir::empty_key_dir_named(scan, query);
+        return fail(ErrorKind::NotFound,
+                    empty_dir.empty() ? "nothing matches '" + query + "'"
+                                      : cachedir::no_entries_message(empty_dir),
+                    scan.root.string());
     }
     if (matches.size() > 1) {
         std::string paths;

@@ -126,7 +126,10 @@ int run_eval(const GuardsOptions& options) {
     }
     const auto entries = cachedir::find_entries(*scan, options.query);
     if (entries.empty()) {
-        return report(Error{ErrorKind::NotFound, "nothing matches '" + options.query + "'",
+        const std::string empty_dir = cachedir::empty_key_dir_named(*scan, options.query);
+        return report(Error{ErrorKind::NotFound,
+                            empty_dir.empty() ? "nothing matches '" + options.query + "'"
+                                              : cachedir::no_entries_message(empty_dir),
                             scan->root.string()});
     }
     // Every entry read and parsed first: the hints must fit all of them.

@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "output.h"
 #include "progress_line.h"
+#include "write_target.h"
 
 #include <cachelens/bundle/bundle_file.h>
 #include <cachelens/bundle/import.h>
@@ -77,6 +78,7 @@ Json plan_json(const bundle::BundleFile& file, const bundle::ImportPlan& plan, b
     }
     return {{"file", text(file.path.string())},
             {"into", text(plan.cache_dir.string())},
+            {"target", text(target_path(plan.cache_dir))},
             {"dry_run", dry_run},
             {"creates_cache_dir", plan.creates_cache_dir},
             {"signed", manifest_json(file)},
@@ -95,9 +97,8 @@ void print_plan(const bundle::BundleFile& file, const bundle::ImportPlan& plan, 
     } else {
         std::printf(", unsigned");
     }
-    std::printf("\ninto %s%s%s\n", plan.cache_dir.c_str(),
-                plan.creates_cache_dir ? " (to be created)" : "",
-                dry_run ? ": dry run, nothing is written" : "");
+    std::printf("\n");
+    print_into(target_path(plan.cache_dir), plan.creates_cache_dir, dry_run);
     for (const auto& artifact : plan.artifacts) {
         std::string action(to_string(artifact.action));
         if (dry_run && artifact.action == bundle::ImportAction::Write) {
@@ -198,10 +199,12 @@ void add_import_command(CLI::App& app, int& exit_code) {
                         "with it");
     command->add_option("--max-artifact-size", options->max_artifact_size,
                         "refuse artifacts larger than this (default 1GiB)");
-    command->add_flag("--json", options->json,
-                      "print {file, into, dry_run, creates_cache_dir, signed, clean, counts, "
-                      "artifacts: [{type, key, size, sha256, destination, parses_to, action, "
-                      "problems, foreign_globals, notes}]}");
+    command->add_flag(
+        "--json", options->json,
+        "print {file, into, target (into, absolute), dry_run, creates_cache_dir, signed, "
+        "clean, counts, "
+        "artifacts: [{type, key, size, sha256, destination, parses_to, action, "
+        "problems, foreign_globals, notes}]}");
     command->callback([options, &exit_code] { exit_code = run_import(*options); });
 }
 

@@ -3,6 +3,7 @@
 
 #include "commands.h"
 #include "output.h"
+#include "write_target.h"
 
 #include <cachelens/bundle/signing.h>
 
@@ -30,12 +31,15 @@ int run_keygen(const KeygenOptions& options) {
     if (options.json) {
         print_json({{"private_key", text(private_file)},
                     {"public_key", text(public_file)},
+                    {"target",
+                     text(std::filesystem::path(target_path(private_file)).parent_path().string())},
                     {"fingerprint", key->fingerprint()}});
         return kExitOk;
     }
-    std::printf("private key  %s  (keep it secret: it signs bundles)\n", private_file.c_str());
+    std::printf("private key  %s  (keep it secret: it signs bundles)\n",
+                target_path(private_file).c_str());
     std::printf("public key   %s  (give it to whoever checks them: --trust)\n",
-                public_file.c_str());
+                target_path(public_file).c_str());
     std::printf("fingerprint  %s\n", key->fingerprint().c_str());
     return kExitOk;
 }
@@ -50,7 +54,8 @@ void add_keygen_command(CLI::App& app, int& exit_code) {
                   "--require-signature). Existing files are never overwritten. Exit 2 on an error");
     command->add_option("-o,--output", options->prefix, "the files' path without .key/.pub")
         ->capture_default_str();
-    command->add_flag("--json", options->json, "print {private_key, public_key, fingerprint}");
+    command->add_flag("--json", options->json,
+                      "print {private_key, public_key, target (their dir, absolute), fingerprint}");
     command->callback([options, &exit_code] { exit_code = run_keygen(*options); });
 }
 

@@ -58,7 +58,8 @@ int run_lookup(const LookupOptions& options) {
                     {"key_dir", lookup->key_dir},
                     {"hit", lookup->hit ? Json(*lookup->hit) : Json(nullptr)},
                     {"status", explain::to_string(lookup->status)},
-                    {"tried", std::move(tried)}});
+                    {"tried", std::move(tried)},
+                    {"key_dir_empty", lookup->key_dir_empty}});
         return exit_code;
     }
     for (const auto& entry : lookup->tried) {
@@ -86,7 +87,8 @@ int run_lookup(const LookupOptions& options) {
         break;
     case explain::LookupStatus::FullMiss:
         if (lookup->tried.empty()) {
-            std::printf("full_miss: no entries under %s\n", lookup->key_dir.c_str());
+            std::printf("full_miss: no entries under %s%s\n", lookup->key_dir.c_str(),
+                        lookup->key_dir_empty ? " (its dir is empty)" : "");
         } else {
             std::printf("full_miss: none of the %zu entries under %s can be read\n",
                         lookup->tried.size(), lookup->key_dir.c_str());
@@ -112,7 +114,8 @@ void add_lookup_command(CLI::App& app, int& exit_code) {
     command->add_flag("--json", options->json,
                       "print {key, key_dir, hit: FILE|null, status: hit|guard_miss|full_miss, "
                       "tried: [{file, guards_expr, hit, unreadable, evaluation, first_failure, "
-                      "error}]}. Exit 1 when an entry tried cannot be read (PyTorch skips it)");
+                      "error}], key_dir_empty}. Exit 1 when an entry tried cannot be read (PyTorch "
+                      "skips it)");
     command->callback([options, &exit_code] { exit_code = run_lookup(*options); });
 }
 

@@ -46,6 +46,7 @@ Json plan_json(const catalog::PrunePlan& plan) {
                          {"entries", std::move(entries)}});
     }
     Json json = {{"root", plan.root},
+                 {"target", plan.root},
                  {"bytes_before", plan.bytes_before},
                  {"bytes_after", plan.bytes_after},
                  {"recent_bytes", plan.recent_bytes},
@@ -173,15 +174,17 @@ int run_prune(const PruneCommandOptions& options) {
         for (const auto& error : outcome->errors) {
             errors.push_back(text(error.describe()));
         }
-        json["deleted"] = {{"entries", outcome->entries_deleted},
-                           {"files", outcome->files_deleted},
-                           {"bytes", outcome->bytes_freed},
-                           {"kept", std::move(kept)},
-                           {"errors", std::move(errors)}};
+        json["deleted"] = {
+            {"entries", outcome->entries_deleted}, {"files", outcome->files_deleted},
+            {"bytes", outcome->bytes_freed},       {"kept", std::move(kept)},
+            {"errors", std::move(errors)},         {"empty_dirs", outcome->dirs_removed}};
         print_json(json);
     } else {
         std::printf("deleted %zu entries (%zu files, %s)\n", outcome->entries_deleted,
                     outcome->files_deleted, format_bytes(outcome->bytes_freed).c_str());
+        if (!outcome->dirs_removed.empty()) {
+            std::printf("removed %zu empty key and shard dirs\n", outcome->dirs_removed.size());
+        }
         if (!outcome->kept.empty()) {
             std::printf("kept %zu planned entries:\n", outcome->kept.size());
             for (const auto& line : outcome->kept) {
@@ -206,8 +209,10 @@ void add_prune_command(CLI::App& app, int& exit_code) {
         "Delete the oldest cache entries: an FX key with all its entries, the AOT entries "
         "linking to it and the modules, best_configs and Triton kernels only they used go "
         "together. Files being written (.*.tmp), locks and unknown files are never deleted, "
-        "symlinks never followed, and each file is checked again right before it goes. Exit "
-        "code 1 when --max-size cannot be reached or a file could not be deleted.");
+        "symlinks never followed, and each file is checked again right before it goes. Key "
+        "dirs left without entries (and shard dirs left empty) go too, once nothing was "
+        "written in them for --keep-recent. Exit code 1 when --max-size cannot be reached or a "
+        "file could not be deleted.");
     command->add_option("DIR", options->dir, "the cache dir")->required();
     command->add_option("--max-size", options->max_size,
                         "delete oldest first until the dir holds at most this (2G, 500M)");
@@ -219,10 +224,11 @@ void add_prune_command(CLI::App& app, int& exit_code) {
     command->add_flag("--dry-run", options->dry_run, "list what would be deleted; delete nothing");
     add_catalog_option(*command, options->catalog);
     command->add_flag("--json", options->json,
-                      "print {root, bytes_before, bytes_after, max_size, older_than_s, "
+                      "print {root, target (root, where it deletes), bytes_before, bytes_after, "
+                      "max_size, older_than_s, "
                       "keep_recent_s, size_reached, units: [{reason, mtime, bytes, entries: "
                       "[{kind, key, path, size, mtime, files, defines_unit}]}], dry_run, deleted: "
-                      "{entries, files, bytes, kept, errors}}");
+                      "{entries, files, bytes, kept, errors, empty_dirs}}");
     command->callback([options, &exit_code] { exit_code = run_prune(*options); });
 }
 

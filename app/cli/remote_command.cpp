@@ -6,6 +6,7 @@
 #include "entry_text.h"
 #include "output.h"
 #include "progress_line.h"
+#include "write_target.h"
 
 #include <cachelens/cachedir/aot_autograd_entry.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
@@ -193,6 +194,7 @@ int run_pull(const RemoteOptions& options) {
         return report(pulled.error());
     }
     const auto& plan = pulled->plan;
+    const std::string target = target_path(options.dir);
     if (options.json) {
         Json artifacts = Json::array();
         for (const auto& artifact : plan.artifacts) {
@@ -216,12 +218,14 @@ int run_pull(const RemoteOptions& options) {
         };
         print_json({{"server", client->endpoint().display()},
                     {"into", text(options.dir)},
+                    {"target", text(target)},
                     {"dry_run", options.dry_run},
                     {"clean", pulled->clean()},
                     {"artifacts", artifacts},
                     {"problems", texts(pulled->problems)},
                     {"notes", texts(pulled->notes)}});
     } else {
+        print_into(target, plan.creates_cache_dir, options.dry_run);
         for (const auto& artifact : plan.artifacts) {
             std::string action(to_string(artifact.action));
             if (options.dry_run && artifact.action == bundle::ImportAction::Write) {
@@ -246,8 +250,7 @@ int run_pull(const RemoteOptions& options) {
         }
         std::printf("%zu pulled from %s into %s: %zu %s, %zu already present, %zu conflicts, "
                     "%zu refused, %zu not pulled\n",
-                    plan.artifacts.size(), client->endpoint().display().c_str(),
-                    options.dir.c_str(),
+                    plan.artifacts.size(), client->endpoint().display().c_str(), target.c_str(),
                     plan.count(options.dry_run ? bundle::ImportAction::Write
                                                : bundle::ImportAction::Written),
                     options.dry_run ? "to write" : "written",
@@ -293,6 +296,7 @@ int run_push(const RemoteOptions& options) {
             notes.push_back(text(note));
         }
         print_json({{"server", client->endpoint().display()},
+                    {"target", client->endpoint().display()},
                     {"dry_run", options.dry_run},
                     {"items", items},
                     {"notes", notes}});
@@ -365,8 +369,8 @@ void add_remote_command(CLI::App& app, int& exit_code) {
     pull->add_option("KEY", options->keys, "FX graph, AOT or Redis keys (default: everything)");
     pull->add_flag("--dry-run", options->dry_run, "show what would be written; write nothing");
     pull->add_flag("--json", options->json,
-                   "print {server, into, dry_run, clean, artifacts: [{type, key, size, "
-                   "destination, action, problems}], problems, notes}");
+                   "print {server, into, target (into, absolute), dry_run, clean, artifacts: "
+                   "[{type, key, size, destination, action, problems}], problems, notes}");
     pull->callback([options, &exit_code] { exit_code = run_pull(*options); });
 
     auto* push = command->add_subcommand(
@@ -380,8 +384,8 @@ void add_remote_command(CLI::App& app, int& exit_code) {
     push->add_flag("--dry-run", options->dry_run, "show what would be stored; store nothing");
     push->add_flag("--force", options->force, "replace other data under existing keys");
     push->add_flag("--json", options->json,
-                   "print {server, dry_run, items: [{cache, key, redis_key, source, size, "
-                   "action}], notes}");
+                   "print {server, target (the server), dry_run, items: [{cache, key, redis_key, "
+                   "source, size, action}], notes}");
     push->callback([options, &exit_code] { exit_code = run_push(*options); });
 }
 

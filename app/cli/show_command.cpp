@@ -25,9 +25,12 @@ int run_show(const ShowOptions& options) {
     }
     const auto matches = cachedir::find_entries(*scan, options.query);
     if (matches.empty()) {
+        const std::string empty_dir = cachedir::empty_key_dir_named(*scan, options.query);
         return report(Error{ErrorKind::NotFound,
-                            "nothing matches '" + options.query +
-                                "' (give a key, a kernel name, or a path inside the dir)",
+                            !empty_dir.empty()
+                                ? cachedir::no_entries_message(empty_dir)
+                                : "nothing matches '" + options.query +
+                                      "' (give a key, a kernel name, or a path inside the dir)",
                             scan->root.string()});
     }
     Json all = Json::array();

@@ -118,27 +118,41 @@ int run_verify(const VerifyOptions& options) {
     }
     const cachedir::VerifyReport report = cachedir::verify_cache_dir(*scan);
     if (options.json) {
-        Json problems = Json::array();
-        for (const auto& problem : report.problems) {
-            problems.push_back({{"path", problem.path},
-                                {"problem", cachedir::to_string(problem.kind)},
-                                {"message", problem.message}});
-        }
+        const auto problems_json = [](const std::vector<cachedir::Problem>& problems) {
+            Json array = Json::array();
+            for (const auto& problem : problems) {
+                array.push_back({{"path", problem.path},
+                                 {"problem", cachedir::to_string(problem.kind)},
+                                 {"message", problem.message}});
+            }
+            return array;
+        };
         print_json({{"root", scan->root.string()},
                     {"clean", report.clean()},
                     {"entries_checked", report.entries_checked},
                     {"names_verified", report.names_verified},
                     {"names_not_content_addressed", report.names_not_content_addressed},
-                    {"problems", std::move(problems)}});
+                    {"problems", problems_json(report.problems)},
+                    {"warnings", problems_json(report.warnings)}});
     } else {
         for (const auto& problem : report.problems) {
             std::printf("%s: %s: %s\n", problem.path.c_str(),
                         std::string(cachedir::to_string(problem.kind)).c_str(),
                         problem.message.c_str());
         }
-        std::fprintf(stderr, "%zu entries checked, %zu names verified, %zu problem%s\n",
+        for (const auto& warning : report.warnings) {
+            std::printf("%s: %s (warning): %s\n", warning.path.c_str(),
+                        std::string(cachedir::to_string(warning.kind)).c_str(),
+                        warning.message.c_str());
+        }
+        std::fprintf(stderr, "%zu entries checked, %zu names verified, %zu problem%s",
                      report.entries_checked, report.names_verified, report.problems.size(),
                      report.problems.size() == 1 ? "" : "s");
+        if (!report.warnings.empty()) {
+            std::fprintf(stderr, ", %zu warning%s", report.warnings.size(),
+                         report.warnings.size() == 1 ? "" : "s");
+        }
+        std::fprintf(stderr, "\n");
     }
     return report.clean() ? kExitOk : kExitProblems;
 }
@@ -151,7 +165,9 @@ void add_verify_command(CLI::App& app, int& exit_code) {
         "verify",
         "Check a cache dir: content-addressed names match their bytes, every entry parses, "
         "links resolve (AOT -> fxgraph, best_config -> Triton kernel), no half-written temp "
-        "files. Prints one line per problem (path: problem: details) and exits 1 if any.\n"
+        "files. Prints one line per problem (path: problem: details) and exits 1 if any. "
+        "Warnings (an empty key dir, which PyTorch reads as a miss) are listed too, "
+        "marked (warning), and do not fail verify.\n"
         "Or check a bundle file: a signed cachelens bundle against the public key given with "
         "--trust (the signature over its manifest, then every artifact against the manifest: "
         "a failure names the artifact), a plain PyTorch bundle by its crc and structure. Exit "
@@ -163,8 +179,9 @@ void add_verify_command(CLI::App& app, int& exit_code) {
                         "keygen); the bundle must be signed by it");
     command->add_flag("--json", options->json,
                       "print {root, clean, entries_checked, names_verified, "
-                      "names_not_content_addressed, problems: [{path, problem, message}]}; for a "
-                      "bundle file {file, ok, signed, signature_verified, signer, trusted, "
+                      "names_not_content_addressed, problems: [{path, problem, message}], "
+                      "warnings: [{path, problem, message}]}; for a bundle file {file, ok, signed, "
+                      "signature_verified, signer, trusted, "
                       "artifacts, problem}");
     command->callback([options, &exit_code] { exit_code = run_verify(*options); });
 }

@@ -215,6 +215,105 @@ private slots:
         QCOMPARE(slurp(backup), before);
     }
 
+    // A cache is changed only where the user points: without --dir, accept
+    // names the one indexed dir that holds the kernel and writes only with
+    // --yes; with several it lists them. What it writes in is echoed.
+    void acceptWritesOnlyWhereItIsPointed() {
+        QTemporaryDir temp;
+        QVERIFY(temp.isValid());
+        const fs::path base = fs::canonical(temp.path().toStdString());
+        const fs::path first = base / "first";
+        const fs::path second = base / "second";
+        const QString catalog = QString::fromStdString((base / "catalog.sqlite").string());
+        test::copy_tree(test::fixture("devset/cache"), first);
+        {
+            auto opened = catalog::Catalog::open(catalog.toStdString());
+            QVERIFY_RESULT(opened);
+            QVERIFY_RESULT(opened->index(first));
+        }
+        const QString kernel = "triton_red_fused_mul_sqrt_sum_0";
+        auto kernels = bench::plan_kernels(first, {{kernel.toStdString()}, true});
+        QVERIFY_RESULT(kernels);
+        QCOMPARE(kernels->size(), 1u);
+        const fs::path best_config = *kernels->front().best_config_path;
+        QString hash;
+        for (const auto& plan : kernels->front().plans) {
+            if (!plan.is_current_best) {
+                hash = QString::fromStdString(plan.source.triton_hash.substr(0, 10));
+            }
+        }
+        QVERIFY(!hash.isEmpty());
+        const std::string before = slurp(best_config);
+        const auto backups = [&] {
+            std::size_t count = 0;
+            for (const auto& item : fs::directory_iterator(best_config.parent_path())) {
+                count +=
+                    item.path().filename().string().find(".cachelens-backup-") != std::string::npos;
+            }
+            return count;
+        };
+
+        // One indexed dir holds it: named, nothing written without --yes.
+        for (const QStringList& json : {QStringList{}, QStringList{"--json"}}) {
+            const auto asked = test::run_cli(
+                QStringList{"bench", "accept", kernel, hash, "--catalog", catalog} + json);
+            QCOMPARE(asked.exit_code, 2);
+            QVERIFY2(asked.err.contains(
+                         QByteArray::fromStdString("would write " + best_config.string() + " in " +
+                                                   first.string() + "; give --dir DIR or --yes")),
+                     asked.err.constData());
+            QVERIFY(asked.out.isEmpty());
+            QCOMPARE(slurp(best_config), before);
+            QCOMPARE(backups(), 0u);
+        }
+
+        const auto accepted = test::run_cli(
+            {"bench", "accept", kernel, hash, "--catalog", catalog, "--yes", "--json"});
+        QCOMPARE(accepted.exit_code, 0);
+        const auto outcome = QJsonDocument::fromJson(accepted.out).object();
+        QCOMPARE(outcome["target"].toString(), QString::fromStdString(first.string()));
+        QCOMPARE(outcome["best_config"].toString(), QString::fromStdString(best_config.string()));
+        QVERIFY(slurp(best_config) != before);
+        QCOMPARE(backups(), 1u);
+
+        // With --dir, spelled any way: echoed first, absolute.
+        const std::string accepted_text = slurp(best_config);
+        fs::create_directory(second);
+        const auto named =
+            test::run_cli({"bench", "accept", kernel, hash, "--dir",
+                           QString::fromStdString((second / ".." / "first").string())});
+        QCOMPARE(named.exit_code, 0);
+        QCOMPARE(named.out.split('\n').first(),
+                 QByteArray::fromStdString("into " + first.string() + ":"));
+        QCOMPARE(slurp(best_config), accepted_text);
+        QCOMPARE(backups(), 2u);
+        fs::remove(second);
+
+        // Two indexed dirs hold it: both listed, nothing written anywhere.
+        test::copy_tree(test::fixture("devset/cache"), second);
+        {
+            auto opened = catalog::Catalog::open(catalog.toStdString());
+            QVERIFY_RESULT(opened);
+            QVERIFY_RESULT(opened->index(second));
+        }
+        const auto several =
+            test::run_cli({"bench", "accept", kernel, hash, "--catalog", catalog, "--yes"});
+        QCOMPARE(several.exit_code, 2);
+        QVERIFY2(several.err.contains("is in 2 indexed cache dirs; name one with --dir") &&
+                     several.err.contains(QByteArray::fromStdString("\n  " + first.string())) &&
+                     several.err.contains(QByteArray::fromStdString("\n  " + second.string())),
+                 several.err.constData());
+        QCOMPARE(slurp(best_config), accepted_text);
+        QCOMPARE(slurp(second / best_config.lexically_relative(first)), before);
+
+        // None: named as such.
+        const auto none = test::run_cli(
+            {"bench", "accept", "triton_no_such_kernel", hash, "--catalog", catalog, "--yes"});
+        QCOMPARE(none.exit_code, 2);
+        QVERIFY2(none.err.contains("no indexed cache dir has kernel triton_no_such_kernel"),
+                 none.err.constData());
+    }
+
     void refusesBadArguments() {
         QCOMPARE(test::run_cli({"bench"}).exit_code, 2);
         const auto missing = test::run_cli({"bench", "/nonexistent/cache", "--plan"});

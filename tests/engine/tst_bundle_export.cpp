@@ -115,6 +115,58 @@ private slots:
         QVERIFY(!bundle::export_bundle("/nonexistent/cache"));
     }
 
+    // A key dir without entries (left by a prune, or made by hand) is a
+    // miss to PyTorch: the whole dir exports without it, with a note; a key
+    // named explicitly that has only such a dir is not found.
+    void keyDirsWithoutEntriesAreSkipped() {
+        QTemporaryDir temp;
+        const fs::path cache = fs::path(temp.path().toStdString()) / "cache";
+        test::copy_tree(test::fixture("devset/cache"), cache);
+        const std::string fx_key = "f" + std::string(51, 'z');
+        const std::string aot_key = "a" + std::string(51, 'z');
+        fs::create_directories(cache / "fxgraph/zz" / fx_key);
+        fs::create_directories(cache / "aotautograd" / aot_key);
+        // A key dir emptied of its one entry.
+        const fs::path emptied = cache / "fxgraph/lg" / kForwardKey;
+        for (const auto& item : fs::directory_iterator(emptied)) {
+            fs::remove(item.path());
+        }
+
+        auto whole = bundle::export_bundle(cache);
+        QVERIFY_RESULT(whole);
+        for (const std::string& dir :
+             {"fxgraph/zz/" + fx_key, "aotautograd/" + aot_key, "fxgraph/lg/" + kForwardKey}) {
+            const std::string note = dir + ": empty key dir (no entries), skipped";
+            QVERIFY2(std::ranges::find(whole->notes, note) != whole->notes.end(), note.c_str());
+        }
+        QCOMPARE(whole->bundle.artifact_count(),
+                 bundle::export_bundle(test::fixture("devset/cache"))->bundle.artifact_count() - 1);
+
+        const QString out = temp.path() + "/whole.bin";
+        const auto run =
+            test::run_cli({"export", QString::fromStdString(cache.string()), "-o", out});
+        QCOMPARE(run.exit_code, 0);
+        QVERIFY2(run.out.contains(QByteArray::fromStdString(
+                     "note: fxgraph/zz/" + fx_key + ": empty key dir (no entries), skipped")),
+                 run.out.constData());
+        QVERIFY(QFile::exists(out));
+
+        for (const auto& [key, dir] : {std::pair{fx_key, "fxgraph/zz/" + fx_key},
+                                       std::pair{aot_key, "aotautograd/" + aot_key},
+                                       std::pair{kForwardKey, "fxgraph/lg/" + kForwardKey}}) {
+            auto named = bundle::export_bundle(cache, {.keys = {key}});
+            QVERIFY(!named);
+            QCOMPARE(named.error().kind, ErrorKind::NotFound);
+            QCOMPARE(named.error().message,
+                     "no entries under key " + key + " (its dir " + dir + " is empty)");
+            const auto cli = test::run_cli({"export", QString::fromStdString(cache.string()),
+                                            QString::fromStdString(key), "-o", out});
+            QCOMPARE(cli.exit_code, 2);
+            QVERIFY2(cli.err.contains(QByteArray::fromStdString(named.error().message)),
+                     cli.err.constData());
+        }
+    }
+
     void damagedEntryIsRefused() {
         QTemporaryDir temp;
         const fs::path cache = temp.path().toStdString();
@@ -159,6 +211,19 @@ private slots:
         QCOMPARE(json["artifacts"].toArray().size(), 7);
         QVERIFY(json["signed_by"].isNull());
         QCOMPARE(json["sha256"].toString().size(), 64);
+        // What it wrote, absolute, in the JSON and first in the text.
+        const QString target =
+            QString::fromStdString((fs::canonical(temp.path().toStdString()) / "mlp.bin").string());
+        QCOMPARE(json["target"].toString(), target);
+        // A relative -o, against the working dir (the child inherits ours).
+        const QString working = QDir::currentPath();
+        QVERIFY(QDir::setCurrent(temp.path()));
+        const auto text =
+            test::run_cli({"export", QString::fromStdString(test::fixture("devset/cache").string()),
+                           QString::fromStdString(kForwardKey), "-o", "mlp.bin"});
+        QVERIFY(QDir::setCurrent(working));
+        QCOMPARE(text.exit_code, 0);
+        QVERIFY2(text.out.startsWith((target + ": 7 artifacts (").toUtf8()), text.out.constData());
 
         const auto bad =
             test::run_cli({"export", QString::fromStdString(test::fixture("devset/cache").string()),

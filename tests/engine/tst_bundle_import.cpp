@@ -381,6 +381,29 @@ private slots:
                      "/4uitwgn6erdqhr4khsp7h66twlfllkcat3gom2p4rt4llpf34yx");
     }
 
+    // The dir written into is echoed absolute, before the artifacts, and in
+    // the JSON as "target".
+    void cliEchoesItsTarget() {
+        QTemporaryDir temp;
+        QVERIFY(QDir(temp.path()).mkdir("x"));
+        const QString spelled = temp.path() + "/x/../cache";
+        const QString target =
+            QString::fromStdString((fs::canonical(temp.path().toStdString()) / "cache").string());
+        const QString bundle =
+            QString::fromStdString(test::fixture("devset/mega_mlp_train.bin").string());
+        const auto dry = test::run_cli({"import", bundle, "--into", spelled, "--dry-run"});
+        QCOMPARE(dry.exit_code, 0);
+        QCOMPARE(dry.out.split('\n').at(1),
+                 ("into " + target + " (to be created): dry run, nothing is written").toUtf8());
+        const auto json = test::run_cli({"import", bundle, "--into", spelled, "--json"});
+        QCOMPARE(json.exit_code, 0);
+        QCOMPARE(QJsonDocument::fromJson(json.out).object()["target"].toString(), target);
+        QVERIFY(QFile::exists(target + "/fxgraph/lg"));
+        const auto again = test::run_cli({"import", bundle, "--into", spelled});
+        QCOMPARE(again.exit_code, 0);
+        QCOMPARE(again.out.split('\n').at(1), ("into " + target + ":").toUtf8());
+    }
+
     void cliHostileBundleExitsOneAndNamesWhy() {
         QTemporaryDir temp;
         const fs::path file = fs::path(temp.path().toStdString()) / "hostile.bin";

@@ -263,6 +263,52 @@ private slots:
         QCOMPARE(report.problems[0].kind, ProblemKind::Unreadable);
     }
 
+    // A key dir without entries is what a prune may leave: the scan names
+    // it, verify lists it as a warning (the dir stays clean), and a command
+    // asking for that key can say why it finds nothing.
+    void keyDirsWithoutEntries() {
+        QTemporaryDir temp;
+        const fs::path root = fs::path(temp.path().toStdString()) / "cache";
+        test::copy_tree(test::fixture("devset/cache"), root);
+        const std::string fx_key = "f" + std::string(51, 'z');
+        const std::string aot_key = "a" + std::string(51, 'z');
+        const std::string fx_dir = "fxgraph/zz/" + fx_key;
+        const std::string aot_dir = "aotautograd/" + aot_key;
+        fs::create_directories(root / fx_dir);
+        fs::create_directories(root / aot_dir);
+        // Only a write in progress: still no entry.
+        const std::string writing_dir = "fxgraph/yy/f" + std::string(51, 'y');
+        fs::create_directories(root / writing_dir);
+        std::ofstream(root / writing_dir / ".123.456.tmp") << "half";
+        fs::create_directories(root / "fxgraph/xx"); // a shard dir, not a key dir
+
+        auto scan = scan_cache_dir(root);
+        QVERIFY_RESULT(scan);
+        QCOMPARE(scan->empty_key_dirs, (std::vector<std::string>{aot_dir, writing_dir, fx_dir}));
+        QCOMPARE(empty_key_dir_named(*scan, fx_key), fx_dir);
+        QCOMPARE(empty_key_dir_named(*scan, fx_dir + "/"), fx_dir);
+        QCOMPARE(empty_key_dir_named(*scan, (root / aot_dir).string()), aot_dir);
+        QCOMPARE(empty_key_dir_named(*scan, "flgtecy7im4dralr3mgjxdybnzzs6wqj55uihf75qzmvwfhdea7e"),
+                 std::string());
+        QCOMPARE(empty_key_dir_named(*scan, "fnope"), std::string());
+        QCOMPARE(no_entries_message(fx_dir),
+                 "no entries under key " + fx_key + " (its dir " + fx_dir + " is empty)");
+
+        const auto report = verify_cache_dir(*scan);
+        QCOMPARE(report.problems.size(), 1u); // the temp file
+        QCOMPARE(report.problems[0].kind, ProblemKind::StrayTemp);
+        QCOMPARE(report.warnings.size(), 3u);
+        for (const auto& warning : report.warnings) {
+            QCOMPARE(warning.kind, ProblemKind::EmptyKeyDir);
+            QCOMPARE(to_string(warning.kind), std::string_view("empty-key-dir"));
+        }
+        QCOMPARE(report.warnings[0].path, aot_dir);
+        fs::remove(root / writing_dir / ".123.456.tmp");
+        scan = scan_cache_dir(root);
+        QVERIFY_RESULT(scan);
+        QVERIFY(verify_cache_dir(*scan).clean());
+    }
+
     void fixturesVerifyClean_data() {
         QTest::addColumn<QString>("dir");
         QTest::newRow("devset") << "devset/cache";

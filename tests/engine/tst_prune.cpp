@@ -15,10 +15,12 @@
 #include <sys/stat.h>
 
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -51,6 +53,34 @@ void age_files(const fs::path& dir, double days) {
             set_mtime(item.path(), mtime);
         }
     }
+}
+
+// Every dir under fxgraph/ and aotautograd/ (shards, key dirs) last written `days` ago.
+void age_key_dirs(const fs::path& dir, double days) {
+    const auto mtime = now_ns() - static_cast<std::int64_t>(days * kDayNs);
+    for (const char* top : {"fxgraph", "aotautograd"}) {
+        for (const auto& item : fs::recursive_directory_iterator(dir / top)) {
+            if (item.is_directory()) {
+                set_mtime(item.path(), mtime);
+            }
+        }
+    }
+}
+
+std::string fx_key_dir(const std::string& key) {
+    return "fxgraph/" + key.substr(1, 2) + "/" + key;
+}
+
+QJsonObject json_of(const test::CliRun& run) {
+    return QJsonDocument::fromJson(run.out).object();
+}
+
+std::set<std::string> strings_of(const QJsonArray& array) {
+    std::set<std::string> out;
+    for (const auto& value : array) {
+        out.insert(value.toString().toStdString());
+    }
+    return out;
 }
 
 void write_file(const fs::path& path, const std::string& content) {
@@ -457,6 +487,166 @@ private slots:
         auto again = cache.catalog->plan_prune(cache.dir, options);
         QVERIFY_RESULT(again);
         QVERIFY(again->units.empty());
+    }
+
+    // Files old, key dirs just written (the copy made them): a prune empties
+    // FX key dirs and must leave them, as PyTorch may be about to write into
+    // one. Every command then meets such a key as "no entries", never as a
+    // broken dir.
+    void keyDirsAPruneEmptiesAreNoEntriesToEveryCommand() {
+        AgedCache cache;
+        QVERIFY(cache.make());
+        const auto keys_before = fx_keys(cache.dir);
+        const QString limit = QString::number(total_bytes(cache.dir) / 2);
+        const auto pruned = test::run_cli({"prune", cache.path(), "--max-size", limit, "--json",
+                                           "--catalog", cache.catalog_arg()});
+        QCOMPARE(pruned.exit_code, 0);
+        QVERIFY(json_of(pruned)["deleted"].toObject()["empty_dirs"].toArray().isEmpty());
+        const auto keys_after = fx_keys(cache.dir);
+        std::vector<std::string> emptied;
+        for (const auto& [key, files] : keys_before) {
+            if (!keys_after.contains(key)) {
+                emptied.push_back(key);
+                QVERIFY(fs::is_empty(cache.dir / fx_key_dir(key)));
+            }
+        }
+        QVERIFY(!emptied.empty());
+        QVERIFY(!keys_after.empty());
+        const std::string key = emptied.front();
+        const std::string key_dir = fx_key_dir(key);
+        const QByteArray no_entries = QByteArray::fromStdString(
+            "no entries under key " + key + " (its dir " + key_dir + " is empty)");
+        const QString qkey = QString::fromStdString(key);
+
+        // verify: clean; each such dir a warning.
+        const auto verified = test::run_cli({"verify", cache.path(), "--json"});
+        QCOMPARE(verified.exit_code, 0);
+        QVERIFY(json_of(verified)["clean"].toBool());
+        std::set<std::string> warned;
+        for (const auto& warning : json_of(verified)["warnings"].toArray()) {
+            QCOMPARE(warning.toObject()["problem"].toString(), QString("empty-key-dir"));
+            warned.insert(warning.toObject()["path"].toString().toStdString());
+        }
+        std::set<std::string> expected;
+        for (const auto& emptied_key : emptied) {
+            expected.insert(fx_key_dir(emptied_key));
+        }
+        QVERIFY(std::ranges::includes(warned, expected));
+        const auto verified_text = test::run_cli({"verify", cache.path()});
+        QCOMPARE(verified_text.exit_code, 0);
+        QVERIFY2(verified_text.out.contains(
+                     QByteArray::fromStdString(key_dir + ": empty-key-dir (warning): ")),
+                 verified_text.out.constData());
+
+        // export of the whole dir: a note for each; of that key: not found.
+        const QString bundle = cache.temp.filePath("bundle.bin");
+        const auto exported = test::run_cli({"export", cache.path(), "-o", bundle});
+        QCOMPARE(exported.exit_code, 0);
+        QVERIFY2(exported.out.contains(QByteArray::fromStdString(
+                     "note: " + key_dir + ": empty key dir (no entries), skipped")),
+                 exported.out.constData());
+        const auto exported_key = test::run_cli({"export", cache.path(), qkey, "-o", bundle});
+        QCOMPARE(exported_key.exit_code, 2);
+        QVERIFY2(exported_key.err.contains(no_entries), exported_key.err.constData());
+
+        // why, show: that key is not found, and why; another key still works.
+        for (const char* command : {"why", "show"}) {
+            const auto asked = test::run_cli({command, cache.path(), qkey});
+            QCOMPARE(asked.exit_code, 2);
+            QVERIFY2(asked.err.contains(no_entries), asked.err.constData());
+        }
+        const QString kept = QString::fromStdString(keys_after.begin()->first);
+        QCOMPARE(test::run_cli({"why", cache.path(), kept}).exit_code, 0);
+
+        // lookup: PyTorch's answer, a full miss, saying the dir is empty.
+        const auto looked = test::run_cli({"lookup", cache.path(), qkey, "--hints", "8"});
+        QCOMPARE(looked.exit_code, 0);
+        QVERIFY2(looked.out.contains(QByteArray::fromStdString("full_miss: no entries under " +
+                                                               key_dir + " (its dir is empty)")),
+                 looked.out.constData());
+        const auto looked_json =
+            test::run_cli({"lookup", cache.path(), qkey, "--hints", "8", "--json"});
+        QCOMPARE(json_of(looked_json)["status"].toString(), QString("full_miss"));
+        QVERIFY(json_of(looked_json)["key_dir_empty"].toBool());
+
+        // index: noted, nothing indexed for them.
+        const auto indexed =
+            test::run_cli({"index", cache.path(), "--catalog", cache.catalog_arg(), "--json"});
+        QCOMPARE(indexed.exit_code, 0);
+        const auto roots = json_of(indexed)["roots"].toArray();
+        QCOMPARE(roots.size(), 1);
+        QVERIFY(std::ranges::includes(strings_of(roots[0].toObject()["empty_key_dirs"].toArray()),
+                                      expected));
+    }
+
+    // Key dirs without entries go once nothing was written in them for
+    // --keep-recent (hand-made ones, and those the prune empties), with the
+    // shard dirs they leave empty; a younger one, or one holding anything,
+    // stays.
+    void idleKeyDirsWithoutEntriesGo() {
+        AgedCache cache;
+        QVERIFY(cache.make());
+        const std::string old_fx = "fxgraph/zz/f" + std::string(51, 'z');
+        const std::string old_aot = "aotautograd/a" + std::string(51, 'z');
+        const std::string fresh_fx = "fxgraph/yy/f" + std::string(51, 'y');
+        const std::string busy_fx = "fxgraph/xx/f" + std::string(51, 'x');
+        fs::create_directories(cache.dir / old_fx);
+        fs::create_directories(cache.dir / old_aot);
+        write_file(cache.dir / busy_fx / ".123.456.tmp", "half");
+        set_mtime(cache.dir / busy_fx / ".123.456.tmp", now_ns() - 40 * kDayNs);
+        age_key_dirs(cache.dir, 40);
+        fs::create_directories(cache.dir / fresh_fx);
+
+        // Nothing old enough to evict: only the idle empty dirs go.
+        const auto swept = test::run_cli({"prune", cache.path(), "--older-than", "1000d", "--json",
+                                          "--catalog", cache.catalog_arg()});
+        QCOMPARE(swept.exit_code, 0);
+        QVERIFY(json_of(swept)["units"].toArray().isEmpty());
+        QCOMPARE(strings_of(json_of(swept)["deleted"].toObject()["empty_dirs"].toArray()),
+                 (std::set<std::string>{old_fx, "fxgraph/zz", old_aot}));
+        QVERIFY(!fs::exists(cache.dir / "fxgraph/zz"));
+        QVERIFY(!fs::exists(cache.dir / old_aot));
+        QVERIFY(fs::is_directory(cache.dir / fresh_fx));
+        QVERIFY(fs::exists(cache.dir / busy_fx / ".123.456.tmp"));
+
+        // Emptied by the prune, idle before it: gone, with their shards.
+        const auto keys_before = fx_keys(cache.dir);
+        const QString limit = QString::number(total_bytes(cache.dir) / 2);
+        const auto pruned = test::run_cli({"prune", cache.path(), "--max-size", limit, "--json",
+                                           "--catalog", cache.catalog_arg()});
+        QCOMPARE(pruned.exit_code, 0);
+        const auto removed =
+            strings_of(json_of(pruned)["deleted"].toObject()["empty_dirs"].toArray());
+        std::set<std::string> expected;
+        for (const auto& unit : json_of(pruned)["units"].toArray()) {
+            for (const auto& entry : unit.toObject()["entries"].toArray()) {
+                const std::string kind = entry.toObject()["kind"].toString().toStdString();
+                const std::string path = entry.toObject()["path"].toString().toStdString();
+                if (kind == "fxgraph" || kind == "aotautograd") {
+                    const auto key_dir = fs::path(path).parent_path();
+                    expected.insert(key_dir.string());
+                    if (kind == "fxgraph") {
+                        expected.insert(key_dir.parent_path().string()); // one key per shard
+                    }
+                }
+            }
+        }
+        QVERIFY(!expected.empty());
+        QCOMPARE(removed, expected);
+        for (const auto& dir : expected) {
+            QVERIFY2(!fs::exists(cache.dir / dir), dir.c_str());
+        }
+        QVERIFY(fx_keys(cache.dir).size() < keys_before.size());
+        QVERIFY(fs::is_directory(cache.dir / fresh_fx));
+
+        // What is left verifies clean but for the young dir and the temp file.
+        auto scan = cachedir::scan_cache_dir(cache.dir);
+        QVERIFY_RESULT(scan);
+        QCOMPARE(scan->empty_key_dirs, (std::vector<std::string>{busy_fx, fresh_fx}));
+        QCOMPARE(verify_problems(cache.dir), std::string());
+        QCOMPARE(
+            test::run_cli({"export", cache.path(), "-o", cache.temp.filePath("b.bin")}).exit_code,
+            0);
     }
 
     void badArgumentsAreClearErrors() {

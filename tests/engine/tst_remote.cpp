@@ -444,6 +444,65 @@ private slots:
         QVERIFY(walk(temp.path().toStdString()).empty());
     }
 
+    // What a pull writes into and a push writes to is named first, and in
+    // the JSON as "target": the dir made absolute, the server.
+    void pullAndPushEchoTheirTarget() {
+        push_devset();
+        QTemporaryDir temp;
+        QVERIFY(QDir(temp.path()).mkdir("x"));
+        const QString spelled = temp.path() + "/x/../into/";
+        const QString target =
+            QString::fromStdString((fs::canonical(temp.path().toStdString()) / "into").string());
+        const auto dry = test::run_cli({"remote", "pull", url(), "--into", spelled, "--dry-run"});
+        QCOMPARE(dry.exit_code, 0);
+        QCOMPARE(dry.out.split('\n').first(),
+                 ("into " + target + " (to be created): dry run, nothing is written").toUtf8());
+        const auto pulled = test::run_cli({"remote", "pull", url(), "--into", spelled, "--json"});
+        QCOMPARE(pulled.exit_code, 0);
+        QCOMPARE(json_of(pulled).object()["target"].toString(), target);
+        QCOMPARE(files_under(target.toStdString()).size(), entries_.size());
+        const auto text = test::run_cli({"remote", "pull", url(), "--into", spelled});
+        QCOMPARE(text.exit_code, 0);
+        QCOMPARE(text.out.split('\n').first(), ("into " + target + ":").toUtf8());
+
+        const auto pushed = test::run_cli(
+            {"remote", "push", QString::fromStdString(devset().string()), url(), "--json"});
+        QCOMPARE(pushed.exit_code, 0);
+        QCOMPARE(json_of(pushed).object()["target"].toString(),
+                 QString::fromStdString(server_.endpoint().display()));
+    }
+
+    // A key dir without entries (a prune leaves one while PyTorch may still
+    // write into it) is a miss to PyTorch: push skips it with a note, and a
+    // key named explicitly that has only such a dir is not found.
+    void pushSkipsKeyDirsWithoutEntries() {
+        QTemporaryDir temp;
+        const fs::path dir = fs::path(temp.path().toStdString()) / "cache";
+        test::copy_tree(devset(), dir);
+        const std::string fx_key = "f" + std::string(51, 'z');
+        const std::string aot_key = "a" + std::string(51, 'z');
+        fs::create_directories(dir / "fxgraph/zz" / fx_key);
+        fs::create_directories(dir / "aotautograd" / aot_key);
+
+        const auto run =
+            test::run_cli({"remote", "push", QString::fromStdString(dir.string()), url()});
+        QCOMPARE(run.exit_code, 0);
+        for (const std::string& key_dir : {"fxgraph/zz/" + fx_key, "aotautograd/" + aot_key}) {
+            QVERIFY2(run.out.contains(QByteArray::fromStdString(
+                         key_dir + ": empty key dir (no entries), skipped")),
+                     run.out.constData());
+        }
+        QCOMPARE(all_keys().size(), entries_.size());
+
+        const auto named = test::run_cli({"remote", "push", QString::fromStdString(dir.string()),
+                                          url(), QString::fromStdString(fx_key)});
+        QCOMPARE(named.exit_code, 2);
+        QVERIFY2(named.err.contains(QByteArray::fromStdString("no entries under key " + fx_key +
+                                                              " (its dir fxgraph/zz/" + fx_key +
+                                                              " is empty)")),
+                 named.err.constData());
+    }
+
     void pullReportsItsStagesAndStopsBeforeWriting() {
         push_devset();
         QTemporaryDir temp;

@@ -20,6 +20,7 @@
 #include <cachelens/catalog/catalog.h>
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QBarCategoryAxis>
 #include <QBoxPlotSeries>
 #include <QBoxSet>
@@ -31,6 +32,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScatterSeries>
@@ -38,6 +40,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QtTest>
 
 #include <algorithm>
@@ -48,6 +51,26 @@ using namespace cachelens::ui;
 namespace fs = std::filesystem;
 
 namespace {
+
+// Answers the next message box (a modal one: polled for) with `button`,
+// keeping its text in `asked`.
+void answerNextQuestion(QMessageBox::StandardButton button, QString* asked) {
+    auto* timer = new QTimer;
+    timer->setInterval(10);
+    QObject::connect(timer, &QTimer::timeout, [timer, button, asked] {
+        for (QWidget* widget : QApplication::topLevelWidgets()) {
+            auto* box = qobject_cast<QMessageBox*>(widget);
+            if (box != nullptr && box->isVisible() && box->button(button) != nullptr) {
+                *asked = box->text();
+                timer->stop();
+                timer->deleteLater();
+                box->button(button)->click();
+                return;
+            }
+        }
+    });
+    timer->start();
+}
 
 const QString kKernelA = QStringLiteral("triton_red_fused_mul_sqrt_sum_0");
 const QString kModuleA = QStringLiteral("c2cluqctdhv5bk2zjvn3ozx7lsbmwkxvfy7pwq6r7pegzvbrhz4m");
@@ -817,8 +840,19 @@ private slots:
         view.selectResult(rowOf(*model, kHashA1));
         QVERIFY(view.acceptButton()->isEnabled());
 
-        QSignalSpy accepted(&view, &BenchView::acceptFinished);
+        // The button asks first, naming the dir it writes in; No runs nothing.
+        const QString cacheDir = QString::fromStdString(fake.cache.string());
+        QVERIFY2(view.acceptConfirmationText().contains(cacheDir),
+                 qPrintable(view.acceptConfirmationText()));
+        QString asked;
+        answerNextQuestion(QMessageBox::No, &asked);
         view.acceptButton()->click();
+        QCOMPARE(asked, view.acceptConfirmationText());
+        QVERIFY(!view.isAccepting());
+        QCOMPARE(fake.calls().size(), std::size_t(1));
+
+        QSignalSpy accepted(&view, &BenchView::acceptFinished);
+        view.acceptSelected(false);
         QVERIFY(view.isAccepting());
         QVERIFY(!view.runButton()->isEnabled());
         QVERIFY(accepted.wait(10'000));
@@ -840,6 +874,7 @@ private slots:
         QVERIFY(fake.setMode("refuse"));
         view.selectResult(rowOf(*model, all[2].hash));
         QVERIFY(view.acceptButton()->isEnabled());
+        answerNextQuestion(QMessageBox::Yes, &asked);
         view.acceptButton()->click();
         QVERIFY(accepted.wait(10'000));
         QVERIFY2(view.errorText().contains("is already the best config"),

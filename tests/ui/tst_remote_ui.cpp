@@ -350,8 +350,11 @@ private slots:
                  QStringLiteral("would write"));
         QVERIFY(dialog->canPull());
         QVERIFY(!fs::exists(into)); // a dry run writes nothing
+        // Pull asks first, naming the dir it writes in.
+        QCOMPARE(dialog->confirmationText(), QStringLiteral("Write 1 file into %1 (a new dir)?")
+                                                 .arg(QString::fromStdString(into.string())));
 
-        dialog->pullNow();
+        dialog->confirmAndPull(false);
         QVERIFY(pulled.wait(30'000));
         QCOMPARE(pulled.first().first().value<fs::path>(), into);
         QCOMPARE(dialog->plan()->count(bundle::ImportAction::Written), std::size_t{1});
@@ -402,7 +405,7 @@ private slots:
                  qPrintable(dialog.summaryText()));
         QVERIFY(dialog.canPull());
 
-        dialog.pullNow();
+        dialog.confirmAndPull(false);
         QSignalSpy pulled(&dialog, &PullDialog::pulled);
         QVERIFY(pulled.wait(30'000));
         QCOMPARE(

@@ -89,6 +89,31 @@ QString ImportPlanModel::summaryText() const {
     return summary;
 }
 
+QString ImportPlanModel::confirmationText() const {
+    if (!plan_) {
+        return {};
+    }
+    std::error_code error;
+    const auto dir = std::filesystem::absolute(plan_->cache_dir, error);
+    QString question = tr("Write %1 into %2%3?")
+                           .arg(stats_text::count(count(ImportAction::Write), "file", "files"),
+                                text((error ? plan_->cache_dir : dir).lexically_normal().string()),
+                                plan_->creates_cache_dir ? tr(" (a new dir)") : QString());
+    if (const auto refused = count(ImportAction::Refused)) {
+        question +=
+            u' ' + (refused == 1
+                        ? tr("1 artifact is refused and will not be written.")
+                        : tr("%1 artifacts are refused and will not be written.").arg(refused));
+    }
+    if (const auto conflicts = count(ImportAction::Conflict)) {
+        question +=
+            u' ' + (conflicts == 1
+                        ? tr("1 file there holds other bytes and is left alone.")
+                        : tr("%1 files there hold other bytes and are left alone.").arg(conflicts));
+    }
+    return question;
+}
+
 int ImportPlanModel::rowCount(const QModelIndex& parent) const {
     return parent.isValid() || !plan_ ? 0 : static_cast<int>(plan_->artifacts.size());
 }

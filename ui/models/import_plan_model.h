@@ -50,6 +50,10 @@ public:
     // As the CLI ends its report: "7 artifacts: 7 to write, 0 already
     // present, 0 conflicts, 0 refused".
     QString summaryText() const;
+    // What the import and pull dialogs ask before they write: how many
+    // files, into which dir (absolute), and what is left alone; empty
+    // without a plan.
+    QString confirmationText() const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

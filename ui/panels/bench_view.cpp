@@ -20,6 +20,7 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
@@ -145,8 +146,9 @@ BenchView::BenchView(JobRunner& jobs, QString catalogPath, QWidget* parent)
     selection_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     accept_ = new QPushButton(tr("Make best config"));
     accept_->setObjectName(QStringLiteral("benchAccept"));
-    accept_->setToolTip(tr("Rewrite the kernel's .best_config to name the selected config "
-                           "(cachelens bench accept; the old file is backed up)"));
+    accept_->setToolTip(tr("Rewrite the kernel's .best_config, in the dir of the run, to name "
+                           "the selected config (cachelens bench accept --dir; asks first; the "
+                           "old file is backed up)"));
     auto* resultsBox = new QGroupBox(tr("Results"));
     auto* resultsLayout = new QVBoxLayout(resultsBox);
     resultsLayout->addWidget(table_, 1);
@@ -212,7 +214,7 @@ BenchView::BenchView(JobRunner& jobs, QString catalogPath, QWidget* parent)
     connect(run_, &QPushButton::clicked, this, &BenchView::run);
     connect(filter_, &QLineEdit::returnPressed, this, &BenchView::run);
     connect(cancel_, &QPushButton::clicked, this, &BenchView::cancel);
-    connect(accept_, &QPushButton::clicked, this, &BenchView::acceptSelected);
+    connect(accept_, &QPushButton::clicked, this, [this] { acceptSelected(true); });
     connect(results_, &BenchResultsModel::rowsInserted, this,
             [this](const QModelIndex&, int first, int last) { onResultsInserted(first, last); });
     connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
@@ -771,9 +773,25 @@ void BenchView::changeEvent(QEvent* event) {
     }
 }
 
-void BenchView::acceptSelected() {
+QString BenchView::acceptConfirmationText() const {
     const QModelIndex current = table_->selectionModel()->currentIndex();
     if (!current.isValid() || !accept_->isEnabled()) {
+        return {};
+    }
+    const auto& result = results_->result(sorted_->mapToSource(current).row());
+    return tr("Make %1 the best config of %2? This rewrites its .best_config in %3; the old "
+              "file is kept as a backup beside it.")
+        .arg(result.configText, result.kernel, runDir_);
+}
+
+void BenchView::acceptSelected(bool askUser) {
+    const QModelIndex current = table_->selectionModel()->currentIndex();
+    if (!current.isValid() || !accept_->isEnabled()) {
+        return;
+    }
+    if (askUser && QMessageBox::question(this, tr("Make best config"), acceptConfirmationText(),
+                                         QMessageBox::Yes | QMessageBox::No,
+                                         QMessageBox::No) != QMessageBox::Yes) {
         return;
     }
     const auto& result = results_->result(sorted_->mapToSource(current).row());

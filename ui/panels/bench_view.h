@@ -62,8 +62,12 @@ public:
     bool isPlanning() const;
     // Asks the run to stop (SIGTERM), kills it 2 s later if it has not.
     void cancel();
-    // Makes the selected result's config the kernel's best config.
-    void acceptSelected();
+    // Makes the selected result's config the kernel's best config, in the
+    // dir of the run it came from; asks first when askUser.
+    void acceptSelected(bool askUser);
+    // What that asks: the kernel, the config and the dir written in; empty
+    // when no result can be accepted.
+    QString acceptConfirmationText() const;
     bool isRunning() const;
     bool isAccepting() const;
 

@@ -187,28 +187,7 @@ bool ImportDialog::canImport() const {
 }
 
 QString ImportDialog::confirmationText() const {
-    if (!model_->plan()) {
-        return {};
-    }
-    const auto& plan = *model_->plan();
-    QString question =
-        tr("Write %1 into %2%3?")
-            .arg(stats_text::count(plan.count(bundle::ImportAction::Write), "file", "files"),
-                 text(plan.cache_dir.string()),
-                 plan.creates_cache_dir ? tr(" (a new dir)") : QString());
-    if (const auto refused = plan.count(bundle::ImportAction::Refused)) {
-        question +=
-            u' ' + (refused == 1
-                        ? tr("1 artifact is refused and will not be written.")
-                        : tr("%1 artifacts are refused and will not be written.").arg(refused));
-    }
-    if (const auto conflicts = plan.count(bundle::ImportAction::Conflict)) {
-        question += u' ' + (conflicts == 1
-                                ? tr("1 file there differs from the bundle's and is left alone.")
-                                : tr("%1 files there differ from the bundle's and are left alone.")
-                                      .arg(conflicts));
-    }
-    return question;
+    return model_->confirmationText();
 }
 
 QString ImportDialog::bundleText() const {

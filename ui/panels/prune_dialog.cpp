@@ -403,6 +403,10 @@ void PruneDialog::showOutcome(const catalog::PruneOutcome& outcome) {
     lines << tr("Deleted %n entries", nullptr, static_cast<int>(outcome.entries_deleted)) +
                  tr(" (%n files, %1).", nullptr, static_cast<int>(outcome.files_deleted))
                      .arg(stats_text::bytes(outcome.bytes_freed));
+    if (!outcome.dirs_removed.empty()) {
+        lines << tr("Removed %n empty key and shard dirs.", nullptr,
+                    static_cast<int>(outcome.dirs_removed.size()));
+    }
     if (!outcome.kept.empty()) {
         lines << tr("Kept %n planned entries:", nullptr, static_cast<int>(outcome.kept.size()));
         for (const auto& line : outcome.kept) {

@@ -16,6 +16,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QPushButton>
 #include <QTableView>
 #include <QTimer>
@@ -90,14 +91,14 @@ PullDialog::PullDialog(JobRunner& jobs, remote::RedisEndpoint server, std::vecto
     notes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     notes_->hide();
 
-    pull_ = new QPushButton(tr("&Pull"));
+    pull_ = new QPushButton(tr("&Pull…"));
     pull_->setDefault(true);
     pull_->setEnabled(false);
-    pull_->setToolTip(tr("Write what the table marks \"would write\"; refused values are never "
-                         "written"));
+    pull_->setToolTip(tr("Write what the table marks \"would write\" into the cache dir above "
+                         "(asks first); refused values are never written"));
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
     buttons->addButton(pull_, QDialogButtonBox::AcceptRole);
-    connect(pull_, &QPushButton::clicked, this, &PullDialog::pullNow);
+    connect(pull_, &QPushButton::clicked, this, [this] { confirmAndPull(true); });
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 
     auto* layout = new QVBoxLayout(this);
@@ -160,10 +161,20 @@ void PullDialog::setBusy(bool busy) {
     pull_->setEnabled(canPull());
 }
 
-void PullDialog::pullNow() {
-    if (canPull()) {
-        run(false);
+QString PullDialog::confirmationText() const {
+    return model_->confirmationText();
+}
+
+void PullDialog::confirmAndPull(bool askUser) {
+    if (!canPull()) {
+        return;
     }
+    if (askUser && QMessageBox::question(this, tr("Pull"), confirmationText(),
+                                         QMessageBox::Yes | QMessageBox::No,
+                                         QMessageBox::No) != QMessageBox::Yes) {
+        return;
+    }
+    run(false);
 }
 
 void PullDialog::run(bool dryRun) {

@@ -42,8 +42,10 @@ public:
 
     // Each replans at once.
     void setDestination(const std::filesystem::path& dir);
-    // Pulls what the plan shown writes.
-    void pullNow();
+    // Pulls what the plan shown writes; asks first (naming the dir) when askUser.
+    void confirmAndPull(bool askUser);
+    // What that asks; empty without a plan.
+    QString confirmationText() const;
 
     std::filesystem::path destination() const;
     const std::vector<std::string>& keys() const { return keys_; }

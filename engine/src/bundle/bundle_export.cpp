@@ -1,5 +1,6 @@
 #include <cachelens/bundle/export.h>
 #include <cachelens/cachedir/aot_autograd_entry.h>
+#include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
 #include <cachelens/core/mapped_file.h>
 #include <cachelens/hash/sha256.h>
@@ -59,8 +60,12 @@ Result<std::string> read_addressed(const fs::path& file) {
     return bytes;
 }
 
+std::string fx_key_dir_name(std::string_view key) {
+    return "fxgraph/" + std::string(key.substr(1, 2)) + "/" + std::string(key);
+}
+
 fs::path fx_key_dir(const fs::path& root, std::string_view key) {
-    return root / "fxgraph" / std::string(key.substr(1, 2)) / std::string(key);
+    return root / fx_key_dir_name(key);
 }
 
 class Exporter {
@@ -83,7 +88,7 @@ public:
         }
         const auto files = entry_files(fx_key_dir(root_, key));
         if (files.empty()) {
-            return fail(ErrorKind::NotFound, "no FX graph entry with key " + key, root_.string());
+            return no_entries(fx_key_dir_name(key), "no FX graph entry with key " + key);
         }
         for (const auto& file : files) {
             auto content = read_addressed(file);
@@ -113,8 +118,7 @@ public:
         }
         const auto files = entry_files(root_ / "aotautograd" / key);
         if (files.empty()) {
-            return fail(ErrorKind::NotFound, "no AOTAutograd entry with key " + key,
-                        root_.string());
+            return no_entries("aotautograd/" + key, "no AOTAutograd entry with key " + key);
         }
         for (const auto& file : files) {
             auto content = read_addressed(file);
@@ -166,15 +170,22 @@ public:
     }
 
     Result<void> add_everything() {
+        // A key dir without entries is a miss to PyTorch: nothing to bring.
         for (const auto& shard : subdir_names(root_ / "fxgraph")) {
             for (const auto& key : subdir_names(root_ / "fxgraph" / shard)) {
-                if (auto added = add_fx_key(key); !added) {
+                const std::string dir = "fxgraph/" + shard + "/" + key;
+                if (entry_files(root_ / dir).empty()) {
+                    notes_.push_back(cachedir::empty_key_dir_note(dir));
+                } else if (auto added = add_fx_key(key); !added) {
                     return added;
                 }
             }
         }
         for (const auto& key : subdir_names(root_ / "aotautograd")) {
-            if (auto added = add_aot_key(key); !added) {
+            const std::string dir = "aotautograd/" + key;
+            if (entry_files(root_ / dir).empty()) {
+                notes_.push_back(cachedir::empty_key_dir_note(dir));
+            } else if (auto added = add_aot_key(key); !added) {
                 return added;
             }
         }
@@ -223,6 +234,16 @@ public:
     }
 
 private:
+    // A key named explicitly with no entry: not found, whether its dir is
+    // missing or empty (the message says which).
+    Result<void> no_entries(const std::string& key_dir, const std::string& missing) const {
+        std::error_code error;
+        return fail(ErrorKind::NotFound,
+                    fs::is_directory(root_ / key_dir, error) ? cachedir::no_entries_message(key_dir)
+                                                             : missing,
+                    root_.string());
+    }
+
     bool links_to_exported(const std::string& aot_key) const {
         for (const auto& file : entry_files(root_ / "aotautograd" / aot_key)) {
             auto entry = cachedir::load_aot_autograd_entry(file);

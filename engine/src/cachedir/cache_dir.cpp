@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <set>
 
 namespace cachelens::cachedir {
 
@@ -47,6 +48,13 @@ std::string entry_key(FileKind kind, std::string_view path) {
     }
 }
 
+// fxgraph/<xx>/<key> or aotautograd/<key>: where PyTorch keeps a key's entries.
+bool is_key_dir(std::string_view relative) {
+    const auto parts = std::ranges::count(relative, '/');
+    return (relative.starts_with("fxgraph/") && parts == 2) ||
+           (relative.starts_with("aotautograd/") && parts == 1);
+}
+
 } // namespace
 
 std::string_view stem_of(std::string_view file_name) {
@@ -84,6 +92,7 @@ Result<Scan> scan_cache_dir(const fs::path& root, const ProgressFn& progress) {
                                     .item = root.native()})) {
         return cancelled();
     }
+    std::vector<std::string> key_dirs;
     fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);
     if (ec) {
         return fail(ErrorKind::Io, "cannot read the cache dir: " + ec.message(), root.string());
@@ -101,6 +110,13 @@ Result<Scan> scan_cache_dir(const fs::path& root, const ProgressFn& progress) {
             scan.errors.push_back({ErrorKind::Unsupported,
                                    "symbolic link not followed (a cache dir holds none)",
                                    item.path().string()});
+            continue;
+        }
+        if (type == fs::file_type::directory) {
+            const std::string relative = item.path().lexically_relative(root).generic_string();
+            if (is_key_dir(relative)) {
+                key_dirs.push_back(relative);
+            }
             continue;
         }
         if (type != fs::file_type::regular) {
@@ -140,6 +156,18 @@ Result<Scan> scan_cache_dir(const fs::path& root, const ProgressFn& progress) {
     }
     std::sort(scan.files.begin(), scan.files.end(),
               [](const FileRecord& a, const FileRecord& b) { return a.path < b.path; });
+    std::set<std::string_view> with_entries;
+    for (const FileRecord& file : scan.files) {
+        if (file.kind == FileKind::FxGraph || file.kind == FileKind::AotAutograd) {
+            with_entries.insert(parent_of(file.path));
+        }
+    }
+    for (auto& dir : key_dirs) {
+        if (!with_entries.contains(dir)) {
+            scan.empty_key_dirs.push_back(std::move(dir));
+        }
+    }
+    std::sort(scan.empty_key_dirs.begin(), scan.empty_key_dirs.end());
     return scan;
 }
 
@@ -249,6 +277,25 @@ std::vector<Entry> find_entries(const Scan& scan, std::string_view query) {
         }
     }
     return matches;
+}
+
+std::string empty_key_dir_named(const Scan& scan, std::string_view query) {
+    const EntryQuery wanted(scan.root, query);
+    for (const auto& dir : scan.empty_key_dirs) {
+        if (dir == wanted.relative() || file_name_of(dir) == query) {
+            return dir;
+        }
+    }
+    return {};
+}
+
+std::string no_entries_message(std::string_view key_dir) {
+    return "no entries under key " + std::string(file_name_of(key_dir)) + " (its dir " +
+           std::string(key_dir) + " is empty)";
+}
+
+std::string empty_key_dir_note(std::string_view key_dir) {
+    return std::string(key_dir) + ": empty key dir (no entries), skipped";
 }
 
 } // namespace cachelens::cachedir

@@ -48,6 +48,13 @@ public:
                 check(entry);
             }
         }
+        for (const std::string& dir : scan_.empty_key_dirs) {
+            report_.warnings.push_back(
+                {dir, ProblemKind::EmptyKeyDir,
+                 "empty key dir (no entries): PyTorch misses on this key as if the dir were not "
+                 "there; prune removes it once it is older than --keep-recent",
+                 report_.warnings.size()});
+        }
         // By path; a file's problems stay in the order they were found.
         std::sort(report_.problems.begin(), report_.problems.end(),
                   [](const Problem& a, const Problem& b) {
@@ -279,6 +286,8 @@ std::string_view to_string(ProblemKind kind) {
         return "stray-temp";
     case ProblemKind::Unreadable:
         return "unreadable";
+    case ProblemKind::EmptyKeyDir:
+        return "empty-key-dir";
     }
     return "problem";
 }

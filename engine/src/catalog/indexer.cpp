@@ -487,6 +487,7 @@ Result<IndexReport> index_root(sql::Database& db, const fs::path& dir, const std
         return std::unexpected(scan.error());
     }
     report.walk_errors = scan->errors;
+    report.empty_key_dirs = scan->empty_key_dirs;
     std::int64_t root_id = 0;
     bool previous_interrupted = false;
     {

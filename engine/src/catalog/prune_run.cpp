@@ -11,6 +11,7 @@
 #include <cachelens/core/dir_handle.h>
 
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -142,11 +143,113 @@ private:
     std::map<std::string, std::string> kept_;
 };
 
+// Key dirs without entries (fxgraph/<xx>/<key>, aotautograd/<key>) and
+// fxgraph shard dirs left empty go, so that no command meets a key with
+// nothing under it. PyTorch makes a key dir and then writes into it without
+// a retry, so only a dir nothing was written in for keep_recent_ns goes, and
+// by rmdir, which fails on a dir holding anything (never a recursive delete).
+// A dir's age is its mtime from before this prune unlinked anything in it.
+class EmptyDirSweeper {
+public:
+    EmptyDirSweeper(const DirHandle& root, std::int64_t idle_before_ns)
+        : root_(root)
+        , idle_before_ns_(idle_before_ns) {}
+
+    // Called before the files of `entry` are unlinked, which touches its dirs.
+    void before_removing(const PruneEntry& entry) {
+        if (entry.kind != FileKind::FxGraph && entry.kind != FileKind::AotAutograd) {
+            return;
+        }
+        const std::string_view key_dir = split_parent(entry.path).first;
+        remember(key_dir);
+        if (entry.kind == FileKind::FxGraph) {
+            remember(split_parent(key_dir).first);
+        }
+    }
+
+    void sweep(PruneOutcome& outcome) {
+        if (auto fxgraph = root_.open_beneath("fxgraph")) {
+            for (const auto& shard : names_in(*fxgraph)) {
+                const std::string shard_path = "fxgraph/" + shard;
+                // Its age before its key dirs go: removing one touches it.
+                const auto shard_written = written(*fxgraph, shard, shard_path);
+                if (auto dir = fxgraph->open_beneath(shard)) {
+                    for (const auto& key : names_in(*dir)) {
+                        const std::string key_path = shard_path + "/" + key;
+                        remove_if_idle(*dir, key, key_path, written(*dir, key, key_path), outcome);
+                    }
+                }
+                remove_if_idle(*fxgraph, shard, shard_path, shard_written, outcome);
+            }
+        }
+        if (auto aot = root_.open_beneath("aotautograd")) {
+            for (const auto& key : names_in(*aot)) {
+                const std::string key_path = "aotautograd/" + key;
+                remove_if_idle(*aot, key, key_path, written(*aot, key, key_path), outcome);
+            }
+        }
+    }
+
+private:
+    static std::vector<std::string> names_in(const DirHandle& dir) {
+        auto names = dir.subdir_names();
+        return names ? std::move(*names) : std::vector<std::string>{};
+    }
+
+    void remember(std::string_view relative) {
+        const std::string path(relative);
+        if (last_written_.contains(path)) {
+            return;
+        }
+        auto [parent, name] = split_parent(path);
+        if (auto dir = root_.open_beneath(parent)) {
+            if (auto info = dir->stat_entry(name); info && S_ISDIR(info->st_mode)) {
+                last_written_.emplace(path, mtime_ns_of(*info));
+            }
+        }
+    }
+
+    // When `name` in `parent` was last written before this prune, if known.
+    std::optional<std::int64_t> written(const DirHandle& parent, const std::string& name,
+                                        const std::string& path) const {
+        if (auto it = last_written_.find(path); it != last_written_.end()) {
+            return it->second;
+        }
+        auto info = parent.stat_entry(name);
+        if (!info || !S_ISDIR(info->st_mode)) {
+            return std::nullopt;
+        }
+        return mtime_ns_of(*info);
+    }
+
+    void remove_if_idle(const DirHandle& parent, const std::string& name, const std::string& path,
+                        std::optional<std::int64_t> written_ns, PruneOutcome& outcome) {
+        if (!written_ns || *written_ns > idle_before_ns_) {
+            return;
+        }
+        auto removed = parent.remove_empty_dir(name);
+        if (!removed) {
+            if (removed.error().kind != ErrorKind::NotFound) {
+                outcome.errors.push_back(removed.error());
+            }
+            return;
+        }
+        if (*removed) {
+            outcome.dirs_removed.push_back(path);
+        }
+    }
+
+    const DirHandle& root_;
+    const std::int64_t idle_before_ns_;
+    std::map<std::string, std::int64_t> last_written_;
+};
+
 class Deleter {
 public:
-    Deleter(const DirHandle& root, PruneOutcome& outcome)
+    Deleter(const DirHandle& root, PruneOutcome& outcome, EmptyDirSweeper& sweeper)
         : root_(root)
-        , outcome_(outcome) {}
+        , outcome_(outcome)
+        , sweeper_(sweeper) {}
 
     void remove(const PruneEntry& entry) {
         // Check every file first: an entry is deleted whole or not at all.
@@ -164,6 +267,7 @@ public:
             }
             files.emplace_back(std::move(*dir), std::string(name));
         }
+        sweeper_.before_removing(entry);
         for (const auto& [dir, name] : files) {
             if (auto removed = dir.remove_file(name); !removed) {
                 outcome_.errors.push_back(removed.error());
@@ -199,8 +303,8 @@ private:
 
     // A Triton kernel dir left empty goes too (rmdir refuses a dir with
     // anything new in it; Triton recreates its dirs before each write). FX
-    // and AOT key dirs stay: PyTorch mkdirs them and then writes into them
-    // without a retry, so removing one could fail a write in progress.
+    // and AOT key dirs are the EmptyDirSweeper's: PyTorch mkdirs them and
+    // then writes into them without a retry, so a young one stays.
     void remove_own_dir(const PruneEntry& entry) {
         if (entry.kind != FileKind::Triton) {
             return;
@@ -213,6 +317,7 @@ private:
 
     const DirHandle& root_;
     PruneOutcome& outcome_;
+    EmptyDirSweeper& sweeper_;
 };
 
 } // namespace
@@ -258,7 +363,8 @@ Result<PruneOutcome> run_prune(sql::Database& db, const PrunePlan& plan,
                       .bytes = 0,
                       .item = {}};
     outcome.cancelled = !report_progress(index_options.progress, progress);
-    Deleter deleter(*root, outcome);
+    EmptyDirSweeper sweeper(*root, plan.now_ns - plan.keep_recent_ns);
+    Deleter deleter(*root, outcome, sweeper);
     for (std::size_t i = 0; i < doomed.size() && !outcome.cancelled; ++i) {
         deleter.remove(*doomed[i]);
         progress.done = i + 1;
@@ -267,6 +373,9 @@ Result<PruneOutcome> run_prune(sql::Database& db, const PrunePlan& plan,
         outcome.cancelled = !report_progress(index_options.progress, progress);
     }
     outcome.cancelled = outcome.cancelled && progress.done < doomed.size();
+    // Key dirs left empty go (a stopped prune sweeps too: what it deleted
+    // went whole, and an idle empty dir is no one's).
+    sweeper.sweep(outcome);
     // The catalog learns what went, whole even after a stop: the reports go
     // on, a stop is not heard.
     IndexOptions reindex = index_options;

@@ -1,9 +1,11 @@
 #include <cachelens/core/dir_handle.h>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -275,6 +277,38 @@ Result<bool> DirHandle::remove_empty_dir(std::string_view name) const {
                     "cannot remove the directory: " + system_message(error), joined(path_, dir));
     }
     return true;
+}
+
+Result<std::vector<std::string>> DirHandle::subdir_names() const {
+    // A descriptor of its own: readdir through a dup would move this one's offset.
+    const int fd = ::openat(fd_, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR* dir = fd < 0 ? nullptr : ::fdopendir(fd);
+    if (dir == nullptr) {
+        const int error = errno;
+        if (fd >= 0) {
+            ::close(fd);
+        }
+        return fail(ErrorKind::Io, "cannot read the directory: " + system_message(error), path_);
+    }
+    std::vector<std::string> names;
+    while (const dirent* item = ::readdir(dir)) {
+        const std::string name(item->d_name);
+        if (!is_plain_name(name)) {
+            continue;
+        }
+        bool is_dir = item->d_type == DT_DIR;
+        if (item->d_type == DT_UNKNOWN) {
+            struct stat info {};
+            is_dir = ::fstatat(fd, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0 &&
+                     S_ISDIR(info.st_mode);
+        }
+        if (is_dir) {
+            names.push_back(name);
+        }
+    }
+    ::closedir(dir);
+    std::sort(names.begin(), names.end());
+    return names;
 }
 
 } // namespace cachelens

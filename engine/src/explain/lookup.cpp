@@ -135,6 +135,7 @@ Result<LookupResult> simulate_lookup(const fs::path& root, std::string_view key,
         }
         result.tried.push_back(std::move(tried));
     }
+    result.key_dir_empty = files.empty() && fs::is_directory(dir, ec);
     return result;
 }
 

@@ -48,6 +48,9 @@ struct Scan {
     std::vector<FileRecord> files; // sorted by path
     // What could not be walked: unreadable dirs, symlinks (never followed).
     std::vector<Error> errors;
+    // Key dirs (fxgraph/<xx>/<key>, aotautograd/<key>) that hold no entry, sorted:
+    // PyTorch found nothing under such a key, as if the dir were not there.
+    std::vector<std::string> empty_key_dirs;
 
     std::vector<Entry> entries() const;
     std::map<FileKind, KindSummary> summary() const;
@@ -77,6 +80,8 @@ public:
     // The key the entries it names are filed under (for a path: the key its
     // entry or key dir has), to find them by in a catalog search.
     std::string search_key() const;
+    // The query as a path relative to the root (itself when it is no path).
+    const std::string& relative() const { return relative_; }
 
 private:
     std::string query_;
@@ -85,6 +90,16 @@ private:
 
 // The entries a user means by `query` (EntryQuery). Empty when nothing matches.
 std::vector<Entry> find_entries(const Scan& scan, std::string_view query);
+
+// The key dir `query` names (by key, or by its path as find_entries takes
+// one) when it holds no entry; empty when it names none or one with entries.
+std::string empty_key_dir_named(const Scan& scan, std::string_view query);
+
+// What a command says of a key whose dir `key_dir` ("fxgraph/zz/fzz...")
+// holds no entry: named explicitly, it is not found; in a whole-dir walk,
+// it is skipped with a note.
+std::string no_entries_message(std::string_view key_dir);
+std::string empty_key_dir_note(std::string_view key_dir);
 
 // The part of a file name before its first '.' ("c2clu...") or the whole name.
 std::string_view stem_of(std::string_view file_name);

@@ -22,6 +22,7 @@ enum class ProblemKind {
     Incomplete,   // a Triton kernel dir lacks files its group file lists
     StrayTemp,    // a temp file from an unfinished (or ongoing) atomic write
     Unreadable,   // the walk could not read it, or a symlink was not followed
+    EmptyKeyDir,  // a key dir without entries (a warning: PyTorch reads it as a miss)
 };
 
 std::string_view to_string(ProblemKind kind);
@@ -35,6 +36,8 @@ struct Problem {
 
 struct VerifyReport {
     std::vector<Problem> problems; // sorted by path
+    // Listed, sorted by path, but harmless: the dir is still clean.
+    std::vector<Problem> warnings;
     std::size_t entries_checked = 0;
     std::size_t names_verified = 0; // content-addressed names that matched
     // Names PyTorch derives from more than the content (autotune template

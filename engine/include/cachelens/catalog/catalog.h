@@ -45,6 +45,7 @@ struct IndexReport {
     std::size_t removed = 0;      // gone since the last index
     std::size_t parse_errors = 0; // of those parsed now
     std::vector<Error> walk_errors;
+    std::vector<std::string> empty_key_dirs; // no entries: nothing indexed for them
     bool cancelled = false;
 };
 

@@ -92,6 +92,10 @@ struct PruneOutcome {
     // Stopped (IndexOptions::progress) before every planned entry went: each
     // entry went whole or not at all, and the catalog knows which.
     bool cancelled = false;
+    // Key dirs left without entries, and fxgraph shard dirs left empty, that
+    // were removed (relative to the root): only when nothing had been written
+    // in them for keep_recent_ns, with rmdir, which refuses a dir holding anything.
+    std::vector<std::string> dirs_removed;
 };
 
 } // namespace cachelens::catalog

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace cachelens {
 
@@ -54,6 +55,9 @@ public:
     Result<void> remove_file(std::string_view name) const;
     // Removes `name` when it is an empty directory. False when it is not empty.
     Result<bool> remove_empty_dir(std::string_view name) const;
+    // The names of the directories directly in this one, sorted (a symlink
+    // is not one of them).
+    Result<std::vector<std::string>> subdir_names() const;
 
     // For messages: the path this handle was opened as.
     const std::string& path() const { return path_; }
