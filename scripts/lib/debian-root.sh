@@ -130,9 +130,9 @@ debian_root_mount() {
 debian_root_restore_debs() {
     local root="$1" archives="$DEBIAN_ROOT_CACHE/archives"
     mkdir -p "$archives" "$root/var/cache/apt/archives"
-    find "$archives" -maxdepth 1 -name '*.deb' -exec cp -l -t "$root/var/cache/apt/archives" {} + \
+    find "$archives" -maxdepth 1 -name '*.deb' -exec cp -l -n -t "$root/var/cache/apt/archives" {} + \
         2>/dev/null ||
-        find "$archives" -maxdepth 1 -name '*.deb' -exec cp -t "$root/var/cache/apt/archives" {} +
+        find "$archives" -maxdepth 1 -name '*.deb' -exec cp -n -t "$root/var/cache/apt/archives" {} +
 }
 
 # debian_root_save_debs ROOT: the root's .deb files into the cache, after
