@@ -111,9 +111,17 @@ std::string elide_middle(std::string_view text, std::size_t columns) {
 // "indexing /cache: 12,345 / 60,000 entries (20%)  1.2 GiB/s  parsing fxgraph/…",
 // at most `columns` - 1 wide (writing the last column makes some terminals wrap).
 // What gives way when it is too wide: the item (its front), then the label
-// (its middle); the counts, the rate and the stage stay.
+// (its middle); the counts, the rate and the stage stay. The label is given
+// the room the widest of those left it, so that it keeps its width while the
+// counts grow (a process draws one line at a time, as it has one Ctrl-C).
 std::string compose(std::string_view label, const Progress& progress, double seconds,
                     std::size_t columns) {
+    static std::string last_label;
+    static std::size_t widest_tail = 0;
+    if (label != last_label) {
+        last_label = label;
+        widest_tail = 0;
+    }
     std::string tail;
     if (progress.total > 0) {
         tail += ": " + grouped(progress.done) + " / " + grouped(progress.total) + " " +
@@ -134,7 +142,8 @@ std::string compose(std::string_view label, const Progress& progress, double sec
     tail += to_string(progress.stage);
     const std::size_t width = columns > 1 ? columns - 1 : 1;
     constexpr std::size_t kShortestLabel = 16;
-    const std::size_t tail_width = columns_of(tail);
+    widest_tail = std::max(widest_tail, columns_of(tail));
+    const std::size_t tail_width = widest_tail;
     std::string line = elide_middle(
         printable(label), std::max(kShortestLabel, width > tail_width ? width - tail_width : 0));
     line += tail;
