@@ -211,7 +211,8 @@ void add_prune_command(CLI::App& app, int& exit_code) {
         "together. Files being written (.*.tmp), locks and unknown files are never deleted, "
         "symlinks never followed, and each file is checked again right before it goes. Key "
         "dirs left without entries (and shard dirs left empty) go too, once nothing was "
-        "written in them for --keep-recent. Exit code 1 when --max-size cannot be reached or a "
+        "written in them for --keep-recent (and at least a minute). Exit code 1 when --max-size "
+        "cannot be reached or a "
         "file could not be deleted.");
     command->add_option("DIR", options->dir, "the cache dir")->required();
     command->add_option("--max-size", options->max_size,

@@ -222,6 +222,12 @@ private slots:
         QCOMPARE(snapshot(cache.dir), before);
         const QJsonObject json = QJsonDocument::fromJson(run.out).object();
         QVERIFY(json["dry_run"].toBool());
+        // Where it deletes: first in the text, "target" in the JSON.
+        const QString target = QString::fromStdString(fs::canonical(cache.dir).string());
+        QCOMPARE(json["target"].toString(), target);
+        const auto text = test::run_cli({"prune", cache.path(), "--max-size", "1M", "--dry-run",
+                                         "--catalog", cache.catalog_arg()});
+        QVERIFY2(text.out.startsWith((target + ": ").toUtf8()), text.out.constData());
         QVERIFY(json["bytes_after"].toDouble() <= 1024 * 1024);
         QCOMPARE(json["bytes_before"].toDouble(), double(total_bytes(cache.dir)));
         // The JSON lists exactly what the engine plans.
@@ -597,9 +603,12 @@ private slots:
         age_key_dirs(cache.dir, 40);
         fs::create_directories(cache.dir / fresh_fx);
 
-        // Nothing old enough to evict: only the idle empty dirs go.
-        const auto swept = test::run_cli({"prune", cache.path(), "--older-than", "1000d", "--json",
-                                          "--catalog", cache.catalog_arg()});
+        // Nothing old enough to evict: only the idle empty dirs go; a young
+        // one stays even with --keep-recent 0s (PyTorch may be about to
+        // write into it).
+        const auto swept =
+            test::run_cli({"prune", cache.path(), "--older-than", "1000d", "--keep-recent", "0s",
+                           "--json", "--catalog", cache.catalog_arg()});
         QCOMPARE(swept.exit_code, 0);
         QVERIFY(json_of(swept)["units"].toArray().isEmpty());
         QCOMPARE(strings_of(json_of(swept)["deleted"].toObject()["empty_dirs"].toArray()),

@@ -602,6 +602,9 @@ private slots:
         const auto made_json = QJsonDocument::fromJson(made.out).object();
         QCOMPARE(made_json["private_key"].toString(), q(path("cli.key")));
         QCOMPARE(made_json["public_key"].toString(), q(path("cli.pub")));
+        // Where it wrote, absolute.
+        QCOMPARE(made_json["target"].toString(),
+                 q(fs::weakly_canonical(path("cli.key")).parent_path()));
         auto cli_key = bundle::load_private_key(path("cli.key"));
         QVERIFY_RESULT(cli_key);
         QCOMPARE(made_json["fingerprint"].toString().toStdString(),

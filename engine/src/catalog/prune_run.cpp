@@ -10,6 +10,7 @@
 
 #include <cachelens/core/dir_handle.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -146,9 +147,11 @@ private:
 // Key dirs without entries (fxgraph/<xx>/<key>, aotautograd/<key>) and
 // fxgraph shard dirs left empty go, so that no command meets a key with
 // nothing under it. PyTorch makes a key dir and then writes into it without
-// a retry, so only a dir nothing was written in for keep_recent_ns goes, and
-// by rmdir, which fails on a dir holding anything (never a recursive delete).
-// A dir's age is its mtime from before this prune unlinked anything in it.
+// a retry, so only a dir nothing was written in for a while goes (see
+// kKeyDirMinIdleNs), and by rmdir, which fails on a dir holding anything
+// (never a recursive delete). A dir's age is its mtime from before this prune
+// unlinked anything in it. What stays possible: a writer that finds an idle
+// empty dir there and is between its mkdir and its first file as the dir goes.
 class EmptyDirSweeper {
 public:
     EmptyDirSweeper(const DirHandle& root, std::int64_t idle_before_ns)
@@ -363,7 +366,7 @@ Result<PruneOutcome> run_prune(sql::Database& db, const PrunePlan& plan,
                       .bytes = 0,
                       .item = {}};
     outcome.cancelled = !report_progress(index_options.progress, progress);
-    EmptyDirSweeper sweeper(*root, plan.now_ns - plan.keep_recent_ns);
+    EmptyDirSweeper sweeper(*root, plan.now_ns - std::max(plan.keep_recent_ns, kKeyDirMinIdleNs));
     Deleter deleter(*root, outcome, sweeper);
     for (std::size_t i = 0; i < doomed.size() && !outcome.cancelled; ++i) {
         deleter.remove(*doomed[i]);

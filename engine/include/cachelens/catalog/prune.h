@@ -19,6 +19,11 @@
 namespace cachelens::catalog {
 
 inline constexpr std::int64_t kDefaultKeepRecentNs = 10LL * 60 * 1'000'000'000;
+// A key dir left without entries stays at least this long after anything was
+// written in it, whatever keep_recent_ns says: PyTorch makes a key dir (or
+// finds it there) and then writes into it, and a dir removed in between fails
+// that write, which is worse than a finished entry deleted.
+inline constexpr std::int64_t kKeyDirMinIdleNs = 60LL * 1'000'000'000;
 
 struct PruneOptions {
     // Evict oldest first until the root's files take at most this many bytes.
@@ -94,7 +99,8 @@ struct PruneOutcome {
     bool cancelled = false;
     // Key dirs left without entries, and fxgraph shard dirs left empty, that
     // were removed (relative to the root): only when nothing had been written
-    // in them for keep_recent_ns, with rmdir, which refuses a dir holding anything.
+    // in them for keep_recent_ns (and kKeyDirMinIdleNs), with rmdir, which
+    // refuses a dir holding anything.
     std::vector<std::string> dirs_removed;
 };
 
