@@ -3,8 +3,8 @@
 #include "output.h"
 #include "progress_line.h"
 
-#include <cachelens/core/text.h>
 #include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/core/text.h>
 #include <cachelens/remote/mirror.h>
 #include <cachelens/remote/redis_endpoint.h>
 

@@ -299,8 +299,9 @@ private slots:
 
     void diffNamesWhatChanged() {
         const QString devset = fixture_dir("devset/cache");
-        const auto run = test::run_cli({"diff", devset + ":fugz3vdph3s6scj74ka3bp7bloh4sl3pw6itkd6kn3nlx4a3ngiq",
-                                        "fajgubgjoc7472fanbq4v7toa3fipqcxuw5brgm2dgofcoq3dily", "--json"});
+        const auto run =
+            test::run_cli({"diff", devset + ":fugz3vdph3s6scj74ka3bp7bloh4sl3pw6itkd6kn3nlx4a3ngiq",
+                           "fajgubgjoc7472fanbq4v7toa3fipqcxuw5brgm2dgofcoq3dily", "--json"});
         QCOMPARE(run.exit_code, 0);
         const auto json = parse_json(run).object();
         QStringList names;
@@ -308,10 +309,12 @@ private slots:
             const auto difference = value.toObject();
             names << difference["attribute"].toString();
             QCOMPARE(difference["change"].toString(), "changed");
-            QVERIFY(difference["left"]["value"].toString() != difference["right"]["value"].toString());
+            QVERIFY(difference["left"]["value"].toString() !=
+                    difference["right"]["value"].toString());
         }
         names.sort();
-        QCOMPARE(names, QStringList({"inductor_config[epilogue_fusion]", "inductor_config[max_fusion_size]"}));
+        QCOMPARE(names, QStringList({"inductor_config[epilogue_fusion]",
+                                     "inductor_config[max_fusion_size]"}));
         QCOMPARE(json["same"].toInt(), 538);
         const auto lines = json["lines"].toObject();
         QCOMPARE(lines["shared"].toInt(), 538);
@@ -322,7 +325,9 @@ private slots:
 
         // Across two dirs: the mega-cache re-run against the original run.
         const auto across = test::run_cli(
-            {"diff", fixture_dir("devset/cache_from_mega") + ":fc4trgrb2j5vgs4efv523duie5glgxlqc4ue2pybjpnp2cbbaxm3",
+            {"diff",
+             fixture_dir("devset/cache_from_mega") +
+                 ":fc4trgrb2j5vgs4efv523duie5glgxlqc4ue2pybjpnp2cbbaxm3",
              devset + ":flgtecy7im4dralr3mgjxdybnzzs6wqj55uihf75qzmvwfhdea7e", "--json"});
         QCOMPARE(across.exit_code, 0);
         const auto differences = parse_json(across)["differences"].toArray();
@@ -331,16 +336,19 @@ private slots:
         QCOMPARE(differences[0]["left"]["value"].toString(), "False");
         QCOMPARE(differences[0]["right"]["value"].toString(), "True");
 
-        const auto text = test::run_cli({"diff", devset + ":fugz3vdph3s6scj74ka3bp7bloh4sl3pw6itkd6kn3nlx4a3ngiq",
-                                         "fcblktfdhj2nw664pzoe6ceizrqj2gonbqakerkx6hbjkiz5g3fa"});
+        const auto text =
+            test::run_cli({"diff", devset + ":fugz3vdph3s6scj74ka3bp7bloh4sl3pw6itkd6kn3nlx4a3ngiq",
+                           "fcblktfdhj2nw664pzoe6ceizrqj2gonbqakerkx6hbjkiz5g3fa"});
         QCOMPARE(text.exit_code, 0);
         QVERIFY(text.out.contains("example_inputs[0] (changed)"));
         QVERIFY(text.out.contains("dtype=torch.float16"));
 
         QCOMPARE(test::run_cli({"diff", "fugz3", "fajgub"}).exit_code, 2); // no DIR
-        const auto several = test::run_cli({"diff", fixture_dir("multi_dev/cache") +
-                                                        ":ftk5o3esbiwgxl7lmk4qxfqciu7xafyi4yfigwtqep4irctgaowt",
-                                            "x"});
+        const auto several =
+            test::run_cli({"diff",
+                           fixture_dir("multi_dev/cache") +
+                               ":ftk5o3esbiwgxl7lmk4qxfqciu7xafyi4yfigwtqep4irctgaowt",
+                           "x"});
         QCOMPARE(several.exit_code, 2);
         QVERIFY(several.err.contains("names 2 entries; give one by its path"));
         const auto aot = test::run_cli(
@@ -385,8 +393,8 @@ private slots:
 
     void whyRanksTheNearestKeys() {
         const auto run = test::run_cli({"why", fixture_dir("devset/cache_from_mega"),
-                                        "fc4trgrb2j5vgs4efv523duie5glgxlqc4ue2pybjpnp2cbbaxm3", "--against",
-                                        fixture_dir("devset/cache"), "--json"});
+                                        "fc4trgrb2j5vgs4efv523duie5glgxlqc4ue2pybjpnp2cbbaxm3",
+                                        "--against", fixture_dir("devset/cache"), "--json"});
         QCOMPARE(run.exit_code, 0);
         const auto nearest = parse_json(run)["nearest"].toArray();
         QCOMPARE(nearest.size(), 5);
@@ -397,8 +405,9 @@ private slots:
         for (qsizetype i = 1; i < nearest.size(); ++i) {
             QVERIFY(nearest[i]["shared"].toInt() <= nearest[i - 1]["shared"].toInt());
         }
-        const auto limited = test::run_cli({"why", fixture_dir("devset/cache"),
-                                            "fugz3vdph3s6scj74ka3bp7bloh4sl3pw6itkd6kn3nlx4a3ngiq", "--limit", "2"});
+        const auto limited =
+            test::run_cli({"why", fixture_dir("devset/cache"),
+                           "fugz3vdph3s6scj74ka3bp7bloh4sl3pw6itkd6kn3nlx4a3ngiq", "--limit", "2"});
         QCOMPARE(limited.exit_code, 0);
         QVERIFY(limited.out.contains("inductor_config[epilogue_fusion]"));
         QVERIFY(limited.out.contains("example_inputs[0]"));
@@ -406,9 +415,9 @@ private slots:
     }
 
     void guardsCheckJson() {
-        const auto run = test::run_cli({"guards", "check",
-                                        "L['t1']*L['t0'] <= 2147483647 and 2 <= L['t0'] and 2 <= L['t1']",
-                                        "--hints", "65536,32769", "--json"});
+        const auto run = test::run_cli(
+            {"guards", "check", "L['t1']*L['t0'] <= 2147483647 and 2 <= L['t0'] and 2 <= L['t1']",
+             "--hints", "65536,32769", "--json"});
         QCOMPARE(run.exit_code, 0);
         const auto json = parse_json(run).object();
         QCOMPARE(json["result"].toBool(), false);
@@ -422,8 +431,8 @@ private slots:
         QCOMPARE(clauses[1]["reached"].toBool(), false); // Python's `and` stopped at clause 0
         QCOMPARE(json["first_failure"].toInt(), 0);
 
-        const auto pass = test::run_cli({"guards", "check", "2 <= L['t0'] and L['t1'] <= 4096",
-                                         "--hints", "t1=4096,t0=2"});
+        const auto pass = test::run_cli(
+            {"guards", "check", "2 <= L['t0'] and L['t1'] <= 4096", "--hints", "t1=4096,t0=2"});
         QCOMPARE(pass.exit_code, 0);
         QVERIFY(pass.out.contains("result: True"));
 
@@ -457,7 +466,8 @@ private slots:
         QCOMPARE(entries.size(), 2);
         QCOMPARE(entries[0]["result"].toBool(), false);
         QCOMPARE(entries[1]["result"].toBool(), true);
-        QVERIFY(entries[0]["path"].toString().endsWith("hjhnw6azgd6tla6trsnehzke4j5doxsegqmai4fpurmrc2yqoas"));
+        QVERIFY(entries[0]["path"].toString().endsWith(
+            "hjhnw6azgd6tla6trsnehzke4j5doxsegqmai4fpurmrc2yqoas"));
         // Values the guards do not read are an error, naming what they read.
         const auto extra = test::run_cli({"guards", "eval", fixture_dir("multi_dev/cache"),
                                           "ftk5o3esbiwgxl7lmk4qxfqciu7xafyi4yfigwtqep4irctgaowt",
@@ -479,9 +489,9 @@ private slots:
                            "fugz3vdph3s6scj74ka3bp7bloh4sl3pw6itkd6kn3nlx4a3ngiq", "--hints", "1"});
         QCOMPARE(plain_hints.exit_code, 2);
         QVERIFY(plain_hints.err.contains("read no symbols"));
-        const auto module = test::run_cli({"guards", "eval", fixture_dir("devset/cache"),
-                                           "c2cluqctnlajzehw2weknm56ffw2b4ypsrwdp5qukn6noe5xk34w",
-                                           "--hints", "1"});
+        const auto module =
+            test::run_cli({"guards", "eval", fixture_dir("devset/cache"),
+                           "c2cluqctnlajzehw2weknm56ffw2b4ypsrwdp5qukn6noe5xk34w", "--hints", "1"});
         QCOMPARE(module.exit_code, 2);
         QVERIFY(module.err.contains("only fxgraph and aotautograd entries have guards"));
     }
@@ -505,7 +515,8 @@ private slots:
         const auto full = test::run_cli({"lookup", dir, "fnotthere", "--hints", "1", "--json"});
         QCOMPARE(parse_json(full)["status"].toString(), "full_miss");
         const auto text = test::run_cli({"lookup", dir, key, "--hints", "65536,32769"});
-        QVERIFY(text.out.contains("fails: L['t1']*L['t0'] <= 2147483647 (L['t1']*L['t0'] = 2147549184)"));
+        QVERIFY(text.out.contains(
+            "fails: L['t1']*L['t0'] <= 2147483647 (L['t1']*L['t0'] = 2147549184)"));
         QCOMPARE(test::run_cli({"lookup", dir, "c2clu", "--hints", "1"}).exit_code, 2);
     }
 

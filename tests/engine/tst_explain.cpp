@@ -73,20 +73,35 @@ private slots:
         QTest::addColumn<QString>("hash");
         QTest::addColumn<QString>("name");
         QTest::addColumn<QString>("value");
-        QTest::newRow("plain") << "[v3hzzlv4tjgvp3pyhmzagjd25orl6n7nynoa7svlhhwk73b7u3c] cache_key_tag: "
-                               << "v3hzzlv4tjgvp3pyhmzagjd25orl6n7nynoa7svlhhwk73b7u3c"
-                               << "cache_key_tag" << "";
-        QTest::newRow("subkey") << "[esstihe] fx_kwargs[cpp_wrapper]: False" << "esstihe"
-                                << "fx_kwargs[cpp_wrapper]" << "False";
+        QTest::newRow("plain")
+            << "[v3hzzlv4tjgvp3pyhmzagjd25orl6n7nynoa7svlhhwk73b7u3c] cache_key_tag: "
+            << "v3hzzlv4tjgvp3pyhmzagjd25orl6n7nynoa7svlhhwk73b7u3c"
+            << "cache_key_tag"
+            << "";
+        QTest::newRow("subkey") << "[esstihe] fx_kwargs[cpp_wrapper]: False"
+                                << "esstihe"
+                                << "fx_kwargs[cpp_wrapper]"
+                                << "False";
         QTest::newRow("value with colons and brackets")
-            << "[abc] inductor_config[_cache_config_ignore_prefix]: ['trace', 'a:b']" << "abc"
-            << "inductor_config[_cache_config_ignore_prefix]" << "['trace', 'a:b']";
+            << "[abc] inductor_config[_cache_config_ignore_prefix]: ['trace', 'a:b']"
+            << "abc"
+            << "inductor_config[_cache_config_ignore_prefix]"
+            << "['trace', 'a:b']";
         QTest::newRow("multi-line") << "[kk] gm: <lambda>()\n\ndef forward(self):\n    return ()"
-                                    << "kk" << "gm" << "<lambda>()\n\ndef forward(self):\n    return ()";
-        QTest::newRow("dotted subkey") << "[h1] inductor_config[triton.cudagraphs]: True" << "h1"
-                                       << "inductor_config[triton.cudagraphs]" << "True";
-        QTest::newRow("not a debug line") << "hello: world" << "" << "hello: world" << "hello: world";
-        QTest::newRow("bad hash") << "[NOT-A-HASH] gm: x" << "" << "[NOT-A-HASH] gm: x"
+                                    << "kk"
+                                    << "gm"
+                                    << "<lambda>()\n\ndef forward(self):\n    return ()";
+        QTest::newRow("dotted subkey") << "[h1] inductor_config[triton.cudagraphs]: True"
+                                       << "h1"
+                                       << "inductor_config[triton.cudagraphs]"
+                                       << "True";
+        QTest::newRow("not a debug line") << "hello: world"
+                                          << ""
+                                          << "hello: world"
+                                          << "hello: world";
+        QTest::newRow("bad hash") << "[NOT-A-HASH] gm: x"
+                                  << ""
+                                  << "[NOT-A-HASH] gm: x"
                                   << "[NOT-A-HASH] gm: x";
     }
     void parsesDebugLines() {
@@ -124,7 +139,9 @@ private slots:
         const auto diff = diff_lines("a\nb\nc\nd\n", "a\nc\nd\ne\n");
         QString script;
         for (const auto& line : diff) {
-            script += line.op == DiffLine::Op::Same ? ' ' : line.op == DiffLine::Op::Removed ? '-' : '+';
+            script += line.op == DiffLine::Op::Same      ? ' '
+                      : line.op == DiffLine::Op::Removed ? '-'
+                                                         : '+';
             script += QString::fromStdString(std::string(line.text));
         }
         QCOMPARE(script, " a-b c d+e");
@@ -149,8 +166,8 @@ private slots:
         const auto half = load("devset/cache", kFloat16);
 
         const KeyDiff config_diff = diff_keys(base.debug_lines, config.debug_lines);
-        QCOMPARE(sorted(names_of(config_diff)),
-                 QStringList({"inductor_config[epilogue_fusion]", "inductor_config[max_fusion_size]"}));
+        QCOMPARE(sorted(names_of(config_diff)), QStringList({"inductor_config[epilogue_fusion]",
+                                                             "inductor_config[max_fusion_size]"}));
         for (const auto& difference : config_diff.differences) {
             QCOMPARE(difference.change, Change::Changed);
             QVERIFY(difference.left->value != difference.right->value);
@@ -163,15 +180,18 @@ private slots:
         for (const auto& difference : half_diff.differences) {
             if (difference.name == "gm") {
                 QVERIFY(!difference.value_diff.empty()); // the graph differs line by line
-                const bool casts = std::any_of(
-                    difference.value_diff.begin(), difference.value_diff.end(), [](const DiffLine& l) {
-                        return l.op == DiffLine::Op::Added &&
-                               l.text.find("torch.float16") != std::string_view::npos;
-                    });
+                const bool casts =
+                    std::any_of(difference.value_diff.begin(), difference.value_diff.end(),
+                                [](const DiffLine& l) {
+                                    return l.op == DiffLine::Op::Added &&
+                                           l.text.find("torch.float16") != std::string_view::npos;
+                                });
                 QVERIFY(casts);
             } else {
-                QVERIFY(difference.left->value.find("dtype=torch.float32") != std::string_view::npos);
-                QVERIFY(difference.right->value.find("dtype=torch.float16") != std::string_view::npos);
+                QVERIFY(difference.left->value.find("dtype=torch.float32") !=
+                        std::string_view::npos);
+                QVERIFY(difference.right->value.find("dtype=torch.float16") !=
+                        std::string_view::npos);
             }
         }
         QVERIFY(diff_keys(base.debug_lines, base.debug_lines).differences.empty());
@@ -260,12 +280,14 @@ private slots:
         const auto nearest_forward = nearest_keys(forward.debug_lines, forward.key, candidates, 3);
         QCOMPARE(nearest_forward.size(), 3u);
         QCOMPARE(nearest_forward[0].key, kForward);
-        QCOMPARE(nearest_forward[0].differing, std::vector<std::string>{"inductor_config[benchmark_kernel]"});
+        QCOMPARE(nearest_forward[0].differing,
+                 std::vector<std::string>{"inductor_config[benchmark_kernel]"});
         QCOMPARE(nearest_forward[0].shared, forward.debug_lines.size() - 1);
         QVERIFY(nearest_forward[1].shared < nearest_forward[0].shared);
 
         const auto backward = load("devset/cache_from_mega", kBackwardRerun);
-        const auto nearest_backward = nearest_keys(backward.debug_lines, backward.key, candidates, 1);
+        const auto nearest_backward =
+            nearest_keys(backward.debug_lines, backward.key, candidates, 1);
         QCOMPARE(nearest_backward[0].key, kBackward);
         auto differing = nearest_backward[0].differing;
         std::sort(differing.begin(), differing.end());

@@ -44,7 +44,7 @@ struct LookupResult {
     std::vector<std::vector<std::string>> symbols_read;
 
     bool any_unreadable() const;
-    bool key_dir_empty = false;     // a full miss on a key dir that is there, without entries
+    bool key_dir_empty = false; // a full miss on a key dir that is there, without entries
 };
 
 // `key` is an fxgraph ("f...") or aotautograd ("a...") key. Fails only when
