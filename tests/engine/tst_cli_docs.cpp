@@ -46,8 +46,8 @@ Run run(const QString& program, const QStringList& args,
 }
 
 // What one `--help` of CLI11 lists: the lines of its "Positionals:",
-// "Options:" and "Subcommands:" sections, each an entry at two spaces of
-// indent (continuation lines are indented further).
+// "Subcommands:" and option sections ("Options:", or a group's name), each an
+// entry at two spaces of indent (continuation lines are indented further).
 struct CliHelp {
     QStringList positionals;
     QStringList options; // "-h", "--help", ...
@@ -68,10 +68,11 @@ CliHelp parse_cli_help(const QString& text) {
         const QString first = line.mid(2).section(' ', 0, 0);
         if (section == QLatin1String("Positionals")) {
             help.positionals << first;
-        } else if (section == QLatin1String("Options")) {
-            help.options << first.split(',');
         } else if (section == QLatin1String("Subcommands")) {
             help.commands << first;
+        } else if (first.startsWith('-')) {
+            // "Options", or the name of an option group.
+            help.options << first.split(',');
         }
     }
     return help;
