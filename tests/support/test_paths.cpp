@@ -1,5 +1,6 @@
 #include "test_paths.h"
 
+#include <QCoreApplication>
 #include <QFile>
 #include <QProcess>
 #include <QtTest>
@@ -86,6 +87,14 @@ CliRun run_cli(const QStringList& args) {
     run.out = process.readAllStandardOutput();
     run.err = process.readAllStandardError();
     return run;
+}
+
+PrivateSettings::PrivateSettings(const char* application) {
+    if (dir_.isValid()) {
+        qputenv("XDG_CONFIG_HOME", dir_.path().toUtf8());
+    }
+    QCoreApplication::setOrganizationName("cachelens-tests");
+    QCoreApplication::setApplicationName(application);
 }
 
 } // namespace cachelens::test

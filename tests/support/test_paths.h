@@ -7,6 +7,7 @@
 #include <QByteArray>
 #include <QJsonDocument>
 #include <QString>
+#include <QTemporaryDir>
 
 #include <filesystem>
 #include <string>
@@ -26,6 +27,18 @@ QString cli_path();
 
 QByteArray read_file(const std::filesystem::path& path);
 QJsonDocument read_json(const std::filesystem::path& path);
+
+// Keeps the user's settings (splitters, recent roots) out of a GUI test: while
+// it lives, QSettings of this process read and write a temporary
+// XDG_CONFIG_HOME, under organization "cachelens-tests" and `application`.
+class PrivateSettings {
+public:
+    explicit PrivateSettings(const char* application);
+    bool isValid() const { return dir_.isValid(); }
+
+private:
+    QTemporaryDir dir_;
+};
 
 // Copies a directory tree into a fresh temporary directory owned by the caller.
 void copy_tree(const std::filesystem::path& from, const std::filesystem::path& to);

@@ -440,12 +440,7 @@ class TestBenchView : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() {
-        QVERIFY(settings_.isValid());
-        qputenv("XDG_CONFIG_HOME", settings_.path().toUtf8());
-        QCoreApplication::setOrganizationName("cachelens-tests");
-        QCoreApplication::setApplicationName("tst_bench_view");
-    }
+    void initTestCase() { QVERIFY(settings_.isValid()); }
 
     void parserReadsOutputSplitAnywhere() {
         const QByteArray output = cannedRun();
@@ -1244,7 +1239,7 @@ private slots:
     }
 
 private:
-    QTemporaryDir settings_;
+    test::PrivateSettings settings_{"tst_bench_view"};
 };
 
 QTEST_MAIN(TestBenchView)

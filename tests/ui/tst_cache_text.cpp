@@ -130,9 +130,6 @@ class TestCacheText : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(settings_.isValid());
-        qputenv("XDG_CONFIG_HOME", settings_.path().toUtf8());
-        QCoreApplication::setOrganizationName("cachelens-tests");
-        QCoreApplication::setApplicationName("tst_cache_text");
 
         QVERIFY(temp_.isValid());
         cache_ = fs::path(temp_.path().toStdString()) / "cache";
@@ -273,7 +270,7 @@ private:
         }
     }
 
-    QTemporaryDir settings_;
+    test::PrivateSettings settings_{"tst_cache_text"};
     QTemporaryDir temp_;
     fs::path cache_;
     std::optional<MainWindow> window_;

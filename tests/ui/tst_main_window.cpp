@@ -57,13 +57,7 @@ class TestMainWindow : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() {
-        // The user's settings (splitters, recent roots) stay out of the test.
-        QVERIFY(settings_.isValid());
-        qputenv("XDG_CONFIG_HOME", settings_.path().toUtf8());
-        QCoreApplication::setOrganizationName("cachelens-tests");
-        QCoreApplication::setApplicationName("tst_main_window");
-    }
+    void initTestCase() { QVERIFY(settings_.isValid()); }
 
     void init() {
         QVERIFY(temp_.emplace().isValid());
@@ -273,7 +267,7 @@ private slots:
     }
 
 private:
-    QTemporaryDir settings_;
+    test::PrivateSettings settings_{"tst_main_window"};
     std::optional<QTemporaryDir> temp_;
     fs::path cache_;
     std::optional<MainWindow> window_;

@@ -64,13 +64,7 @@ class TestStartupRequest : public QObject {
     Q_OBJECT
 
 private slots:
-    void initTestCase() {
-        // The user's settings (splitters, recent roots) stay out of the test.
-        QVERIFY(settings_.isValid());
-        qputenv("XDG_CONFIG_HOME", settings_.path().toUtf8());
-        QCoreApplication::setOrganizationName("cachelens-tests");
-        QCoreApplication::setApplicationName("tst_startup_request");
-    }
+    void initTestCase() { QVERIFY(settings_.isValid()); }
 
     void init() {
         QVERIFY(temp_.emplace().isValid());
@@ -257,7 +251,7 @@ private slots:
     }
 
 private:
-    QTemporaryDir settings_;
+    test::PrivateSettings settings_{"tst_startup_request"};
     std::optional<QTemporaryDir> temp_;
     QString catalog_;
 };
