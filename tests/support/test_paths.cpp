@@ -65,11 +65,19 @@ QJsonDocument read_json(const std::filesystem::path& path) {
 
 void copy_tree(const std::filesystem::path& from, const std::filesystem::path& to) {
     namespace fs = std::filesystem;
-    fs::copy(from, to, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
-    // Fixture files are read-only; copies must be writable so tests can damage them.
-    for (const auto& entry : fs::recursive_directory_iterator(to)) {
-        fs::permissions(entry.path(), fs::perms::owner_write | fs::perms::owner_read,
-                        fs::perm_options::add);
+    // Made dir by dir, not with fs::copy(recursive): that gives each copy the
+    // fixture's mode first (dirs are 0555), and a user who is not root then
+    // cannot fill it. Copies are writable so tests can damage them.
+    fs::create_directories(to);
+    for (const auto& entry : fs::recursive_directory_iterator(from)) {
+        const fs::path target = to / entry.path().lexically_relative(from);
+        if (entry.is_directory()) {
+            fs::create_directories(target);
+        } else {
+            fs::copy_file(entry.path(), target, fs::copy_options::overwrite_existing);
+            fs::permissions(target, fs::perms::owner_write | fs::perms::owner_read,
+                            fs::perm_options::add);
+        }
     }
 }
 
