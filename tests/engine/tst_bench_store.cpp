@@ -35,6 +35,8 @@
 #include <set>
 
 using namespace cachelens;
+using test::read_bytes;
+using test::write_bytes;
 namespace fs = std::filesystem;
 using bench::BenchRun;
 using bench::CandidateResult;
@@ -71,16 +73,6 @@ fs::path path_of(const QTemporaryDir& dir) {
 
 QString text(std::string_view value) {
     return QString::fromUtf8(value.data(), static_cast<qsizetype>(value.size()));
-}
-
-std::string read_bytes(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-void write_bytes(const fs::path& path, std::string_view bytes) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 // Every file under `dir` with its bytes: what "wrote nothing" compares.
@@ -261,7 +253,7 @@ void copy_devset_file(const std::string& relative, Workspace& space) {
     const fs::path from = test::fixture("devset/cache") / relative;
     space.dir = path_of(space.temp) / fs::path(relative).parent_path();
     fs::create_directories(space.dir);
-    fs::copy_file(from, space.dir / from.filename());
+    test::copy_file_writable(from, space.dir / from.filename());
     space.best_config = space.dir / from.filename();
     space.original = read_bytes(space.best_config);
 }

@@ -26,6 +26,7 @@
 #include <set>
 
 using namespace cachelens;
+using test::write_bytes;
 namespace fs = std::filesystem;
 
 namespace {
@@ -49,12 +50,6 @@ bundle::MegaBundle devset_bundle() {
 std::string file_bytes(const fs::path& path) {
     const QByteArray bytes = test::read_file(path);
     return std::string(bytes.constData(), static_cast<std::size_t>(bytes.size()));
-}
-
-void write_bytes(const fs::path& path, std::string_view bytes) {
-    fs::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary)
-        .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 // Every path under `root`, relative, symlinks not followed.

@@ -17,6 +17,8 @@
 #include <map>
 
 using namespace cachelens;
+using test::read_bytes;
+using test::write_bytes;
 using namespace cachelens::cachedir;
 namespace fs = std::filesystem;
 
@@ -28,16 +30,6 @@ std::map<std::string, const Entry*> by_path(const std::vector<Entry>& entries) {
         out[entry.path] = &entry;
     }
     return out;
-}
-
-std::string read_bytes(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    return {std::istreambuf_iterator<char>(in), {}};
-}
-
-void write_bytes(const fs::path& path, const std::string& bytes) {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out << bytes;
 }
 
 std::string first_file_in(const fs::path& dir) {

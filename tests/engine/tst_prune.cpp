@@ -27,6 +27,7 @@
 #include <set>
 
 using namespace cachelens;
+using test::write_bytes;
 namespace fs = std::filesystem;
 
 namespace {
@@ -81,11 +82,6 @@ std::set<std::string> strings_of(const QJsonArray& array) {
         out.insert(value.toString().toStdString());
     }
     return out;
-}
-
-void write_file(const fs::path& path, const std::string& content) {
-    fs::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary) << content;
 }
 
 // path -> (size, mtime, inode) of every file under `dir`.
@@ -342,10 +338,10 @@ private slots:
         const fs::path lock = cache.dir / "locks" / "abc.lock";
         const fs::path unknown = cache.dir / "notes.txt";
         const fs::path fresh_module = cache.dir / "zz" / "czzfreshmodule.py";
-        write_file(writing, "half an FX entry");
-        write_file(lock, "");
-        write_file(unknown, "a user's notes");
-        write_file(fresh_module, "import triton\n");
+        write_bytes(writing, "half an FX entry");
+        write_bytes(lock, "");
+        write_bytes(unknown, "a user's notes");
+        write_bytes(fresh_module, "import triton\n");
         set_mtime(writing, now_ns() - 90 * kDayNs);
         set_mtime(lock, now_ns() - 90 * kDayNs);
         set_mtime(unknown, now_ns() - 90 * kDayNs);
@@ -418,7 +414,7 @@ private slots:
         QVERIFY(best != nullptr);
         const fs::path best_path = cache.dir / best->path;
         const std::string best_bytes = test::read_file(best_path).toStdString();
-        write_file(best_path.string() + ".new", best_bytes);
+        write_bytes(best_path.string() + ".new", best_bytes);
         fs::rename(best_path.string() + ".new", best_path);
         // 2. A new entry under a planned FX key: the key is in use again.
         std::string grown_key_dir;
@@ -430,8 +426,8 @@ private slots:
             }
             if (grown_key_dir.empty()) {
                 grown_key_dir = fs::path(fx->path).parent_path().string();
-                write_file(cache.dir / grown_key_dir / "newentrywrittenafterthplan",
-                           test::read_file(cache.dir / fx->path).toStdString());
+                write_bytes(cache.dir / grown_key_dir / "newentrywrittenafterthplan",
+                            test::read_file(cache.dir / fx->path).toStdString());
             } else if (copied_unit == nullptr && unit.entries.size() > unit.defining_entries) {
                 copied_unit = &unit;
             }
@@ -439,8 +435,8 @@ private slots:
         QVERIFY(!grown_key_dir.empty() && copied_unit != nullptr);
         // 3. A new FX entry under a new key that uses what another planned key used.
         const auto& source = *first_fx(*copied_unit);
-        write_file(cache.dir / "fxgraph" / "zz" / "fzznewkey" / fs::path(source.path).filename(),
-                   test::read_file(cache.dir / source.path).toStdString());
+        write_bytes(cache.dir / "fxgraph" / "zz" / "fzznewkey" / fs::path(source.path).filename(),
+                    test::read_file(cache.dir / source.path).toStdString());
 
         auto outcome = cache.catalog->prune(*plan);
         QVERIFY_RESULT(outcome);
@@ -598,7 +594,7 @@ private slots:
         const std::string busy_fx = "fxgraph/xx/f" + std::string(51, 'x');
         fs::create_directories(cache.dir / old_fx);
         fs::create_directories(cache.dir / old_aot);
-        write_file(cache.dir / busy_fx / ".123.456.tmp", "half");
+        write_bytes(cache.dir / busy_fx / ".123.456.tmp", "half");
         set_mtime(cache.dir / busy_fx / ".123.456.tmp", now_ns() - 40 * kDayNs);
         age_key_dirs(cache.dir, 40);
         fs::create_directories(cache.dir / fresh_fx);

@@ -29,6 +29,7 @@
 #include <fstream>
 
 using namespace cachelens;
+using test::write_bytes;
 namespace fs = std::filesystem;
 
 namespace {
@@ -39,11 +40,6 @@ std::string to_std(const QByteArray& bytes) {
 
 std::string bundle_bytes() {
     return to_std(test::read_file(test::fixture("devset/mega_mlp_train.bin")));
-}
-
-void write_file(const fs::path& path, std::string_view bytes) {
-    std::ofstream out(path, std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
 std::uint64_t u64_at(std::string_view bytes, std::size_t at) {
@@ -521,8 +517,8 @@ private slots:
 
     void keyFiles() {
         // OpenSSL's own Ed25519 PEM loads; the pair belongs together.
-        write_file(path("openssl.key"), kOpensslPrivate);
-        write_file(path("openssl.pub"), kOpensslPublic);
+        write_bytes(path("openssl.key"), kOpensslPrivate);
+        write_bytes(path("openssl.pub"), kOpensslPublic);
         auto openssl_key = bundle::load_private_key(path("openssl.key"));
         QVERIFY_RESULT(openssl_key);
         auto openssl_pub = bundle::load_public_key(path("openssl.pub"));
@@ -536,21 +532,21 @@ private slots:
             QVERIFY2(result.error().message.find(needle) != std::string::npos,
                      result.error().describe().c_str());
         };
-        write_file(path("rsa.key"), kRsaPrivate);
-        write_file(path("rsa.pub"), kRsaPublic);
+        write_bytes(path("rsa.key"), kRsaPrivate);
+        write_bytes(path("rsa.pub"), kRsaPublic);
         expect_error(bundle::load_private_key(path("rsa.key")), path("rsa.key"),
                      "RSA, not Ed25519");
         expect_error(bundle::load_public_key(path("rsa.pub")), path("rsa.pub"), "RSA, not Ed25519");
-        write_file(path("notes.txt"), "just some text\n");
+        write_bytes(path("notes.txt"), "just some text\n");
         expect_error(bundle::load_private_key(path("notes.txt")), path("notes.txt"), "not a PEM");
         expect_error(bundle::load_public_key(path("notes.txt")), path("notes.txt"), "not a PEM");
-        write_file(path("broken.key"),
-                   "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n");
+        write_bytes(path("broken.key"),
+                    "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n");
         expect_error(bundle::load_private_key(path("broken.key")), path("broken.key"),
                      "cannot read");
         expect_error(bundle::load_private_key(pub_file_), pub_file_, "not a private key");
         expect_error(bundle::load_public_key(key_file_), key_file_, "a private key");
-        write_file(
+        write_bytes(
             path("encrypted.key"),
             "-----BEGIN ENCRYPTED PRIVATE KEY-----\nAAAA\n-----END ENCRYPTED PRIVATE KEY-----\n");
         expect_error(bundle::load_private_key(path("encrypted.key")), path("encrypted.key"),
@@ -620,7 +616,7 @@ private slots:
         auto signed_bytes = bundle::sign_bundle(plain_, *cli_key);
         QVERIFY_RESULT(signed_bytes);
         const fs::path file = path("mlp.signed");
-        write_file(file, *signed_bytes);
+        write_bytes(file, *signed_bytes);
         const QString pub = q(path("cli.pub"));
 
         const auto ok = test::run_cli({"verify", q(file), "--trust", pub});
@@ -640,7 +636,7 @@ private slots:
                  wrong.out.constData());
         const Layout layout = layout_of(*signed_bytes);
         const fs::path damaged = path("damaged.signed");
-        write_file(damaged, flipped(*signed_bytes, layout.artifacts[3].content_at + 100));
+        write_bytes(damaged, flipped(*signed_bytes, layout.artifacts[3].content_at + 100));
         const auto bad = test::run_cli({"verify", q(damaged), "--trust", pub});
         QCOMPARE(bad.exit_code, 1);
         QVERIFY2(bad.out.contains(QByteArray::fromStdString(layout.artifacts[3].key)),
@@ -660,7 +656,7 @@ private slots:
         QCOMPARE(plain_trusted.exit_code, 1);
         QVERIFY2(plain_trusted.out.contains("not signed"), plain_trusted.out.constData());
         const fs::path plain_damaged = path("damaged.bin");
-        write_file(plain_damaged, flipped(plain_, 5000));
+        write_bytes(plain_damaged, flipped(plain_, 5000));
         QCOMPARE(test::run_cli({"verify", q(plain_damaged)}).exit_code, 1);
         // Usage and I/O: exit 2.
         QCOMPARE(test::run_cli({"verify", q(file), "--trust", q(path("missing.pub"))}).exit_code,

@@ -32,6 +32,7 @@
 #include <vector>
 
 using namespace cachelens;
+using test::read_bytes;
 using namespace cachelens::pickle;
 using namespace std::string_literals;
 using namespace std::string_view_literals;
@@ -236,11 +237,6 @@ std::filesystem::path small_fx_entry() {
     return test::fixture("devset/cache/fxgraph/3g/"
                          "f3gunfwvnc2bijojank6na6pplhx6nopcc7cx3stulctblbl4cln/"
                          "mmgn42gnbm4jve7f37u3zcg3edqjyoyaaqt5pcrl7czyuod5nwe");
-}
-
-std::string read_bytes(const std::filesystem::path& path) {
-    const QByteArray bytes = test::read_file(path);
-    return std::string(bytes.constData(), static_cast<std::size_t>(bytes.size()));
 }
 
 // A shell command that would leave `marker` behind if anything ever ran it.

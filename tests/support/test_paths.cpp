@@ -6,6 +6,7 @@
 #include <QtTest>
 
 #include <cstdlib>
+#include <fstream>
 
 namespace cachelens::test {
 
@@ -63,6 +64,20 @@ QJsonDocument read_json(const std::filesystem::path& path) {
     return doc;
 }
 
+std::string read_bytes(const std::filesystem::path& path) {
+    const QByteArray bytes = read_file(path);
+    return std::string(bytes.constData(), static_cast<std::size_t>(bytes.size()));
+}
+
+void write_bytes(const std::filesystem::path& path, std::string_view bytes) {
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out.flush()) {
+        qFatal("cannot write %s", path.c_str());
+    }
+}
+
 void copy_tree(const std::filesystem::path& from, const std::filesystem::path& to) {
     namespace fs = std::filesystem;
     // Made dir by dir, not with fs::copy(recursive): that gives each copy the
@@ -74,11 +89,15 @@ void copy_tree(const std::filesystem::path& from, const std::filesystem::path& t
         if (entry.is_directory()) {
             fs::create_directories(target);
         } else {
-            fs::copy_file(entry.path(), target, fs::copy_options::overwrite_existing);
-            fs::permissions(target, fs::perms::owner_write | fs::perms::owner_read,
-                            fs::perm_options::add);
+            copy_file_writable(entry.path(), target);
         }
     }
+}
+
+void copy_file_writable(const std::filesystem::path& from, const std::filesystem::path& to) {
+    namespace fs = std::filesystem;
+    fs::copy_file(from, to, fs::copy_options::overwrite_existing);
+    fs::permissions(to, fs::perms::owner_write | fs::perms::owner_read, fs::perm_options::add);
 }
 
 CliRun run_cli(const QStringList& args) {

@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace cachelens::test {
 
@@ -42,6 +43,17 @@ private:
 
 // Copies a directory tree into a fresh temporary directory owned by the caller.
 void copy_tree(const std::filesystem::path& from, const std::filesystem::path& to);
+
+// A file's bytes; a file that cannot be read stops the test binary.
+std::string read_bytes(const std::filesystem::path& path);
+
+// Writes `bytes` to `path`, making its parent dirs; a write that fails stops
+// the test binary, so no test compares against a setup that did not happen.
+void write_bytes(const std::filesystem::path& path, std::string_view bytes);
+
+// Copies one fixture file; the copy is writable by its owner even though the
+// fixture is read-only (root ignores the mode, every other user does not).
+void copy_file_writable(const std::filesystem::path& from, const std::filesystem::path& to);
 
 struct CliRun {
     int exit_code = -1;

@@ -793,9 +793,10 @@ private slots:
         QCOMPARE(view.history()->kernel(), kModuleA);
         QCOMPARE(view.historyTable()->model()->rowCount(), 4);
 
+        // It paints (docs/make-screenshots.sh takes the pictures people look at).
         view.show();
         QTest::qWait(100);
-        QVERIFY(view.grab().save(QStringLiteral("/tmp/bench_view.png")));
+        QVERIFY(!view.grab().isNull());
 
         // Kernel B: two boxes, the failed config has none and the title says so.
         view.selectResult(rowOf(*model, all[4].hash));
