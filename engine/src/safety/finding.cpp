@@ -1,0 +1,23 @@
+#include <cachelens/hash/sha256.h>
+#include <cachelens/safety/finding.h>
+
+namespace cachelens::safety {
+
+Finding make_finding(std::string rule, std::string file, std::size_t line, std::string text,
+                     std::string why) {
+    std::string identity = rule;
+    for (const std::string_view part : {std::string_view(file), std::string_view(text)}) {
+        identity += '\0';
+        identity += part;
+    }
+    identity += '\0' + std::to_string(line);
+    Finding finding{.id = "F" + hash::sha256_hex(identity).substr(0, 12),
+                    .rule = std::move(rule),
+                    .file = std::move(file),
+                    .line = line,
+                    .text = std::move(text),
+                    .why = std::move(why)};
+    return finding;
+}
+
+} // namespace cachelens::safety
