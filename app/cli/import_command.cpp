@@ -51,9 +51,13 @@ Json plan_json(const bundle::BundleFile& file, const bundle::ImportPlan& plan, b
         for (const auto& problem : artifact.check.problems) {
             problems.push_back(text(problem));
         }
-        Json globals = Json::array();
-        for (const auto& name : artifact.check.foreign_globals) {
-            globals.push_back(text(name));
+        Json findings = Json::array();
+        for (const auto& finding : artifact.check.pickle_findings) {
+            findings.push_back({{"id", finding.id},
+                                {"rule", finding.rule},
+                                {"file", text(finding.file)},
+                                {"line", finding.line},
+                                {"text", text(finding.text)}});
         }
         Json notes = Json::array();
         for (const auto& note : artifact.notes) {
@@ -67,7 +71,7 @@ Json plan_json(const bundle::BundleFile& file, const bundle::ImportPlan& plan, b
                              {"parses_to", text(artifact.check.parses_to)},
                              {"action", std::string(to_string(artifact.action))},
                              {"problems", problems},
-                             {"foreign_globals", globals},
+                             {"pickle_findings", findings},
                              {"notes", notes}});
     }
     Json counts = Json::object();
@@ -204,7 +208,7 @@ void add_import_command(CLI::App& app, int& exit_code) {
         "print {file, into, target (into, absolute), dry_run, creates_cache_dir, signed, "
         "clean, counts, "
         "artifacts: [{type, key, size, sha256, destination, parses_to, action, "
-        "problems, foreign_globals, notes}]}");
+        "problems, pickle_findings: [{id, rule, file, line, text}], notes}]}");
     command->callback([options, &exit_code] { exit_code = run_import(*options); });
 }
 

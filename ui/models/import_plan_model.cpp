@@ -205,8 +205,9 @@ QString ImportPlanModel::toolTip(const bundle::PlannedArtifact& artifact) const 
     for (const auto& problem : artifact.check.problems) {
         lines << tr("refused: %1").arg(text(problem));
     }
-    for (const auto& global : artifact.check.foreign_globals) {
-        lines << tr("foreign global: %1").arg(text(global));
+    for (const auto& finding : artifact.check.pickle_findings) {
+        lines << tr("pickle finding %1 (%2): %3")
+                     .arg(text(finding.id), text(finding.rule), text(finding.text));
     }
     for (const auto& note : artifact.notes) {
         lines << text(note);

@@ -1,5 +1,4 @@
 #include <cachelens/bundle/import.h>
-#include <cachelens/bundle/pytorch_globals.h>
 #include <cachelens/cachedir/aot_autograd_entry.h>
 #include <cachelens/cachedir/best_config.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
@@ -8,6 +7,7 @@
 #include <cachelens/hash/sha256.h>
 #include <cachelens/pickle/access.h>
 #include <cachelens/pickle/unpickler.h>
+#include <cachelens/safety/pickle_policy.h>
 
 #include <algorithm>
 #include <map>
@@ -79,17 +79,6 @@ std::string pgo_file_name(std::string_view key) {
     return name;
 }
 
-std::vector<std::string> foreign_globals(const pickle::Document& document,
-                                         std::span<const GlobalName> allowed) {
-    std::vector<std::string> names;
-    for (const auto& [module, name] : document.globals) {
-        if (!is_listed(allowed, module, name)) {
-            names.push_back(std::string(module) + "." + std::string(name));
-        }
-    }
-    return names;
-}
-
 std::string plural(std::size_t count, std::string_view word) {
     return std::to_string(count) + " " + std::string(word) + (count == 1 ? "" : "s");
 }
@@ -134,25 +123,26 @@ void check_aot_entry(std::shared_ptr<const pickle::Document> document, ArtifactC
                       (entry->backward ? short_key(entry->backward->key) : std::string("none"));
 }
 
-// Decodes a pickle artifact and checks the names it refers to; nullptr when
-// it does not decode (the problem is recorded).
+// Decodes a pickle artifact and checks it against the pickle policy; nullptr
+// when it does not decode (the problem is recorded).
 std::shared_ptr<const pickle::Document>
-decode_pickle(std::string_view content, std::span<const GlobalName> allowed, ArtifactCheck& check) {
+decode_pickle(std::string_view content, safety::PickleSchema schema, ArtifactCheck& check) {
     auto document = pickle::unpickle(content);
     if (!document) {
         check.problems.push_back("the content does not parse as a pickle: " +
                                  document.error().message);
         return nullptr;
     }
-    check.foreign_globals = foreign_globals(**document, allowed);
-    if (!check.foreign_globals.empty()) {
-        std::string names;
-        for (const auto& name : check.foreign_globals) {
-            names += (names.empty() ? "" : ", ") + name;
+    auto result = safety::check_pickle(**document, schema);
+    check.pickle_findings = std::move(result.findings);
+    check.embedded_code = std::move(result.code);
+    if (!check.pickle_findings.empty()) {
+        const auto& first = check.pickle_findings.front();
+        std::string problem = "the pickle does " + first.text + ": " + first.why;
+        if (check.pickle_findings.size() > 1) {
+            problem += " (and " + plural(check.pickle_findings.size() - 1, "more finding") + ")";
         }
-        check.problems.push_back("the pickle refers to " + names +
-                                 ", outside what PyTorch's own entries use: loading it could "
-                                 "run code");
+        check.problems.push_back(std::move(problem));
     }
     return *document;
 }
@@ -184,7 +174,7 @@ ArtifactCheck check_artifact(std::string_view type, std::string_view key, std::s
         check.destination =
             fx ? "fxgraph/" + std::string(key.substr(1, 2)) + "/" + std::string(key) + "/" + name
                : "aotautograd/" + std::string(key) + "/" + name;
-        if (auto document = decode_pickle(content, pytorch_entry_globals(), check)) {
+        if (auto document = decode_pickle(content, safety::PickleSchema::Entry, check)) {
             if (fx) {
                 check_fx_graph(key, std::move(document), check);
             } else {
@@ -213,7 +203,7 @@ ArtifactCheck check_artifact(std::string_view type, std::string_view key, std::s
             return check;
         }
         check.destination = "dynamo/" + name;
-        if (auto document = decode_pickle(content, pytorch_pgo_globals(), check)) {
+        if (auto document = decode_pickle(content, safety::PickleSchema::Pgo, check)) {
             check.parses_to = "dynamo profile: " + pickle::type_name(document->root());
         }
     } else {

@@ -13,13 +13,14 @@
 // artifact: written, already there (same bytes), a conflict (different bytes
 // there), or refused, with the reasons: a key that would leave the cache dir
 // or does not look like PyTorch's, a symlinked directory on the way, content
-// that does not parse, a pickle naming globals outside what PyTorch's own
-// entries use, a size over the limit. run_import() then writes the planned
+// that does not parse, a pickle doing what PyTorch's own entries never do
+// (safety/pickle_policy.h), a size over the limit. run_import() then writes the planned
 // files atomically through directory handles that never follow a symlink.
 
 #include <cachelens/bundle/mega_cache.h>
 #include <cachelens/core/error.h>
 #include <cachelens/core/progress.h>
+#include <cachelens/safety/pickle_policy.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -35,10 +36,13 @@ struct ImportLimits {
 
 // What the bundle's bytes are, read without writing anything.
 struct ArtifactCheck {
-    std::string destination;                  // relative to the cache dir; empty when there is none
-    std::string parses_to;                    // "CompiledFxGraph: 3 Triton kernels, no guards", ...
-    std::vector<std::string> foreign_globals; // "os.system": outside PyTorch's set
-    std::vector<std::string> problems;        // each one refuses the artifact
+    std::string destination; // relative to the cache dir; empty when there is none
+    std::string parses_to;   // "CompiledFxGraph: 3 Triton kernels, no guards", ...
+    // What unpickling would do outside the pickle policy (safety/pickle_policy.h).
+    std::vector<safety::Finding> pickle_findings;
+    // Code the pickle carries for PyTorch to exec (a GraphModule's forward).
+    std::vector<safety::EmbeddedCode> embedded_code;
+    std::vector<std::string> problems; // each one refuses the artifact
 };
 
 ArtifactCheck check_artifact(std::string_view type, std::string_view key, std::string_view content,

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Makes the pickles tst_pickle_policy checks against the pickle policy.
+
+Stub modules registered in sys.modules stand in for torch and triton, so
+pickle.dumps emits the real module and class names without either installed;
+nothing here imports PyTorch. Hostile pickles are written opcode by opcode
+where pickle.dumps cannot express them. Run from this directory:
+
+    python3 make_policy_pickles.py
+
+Each output is named for what it holds; tst_pickle_policy says which rule each
+hostile one must trigger.
+"""
+
+import copyreg
+import dataclasses
+import enum
+import os
+import pickle
+import sys
+import types
+
+
+def stub_module(name):
+    module = types.ModuleType(name)
+    sys.modules[name] = module
+    parent, _, child = name.rpartition(".")
+    if parent:
+        setattr(stub_module_get(parent), child, module)
+    return module
+
+
+def stub_module_get(name):
+    return sys.modules.get(name) or stub_module(name)
+
+
+def place(module_name, cls):
+    module = stub_module_get(module_name)
+    cls.__module__ = module_name
+    cls.__qualname__ = cls.__name__
+    setattr(module, cls.__name__, cls)
+    return cls
+
+
+GUARDS = "torch._guards"
+SOURCE = "torch._dynamo.source"
+RESULT = "torch._functorch._aot_autograd.aot_autograd_result"
+SCHEMAS = "torch._functorch._aot_autograd.schemas"
+PGO = "torch._dynamo.pgo"
+
+
+# PyTorch >= 2.10 pickles a Source as (cls, field values): dataclass_with_cached_hash.
+def source_class(name, *fields, base=None):
+    def reduce(self):
+        return (type(self), tuple(getattr(self, f) for f in fields))
+
+    namespace = {"__reduce__": reduce, "__annotations__": {f: object for f in fields}}
+    cls = dataclasses.dataclass(frozen=True)(type(name, (base or object,), namespace))
+    return place(SOURCE, cls)
+
+
+LocalSource = source_class("LocalSource", "local_name", "is_input")
+GlobalSource = source_class("GlobalSource", "global_name")
+AttrSource = source_class("AttrSource", "base", "member")
+GlobalWeakRefSource = source_class("GlobalWeakRefSource", "global_name")
+CurrentStreamSource = source_class("CurrentStreamSource", "device")
+DefaultsSource = source_class("DefaultsSource", "base", "idx_key", "is_kw")
+GetItemSource = source_class("GetItemSource", "base", "index", "index_is_slice")
+TensorPropertySource = source_class("TensorPropertySource", "base", "prop", "idx")
+TensorProperty = place(SOURCE, enum.Enum("TensorProperty", {"SIZE": 0, "STRIDE": 1}))
+GuardSource = place(GUARDS, enum.Enum("GuardSource", {"LOCAL": 0, "GLOBAL": 1}))
+
+
+class Device:
+    def __init__(self, kind, index):
+        self.kind, self.index = kind, index
+
+    def __reduce__(self):
+        return (Device, (self.kind, self.index))
+
+
+place("torch", Device)
+Device.__name__ = Device.__qualname__ = "device"
+sys.modules["torch"].device = Device
+
+
+@dataclasses.dataclass
+class CompileId:
+    frame_id: int
+    frame_compile_id: int
+
+
+place(GUARDS, CompileId)
+
+
+class AOTAutogradResult:
+    pass
+
+
+place(RESULT, AOTAutogradResult)
+
+
+class ViewAndMutationMeta:
+    pass
+
+
+place(SCHEMAS, ViewAndMutationMeta)
+
+# The PGO-only classes.
+CodeId = place(PGO, dataclasses.make_dataclass("CodeId", ["filename", "firstlineno", "name"], frozen=True))
+FrameStateSizeEntry = place(PGO, dataclasses.make_dataclass("FrameStateSizeEntry", ["scalar"]))
+CodeState = place(PGO, dataclasses.make_dataclass("CodeState", ["automatic_dynamic"]))
+
+
+def write(name, data):
+    with open(name, "wb") as f:
+        f.write(data)
+
+
+def realistic_aot_entry():
+    """An AOTAutograd-like entry whose guards name Source classes no fixture has."""
+    entry = AOTAutogradResult()
+    meta = ViewAndMutationMeta()
+    base = LocalSource("x", True)
+    meta.sources = [
+        GlobalSource("MODEL_SCALE"),
+        AttrSource(GlobalSource("torch"), "float32"),
+        GlobalWeakRefSource("ref"),
+        CurrentStreamSource(Device("cuda", 0)),
+        DefaultsSource(base, 0, False),
+        GetItemSource(base, (slice, (1, 4, None)), True),
+        TensorPropertySource(base, TensorProperty.STRIDE, 1),
+    ]
+    meta.guard_source = GuardSource.GLOBAL
+    entry.runtime_metadata = meta
+    entry.compile_id = CompileId(0, 1)
+    return pickle.dumps(entry, protocol=4)
+
+
+def pgo_profile():
+    import collections
+
+    state = CodeState(collections.defaultdict(FrameStateSizeEntry))
+    state.automatic_dynamic["L['x']"] = FrameStateSizeEntry(3)
+    return pickle.dumps(collections.defaultdict(int, {CodeId("m.py", 1, "f"): state}), protocol=4)
+
+
+# Opcode-level helpers (protocol 2 framing-free) for what dumps cannot express.
+PROTO2 = b"\x80\x02"
+
+
+def glob(module, name):
+    return b"c" + module.encode() + b"\n" + name.encode() + b"\n"
+
+
+def text(s):
+    data = s.encode()
+    return b"X" + len(data).to_bytes(4, "little") + data
+
+
+def main():
+    os.chdir(os.path.dirname(os.path.abspath(__file__)))
+    write("aot_entry_sources.pkl", realistic_aot_entry())
+    write("pgo_profile.pkl", pgo_profile())
+    # os.system('id')
+    write("os_system.pkl", PROTO2 + glob("os", "system") + text("id") + b"\x85R.")
+    # getattr(LocalSource, '__class__')
+    write("getattr_dunder.pkl",
+          PROTO2 + glob("builtins", "getattr") + glob(SOURCE, "LocalSource")
+          + text("__class__") + b"\x86R.")
+    # getattr(LocalSource, 7): a name that is not a str
+    write("getattr_computed.pkl",
+          PROTO2 + glob("builtins", "getattr") + glob(SOURCE, "LocalSource") + b"K\x07\x86R.")
+    # getattr(subprocess.Popen, 'wait'): a class outside the table
+    write("getattr_foreign_class.pkl",
+          PROTO2 + glob("builtins", "getattr") + glob("subprocess", "Popen")
+          + text("wait") + b"\x86R.")
+    # TensorProperty(os.getcwd): an enum called with a callable
+    write("enum_with_callable.pkl",
+          PROTO2 + glob(SOURCE, "TensorProperty") + glob("os", "getcwd") + b"\x85R.")
+    # NEWOBJ collections.OrderedDict: a callable built as a class
+    write("newobj_callable.pkl",
+          PROTO2 + glob("collections", "OrderedDict") + b")\x81.")
+    # builtins.eval('1') and builtins.exec('pass')
+    write("builtins_eval.pkl", PROTO2 + glob("builtins", "eval") + text("1") + b"\x85R.")
+    write("builtins_exec.pkl", PROTO2 + glob("builtins", "exec") + text("pass") + b"\x85R.")
+    # EXT1 1, then called
+    write("extension.pkl", PROTO2 + b"\x82\x01)R.")
+    # CodeId (allowed only in PGO profiles) in an entry
+    write("pgo_class_in_entry.pkl", PROTO2 + glob(PGO, "CodeId") + b")\x81.")
+    # reduce_graph_module({'_code': ...}, import_block): code for the audit
+    write("graph_module.pkl",
+          PROTO2 + glob("torch.fx.graph_module", "reduce_graph_module")
+          + b"}" + text("_code") + text("def forward(self, x):\n    return x\n") + b"s"
+          + text("import torch") + b"\x86R.")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,236 @@
+// The pickle policy (safety/pickle_policy.h): every real entry we have passes
+// with no finding, hostile pickles each give the finding they should, and the
+// table covers every class the PyTorch inventory (read from PyTorch's source)
+// lists.
+
+#include <cachelens/pickle/unpickler.h>
+#include <cachelens/safety/pickle_policy.h>
+
+#include <test_paths.h>
+
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace cachelens;
+using safety::PickleSchema;
+namespace fs = std::filesystem;
+
+namespace {
+
+safety::PickleCheck check_file(const fs::path& path, PickleSchema schema) {
+    auto document = pickle::unpickle_file(path);
+    if (!document) {
+        QTest::qFail(qPrintable(QString::fromStdString(document.error().message)), __FILE__,
+                     __LINE__);
+        return {};
+    }
+    return safety::check_pickle(**document, schema);
+}
+
+safety::PickleCheck check_policy_pickle(const std::string& name, PickleSchema schema) {
+    return check_file(test::test_data("pickles/policy/" + name), schema);
+}
+
+QString describe(const std::vector<safety::Finding>& findings) {
+    QString out;
+    for (const auto& finding : findings) {
+        out +=
+            QString::fromStdString(finding.rule + " " + finding.text + ": " + finding.why) + "\n";
+    }
+    return out;
+}
+
+} // namespace
+
+class TestPicklePolicy : public QObject {
+    Q_OBJECT
+
+private slots:
+    // Every FX graph, AOTAutograd and PGO pickle of every real cache we have.
+    void everyRealEntryHasNoFinding() {
+        std::vector<fs::path> roots{test::sample_cache()};
+        for (const char* root :
+             {"devset/cache", "devset/cache_from_mega", "multi_dev/cache", "cpu_dev/cache"}) {
+            if (fs::exists(test::fixture(root))) {
+                roots.push_back(test::fixture(root));
+            }
+        }
+        std::size_t entries = 0;
+        std::size_t graph_modules = 0;
+        for (const auto& root : roots) {
+            for (const auto& file : fs::recursive_directory_iterator(root)) {
+                if (!file.is_regular_file()) {
+                    continue;
+                }
+                const std::string path = file.path().generic_string();
+                const bool pgo = file.path().filename().string().starts_with("code_state_");
+                const bool entry = path.find("/fxgraph/") != std::string::npos ||
+                                   path.find("/aotautograd/") != std::string::npos;
+                if ((!entry && !pgo) || file.path().extension() == ".lock") {
+                    continue;
+                }
+                const auto check =
+                    check_file(file.path(), pgo ? PickleSchema::Pgo : PickleSchema::Entry);
+                QVERIFY2(check.findings.empty(), qPrintable(QString::fromStdString(path) + ":\n" +
+                                                            describe(check.findings)));
+                for (const auto& code : check.code) {
+                    QVERIFY(code.source.find("def forward(") != std::string::npos);
+                    QVERIFY(code.import_block.find("import torch") != std::string::npos);
+                }
+                graph_modules += check.code.size();
+                ++entries;
+            }
+        }
+        QVERIFY2(entries >= 40, qPrintable(QString::number(entries)));
+        // The training-step entries keep their backward GraphModule for later.
+        QVERIFY(graph_modules > 0);
+    }
+
+    // Guards naming Source classes no fixture has, as PyTorch >= 2.10 pickles
+    // them (a call with the field values), a device, a slice, two enums.
+    void realisticAotEntryPasses() {
+        const auto check = check_policy_pickle("aot_entry_sources.pkl", PickleSchema::Entry);
+        QVERIFY2(check.findings.empty(), qPrintable(describe(check.findings)));
+    }
+
+    void pgoProfilePassesOnlyAsAProfile() {
+        const auto profile = check_policy_pickle("pgo_profile.pkl", PickleSchema::Pgo);
+        QVERIFY2(profile.findings.empty(), qPrintable(describe(profile.findings)));
+        const auto entry = check_policy_pickle("pgo_profile.pkl", PickleSchema::Entry);
+        QVERIFY(!entry.findings.empty());
+        QCOMPARE(entry.findings[0].rule, std::string("pickle-global"));
+    }
+
+    void hostilePicklesGiveTheirFinding_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("rule");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("os.system") << "os_system.pkl"
+                                   << "pickle-call"
+                                   << "REDUCE os.system('id')";
+        QTest::newRow("getattr dunder")
+            << "getattr_dunder.pkl"
+            << "pickle-getattr"
+            << "REDUCE builtins.getattr(torch._dynamo.source.LocalSource, '__class__')";
+        QTest::newRow("getattr computed name") << "getattr_computed.pkl"
+                                               << "pickle-getattr"
+                                               << "REDUCE builtins.getattr(";
+        QTest::newRow("getattr on a foreign class")
+            << "getattr_foreign_class.pkl"
+            << "pickle-getattr"
+            << "REDUCE builtins.getattr(subprocess.Popen, 'wait')";
+        QTest::newRow("enum built with a callable")
+            << "enum_with_callable.pkl"
+            << "pickle-enum"
+            << "REDUCE torch._dynamo.source.TensorProperty(os.getcwd)";
+        QTest::newRow("NEWOBJ of a callable") << "newobj_callable.pkl"
+                                              << "pickle-newobj"
+                                              << "NEWOBJ collections.OrderedDict(";
+        QTest::newRow("eval") << "builtins_eval.pkl"
+                              << "pickle-call"
+                              << "REDUCE builtins.eval('1')";
+        QTest::newRow("exec") << "builtins_exec.pkl"
+                              << "pickle-call"
+                              << "REDUCE builtins.exec('pass')";
+        QTest::newRow("extension code") << "extension.pkl"
+                                        << "pickle-extension"
+                                        << "EXT 1";
+        QTest::newRow("PGO class in an entry") << "pgo_class_in_entry.pkl"
+                                               << "pickle-global"
+                                               << "NEWOBJ torch._dynamo.pgo.CodeId(";
+    }
+
+    void hostilePicklesGiveTheirFinding() {
+        QFETCH(QString, file);
+        QFETCH(QString, rule);
+        QFETCH(QString, text);
+        const auto check = check_policy_pickle(file.toStdString(), PickleSchema::Entry);
+        bool found = false;
+        for (const auto& finding : check.findings) {
+            QCOMPARE(finding.file, std::string("pickle"));
+            QCOMPARE(finding.line, std::size_t{0});
+            QVERIFY(finding.id.size() == 13 && finding.id[0] == 'F');
+            QVERIFY(!finding.why.empty());
+            found = found || (finding.rule == rule.toStdString() &&
+                              finding.text.starts_with(text.toStdString()));
+        }
+        QVERIFY2(found, qPrintable(describe(check.findings)));
+    }
+
+    // reduce_graph_module is not a finding: the code it would exec is handed
+    // to the code audit.
+    void graphModuleCodeIsReturned() {
+        const auto check = check_policy_pickle("graph_module.pkl", PickleSchema::Entry);
+        QVERIFY2(check.findings.empty(), qPrintable(describe(check.findings)));
+        QCOMPARE(check.code.size(), std::size_t{1});
+        QCOMPARE(check.code[0].where, std::string("graph module 0"));
+        QCOMPARE(check.code[0].source, std::string("def forward(self, x):\n    return x\n"));
+        QCOMPARE(check.code[0].import_block, std::string("import torch"));
+    }
+
+    void tableRowsAreUniqueAndExplained() {
+        std::set<std::pair<std::string_view, std::string_view>> names;
+        for (const auto& row : safety::pickle_policy()) {
+            QVERIFY2(names.emplace(row.module, row.name).second,
+                     qPrintable(QString::fromUtf8(row.module) + "." + QString::fromUtf8(row.name)));
+            QVERIFY(!row.why.empty());
+            QVERIFY(!row.versions.empty());
+            QVERIFY((row.role == safety::GlobalRole::Callable) ==
+                    (row.call != safety::CallRule::None));
+            QCOMPARE(safety::find_policy_row(row.module, row.name), &row);
+        }
+        // A dotted name is matched whole, never walked.
+        QVERIFY(safety::find_policy_row("torch", "_utils.torch.contiguous_format") == nullptr);
+    }
+
+    // Every class PyTorch's source defines in the inventoried modules
+    // (scripts/pytorch-inventory.py) is allowed or refused with a reason.
+    void inventoryIsCovered() {
+        std::ifstream tsv(test::test_data("pytorch-inventory/classes.tsv"));
+        QVERIFY(tsv);
+        std::string line;
+        std::getline(tsv, line);
+        QCOMPARE(line, std::string("module\tclass\tkind\thas_setstate_or_reduce\tversions"));
+        std::size_t rows = 0;
+        QStringList missing;
+        while (std::getline(tsv, line)) {
+            if (line.empty() || line.starts_with('#')) {
+                continue;
+            }
+            std::istringstream fields(line);
+            std::string module;
+            std::string name;
+            std::getline(fields, module, '\t');
+            std::getline(fields, name, '\t');
+            const auto* row = safety::find_policy_row(module, name);
+            if (row == nullptr) {
+                missing << QString::fromStdString(module + "." + name);
+            }
+            ++rows;
+        }
+        QVERIFY2(missing.isEmpty(), qPrintable("not in the policy table: " + missing.join(", ")));
+        QVERIFY(rows > 100);
+    }
+
+    // docs/SECURITY.md shows every row with its role.
+    void securityDocListsEveryRow() {
+        const QString doc =
+            QString::fromUtf8(test::read_file(test::source_dir() / "docs/SECURITY.md"));
+        for (const auto& row : safety::pickle_policy()) {
+            const QString cell =
+                QStringLiteral("| `%1` | `%2` | %3 |")
+                    .arg(QString::fromUtf8(row.module), QString::fromUtf8(row.name),
+                         QString::fromUtf8(safety::to_string(row.role)));
+            QVERIFY2(doc.contains(cell), qPrintable(cell));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPicklePolicy)
+#include "tst_pickle_policy.moc"
