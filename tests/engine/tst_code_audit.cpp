@@ -382,6 +382,44 @@ void TestCodeAudit::hostile_code_is_found_data() {
          "globals()['x'] = 1"},
         {"open", PythonCode::TritonKernel, "with open('/etc/passwd') as f:\n    pass\n",
          "call-outside-vocabulary", 1, "with open('/etc/passwd') as f:"},
+        {"async_compile aliased", PythonCode::InductorWrapper,
+         "async_compile = AsyncCompile()\nk = async_compile\n"
+         "t = k.triton('t', \'\'\'\nimport subprocess\n\'\'\')\n",
+         "foreign-import", 4, "import subprocess"},
+        {"kernel method by another path", PythonCode::InductorWrapper,
+         "def build(compiler, name, src):\n    return compiler.triton(name, src)\n",
+         "unaudited-kernel", 2, "    return compiler.triton(name, src)"},
+        {"kernel method as a value", PythonCode::InductorWrapper,
+         "async_compile = AsyncCompile()\nkernels = list(map(async_compile.triton, names, srcs))\n",
+         "unaudited-kernel", 2, "kernels = list(map(async_compile.triton, names, srcs))"},
+        {"AsyncCompile made elsewhere", PythonCode::InductorWrapper,
+         "from torch._inductor.async_compile import AsyncCompile\nAsyncCompile().cuda(src, 'so')\n",
+         "unaudited-kernel", 2, "AsyncCompile().cuda(src, 'so')"},
+        {"getattr kernel method", PythonCode::InductorWrapper,
+         "getattr(async_compile, 'cpp')(src)\n", "unaudited-kernel", 1,
+         "getattr(async_compile, 'cpp')(src)"},
+        {"torch.load through a container", PythonCode::InductorWrapper,
+         "import torch\n[torch][0].load('evil.pt')\n", "call-outside-vocabulary", 2,
+         "[torch][0].load('evil.pt')"},
+        {"cpp_wrapper_src changed", PythonCode::InductorWrapper,
+         "cpp_wrapper_src = (r\'\'\'\nint x;\n\'\'\')\ncpp_wrapper_src += extra\n",
+         "computed-kernel-source", 4, "cpp_wrapper_src += extra"},
+        {"cpp_wrapper_src calls system", PythonCode::InductorWrapper,
+         "cpp_wrapper_src = (r\'\'\'\n#include <cstdlib>\nint f() { return system(\"id\"); "
+         "}\n\'\'\')\n",
+         "cpp-call", 3, "int f() { return system(\"id\"); }"},
+        {"frame globals", PythonCode::InductorWrapper,
+         "import os\ng = (x for x in ())\ng.gi_frame.f_globals['os'].system('id')\n",
+         "call-outside-vocabulary", 3, "g.gi_frame.f_globals['os'].system('id')"},
+        {"inductor config rewritten", PythonCode::InductorWrapper,
+         "import torch\ntorch._inductor.config.cpp.cxx = ('sh', '-c', 'id')\n",
+         "call-outside-vocabulary", 2, "torch._inductor.config.cpp.cxx = ('sh', '-c', 'id')"},
+        {"torchscript compiler", PythonCode::GraphModule,
+         "import torch\ndef forward(self, x):\n    return torch._C._jit_script_compile(x)\n",
+         "call-outside-vocabulary", 3, "    return torch._C._jit_script_compile(x)"},
+        {"coding declaration", PythonCode::InductorWrapper,
+         "# -*- coding: utf-7 -*-\nx = 1  # +AAo-import os\n", "source-encoding", 1,
+         "# -*- coding: utf-7 -*-"},
         {"fullwidth eval", PythonCode::InductorWrapper, "\xef\xbd\x85val('1')\n", "non-ascii-name",
          1, "\xef\xbd\x85val('1')"},
     };
@@ -471,6 +509,17 @@ void TestCodeAudit::unreadable_source_names_its_line() {
     QCOMPARE(got, (QStringList{"cpp-include:1", "cpp-call:4", "cpp-call:5", "inline-asm:6",
                                "cpp-call:7"}));
     QCOMPARE(qs(cpp_findings[0].text), QStringLiteral("#include <unistd.h>"));
+    // Digraphs, token pasting, #embed and symbol aliasing.
+    const std::string spelled = "%:include <dlfcn.h>\n"                                       // 1
+                                "#define CALL(a, b) a%:%:b\n"                                 // 2
+                                "#embed \"/etc/passwd\"\n"                                    // 3
+                                "int f(const char*) __attribute__((weakref(\"system\")));\n"; // 4
+    got.clear();
+    for (const Finding& finding : audit_cpp(spelled, "k.cpp")) {
+        got << QStringLiteral("%1:%2").arg(qs(finding.rule)).arg(finding.line);
+    }
+    QCOMPARE(got,
+             (QStringList{"cpp-include:1", "cpp-obfuscation:2", "cpp-include:3", "cpp-call:4"}));
 }
 
 void TestCodeAudit::findings_have_stable_ids() {

@@ -9,7 +9,9 @@
 #include <cctype>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
+#include <tuple>
 
 // The vocabulary tables below are documented, with where each entry comes
 // from in PyTorch, in code_audit.h and docs/SECURITY.md ("Code audit").
@@ -161,9 +163,40 @@ constexpr std::string_view dangerous_modules[] = {
 // Reached as an attribute (`torch.os`, `triton.sys`): modules that give a
 // process, files, the network or the interpreter.
 constexpr std::string_view dangerous_attributes[] = {
-    "os",     "sys",      "subprocess", "socket", "shutil", "ctypes",           "importlib",
-    "pickle", "builtins", "marshal",    "runpy",  "posix",  "_posixsubprocess", "pty",
-    "system", "popen",    "spawnv",     "execv",
+    "os",
+    "sys",
+    "subprocess",
+    "socket",
+    "shutil",
+    "ctypes",
+    "importlib",
+    "pickle",
+    "builtins",
+    "marshal",
+    "runpy",
+    "posix",
+    "_posixsubprocess",
+    "pty",
+    "system",
+    "popen",
+    "spawnv",
+    "execv",
+    // frames and code objects: a frame's f_globals holds the module's `os`
+    "gi_frame",
+    "gi_code",
+    "cr_frame",
+    "cr_code",
+    "ag_frame",
+    "ag_code",
+    "f_globals",
+    "f_locals",
+    "f_builtins",
+    "f_back",
+    "f_code",
+    "tb_frame",
+    "tb_next",
+    "co_code",
+    "func_globals",
 };
 
 // PyTorch's own entry points that load, compile or exec code: reachable
@@ -185,8 +218,33 @@ constexpr std::string_view code_loading_prefixes[] = {
     "torch.fx.graph_module",
     "torch.compiler.load_cache_artifacts",
     "torch.distributed.rpc",
-    "torch._C._jit_import",
 };
+
+// Attribute names of PyTorch's entry points that load, compile or exec code:
+// refused wherever they are reached, so an alias (`[torch][0].hub`) does not
+// hide them. `load` is Triton's `tl.load` in a kernel and refused elsewhere.
+constexpr std::string_view code_loading_attributes[] = {
+    "hub",
+    "serialization",
+    "cpp_extension",
+    "load_inline",
+    "load_library",
+    "codecache",
+    "PyCodeCache",
+    "_exec_with_source",
+    "compile_tasks",
+    "cpp_builder",
+    "load_cache_artifacts",
+    "_reload_python_module",
+    "load_by_key_path",
+    "CompilationUnit",
+    "_load_for_lite_interpreter",
+};
+
+// AsyncCompile's methods that compile a kernel from a source string: Inductor
+// calls them only as `async_compile.<method>(...)`, which the audit follows.
+constexpr std::string_view kernel_methods[] = {"triton", "cpp", "cpp_pybinding", "cuda",
+                                               "rocm",   "mps", "halide",        "pallas"};
 
 // Bare dunder names Inductor's code uses.
 constexpr std::string_view allowed_dunder_names[] = {"__name__", "__file__"};
@@ -236,8 +294,7 @@ bool name_import_allowed(std::string_view module, std::string_view name, std::ui
 
 std::optional<std::string_view> code_loading_prefix(std::string_view chain) {
     for (const std::string_view prefix : code_loading_prefixes) {
-        if (chain == prefix || (chain.starts_with(prefix) && chain[prefix.size()] == '.') ||
-            (prefix.ends_with("_import") && chain.starts_with(prefix))) {
+        if (chain == prefix || (chain.starts_with(prefix) && chain[prefix.size()] == '.')) {
             return prefix;
         }
     }
@@ -249,6 +306,7 @@ struct RawFinding {
     std::string rule;
     std::size_t line = 0;
     std::string why;
+    std::size_t order = 0; // when it was found: the order among findings on one line
 };
 
 // How deep kernel sources may nest inside one another (a wrapper's Triton
@@ -302,14 +360,60 @@ public:
                 refs.push_back(&token);
             }
         }
+        check_encoding();
         walk(refs, true);
-        std::ranges::stable_sort(findings_, {}, &RawFinding::line);
+        // By line; on one line, in the order found (std::stable_sort's buffer
+        // is deprecated under clang with libstdc++ 12).
+        std::ranges::sort(findings_, [](const RawFinding& a, const RawFinding& b) {
+            return std::tie(a.line, a.order) < std::tie(b.line, b.order);
+        });
         return std::move(findings_);
     }
 
 private:
     void add(std::string rule, std::size_t line, std::string why) {
-        findings_.push_back(RawFinding{std::move(rule), line, std::move(why)});
+        findings_.push_back(RawFinding{std::move(rule), line, std::move(why), findings_.size()});
+    }
+
+    // Python decodes a module by the coding declaration of its first two lines
+    // (PEP 263): under another codec (utf-7, rot13, ...) what this audit reads
+    // as a comment or a string can be code. Inductor declares none.
+    void check_encoding() {
+        for (const PyToken& token : tokens_.tokens) {
+            if (token.line > 2) {
+                break;
+            }
+            if (token.kind != PyTokenKind::Comment) {
+                continue;
+            }
+            const std::string_view comment = token.text;
+            for (std::size_t at = comment.find("coding"); at != std::string_view::npos;
+                 at = comment.find("coding", at + 1)) {
+                std::size_t k = at + 6;
+                if (k >= comment.size() || (comment[k] != ':' && comment[k] != '=')) {
+                    continue;
+                }
+                ++k;
+                while (k < comment.size() && (comment[k] == ' ' || comment[k] == '\t')) {
+                    ++k;
+                }
+                std::string codec;
+                for (; k < comment.size(); ++k) {
+                    const auto c = static_cast<unsigned char>(comment[k]);
+                    if (std::isalnum(c) == 0 && c != '-' && c != '_' && c != '.') {
+                        break;
+                    }
+                    codec += c == '_' ? '-' : static_cast<char>(std::tolower(c));
+                }
+                if (codec != "utf-8" && codec != "utf8" && !codec.starts_with("utf-8-")) {
+                    add("source-encoding", token.line,
+                        fmt::format("The coding declaration `{}` makes Python read this source "
+                                    "differently from how it is audited.",
+                                    codec));
+                }
+                break;
+            }
+        }
     }
 
     static const PyToken* at(const TokenRefs& refs, std::size_t i) {
@@ -339,7 +443,7 @@ private:
             }
             const bool after_dot = i > 0 && is_op(refs[i - 1], ".");
             if (after_dot) {
-                check_attribute(*token);
+                check_attribute(refs, i);
                 continue;
             }
             if (module_level && token->text == "import") {
@@ -352,6 +456,9 @@ private:
             }
             if (module_level && statement_start(refs, i) && is_op(at(refs, i + 1), "=")) {
                 record_assignment(refs, i);
+            }
+            if (module_level && statement_start(refs, i)) {
+                check_module_assignment(refs, i);
             }
             check_name(refs, i);
         }
@@ -409,6 +516,27 @@ private:
         }
     }
 
+    // `torch._inductor.config.cpp.cxx = ...`: assigning into an imported
+    // module changes what PyTorch or Triton does next (the compiler it runs,
+    // its config). Inductor's code assigns only its own names and `self.x`.
+    void check_module_assignment(const TokenRefs& refs, std::size_t i) {
+        const auto [chain, last] = chain_at(refs, i);
+        if (last == i) {
+            return;
+        }
+        const PyToken* op = at(refs, last + 1);
+        const bool assigns = op != nullptr && op->kind == PyTokenKind::Op &&
+                             op->text.ends_with('=') && op->text != "==" && op->text != "!=" &&
+                             op->text != "<=" && op->text != ">=";
+        const std::string resolved = resolve(chain);
+        if (assigns && imported_roots_.contains(resolved.substr(0, resolved.find('.')))) {
+            add("call-outside-vocabulary", refs[i]->line,
+                fmt::format("Assigning `{}` changes an imported module's state (its config, the "
+                            "compiler it runs), which Inductor's code never does.",
+                            resolved));
+        }
+    }
+
     bool is_import_from(const TokenRefs& refs, std::size_t i) const {
         std::size_t k = i + 1;
         while (is_op(at(refs, k), ".") || is_op(at(refs, k), "...")) {
@@ -450,6 +578,7 @@ private:
                                 module));
             }
             bindings_[bound_name] = bound_to;
+            imported_roots_.insert(module.substr(0, module.find('.')));
             if (is_op(at(refs, k), ",")) {
                 ++k;
             }
@@ -504,11 +633,44 @@ private:
                                 name, module));
             }
             bindings_[bound_name] = module + "." + name;
+            imported_roots_.insert(module.substr(0, module.find('.')));
         }
         return k > 0 ? k - 1 : k;
     }
 
-    void check_attribute(const PyToken& token) {
+    // The resolved dotted chain that ends just before the attribute at `i`
+    // (`tl` in `tl.load`); nullopt when it starts at a call or subscript.
+    std::optional<std::string> chain_before(const TokenRefs& refs, std::size_t i) const {
+        if (i < 2 || refs[i - 2]->kind != PyTokenKind::Name) {
+            return std::nullopt;
+        }
+        std::size_t k = i - 2;
+        while (k >= 2 && is_op(refs[k - 1], ".") && refs[k - 2]->kind == PyTokenKind::Name) {
+            k -= 2;
+        }
+        if (k >= 1 && is_op(refs[k - 1], ".")) {
+            return std::nullopt;
+        }
+        std::string chain(refs[k]->text);
+        for (std::size_t n = k + 2; n < i; n += 2) {
+            chain += '.';
+            chain += refs[n]->text;
+        }
+        return resolve(chain);
+    }
+
+    // `.load` and the code-loading names: refused, except Triton's `tl.load`
+    // (and Gluon's) in a kernel.
+    static bool loads_code(std::string_view name, const std::optional<std::string>& object) {
+        if (name == "load") {
+            return !(object && object->starts_with("triton."));
+        }
+        // TorchScript's compilers and loaders (torch._C._jit_*).
+        return contains(code_loading_attributes, name) || name.starts_with("_jit_");
+    }
+
+    void check_attribute(const TokenRefs& refs, std::size_t i) {
+        const PyToken& token = *refs[i];
         const std::string_view name = token.text;
         if (!is_ascii(name)) {
             add("non-ascii-name", token.line,
@@ -523,6 +685,24 @@ private:
             add("call-outside-vocabulary", token.line,
                 fmt::format("`.{}` reaches the operating system or the interpreter, which "
                             "Inductor's code never uses.",
+                            name));
+        } else if (contains(kernel_methods, name)) {
+            // `torch.cuda.set_device(0)` and `x.cuda()` are not kernels: only a
+            // `.cuda(...)` with arguments compiles one.
+            const bool compiles =
+                name != "cuda" || (is_op(at(refs, i + 1), "(") && !is_op(at(refs, i + 2), ")"));
+            const auto object = chain_before(refs, i);
+            const bool followed = object == "async_compile" && is_op(at(refs, i + 1), "(");
+            if (compiles && !followed) {
+                add("unaudited-kernel", token.line,
+                    fmt::format("`.{}` compiles a kernel by a path the audit does not follow "
+                                "(Inductor calls it only as `async_compile.{}(...)`).",
+                                name, name));
+            }
+        } else if (loads_code(name, chain_before(refs, i))) {
+            add("call-outside-vocabulary", token.line,
+                fmt::format("`.{}` loads, compiles or runs code, which Inductor's code never "
+                            "does.",
                             name));
         }
     }
@@ -628,6 +808,7 @@ private:
         for (RawFinding& finding : inner) {
             const std::size_t index = finding.line == 0 ? 0 : finding.line - 1;
             finding.line = index < literal.lines.size() ? literal.lines[index] : line;
+            finding.order = findings_.size();
             findings_.push_back(std::move(finding));
         }
     }
@@ -749,7 +930,26 @@ private:
                             *name));
             return;
         }
+        if (contains(kernel_methods, *name)) {
+            add("unaudited-kernel", line,
+                fmt::format("`getattr(..., '{}')` reaches a kernel compiler by a path the audit "
+                            "does not follow.",
+                            *name));
+            return;
+        }
         const CallArg& object = args[0];
+        std::optional<std::string> object_chain;
+        if (object.keyword.empty() && refs[object.begin]->kind == PyTokenKind::Name &&
+            chain_at(refs, object.begin).second + 1 == object.end) {
+            object_chain = resolve(chain_at(refs, object.begin).first);
+        }
+        if (loads_code(*name, object_chain)) {
+            add("call-outside-vocabulary", line,
+                fmt::format("`getattr(..., '{}')` loads, compiles or runs code, which Inductor's "
+                            "code never does.",
+                            *name));
+            return;
+        }
         if (object.keyword.empty() && refs[object.begin]->kind == PyTokenKind::Name) {
             const auto [chain, last] = chain_at(refs, object.begin);
             if (last + 1 == object.end) {
@@ -761,6 +961,13 @@ private:
                 }
             }
         }
+    }
+
+    // `async_compile = AsyncCompile()` at the start of a statement.
+    static bool is_async_compile_made(const TokenRefs& refs, std::size_t i) {
+        return i >= 2 && is_op(refs[i - 1], "=") && is_name(refs[i - 2], "async_compile") &&
+               statement_start(refs, i - 2) && is_op(at(refs, i + 1), "(") &&
+               is_op(at(refs, i + 2), ")");
     }
 
     bool is_async_compile_wait_globals(const TokenRefs& refs, std::size_t i) const {
@@ -839,12 +1046,31 @@ private:
                             *prefix));
             return;
         }
-        if (is_op(at(refs, last + 1), "(")) {
-            if (name == "async_compile" && last == i + 2) {
-                check_async_compile(refs, refs[last]->text, last + 1);
-            } else if (resolved.starts_with("torch._inductor.codecache.CppWrapperCodeCache.")) {
+        const bool called = is_op(at(refs, last + 1), "(");
+        if (resolved.starts_with("async_compile.") && called &&
+            resolved.find('.', sizeof("async_compile")) == std::string::npos) {
+            check_async_compile(refs, refs[last]->text, last + 1);
+        }
+        if (resolved.ends_with(".AsyncCompile") && !is_async_compile_made(refs, i)) {
+            add("unaudited-kernel", line,
+                "AsyncCompile compiles kernels; Inductor only makes one, as "
+                "`async_compile = AsyncCompile()`, whose calls the audit follows.");
+        }
+        if (resolved.starts_with("torch._inductor.codecache.CppWrapperCodeCache")) {
+            if (called && last == i + 2) {
                 check_cpp_wrapper_call(refs, last + 1);
+            } else {
+                add("unaudited-kernel", line,
+                    "CppWrapperCodeCache compiles C++; Inductor only calls its methods "
+                    "directly, which the audit follows.");
             }
+        }
+        if (name == "cpp_wrapper_src" && next != nullptr && next->kind == PyTokenKind::Op &&
+            next->text != "=" && next->text.size() >= 2 && next->text.back() == '=' &&
+            next->text != "==" && next->text != "!=" && next->text != "<=" && next->text != ">=") {
+            add("computed-kernel-source", line,
+                "`cpp_wrapper_src` is changed after it is written, so the C++ compiled from it "
+                "cannot be audited.");
         }
         if (name == "cpp_wrapper_src" && statement_start(refs, i) && is_op(next, "=")) {
             // cpp_wrapper mode: the C++ wrapper's source, compiled by CppWrapperCodeCache.
@@ -868,6 +1094,7 @@ private:
     std::uint8_t kind_;
     int depth_;
     std::map<std::string, std::string, std::less<>> bindings_;
+    std::set<std::string, std::less<>> imported_roots_; // top-level packages imported
     std::vector<RawFinding> findings_;
 };
 
@@ -987,6 +1214,15 @@ constexpr std::string_view cpp_dangerous_calls[] = {
     "Py_CompileString",
     "Py_CompileStringExFlags",
     "Py_CompileStringObject",
+    // attributes that bind a function to another symbol named by a string
+    "alias",
+    "__alias__",
+    "weakref",
+    "__weakref__",
+    "ifunc",
+    "__ifunc__",
+    "symver",
+    "__symver__",
 };
 // Python C API families that import modules or run Python code.
 constexpr std::string_view cpp_dangerous_prefixes[] = {
@@ -1077,9 +1313,12 @@ std::vector<RawFinding> audit_cpp_raw(std::string_view source) {
             i = end == std::string::npos ? n : end + 2;
             continue;
         }
-        if (c == '#' && line_start) {
+        // `%:` is the digraph of `#` (and `%:%:` of `##`).
+        const bool hash = c == '#' || (c == '%' && i + 1 < n && text[i + 1] == ':');
+        const std::size_t hash_size = c == '#' ? 1 : 2;
+        if (hash && line_start) {
             line_start = false;
-            std::size_t k = i + 1;
+            std::size_t k = i + hash_size;
             while (k < n && (text[k] == ' ' || text[k] == '\t')) {
                 ++k;
             }
@@ -1089,7 +1328,8 @@ std::vector<RawFinding> audit_cpp_raw(std::string_view source) {
             }
             const std::string_view directive(text.data() + k, word_end - k);
             i = word_end;
-            if (directive == "include" || directive == "include_next" || directive == "import") {
+            if (directive == "include" || directive == "include_next" || directive == "import" ||
+                directive == "embed") {
                 const std::size_t line = line_of(k);
                 while (i < n && (text[i] == ' ' || text[i] == '\t')) {
                     ++i;
@@ -1117,11 +1357,11 @@ std::vector<RawFinding> audit_cpp_raw(std::string_view source) {
             continue;
         }
         line_start = false;
-        if (c == '#' && i + 1 < n && text[i + 1] == '#') {
+        if (hash && text.compare(i + hash_size, hash_size, text, i, hash_size) == 0) {
             findings.push_back({"cpp-obfuscation", line_of(i),
                                 "Token pasting (`##`) can spell a name this audit would refuse; "
                                 "Inductor's kernels never paste tokens."});
-            i += 2;
+            i += 2 * hash_size;
             continue;
         }
         if (c == '"' || c == '\'') {

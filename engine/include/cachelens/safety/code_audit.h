@@ -74,7 +74,11 @@
 //   `torch.os`); open/input/breakpoint/setattr/delattr; the PyTorch entry
 //   points that load or compile code (torch.load, torch.hub, torch.jit.load,
 //   torch.utils.cpp_extension, torch.ops.load_library, torch._inductor.codecache,
-//   torch.fx.graph_module, torch.serialization, torch.package, ...).
+//   torch.fx.graph_module, torch.serialization, torch.package, ...), also by
+//   their attribute names wherever reached (`.hub`, `.load` but Triton's
+//   `tl.load`, `._jit_*`, ...); frame and code attributes (`gi_frame`,
+//   `f_globals`, ...); an assignment into an imported module
+//   (`torch._inductor.config.cpp.cxx = ...`).
 // - dynamic-code: eval, exec, compile, __import__, globals, locals, vars.
 // - computed-getattr: getattr whose name is not one plain string literal.
 // - dunder-attribute: a dunder name or attribute (`__class__`, `__subclasses__`,
@@ -84,8 +88,12 @@
 //   `ｅｖａｌ` is eval); Inductor emits ASCII only.
 // - computed-kernel-source / unaudited-kernel: a kernel whose source is not a
 //   string literal, or of a kind this audit does not read (Halide).
+//   A kernel method reached any other way than `async_compile.<method>(...)`
+//   (an alias is followed) is unaudited-kernel.
 // - unreadable-source: an embedded kernel source that does not tokenize.
-// - cpp-call: system, popen, dlopen, fork, exec*, syscall, posix_spawn, ...
+// - source-encoding: a PEP 263 coding declaration other than UTF-8.
+// - cpp-call: system, popen, dlopen, fork, exec*, syscall, posix_spawn, ...,
+//   and the alias/weakref/ifunc/symver attributes.
 // - inline-asm: asm / __asm__ / __asm in C++ (Inductor's C++ has none: its
 //   inline assembly lives in the ATen headers it includes).
 // - cpp-include: an #include outside the table above.
