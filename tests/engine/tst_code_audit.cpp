@@ -417,6 +417,14 @@ void TestCodeAudit::hostile_code_is_found_data() {
         {"torchscript compiler", PythonCode::GraphModule,
          "import torch\ndef forward(self, x):\n    return torch._C._jit_script_compile(x)\n",
          "call-outside-vocabulary", 3, "    return torch._C._jit_script_compile(x)"},
+        {"mps shader calls system", PythonCode::InductorWrapper,
+         "from torch._inductor.runtime.runtime_utils import compile_mps_shader\n"
+         "mps_lib_0 = compile_mps_shader(\"\"\"\n#include <c10/metal/utils.h>\n"
+         "kernel void k() { system(\"id\"); }\n\"\"\")\n",
+         "cpp-call", 4, "kernel void k() { system(\"id\"); }"},
+        {"python DSL kernel", PythonCode::InductorWrapper,
+         "async_compile = AsyncCompile()\nk = async_compile.cutedsl('k', \"import os\")\n",
+         "unaudited-kernel", 2, "k = async_compile.cutedsl('k', \"import os\")"},
         {"coding declaration", PythonCode::InductorWrapper,
          "# -*- coding: utf-7 -*-\nx = 1  # +AAo-import os\n", "source-encoding", 1,
          "# -*- coding: utf-7 -*-"},

@@ -105,6 +105,8 @@ constexpr std::array name_imports{
     NameImport{"torch._dynamo.testing", "rand_strided", ModuleBits},
     NameImport{"torch._inductor.runtime.benchmarking", "benchmarker", ModuleBits},
     NameImport{"torch._inductor.wrapper_benchmark", "compiled_module_main", ModuleBits},
+    // codegen/mps.py MetalScheduling (MPS wrappers, 2.6+)
+    NameImport{"torch._inductor.runtime.runtime_utils", "compile_mps_shader", ModuleBits},
 };
 
 // Modules whose every use is outside the vocabulary: Inductor imports os,
@@ -243,8 +245,9 @@ constexpr std::string_view code_loading_attributes[] = {
 
 // AsyncCompile's methods that compile a kernel from a source string: Inductor
 // calls them only as `async_compile.<method>(...)`, which the audit follows.
-constexpr std::string_view kernel_methods[] = {"triton", "cpp", "cpp_pybinding", "cuda",
-                                               "rocm",   "mps", "halide",        "pallas"};
+constexpr std::string_view kernel_methods[] = {
+    "triton", "cpp",    "cpp_pybinding", "cuda",    "rocm",
+    "mps",    "halide", "pallas",        "cutedsl", "nv_universal_gemm"};
 
 // Bare dunder names Inductor's code uses.
 constexpr std::string_view allowed_dunder_names[] = {"__name__", "__file__"};
@@ -813,11 +816,14 @@ private:
         }
     }
 
-    // async_compile.<method>(...): which argument is the source and its language.
+    // async_compile.<method>(...) (torch/_inductor/async_compile.py): which
+    // argument is the source and its language.
+    static constexpr std::size_t no_source = static_cast<std::size_t>(-1);
+    static constexpr std::size_t every_argument = static_cast<std::size_t>(-2);
     struct KernelCall {
         std::string_view method;
-        std::size_t source_index; // positional index of the source
-        std::optional<Embedded> language;
+        std::size_t source_index;         // positional index of the source
+        std::optional<Embedded> language; // nullopt: a source this audit does not read
     };
     static constexpr std::array kernel_calls{
         KernelCall{"triton", 1, Embedded::Triton},
@@ -825,50 +831,66 @@ private:
         KernelCall{"cpp_pybinding", 1, Embedded::Cpp},
         KernelCall{"cuda", 0, Embedded::Cpp},
         KernelCall{"rocm", 0, Embedded::Cpp},
-        KernelCall{"mps", 1, Embedded::Cpp},
+        // Metal shaders; which argument holds the source changed between
+        // releases, so every argument must be a literal.
+        KernelCall{"mps", every_argument, Embedded::Cpp},
+        // Python kernels in other DSLs (Halide, CuTe DSL, Pallas, cutlass_api):
+        // their vocabulary is not Inductor's.
         KernelCall{"halide", 1, std::nullopt},
-        KernelCall{"multi_kernel", static_cast<std::size_t>(-1), std::nullopt},
-        KernelCall{"wait", static_cast<std::size_t>(-1), std::nullopt},
+        KernelCall{"cutedsl", 1, std::nullopt},
+        KernelCall{"pallas", 1, std::nullopt},
+        KernelCall{"nv_universal_gemm", 1, std::nullopt},
+        KernelCall{"multi_kernel", no_source, std::nullopt},
+        KernelCall{"size_hint_multi_kernel", no_source, std::nullopt},
+        KernelCall{"wait", no_source, std::nullopt},
     };
 
     void check_async_compile(const TokenRefs& refs, std::string_view method, std::size_t open) {
         const std::size_t line = refs[open]->line;
         const auto call = std::ranges::find(kernel_calls, method, &KernelCall::method);
-        if (call == kernel_calls.end() || (call->language == std::nullopt &&
-                                           call->source_index != static_cast<std::size_t>(-1))) {
+        if (call == kernel_calls.end() || (!call->language && call->source_index != no_source)) {
             add("unaudited-kernel", line,
                 fmt::format("`async_compile.{}` compiles a kernel this audit does not read.",
                             method));
             return;
         }
-        if (!call->language) {
-            return;
+        if (call->language) {
+            check_kernel_sources(refs, open, *call->language, call->source_index,
+                                 fmt::format("async_compile.{}", method));
         }
+    }
+
+    // The arguments of a call that compiles a kernel: its source (at
+    // `source_index`, or every argument) must be a literal; every literal is
+    // audited as `language`.
+    void check_kernel_sources(const TokenRefs& refs, std::size_t open, Embedded language,
+                              std::size_t source_index, std::string_view callee) {
         std::vector<CallArg> args;
         call_args(refs, open, args);
         std::size_t positional = 0;
         bool source_seen = false;
         for (const CallArg& arg : args) {
-            const bool is_source = arg.keyword.empty() ? positional++ == call->source_index
+            const bool is_source = arg.keyword.empty() ? (source_index == every_argument ||
+                                                          positional++ == source_index)
                                                        : arg.keyword == "source_code";
             const auto literal = literal_of(refs, arg);
             if (is_source) {
                 source_seen = true;
                 if (!literal) {
                     add("computed-kernel-source", refs[arg.begin]->line,
-                        fmt::format("The source given to `async_compile.{}` is computed, not a "
-                                    "literal, so the code compiled cannot be audited.",
-                                    method));
+                        fmt::format("The source given to `{}` is computed, not a literal, so "
+                                    "the code compiled cannot be audited.",
+                                    callee));
                     continue;
                 }
             }
             if (literal && arg.keyword != "device_str") {
-                audit_embedded(*literal, *call->language, refs[arg.begin]->line);
+                audit_embedded(*literal, language, refs[arg.begin]->line);
             }
         }
         if (!source_seen) {
-            add("computed-kernel-source", line,
-                fmt::format("`async_compile.{}` is called without a literal source.", method));
+            add("computed-kernel-source", refs[open]->line,
+                fmt::format("`{}` is called without a literal source.", callee));
         }
     }
 
@@ -1051,6 +1073,16 @@ private:
             resolved.find('.', sizeof("async_compile")) == std::string::npos) {
             check_async_compile(refs, refs[last]->text, last + 1);
         }
+        if (resolved == "torch._inductor.runtime.runtime_utils.compile_mps_shader") {
+            // MPS wrappers (2.6+): `mps_lib_0 = compile_mps_shader("""...""")`.
+            if (called && last == i) {
+                check_kernel_sources(refs, last + 1, Embedded::Cpp, 0, "compile_mps_shader");
+            } else {
+                add("unaudited-kernel", line,
+                    "`compile_mps_shader` compiles a Metal shader by a path the audit does not "
+                    "follow.");
+            }
+        }
         if (resolved.ends_with(".AsyncCompile") && !is_async_compile_made(refs, i)) {
             add("unaudited-kernel", line,
                 "AsyncCompile compiles kernels; Inductor only makes one, as "
@@ -1113,6 +1145,7 @@ constexpr std::string_view cpp_include_headers[] = {
     "arm_sve.h",
     "Python.h",
     "sleef.h",
+    "metal_stdlib",
     "cuda.h",
     "cuda_runtime.h",
     "cuda_fp16.h",

@@ -52,6 +52,8 @@
 //   `if __name__ == "__main__":`; the kernel decorator's `filename=__file__`.
 // - wrapper.py write_prefix: `async_compile.wait(globals())`, the one use of
 //   globals().
+// - codegen/mps.py MetalScheduling: `from torch._inductor.runtime.runtime_utils
+//   import compile_mps_shader`, whose calls compile Metal (audited as C++).
 // - codegen/cpp_wrapper_cpu.py: `from torch._inductor.codecache import
 //   CppWrapperCodeCache` and `cpp_wrapper_src` (cpp_wrapper mode).
 // - torch/fx/graph.py _custom_builtins, torch/fx/graph_module.py
@@ -87,7 +89,8 @@
 // - non-ascii-name: a non-ASCII identifier (Python folds them by NFKC, so
 //   `ｅｖａｌ` is eval); Inductor emits ASCII only.
 // - computed-kernel-source / unaudited-kernel: a kernel whose source is not a
-//   string literal, or of a kind this audit does not read (Halide).
+//   string literal, or in a language this audit does not read (the Python DSLs
+//   of async_compile.halide / cutedsl / pallas / nv_universal_gemm).
 //   A kernel method reached any other way than `async_compile.<method>(...)`
 //   (an alias is followed) is unaudited-kernel.
 // - unreadable-source: an embedded kernel source that does not tokenize.
