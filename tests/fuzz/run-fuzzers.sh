@@ -25,6 +25,7 @@ build=$repo/build/fuzz
 declare -A max_len=(
     [fuzz_unpickler]=131072
     [fuzz_python_literal]=65536
+    [fuzz_python_tokens]=65536
     [fuzz_kernel_module]=65536
     [fuzz_best_config]=16384
     [fuzz_triton_kernel]=65536
@@ -34,7 +35,7 @@ declare -A max_len=(
     [fuzz_remote]=65536
     [fuzz_signed_bundle]=262144
 )
-all_targets=(fuzz_unpickler fuzz_python_literal fuzz_kernel_module fuzz_best_config fuzz_triton_kernel fuzz_trace fuzz_guards fuzz_mega_cache fuzz_signed_bundle fuzz_remote)
+all_targets=(fuzz_unpickler fuzz_python_literal fuzz_python_tokens fuzz_kernel_module fuzz_best_config fuzz_triton_kernel fuzz_trace fuzz_guards fuzz_mega_cache fuzz_signed_bundle fuzz_remote)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     targets=("${all_targets[@]}")
@@ -70,6 +71,12 @@ seed_corpus() {
     fuzz_python_literal | fuzz_kernel_module)
         # Kernel modules (their decorators hold the literals) and autotune results.
         add_seeds "$corpus" "$fixtures"/*/cache*/*/*.py "$fixtures"/*/cache*/*/*.best_config
+        ;;
+    fuzz_python_tokens)
+        # Generated modules (wrappers with their kernel and C++ strings, kernel modules),
+        # the CPU entries' C++, and tests/data/code_audit's tokenizer cases.
+        add_seeds "$corpus" "$fixtures"/*/cache*/*/*.py "$fixtures"/*/cache*/*/*.cpp \
+            "$repo"/tests/data/code_audit/*.py
         ;;
     fuzz_best_config)
         add_seeds "$corpus" "$fixtures"/*/cache*/*/*.best_config "$fixtures"/*/cache*/*/*.kernel_perf \

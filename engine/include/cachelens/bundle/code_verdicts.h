@@ -1,0 +1,30 @@
+#pragma once
+
+// The verdicts of what a cache dir already holds (`cachelens verify DIR`, the
+// GUI's Verify): every FX graph, AOTAutograd and dynamo profile pickle judged
+// as an import would judge it (pickle policy and code audit), and every
+// module (.py) and C++ source PyTorch would import or compile audited
+// against Inductor's vocabulary (docs/SECURITY.md). Nothing is unpickled,
+// imported or run.
+
+#include <cachelens/bundle/import.h>
+#include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/core/progress.h>
+
+#include <string>
+#include <vector>
+
+namespace cachelens::bundle {
+
+struct FileVerdict {
+    std::string path; // relative to the cache dir
+    ArtifactCheck check;
+};
+
+// One FileVerdict per pickle and source file of `scan`, sorted by path. A
+// file that cannot be read is "unreadable" with the reason. `progress` hears
+// the Checking stage (a file at a time); a stop is a Cancelled error.
+Result<std::vector<FileVerdict>> judge_cache_dir(const cachedir::Scan& scan,
+                                                 const ProgressFn& progress = {});
+
+} // namespace cachelens::bundle

@@ -1,0 +1,108 @@
+#include <cachelens/bundle/code_verdicts.h>
+#include <cachelens/core/mapped_file.h>
+#include <cachelens/safety/code_audit.h>
+
+#include <algorithm>
+
+namespace cachelens::bundle {
+
+namespace {
+
+// The bundle artifact type an entry of this kind is, or empty for a source
+// file (audited as code) and for files that hold neither.
+std::string_view artifact_type(cachedir::FileKind kind) {
+    switch (kind) {
+    case cachedir::FileKind::FxGraph:
+        return "inductor";
+    case cachedir::FileKind::AotAutograd:
+        return "aot_autograd";
+    case cachedir::FileKind::DynamoProfile:
+        return "pgo";
+    default:
+        return {};
+    }
+}
+
+bool is_source(cachedir::FileKind kind) {
+    return kind == cachedir::FileKind::Module || kind == cachedir::FileKind::CppSource;
+}
+
+// A dynamo profile's key as PyTorch names the file: code_state_<key>.pkl.
+std::string profile_key(const std::string& path) {
+    std::string name = path.substr(path.rfind('/') + 1);
+    constexpr std::string_view prefix = "code_state_";
+    constexpr std::string_view suffix = ".pkl";
+    if (name.starts_with(prefix) && name.ends_with(suffix)) {
+        name = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+    }
+    return name;
+}
+
+ArtifactCheck judge_source(std::string_view text, const std::string& path) {
+    ArtifactCheck check;
+    check.destination = path;
+    auto findings = safety::audit_cache_file(text, path);
+    if (!findings) {
+        check.problems.push_back(findings.error().message);
+        check.verdict = safety::Verdict::Unreadable;
+        return check;
+    }
+    const auto lines = static_cast<std::size_t>(std::ranges::count(text, '\n'));
+    check.code.push_back(path + " (" + std::to_string(lines) + " lines)");
+    check.findings = std::move(*findings);
+    check.verdict = check.findings.empty() ? safety::Verdict::InductorCode
+                                           : safety::Verdict::CodeWithFindings;
+    check.consent = safety::consent_for(check.findings, {});
+    return check;
+}
+
+} // namespace
+
+Result<std::vector<FileVerdict>> judge_cache_dir(const cachedir::Scan& scan,
+                                                 const ProgressFn& progress) {
+    std::vector<const cachedir::Entry*> judged;
+    const auto entries = scan.entries();
+    for (const auto& entry : entries) {
+        if (is_source(entry.kind) || !artifact_type(entry.kind).empty()) {
+            judged.push_back(&entry);
+        }
+    }
+    Progress checked{.stage = ProgressStage::Checking,
+                     .unit = ProgressUnit::Files,
+                     .done = 0,
+                     .total = judged.size(),
+                     .bytes = 0,
+                     .item = {}};
+    if (!report_progress(progress, checked)) {
+        return cancelled();
+    }
+    std::vector<FileVerdict> verdicts;
+    for (const auto* entry : judged) {
+        FileVerdict verdict{.path = entry->path, .check = {}};
+        auto file = MappedFile::open(scan.root / entry->path);
+        if (!file) {
+            verdict.check.problems.push_back(file.error().message);
+        } else if (is_source(entry->kind)) {
+            verdict.check = judge_source((*file)->bytes(), entry->path);
+        } else {
+            const std::string key =
+                entry->kind == cachedir::FileKind::DynamoProfile ? profile_key(entry->path)
+                                                                 : entry->key;
+            // The size limit is for what a stranger sends; this cache is on disk already.
+            verdict.check =
+                check_artifact(artifact_type(entry->kind), key, (*file)->bytes(),
+                               {.max_artifact_bytes = UINT64_MAX, .trust = {}});
+        }
+        checked.bytes += entry->size;
+        checked.item = entry->path;
+        ++checked.done;
+        verdicts.push_back(std::move(verdict));
+        if (!report_progress(progress, checked)) {
+            return cancelled();
+        }
+    }
+    std::ranges::sort(verdicts, {}, &FileVerdict::path);
+    return verdicts;
+}
+
+} // namespace cachelens::bundle
