@@ -18,6 +18,10 @@ docs/SECURITY.md:
 
 and paste it under "## Pickle policy" (tst_pickle_policy checks every row is there).
 
+Only module-level definitions are listed (classes under `if TYPE_CHECKING:`
+are never instantiated); enums and NamedTuples made by a call
+(`OutputType = Enum("OutputType", ...)`) are listed too.
+
 Columns: module, class, kind (dataclass/enum/namedtuple/class/function),
 has_setstate_or_reduce (y/n: defines __setstate__, __reduce__ or
 __reduce_ex__, or is decorated by dataclass_with_cached_hash, which installs a
@@ -46,6 +50,7 @@ TORCH_MODULES = [
     "torch/_inductor/runtime/hints.py",
     "torch/_inductor/runtime/triton_heuristics.py",
     "torch/_inductor/runtime/autotune_cache.py",
+    "torch/_inductor/runtime/coordinate_descent_tuner.py",
     "torch/_inductor/runtime/static_cuda_launcher.py",
     "torch/_inductor/runtime/static_triton_launcher.py",
     "torch/_inductor/cudagraph_utils.py",
@@ -96,6 +101,23 @@ def has_setstate_or_reduce(node):
     )
 
 
+def functional_kind(node):
+    """The kind of a class made by a call at module level: X = Enum("X", ...),
+    X = namedtuple("X", ...), X = NamedTuple("X", ...) (schemas.OutputType)."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call)):
+        return None
+    callee = ast.unparse(node.value.func).split(".")[-1]
+    args = node.value.args
+    if not (args and isinstance(args[0], ast.Constant) and args[0].value == node.targets[0].id):
+        return None
+    if callee in ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"):
+        return "enum"
+    if callee in ("namedtuple", "NamedTuple"):
+        return "namedtuple"
+    return None
+
+
 def classes_in(path, module):
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     for node in tree.body:
@@ -103,6 +125,8 @@ def classes_in(path, module):
             yield module, node.name, kind_of(node), "y" if has_setstate_or_reduce(node) else "n"
         elif isinstance(node, ast.FunctionDef) and FUNCTION_PATTERN.match(node.name):
             yield module, node.name, "function", "n"
+        elif kind := functional_kind(node):
+            yield module, node.targets[0].id, kind, "n"
 
 
 def read_tsv(path, comments):

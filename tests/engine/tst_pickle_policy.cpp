@@ -144,6 +144,20 @@ private slots:
         QTest::newRow("PGO class in an entry") << "pgo_class_in_entry.pkl"
                                                << "pickle-global"
                                                << "NEWOBJ torch._dynamo.pgo.CodeId(";
+        // Classes whose use by PyTorch runs code from the pickle, or that no
+        // entry holds (refused after reading PyTorch's source).
+        QTest::newRow("CompiledAOTI loads the .so it names")
+            << "compiled_aoti.pkl"
+            << "pickle-global"
+            << "NEWOBJ torch._inductor.output_code.CompiledAOTI(";
+        QTest::newRow("TritonCompileResult is never in an entry")
+            << "triton_compile_result.pkl"
+            << "pickle-global"
+            << "NEWOBJ torch._inductor.runtime.triton_heuristics.TritonCompileResult(";
+        QTest::newRow("RuntimeWrapper is built at load, never pickled")
+            << "runtime_wrapper_in_entry.pkl"
+            << "pickle-global"
+            << "NEWOBJ torch._functorch._aot_autograd.runtime_wrappers.RuntimeWrapper(";
     }
 
     void hostilePicklesGiveTheirFinding() {

@@ -188,6 +188,23 @@ def main():
     write("extension.pkl", PROTO2 + b"\x82\x01)R.")
     # CodeId (allowed only in PGO profiles) in an entry
     write("pgo_class_in_entry.pkl", PROTO2 + glob(PGO, "CodeId") + b")\x81.")
+    # CompiledAOTI: its post_compile loads the .so it names and writes _cached_files
+    write("compiled_aoti.pkl",
+          PROTO2 + glob("torch._inductor.output_code", "CompiledAOTI") + b")\x81"
+          + b"}" + text("filename") + text("/tmp/payload.so") + b"s"
+          + text("device_type") + text("cpu") + b"s"
+          + text("_cached_files") + b"}" + text("/tmp/payload.so") + b"C\x04\x7fELF" + b"s"
+          + b"s" + b"b.")
+    # TritonCompileResult: only crosses the compile-worker pipe; rebuilds a CompiledKernel
+    write("triton_compile_result.pkl",
+          PROTO2 + glob("torch._inductor.runtime.triton_heuristics", "TritonCompileResult")
+          + b")\x81" + b"}" + text("kernel") + b"}" + b"s" + b"b.")
+    # RuntimeWrapper in dispatch_wrappers: PyTorch builds it at load, never pickles it;
+    # main's post_compile would exec Python built from this index
+    write("runtime_wrapper_in_entry.pkl",
+          PROTO2 + glob("torch._functorch._aot_autograd.runtime_wrappers", "RuntimeWrapper")
+          + b")\x81" + b"}" + text("indices_of_inps_to_detach") + b"]"
+          + text("0]; __import__('os').system('id'); _ = [0") + b"a" + b"s" + b"b.")
     # reduce_graph_module({'_code': ...}, import_block): code for the audit
     write("graph_module.pkl",
           PROTO2 + glob("torch.fx.graph_module", "reduce_graph_module")
