@@ -177,6 +177,64 @@ private slots:
         QVERIFY2(found, qPrintable(describe(check.findings)));
     }
 
+    // A static autotuner with every grid kind Inductor writes (precomputed
+    // python/cpp grids, a fixed grid of launcher arguments, combo sizes, a
+    // str constant) passes the field checks.
+    void inductorGridsPass() {
+        const auto check = check_policy_pickle("static_autotuner_grids.pkl", PickleSchema::Entry);
+        QVERIFY2(check.findings.empty(), qPrintable(describe(check.findings)));
+    }
+
+    // Allowed classes whose fields PyTorch turns into code (or into a code
+    // path): each hostile value gives exactly one finding, pickle-field, on
+    // that field.
+    void fieldShapesAreChecked_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("text");
+        QTest::newRow("str in base_groups") << "field_base_groups_str.pkl"
+                                            << "AOTSyntheticBaseWrapper.base_groups holds a str (";
+        QTest::newRow("argument name that is code")
+            << "field_arg_name_code.pkl"
+            << "StaticallyLaunchedCudaKernel.arg_names holds a str ('x); import os; "
+               "os.system(\"id\"); (') where PyTorch writes identifiers";
+        QTest::newRow("call in a fixed grid")
+            << "field_fixed_grid_call.pkl"
+            << "StaticTritonCompileResult.inductor_meta['fixed_grid'] holds a str (";
+        QTest::newRow("triton_interpret") << "field_triton_interpret.pkl"
+                                          << "CachingAutotuner.triton_interpret holds True where "
+                                             "PyTorch writes False";
+        QTest::newRow("JITFunction.fn set") << "field_jit_fn.pkl"
+                                            << "JITFunction.fn holds a str (";
+        QTest::newRow("quote in a str constant")
+            << "field_constant_quote.pkl"
+            << "StaticTritonCompileResult.compile_meta['constants'] holds a str (";
+    }
+
+    void fieldShapesAreChecked() {
+        QFETCH(QString, file);
+        QFETCH(QString, text);
+        const auto check = check_policy_pickle(file.toStdString(), PickleSchema::Entry);
+        QVERIFY2(check.findings.size() == 1, qPrintable(describe(check.findings)));
+        const auto& finding = check.findings[0];
+        QCOMPARE(finding.rule, std::string("pickle-field"));
+        QCOMPARE(finding.file, std::string("pickle"));
+        QCOMPARE(finding.line, std::size_t{0});
+        QVERIFY2(finding.text.starts_with(text.toStdString()),
+                 qPrintable(describe(check.findings)));
+        QVERIFY(finding.why.find("PyTorch") != std::string::npos);
+    }
+
+    // CompiledFxGraph._serialized_original_gm is a second pickle PyTorch
+    // loads: it is decoded and checked under the same policy.
+    void nestedPickleIsChecked() {
+        const auto check = check_policy_pickle("field_nested_pickle.pkl", PickleSchema::Entry);
+        QVERIFY2(check.findings.size() == 1, qPrintable(describe(check.findings)));
+        QCOMPARE(check.findings[0].rule, std::string("pickle-call"));
+        QVERIFY2(check.findings[0].text.starts_with(
+                     "CompiledFxGraph._serialized_original_gm: REDUCE os.system('id')"),
+                 qPrintable(describe(check.findings)));
+    }
+
     // reduce_graph_module is not a finding: the code it would exec is handed
     // to the code audit.
     void graphModuleCodeIsReturned() {

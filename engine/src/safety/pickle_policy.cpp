@@ -1,9 +1,12 @@
 #include "pickle_policy_table.h"
 
 #include <cachelens/pickle/repr.h>
+#include <cachelens/pickle/unpickler.h>
 #include <cachelens/safety/pickle_policy.h>
+#include <cachelens/safety/python_tokens.h>
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <set>
 #include <unordered_set>
@@ -126,10 +129,319 @@ std::string shown(const Value& value) {
     return pickle::repr(value, options);
 }
 
+// ---- Field shapes ----------------------------------------------------------
+//
+// Some classes the table allows carry fields PyTorch later turns into Python
+// it execs (generated AOTAutograd wrappers, static Triton launchers, grid
+// expressions) or that switch it onto a path that runs code. Each such field
+// must have the shape PyTorch itself writes there (docs/SECURITY.md, "Field
+// shapes").
+
+enum class FieldShape : std::uint8_t {
+    Indices,      // None, an int (or bool), or lists/tuples/sets of those, nested
+    Identifier,   // a plain Python identifier
+    Identifiers,  // a list/tuple of plain identifiers
+    FalseFlag,    // absent, None or False
+    NoneOnly,     // absent or None
+    InductorMeta, // a dict: its grid fields (grid_type, fixed_grid, ...) checked
+    CompileMeta,  // a dict: its `constants` values plain
+    TritonConfig, // a triton Config's kwargs: block sizes ints
+    NestedPickle, // absent, None, or bytes checked as a pickle under the same policy
+};
+
+struct FieldRule {
+    std::string_view cls; // the class name (its module is checked by the table)
+    std::string_view field;
+    FieldShape shape;
+    std::string_view why;
+};
+
+constexpr std::string_view kWrapperCodeWhy =
+    "PyTorch interpolates this field into the Python source of the AOTAutograd runtime wrappers "
+    "it generates and execs, so anything but the ints it writes is code it would run";
+constexpr std::string_view kLauncherWhy =
+    "PyTorch joins these names into the Python source of the kernel launcher it generates and "
+    "execs, so anything but a plain identifier is code it would run";
+constexpr std::string_view kInductorMetaWhy =
+    "PyTorch builds the kernel launcher's Python source from these grid expressions and launcher "
+    "arguments and execs it, so anything beyond the arithmetic Inductor writes is code it would "
+    "run";
+constexpr std::string_view kConstantsWhy =
+    "PyTorch writes a str constant into the generated launcher inside r'...' without escaping, "
+    "so a quote, backslash or line break there ends the string and the rest is code";
+constexpr std::string_view kConfigWhy =
+    "PyTorch interpolates the block sizes of a kernel's config into the launcher's grid "
+    "expression, so anything but an int there is code it would run";
+constexpr std::string_view kInterpretWhy =
+    "triton_interpret=True sends CachingAutotuner.run into Triton's JITFunction.run, which execs "
+    "a binder generated from the pickled signature; PyTorch writes False unless TRITON_INTERPRET "
+    "was set when it compiled";
+constexpr std::string_view kDumpWhy =
+    "the dump_launch flags make every kernel launch write files beside the running program; "
+    "PyTorch writes False unless the environment asked for it when it compiled";
+constexpr std::string_view kJitFnWhy =
+    "with JITFunction.fn set, Triton compiles that function again from source when PyTorch "
+    "recompiles the kernel; PyTorch clears it before it pickles the kernel";
+constexpr std::string_view kKernelNameWhy =
+    "PyTorch names the kernel's cubin file after this field and writes the pickled cubin bytes "
+    "there, so a path in it chooses where the file is written";
+constexpr std::string_view kNestedPickleWhy =
+    "PyTorch unpickles these bytes with GraphPickler in post_compile: a second pickle, checked "
+    "under the same policy";
+
+constexpr std::array kFieldRules{
+    // AOTAutograd runtime wrappers (main generates them as Python).
+    FieldRule{"AOTSyntheticBaseWrapper", "base_groups", FieldShape::Indices, kWrapperCodeWhy},
+    FieldRule{"AOTSyntheticBaseWrapper", "other_arg_indices", FieldShape::Indices, kWrapperCodeWhy},
+    FieldRule{"AOTSyntheticBaseWrapper", "aliased_arg_idx_with_metadata_mutations",
+              FieldShape::Indices, kWrapperCodeWhy},
+    FieldRule{"AOTDedupeWrapper", "keep_arg_mask", FieldShape::Indices, kWrapperCodeWhy},
+    FieldRule{"AOTDedupeWrapper", "add_dupe_map", FieldShape::Indices, kWrapperCodeWhy},
+    FieldRule{"AOTAutogradResult", "indices_of_inps_to_detach", FieldShape::Indices,
+              kWrapperCodeWhy},
+    FieldRule{"AOTAutogradResult", "num_fw_outs_saved_for_bw", FieldShape::Indices,
+              kWrapperCodeWhy},
+    FieldRule{"AOTAutogradCacheEntry", "indices_of_inps_to_detach", FieldShape::Indices,
+              kWrapperCodeWhy},
+    FieldRule{"GenericAOTAutogradCacheEntry", "indices_of_inps_to_detach", FieldShape::Indices,
+              kWrapperCodeWhy},
+    FieldRule{"CompiledBackward", "backward_state_indices", FieldShape::Indices, kWrapperCodeWhy},
+    FieldRule{"CompiledBackward", "num_symints_saved_for_bw_", FieldShape::Indices,
+              kWrapperCodeWhy},
+    FieldRule{"OutputAliasInfo", "base_idx", FieldShape::Indices, kWrapperCodeWhy},
+    FieldRule{"PlainTensorMeta", "unwrapped_idx", FieldShape::Indices, kWrapperCodeWhy},
+    // ViewAndMutationMeta: unpickling skips __post_init__, so the derived
+    // fields are pickled values too.
+    FieldRule{"ViewAndMutationMeta", "num_intermediate_bases", FieldShape::Indices,
+              kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "static_input_indices", FieldShape::Indices, kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "indices_of_inputs_that_requires_grad_with_mutations_in_bw",
+              FieldShape::Indices, kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "bw_donated_idxs", FieldShape::Indices, kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "num_symints_saved_for_bw", FieldShape::Indices,
+              kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "num_tensors_saved_with_no_vc_check", FieldShape::Indices,
+              kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "num_opaque_objects_saved_for_bw", FieldShape::Indices,
+              kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "num_backward_tokens", FieldShape::Indices, kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "num_graphsafe_rng_states", FieldShape::Indices,
+              kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "graphsafe_rng_state_index", FieldShape::Indices,
+              kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "mutated_inp_stream_indices", FieldShape::Indices,
+              kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "mutated_graph_handled_indices", FieldShape::Indices,
+              kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "num_mutated_graph_handled_indices", FieldShape::Indices,
+              kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "mutated_graph_handled_indices_seen_by_autograd",
+              FieldShape::Indices, kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "num_mutated_graph_handled_indices_seen_by_autograd",
+              FieldShape::Indices, kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "mutated_inp_runtime_indices", FieldShape::Indices,
+              kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "num_mutated_inp_runtime_indices", FieldShape::Indices,
+              kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "aliased_out_indices", FieldShape::Indices, kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "unsafe_view_out_indices", FieldShape::Indices,
+              kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "num_outputs", FieldShape::Indices, kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "num_outputs_non_aliased", FieldShape::Indices,
+              kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "num_outputs_aliased_to_inputs", FieldShape::Indices,
+              kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "num_unsafe_view_outputs", FieldShape::Indices,
+              kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "num_outputs_aliased_to_intermediates", FieldShape::Indices,
+              kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "num_outputs_aliased", FieldShape::Indices, kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "num_outputs_rng_offset", FieldShape::Indices,
+              kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "num_forward_returns", FieldShape::Indices, kWrapperCodeWhy},
+    FieldRule{"ViewAndMutationMeta", "num_forward", FieldShape::Indices, kWrapperCodeWhy},
+    // Static Triton launchers.
+    FieldRule{"StaticallyLaunchedCudaKernel", "arg_names", FieldShape::Identifiers, kLauncherWhy},
+    FieldRule{"StaticallyLaunchedCudaKernel", "name", FieldShape::Identifier, kKernelNameWhy},
+    FieldRule{"StaticallyLaunchedXpuKernel", "arg_names", FieldShape::Identifiers, kLauncherWhy},
+    FieldRule{"StaticallyLaunchedXpuKernel", "name", FieldShape::Identifier, kKernelNameWhy},
+    FieldRule{"JITFunction", "arg_names", FieldShape::Identifiers, kLauncherWhy},
+    FieldRule{"JITFunction", "fn", FieldShape::NoneOnly, kJitFnWhy},
+    FieldRule{"StaticTritonCompileResult", "inductor_meta", FieldShape::InductorMeta,
+              kInductorMetaWhy},
+    FieldRule{"StaticTritonCompileResult", "compile_meta", FieldShape::CompileMeta, kConstantsWhy},
+    FieldRule{"Config", "kwargs", FieldShape::TritonConfig, kConfigWhy},
+    FieldRule{"InductorConfig", "kwargs", FieldShape::TritonConfig, kConfigWhy},
+    // Autotuners: state that steers run().
+    FieldRule{"CachingAutotuner", "inductor_meta", FieldShape::InductorMeta, kInductorMetaWhy},
+    FieldRule{"CachingAutotuner", "triton_interpret", FieldShape::FalseFlag, kInterpretWhy},
+    FieldRule{"CachingAutotuner", "dump_launch_params", FieldShape::FalseFlag, kDumpWhy},
+    FieldRule{"CachingAutotuner", "dump_launch_tensors", FieldShape::FalseFlag, kDumpWhy},
+    FieldRule{"DebugAutotuner", "inductor_meta", FieldShape::InductorMeta, kInductorMetaWhy},
+    FieldRule{"DebugAutotuner", "triton_interpret", FieldShape::FalseFlag, kInterpretWhy},
+    FieldRule{"DebugAutotuner", "dump_launch_params", FieldShape::FalseFlag, kDumpWhy},
+    FieldRule{"DebugAutotuner", "dump_launch_tensors", FieldShape::FalseFlag, kDumpWhy},
+    // A second pickle PyTorch loads.
+    FieldRule{"CompiledFxGraph", "_serialized_original_gm", FieldShape::NestedPickle,
+              kNestedPickleWhy},
+};
+
+// The modules whose classes kFieldRules names: a class of the same name
+// elsewhere (triton.Config is not torch's) is not checked here.
+bool in_field_rule_module(std::string_view module) {
+    return module.starts_with("torch.") || module.starts_with("triton.");
+}
+
+bool is_python_keyword(std::string_view name) {
+    static constexpr std::array<std::string_view, 35> keywords{
+        "False", "None",     "True",  "and",    "as",   "assert", "async",  "await",    "break",
+        "class", "continue", "def",   "del",    "elif", "else",   "except", "finally",  "for",
+        "from",  "global",   "if",    "import", "in",   "is",     "lambda", "nonlocal", "not",
+        "or",    "pass",     "raise", "return", "try",  "while",  "with",   "yield"};
+    return std::ranges::find(keywords, name) != keywords.end();
+}
+
+// ASCII letters, digits and `_`, not starting with a digit, not a keyword,
+// not a dunder (or any `__` name): what Inductor names arguments and kernels.
+bool is_plain_identifier(std::string_view name) {
+    if (name.empty() || (name[0] >= '0' && name[0] <= '9') || name.starts_with("__") ||
+        is_python_keyword(name)) {
+        return false;
+    }
+    return std::ranges::all_of(name, [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '_';
+    });
+}
+
+// A Python grid expression as Inductor writes it (GridExpr: ceildiv as
+// `-((xnumel) // -(XBLOCK))`, `max(...)`, sums, `(...) * n`, sympy-printed
+// sizes): only names, int literals, arithmetic operators, parentheses and
+// commas, and calls of max/min. No attribute, subscript, string, keyword or
+// other call.
+bool is_grid_expression(std::string_view text) {
+    if (text.empty() || text.find_first_of("\r\n\\;") != std::string_view::npos) {
+        return false;
+    }
+    const auto tokens = tokenize_python(text);
+    if (!tokens) {
+        return false;
+    }
+    static constexpr std::array<std::string_view, 10> operators{"(", ")",  "+", "-",  "*",
+                                                                "/", "//", "%", "**", ","};
+    const auto& list = tokens->tokens;
+    std::size_t meaningful = 0;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+        const PyToken& token = list[i];
+        switch (token.kind) {
+        case PyTokenKind::Newline:
+        case PyTokenKind::Nl:
+        case PyTokenKind::EndMarker:
+            continue;
+        case PyTokenKind::Number:
+            if (!std::ranges::all_of(token.text,
+                                     [](char c) { return (c >= '0' && c <= '9') || c == '_'; })) {
+                return false;
+            }
+            break;
+        case PyTokenKind::Name: {
+            if (!is_plain_identifier(token.text)) {
+                return false;
+            }
+            const bool called = i + 1 < list.size() && list[i + 1].kind == PyTokenKind::Op &&
+                                list[i + 1].text == "(";
+            if (called && token.text != "max" && token.text != "min") {
+                return false;
+            }
+            break;
+        }
+        case PyTokenKind::Op:
+            if (std::ranges::find(operators, token.text) == operators.end()) {
+                return false;
+            }
+            break;
+        default:
+            return false;
+        }
+        ++meaningful;
+    }
+    return meaningful > 0;
+}
+
+// A C++ grid expression (PrecomputedGrid's "cpp" entries: `((xnumel + 1023L)
+// / 1024L)`, `std::max(a, b)`): letters, digits, `_`, spaces, arithmetic,
+// parentheses, commas and `::`; nothing that ends a statement or starts a
+// string, comment or preprocessor line.
+bool is_cpp_grid_expression(std::string_view text) {
+    return !text.empty() && std::ranges::all_of(text, [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               c == '_' || c == ' ' || c == '+' || c == '-' || c == '*' || c == '/' || c == '%' ||
+               c == '(' || c == ')' || c == ',' || c == ':';
+    });
+}
+
+bool is_index_tree(const Value* value, std::size_t depth) {
+    if (value == nullptr || value->is_none() || value->is_int()) {
+        return true;
+    }
+    if (depth > 8) {
+        return false;
+    }
+    switch (value->kind()) {
+    case Kind::List:
+    case Kind::Tuple:
+    case Kind::Set:
+    case Kind::FrozenSet:
+        return std::ranges::all_of(
+            value->items(), [depth](const Value* item) { return is_index_tree(item, depth + 1); });
+    default:
+        return false;
+    }
+}
+
+// The first value inside `value` that is not an index, for the message.
+const Value* first_non_index(const Value* value, std::size_t depth) {
+    if (value == nullptr || value->is_none() || value->is_int()) {
+        return nullptr;
+    }
+    if (depth <= 8 && value->is_sequence()) {
+        for (const Value* item : value->items()) {
+            if (const Value* bad = first_non_index(item, depth + 1)) {
+                return bad;
+            }
+        }
+        return nullptr;
+    }
+    return value;
+}
+
+std::string kind_phrase(const Value& value) {
+    switch (value.kind()) {
+    case Kind::Str:
+        return "a str";
+    case Kind::Bytes:
+        return "bytes";
+    case Kind::Float:
+        return "a float";
+    case Kind::Dict:
+        return "a dict";
+    case Kind::Object:
+        return "an object";
+    case Kind::Global:
+        return "a global";
+    default:
+        return "a " + std::string(pickle::to_string(value.kind()));
+    }
+}
+
+// How deep pickles nested in pickles are followed.
+constexpr std::size_t kMaxNestedPickles = 2;
+
 class Walker {
 public:
-    explicit Walker(PickleSchema schema)
-        : schema_(schema) {}
+    explicit Walker(PickleSchema schema, std::size_t nesting = 0)
+        : schema_(schema)
+        , nesting_(nesting) {}
 
     void visit(const Value* value, std::size_t depth) {
         if (value == nullptr) {
@@ -175,6 +487,7 @@ public:
         case Kind::Object:
             if (seen_.insert(value).second) {
                 check_object(*value, depth);
+                check_fields(*value);
                 visit(value->args(), depth + 1);
                 visit(value->kwargs(), depth + 1);
                 visit(value->state(), depth + 1);
@@ -415,6 +728,280 @@ private:
         }
     }
 
+    // The class an Object is an instance of: its callable, or what
+    // copyreg.__newobj__ / _reconstructor build.
+    static const Value* instance_class(const Value& object) {
+        const Value* callable = object.callable();
+        if (callable == nullptr || !callable->is(Kind::Global)) {
+            return nullptr;
+        }
+        if (callable->module() == "copyreg" &&
+            (callable->name() == "__newobj__" || callable->name() == "_reconstructor")) {
+            const auto args = tuple_items(object.args());
+            return !args.empty() && args[0]->is(Kind::Global) ? args[0] : nullptr;
+        }
+        return callable;
+    }
+
+    void check_fields(const Value& object) {
+        const Value* cls = instance_class(object);
+        if (cls == nullptr || !in_field_rule_module(cls->module())) {
+            return;
+        }
+        for (const FieldRule& rule : kFieldRules) {
+            if (rule.cls == cls->name()) {
+                check_field(rule, object.attribute(rule.field));
+            }
+        }
+    }
+
+    void report_field(const FieldRule& rule, const std::string& holds, std::string_view expected,
+                      std::string_view why) {
+        report("pickle-field",
+               std::string(rule.cls) + "." + std::string(rule.field) + " holds " + holds +
+                   " where PyTorch writes " + std::string(expected),
+               std::string(why));
+    }
+
+    static std::string holding(const Value& value) {
+        return kind_phrase(value) + " (" + shown(value) + ")";
+    }
+
+    void check_field(const FieldRule& rule, const Value* value) {
+        switch (rule.shape) {
+        case FieldShape::Indices:
+            if (const Value* bad = first_non_index(value, 0)) {
+                report_field(rule, holding(*bad), "ints", rule.why);
+            }
+            return;
+        case FieldShape::Identifier:
+            if (value != nullptr && !(value->is_str() && is_plain_identifier(value->text()))) {
+                report_field(rule, holding(*value), "an identifier", rule.why);
+            }
+            return;
+        case FieldShape::Identifiers:
+            check_identifiers(rule, value);
+            return;
+        case FieldShape::FalseFlag:
+            if (value != nullptr && !value->is_none() &&
+                !(value->is_int() && value->as_int() == 0)) {
+                report_field(rule, shown(*value), "False", rule.why);
+            }
+            return;
+        case FieldShape::NoneOnly:
+            if (value != nullptr && !value->is_none()) {
+                report_field(rule, holding(*value), "None", rule.why);
+            }
+            return;
+        case FieldShape::InductorMeta:
+            check_inductor_meta(rule, value);
+            return;
+        case FieldShape::CompileMeta:
+            check_compile_meta(rule, value);
+            return;
+        case FieldShape::TritonConfig:
+            check_triton_config(rule, value);
+            return;
+        case FieldShape::NestedPickle:
+            check_nested_pickle(rule, value);
+            return;
+        }
+    }
+
+    void check_identifiers(const FieldRule& rule, const Value* value, std::string_view why = {}) {
+        const std::string_view reason = why.empty() ? rule.why : why;
+        if (value == nullptr || value->is_none()) {
+            return;
+        }
+        if (!value->is(Kind::List) && !value->is(Kind::Tuple)) {
+            report_field(rule, holding(*value), "a list of identifiers", reason);
+            return;
+        }
+        for (const Value* item : value->items()) {
+            if (!item->is_str() || !is_plain_identifier(item->text())) {
+                report_field(rule, holding(*item), "identifiers", reason);
+            }
+        }
+    }
+
+    // A grid of three entries, each an int or a grid expression.
+    void check_grid(const FieldRule& rule, std::string_view key, const Value* grid, bool cpp) {
+        const std::string where = std::string(rule.field) + "['" + std::string(key) + "']";
+        const FieldRule keyed{rule.cls, where, rule.shape, rule.why};
+        if (!grid->is(Kind::List) && !grid->is(Kind::Tuple)) {
+            report_field(keyed, holding(*grid), "a list of three grid expressions", rule.why);
+            return;
+        }
+        for (const Value* item : grid->items()) {
+            if (item->is_int()) {
+                continue;
+            }
+            const bool ok = item->is_str() && (cpp ? is_cpp_grid_expression(item->text())
+                                                   : is_grid_expression(item->text()));
+            if (!ok) {
+                report_field(keyed, holding(*item),
+                             cpp ? "C++ arithmetic on sizes" : "arithmetic on sizes", rule.why);
+            }
+        }
+    }
+
+    void check_inductor_meta(const FieldRule& rule, const Value* meta) {
+        if (meta == nullptr || !meta->is(Kind::Dict)) {
+            return; // a non-dict fails PyTorch's own lookups before any code is built
+        }
+        if (const Value* type = meta->find("grid_type");
+            type != nullptr && !(type->is_str() && is_plain_identifier(type->text()))) {
+            const FieldRule keyed{rule.cls, std::string_view("inductor_meta['grid_type']"),
+                                  rule.shape, rule.why};
+            report_field(keyed, holding(*type), "a GridExpr class name", rule.why);
+        }
+        if (const Value* grid = meta->find("fixed_grid"); grid != nullptr) {
+            check_grid(rule, "fixed_grid", grid, false);
+        }
+        if (const Value* args = meta->find("extra_launcher_args"); args != nullptr) {
+            const FieldRule keyed{rule.cls,
+                                  std::string_view("inductor_meta['extra_launcher_args']"),
+                                  FieldShape::Identifiers, rule.why};
+            check_identifiers(keyed, args);
+        }
+        if (const Value* grids = meta->find("precomputed_grids"); grids != nullptr) {
+            check_precomputed_grids(rule, grids);
+        }
+        if (const Value* combo = meta->find("combo_grid_meta"); combo != nullptr) {
+            check_combo_grid_meta(rule, combo);
+        }
+    }
+
+    // [{'config': {...}, 'python': [x, y, z], 'cpp': [...], 'python_slow': [...]}, ...]
+    void check_precomputed_grids(const FieldRule& rule, const Value* grids) {
+        const FieldRule keyed{rule.cls, std::string_view("inductor_meta['precomputed_grids']"),
+                              rule.shape, rule.why};
+        if (!grids->is(Kind::List) && !grids->is(Kind::Tuple)) {
+            report_field(keyed, holding(*grids), "a list of grids", rule.why);
+            return;
+        }
+        for (const Value* candidate : grids->items()) {
+            if (!candidate->is(Kind::Dict)) {
+                report_field(keyed, holding(*candidate), "a dict per config", rule.why);
+                continue;
+            }
+            for (const auto& item : candidate->dict_items()) {
+                if (!item.key->is_str() || item.key->text() == "config") {
+                    continue;
+                }
+                const std::string_view mode = item.key->text();
+                check_grid(keyed, mode, item.value, mode == "cpp");
+            }
+        }
+    }
+
+    // ComboKernelGrid interpolates xnumel_N / ynumel_N / znumel_N, min_blocks
+    // and num_kernels, and default_config's block sizes.
+    void check_combo_grid_meta(const FieldRule& rule, const Value* combo) {
+        const FieldRule keyed{rule.cls, std::string_view("inductor_meta['combo_grid_meta']"),
+                              FieldShape::Indices, rule.why};
+        if (!combo->is(Kind::Dict)) {
+            report_field(keyed, holding(*combo), "a dict of sizes", rule.why);
+            return;
+        }
+        for (const auto& item : combo->dict_items()) {
+            const Value* value = item.value;
+            if (value->is(Kind::Dict)) {
+                for (const auto& inner : value->dict_items()) {
+                    if (const Value* bad = first_non_index(inner.value, 0)) {
+                        report_field(keyed, holding(*bad), "ints", rule.why);
+                    }
+                }
+            } else if (const Value* bad = first_non_index(value, 0)) {
+                report_field(keyed, holding(*bad), "ints", rule.why);
+            }
+        }
+    }
+
+    // compile_meta['constants']: PyTorch writes ints, floats, bools, None and
+    // (for user kernels) strs, a str going inside r'...'.
+    void check_compile_meta(const FieldRule& rule, const Value* meta) {
+        if (meta == nullptr || !meta->is(Kind::Dict)) {
+            return;
+        }
+        const Value* constants = meta->find("constants");
+        if (constants == nullptr || !constants->is(Kind::Dict)) {
+            return;
+        }
+        const FieldRule keyed{rule.cls, std::string_view("compile_meta['constants']"), rule.shape,
+                              rule.why};
+        for (const auto& item : constants->dict_items()) {
+            const Value* value = item.value;
+            if (value->is_none() || value->is_int() || value->is(Kind::BigInt) ||
+                value->is(Kind::Float)) {
+                continue;
+            }
+            if (value->is_str() &&
+                value->text().find_first_of("'\"\\\r\n") == std::string_view::npos) {
+                continue;
+            }
+            report_field(keyed, holding(*value), "numbers or strs without quotes or backslashes",
+                         rule.why);
+        }
+    }
+
+    // The block sizes GridExpr reads from a config (XBLOCK, ..., RSPLIT).
+    void check_triton_config(const FieldRule& rule, const Value* kwargs) {
+        if (kwargs == nullptr || !kwargs->is(Kind::Dict)) {
+            return;
+        }
+        static constexpr std::array<std::string_view, 7> grid_keys{
+            "XBLOCK", "YBLOCK", "ZBLOCK", "R0_BLOCK", "R1_BLOCK", "RSPLIT", "RBLOCK"};
+        for (const auto& item : kwargs->dict_items()) {
+            if (!item.key->is_str() ||
+                std::ranges::find(grid_keys, item.key->text()) == grid_keys.end()) {
+                continue;
+            }
+            if (!item.value->is_int() && !item.value->is_none()) {
+                const std::string where =
+                    std::string(rule.field) + "['" + std::string(item.key->text()) + "']";
+                report_field(FieldRule{rule.cls, where, rule.shape, rule.why}, holding(*item.value),
+                             "an int", rule.why);
+            }
+        }
+    }
+
+    // Decoded with the same unpickler and checked with the same policy, a
+    // bounded number of levels deep; its findings say where they came from.
+    void check_nested_pickle(const FieldRule& rule, const Value* value) {
+        if (value == nullptr || value->is_none()) {
+            return;
+        }
+        const std::string where = std::string(rule.cls) + "." + std::string(rule.field);
+        if (!value->is(Kind::Bytes) && !value->is(Kind::ByteArray)) {
+            report_field(rule, holding(*value), "bytes or None", rule.why);
+            return;
+        }
+        if (nesting_ >= kMaxNestedPickles) {
+            report("pickle-field",
+                   where + " nests a pickle " + std::to_string(nesting_ + 1) + " levels deep",
+                   "PyTorch never nests pickles this deep; the innermost one was not checked");
+            return;
+        }
+        const auto document = pickle::unpickle(value->text());
+        if (!document) {
+            report("pickle-field", where + " holds bytes that are not a pickle",
+                   "PyTorch would unpickle them in post_compile; they do not decode: " +
+                       document.error().message);
+            return;
+        }
+        Walker nested(schema_, nesting_ + 1);
+        nested.visit(&(*document)->root(), 0);
+        PickleCheck inner = nested.take();
+        for (auto& finding : inner.findings) {
+            report(finding.rule, where + ": " + finding.text, finding.why);
+        }
+        for (auto& code : inner.code) {
+            code.where = where + " " + code.where;
+            out_.code.push_back(std::move(code));
+        }
+    }
+
     // SerializedGraphModule keeps {'fn': reduce_graph_module, 'args': (...)}
     // and calls it later: the same code as a REDUCE now.
     void take_serialized_graph_module(const Value& dict) {
@@ -453,6 +1040,7 @@ private:
     }
 
     PickleSchema schema_;
+    std::size_t nesting_ = 0;
     PickleCheck out_;
     std::unordered_set<const Value*> seen_;
     std::set<std::pair<std::string, std::string>> reported_;

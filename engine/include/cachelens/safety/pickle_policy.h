@@ -10,7 +10,10 @@
 // with it. The table says, for every global a PyTorch 2.5-2.11 FX graph,
 // AOTAutograd, PGO or Triton-bundle entry can name, which uses are PyTorch's
 // own; check_pickle() walks a decoded pickle (nothing is imported or called)
-// and reports every other use as a Finding.
+// and reports every other use as a Finding. It also checks the fields PyTorch
+// later turns into code (generated AOTAutograd wrappers, static Triton
+// launchers and their grids, autotuner flags, a nested pickle) have the shape
+// PyTorch writes there: rule "pickle-field" (docs/SECURITY.md, "Field shapes").
 
 #include <cachelens/pickle/value.h>
 #include <cachelens/safety/finding.h>
@@ -105,7 +108,7 @@ struct PickleCheck {
 };
 
 // Walks `document` (bounded in depth, safe on memo cycles) and classifies
-// every use of every global against the table.
+// every use of every global against the table, and checks the field shapes.
 PickleCheck check_pickle(const pickle::Document& document, PickleSchema schema);
 
 } // namespace cachelens::safety

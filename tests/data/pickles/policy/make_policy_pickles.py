@@ -158,6 +158,53 @@ def text(s):
     return b"X" + len(data).to_bytes(4, "little") + data
 
 
+def build(module, name, state):
+    """NEWOBJ module.name, then BUILD with `state` (a pickled dict)."""
+    return glob(module, name) + b")\x81" + state + b"b"
+
+
+def pdict(*items):
+    """A dict from (key bytes, value bytes) pairs."""
+    return b"}" + b"".join(k + v + b"s" for k, v in items)
+
+
+def plist(*items):
+    return b"]" + b"".join(i + b"a" for i in items)
+
+
+def pint(n):
+    return b"J" + n.to_bytes(4, "little", signed=True)
+
+
+TRUE = b"\x88"
+NONE = b"N"
+WRAPPERS = "torch._functorch._aot_autograd.runtime_wrappers"
+HEURISTICS = "torch._inductor.runtime.triton_heuristics"
+LAUNCHER = "torch._inductor.runtime.static_triton_launcher"
+
+
+def static_autotuner(inductor_meta, config_kwargs=None, constants=None, arg_names=None):
+    """A CachingAutotuner holding one StaticTritonCompileResult, as TritonBundle keeps it."""
+    names = arg_names or [text("in_ptr0"), text("xnumel"), text("XBLOCK")]
+    kernel = build(LAUNCHER, "StaticallyLaunchedCudaKernel", pdict(
+        (text("name"), text("triton_poi_fused_0")),
+        (text("arg_names"), plist(*names)),
+        (text("cubin_raw"), NONE)))
+    config = build("triton.runtime.autotuner", "Config", pdict(
+        (text("kwargs"), pdict(*(config_kwargs or [(text("XBLOCK"), pint(1024))]))),
+        (text("num_warps"), pint(4))))
+    compile_meta = pdict((text("constants"), pdict(*(constants or [(text("XBLOCK"), pint(1024))]))))
+    result = build(HEURISTICS, "StaticTritonCompileResult", pdict(
+        (text("kernel"), kernel), (text("config"), config),
+        (text("compile_meta"), compile_meta), (text("inductor_meta"), inductor_meta)))
+    jit = build("triton.runtime.jit", "JITFunction", pdict((text("fn"), NONE),
+                                                          (text("arg_names"), plist(*names))))
+    return PROTO2 + build(HEURISTICS, "CachingAutotuner", pdict(
+        (text("fn"), jit), (text("inductor_meta"), inductor_meta),
+        (text("compile_results"), plist(result)),
+        (text("triton_interpret"), b"\x89"), (text("dump_launch_params"), b"\x89"))) + b"."
+
+
 def main():
     os.chdir(os.path.dirname(os.path.abspath(__file__)))
     write("aot_entry_sources.pkl", realistic_aot_entry())
@@ -205,6 +252,52 @@ def main():
           PROTO2 + glob("torch._functorch._aot_autograd.runtime_wrappers", "RuntimeWrapper")
           + b")\x81" + b"}" + text("indices_of_inps_to_detach") + b"]"
           + text("0]; __import__('os').system('id'); _ = [0") + b"a" + b"s" + b"b.")
+    # ---- field shapes: allowed classes whose fields PyTorch turns into code
+    # A static autotuner with every grid kind Inductor writes: no finding.
+    precomputed = pdict(
+        (text("config"), pdict((text("XBLOCK"), pint(1024)))),
+        (text("python"), plist(text("-((xnumel) // -(1024))"), text("max(ks0, 2) * 3"), pint(1))),
+        (text("cpp"), plist(text("((xnumel + 1023L) / 1024L)"), text("std::max(ks0, 2L)"), text("1L"))),
+        (text("python_slow"), plist(text("50176"), text("1"), text("1"))))
+    combo = pdict((text("num_kernels"), pint(2)), (text("xnumel_0"), NONE),
+                  (text("xnumel_1"), pint(64)), (text("no_x_dim_0"), b"\x89"),
+                  (text("default_config"), pdict((text("XBLOCK"), pint(8)))))
+    meta = pdict(
+        (text("grid_type"), text("PrecomputedGrid")),
+        (text("precomputed_grids"), plist(precomputed)),
+        (text("fixed_grid"), plist(text("_grid_0"), text("_grid_1"), text("_grid_2"))),
+        (text("extra_launcher_args"), plist(text("_grid_0"), text("_grid_1"), text("_grid_2"))),
+        (text("combo_grid_meta"), combo))
+    write("static_autotuner_grids.pkl", static_autotuner(
+        meta, constants=[(text("XBLOCK"), pint(1024)), (text("MODE"), text("ieee")), (text("p"), NONE)]))
+    # base_groups with a str where PyTorch writes ints
+    write("field_base_groups_str.pkl",
+          PROTO2 + build(WRAPPERS, "AOTSyntheticBaseWrapper", pdict(
+              (text("trace_joint"), b"\x89"),
+              (text("base_groups"), plist(pint(0), text("0]; __import__('os').system('id'); _ = [0"))))) + b".")
+    # a kernel argument name that closes the launcher's def and runs code
+    write("field_arg_name_code.pkl", PROTO2 + build(LAUNCHER, "StaticallyLaunchedCudaKernel", pdict(
+        (text("name"), text("triton_poi_fused_0")),
+        (text("arg_names"), plist(text("in_ptr0"), text('x); import os; os.system("id"); ('))))) + b".")
+    # a fixed grid that calls something
+    write("field_fixed_grid_call.pkl", PROTO2 + build(HEURISTICS, "StaticTritonCompileResult", pdict(
+        (text("inductor_meta"), pdict(
+            (text("grid_type"), text("FixedGrid")),
+            (text("fixed_grid"), plist(text("__import__('os').system('id')"), text("1"), text("1"))))))) + b".")
+    # triton_interpret=True: run() goes through JITFunction.run's generated binder
+    write("field_triton_interpret.pkl", PROTO2 + build(HEURISTICS, "CachingAutotuner", pdict(
+        (text("triton_interpret"), TRUE))) + b".")
+    # JITFunction.fn set: Triton would compile it again from source
+    write("field_jit_fn.pkl", PROTO2 + build("triton.runtime.jit", "JITFunction", pdict(
+        (text("fn"), text("def kernel(x):\n    import os\n")))) + b".")
+    # a compile_meta str constant that leaves its r'...' quotes
+    write("field_constant_quote.pkl", PROTO2 + build(HEURISTICS, "StaticTritonCompileResult", pdict(
+        (text("compile_meta"), pdict((text("constants"), pdict(
+            (text("num_warps"), text("' + __import__('os').getcwd() + '")))))))) + b".")
+    # a nested pickle PyTorch loads in post_compile, holding os.system
+    inner = PROTO2 + glob("os", "system") + text("id") + b"\x85R."
+    write("field_nested_pickle.pkl", PROTO2 + build("torch._inductor.output_code", "CompiledFxGraph", pdict(
+        (text("_serialized_original_gm"), b"C" + bytes([len(inner)]) + inner))) + b".")
     # reduce_graph_module({'_code': ...}, import_block): code for the audit
     write("graph_module.pkl",
           PROTO2 + glob("torch.fx.graph_module", "reduce_graph_module")
