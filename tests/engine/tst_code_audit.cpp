@@ -162,6 +162,7 @@ private slots:
     void import_alone_is_not_a_finding();
     void unreadable_source_names_its_line();
     void findings_have_stable_ids();
+    void findings_are_bounded();
 };
 
 void TestCodeAudit::tokenizer_matches_python_tokenize_data() {
@@ -541,6 +542,37 @@ void TestCodeAudit::findings_have_stable_ids() {
     auto elsewhere = audit_python(source, "other.py", PythonCode::InductorWrapper);
     QVERIFY_RESULT(elsewhere);
     QVERIFY(elsewhere->front().id != first->front().id);
+}
+
+void TestCodeAudit::findings_are_bounded() {
+    // A rule once per line, whatever repeats on it; a line's text cut.
+    std::string one_line = "import torch\nx = torch";
+    for (int k = 0; k < 500; ++k) {
+        one_line += ".load";
+    }
+    one_line += "\n";
+    auto findings = audit_python(one_line, "source_code", PythonCode::InductorWrapper);
+    QVERIFY_RESULT(findings);
+    QCOMPARE(findings->size(), std::size_t{1});
+    QCOMPARE(findings->front().line, std::size_t{2});
+    QVERIFY(findings->front().text.size() <= 403);
+    QVERIFY(findings->front().text.ends_with("\u2026"));
+    // At most 1000 findings, then one that says the list stops.
+    std::string many = "import os\n";
+    for (int k = 0; k < 3000; ++k) {
+        many += "os.system('x')\n";
+    }
+    auto listed = audit_python(many, "source_code", PythonCode::InductorWrapper);
+    QVERIFY_RESULT(listed);
+    QCOMPARE(listed->size(), std::size_t{1001});
+    QCOMPARE(qs(listed->back().rule), QStringLiteral("too-many-findings"));
+    QCOMPARE(listed->back().line, std::size_t{1002});
+    std::string cpp;
+    for (int k = 0; k < 3000; ++k) {
+        cpp += "system(); system();\n";
+    }
+    const auto cpp_findings = audit_cpp(cpp, "k.cpp");
+    QCOMPARE(cpp_findings.size(), std::size_t{1001});
 }
 
 QTEST_GUILESS_MAIN(TestCodeAudit)

@@ -312,6 +312,62 @@ struct RawFinding {
     std::size_t order = 0; // when it was found: the order among findings on one line
 };
 
+// Hostile code can repeat a refused name on every line, or thousands of times
+// on one: a rule is reported once per line, at most this many findings per
+// source, then one finding that says the list stops there.
+constexpr std::size_t max_findings = 1000;
+// The `text` of a finding: a line this long is cut (at a UTF-8 boundary).
+constexpr std::size_t max_text_bytes = 400;
+
+// Collects findings: one per rule and line, bounded, sorted when taken.
+class FindingSink {
+public:
+    void add(std::string rule, std::size_t line, std::string why) {
+        if (!seen_.emplace(line, rule).second) {
+            return;
+        }
+        if (findings_.size() >= max_findings) {
+            if (!overflow_line_) {
+                overflow_line_ = line;
+            }
+            return;
+        }
+        findings_.push_back(RawFinding{std::move(rule), line, std::move(why), findings_.size()});
+    }
+
+    // By line; on one line, in the order found (std::stable_sort's buffer is
+    // deprecated under clang with libstdc++ 12).
+    std::vector<RawFinding> take() {
+        if (overflow_line_) {
+            findings_.push_back(RawFinding{"too-many-findings", *overflow_line_,
+                                           fmt::format("More than {} findings: the rest of this "
+                                                       "source is not listed.",
+                                                       max_findings),
+                                           findings_.size()});
+        }
+        std::ranges::sort(findings_, [](const RawFinding& a, const RawFinding& b) {
+            return std::tie(a.line, a.order) < std::tie(b.line, b.order);
+        });
+        return std::move(findings_);
+    }
+
+private:
+    std::vector<RawFinding> findings_;
+    std::set<std::pair<std::size_t, std::string>> seen_;
+    std::optional<std::size_t> overflow_line_;
+};
+
+std::string finding_text(std::string_view line) {
+    if (line.size() <= max_text_bytes) {
+        return std::string(line);
+    }
+    std::size_t cut = max_text_bytes;
+    while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) {
+        --cut;
+    }
+    return std::string(line.substr(0, cut)) + "\u2026";
+}
+
 // How deep kernel sources may nest inside one another (a wrapper's Triton
 // string holding another async_compile call ...): Inductor nests none.
 constexpr int max_embedding_depth = 4;
@@ -324,9 +380,8 @@ std::vector<Finding> place(const std::vector<RawFinding>& raw, std::string_view 
     std::vector<Finding> findings;
     findings.reserve(raw.size());
     for (const RawFinding& r : raw) {
-        const std::string text = r.line >= 1 && r.line <= lines.count()
-                                     ? std::string(lines.line(r.line - 1))
-                                     : std::string();
+        const std::string text =
+            r.line >= 1 && r.line <= lines.count() ? finding_text(lines.line(r.line - 1)) : "";
         findings.push_back(make_finding(r.rule, std::string(file), r.line, text, r.why));
     }
     return findings;
@@ -365,17 +420,12 @@ public:
         }
         check_encoding();
         walk(refs, true);
-        // By line; on one line, in the order found (std::stable_sort's buffer
-        // is deprecated under clang with libstdc++ 12).
-        std::ranges::sort(findings_, [](const RawFinding& a, const RawFinding& b) {
-            return std::tie(a.line, a.order) < std::tie(b.line, b.order);
-        });
-        return std::move(findings_);
+        return findings_.take();
     }
 
 private:
     void add(std::string rule, std::size_t line, std::string why) {
-        findings_.push_back(RawFinding{std::move(rule), line, std::move(why), findings_.size()});
+        findings_.add(std::move(rule), line, std::move(why));
     }
 
     // Python decodes a module by the coding declaration of its first two lines
@@ -642,13 +692,20 @@ private:
     }
 
     // The resolved dotted chain that ends just before the attribute at `i`
-    // (`tl` in `tl.load`); nullopt when it starts at a call or subscript.
+    // (`tl` in `tl.load`); nullopt when it starts at a call or subscript, or
+    // is longer than any Inductor writes (which also keeps `a.load.load...`
+    // linear).
     std::optional<std::string> chain_before(const TokenRefs& refs, std::size_t i) const {
+        constexpr std::size_t max_chain_names = 16;
         if (i < 2 || refs[i - 2]->kind != PyTokenKind::Name) {
             return std::nullopt;
         }
         std::size_t k = i - 2;
+        std::size_t names = 1;
         while (k >= 2 && is_op(refs[k - 1], ".") && refs[k - 2]->kind == PyTokenKind::Name) {
+            if (++names > max_chain_names) {
+                return std::nullopt;
+            }
             k -= 2;
         }
         if (k >= 1 && is_op(refs[k - 1], ".")) {
@@ -702,7 +759,9 @@ private:
                                 "(Inductor calls it only as `async_compile.{}(...)`).",
                                 name, name));
             }
-        } else if (loads_code(name, chain_before(refs, i))) {
+        } else if ((name == "load" || contains(code_loading_attributes, name) ||
+                    name.starts_with("_jit_")) &&
+                   loads_code(name, chain_before(refs, i))) {
             add("call-outside-vocabulary", token.line,
                 fmt::format("`.{}` loads, compiles or runs code, which Inductor's code never "
                             "does.",
@@ -810,9 +869,8 @@ private:
         }
         for (RawFinding& finding : inner) {
             const std::size_t index = finding.line == 0 ? 0 : finding.line - 1;
-            finding.line = index < literal.lines.size() ? literal.lines[index] : line;
-            finding.order = findings_.size();
-            findings_.push_back(std::move(finding));
+            add(std::move(finding.rule), index < literal.lines.size() ? literal.lines[index] : line,
+                std::move(finding.why));
         }
     }
 
@@ -1127,7 +1185,7 @@ private:
     int depth_;
     std::map<std::string, std::string, std::less<>> bindings_;
     std::set<std::string, std::less<>> imported_roots_; // top-level packages imported
-    std::vector<RawFinding> findings_;
+    FindingSink findings_;
 };
 
 // ---- C++ ----
@@ -1314,7 +1372,7 @@ std::vector<RawFinding> audit_cpp_raw(std::string_view source) {
                        line_breaks.begin());
     };
 
-    std::vector<RawFinding> findings;
+    FindingSink findings;
     const std::size_t n = text.size();
     bool line_start = true;
     auto skip_quoted = [&](std::size_t i, char quote) {
@@ -1372,18 +1430,18 @@ std::vector<RawFinding> audit_cpp_raw(std::string_view source) {
                 const std::size_t end = close == '\0' ? std::string::npos : text.find(close, i + 1);
                 if (end == std::string::npos ||
                     text.substr(i + 1, end - i - 1).find('\n') != std::string::npos) {
-                    findings.push_back({"cpp-include", line,
-                                        "An #include whose header is computed by a macro cannot be "
-                                        "checked against what Inductor includes."});
+                    findings.add("cpp-include", line,
+                                 "An #include whose header is computed by a macro cannot be "
+                                 "checked against what Inductor includes.");
                     continue;
                 }
                 const std::string header = text.substr(i + 1, end - i - 1);
                 if (!cpp_include_allowed(header)) {
-                    findings.push_back(
-                        {"cpp-include", line,
-                         fmt::format("Inductor's C++ never includes <{}>: its declarations give "
-                                     "access outside the kernel's arrays.",
-                                     header)});
+                    findings.add(
+                        "cpp-include", line,
+                        fmt::format("Inductor's C++ never includes <{}>: its declarations give "
+                                    "access outside the kernel's arrays.",
+                                    header));
                 }
                 i = end + 1;
             }
@@ -1391,9 +1449,9 @@ std::vector<RawFinding> audit_cpp_raw(std::string_view source) {
         }
         line_start = false;
         if (hash && text.compare(i + hash_size, hash_size, text, i, hash_size) == 0) {
-            findings.push_back({"cpp-obfuscation", line_of(i),
-                                "Token pasting (`##`) can spell a name this audit would refuse; "
-                                "Inductor's kernels never paste tokens."});
+            findings.add("cpp-obfuscation", line_of(i),
+                         "Token pasting (`##`) can spell a name this audit would refuse; "
+                         "Inductor's kernels never paste tokens.");
             i += 2 * hash_size;
             continue;
         }
@@ -1427,22 +1485,22 @@ std::vector<RawFinding> audit_cpp_raw(std::string_view source) {
             }
             const std::size_t line = line_of(start);
             if (!is_ascii(word)) {
-                findings.push_back({"cpp-obfuscation", line,
-                                    "A non-ASCII identifier can stand for a name this audit would "
-                                    "refuse; Inductor writes ASCII only."});
+                findings.add("cpp-obfuscation", line,
+                             "A non-ASCII identifier can stand for a name this audit would "
+                             "refuse; Inductor writes ASCII only.");
             } else if (word == "asm" || word == "__asm__" || word == "__asm") {
-                findings.push_back({"inline-asm", line,
-                                    "Inline assembly runs arbitrary machine code; Inductor's C++ "
-                                    "has none outside the ATen headers it includes."});
+                findings.add("inline-asm", line,
+                             "Inline assembly runs arbitrary machine code; Inductor's C++ "
+                             "has none outside the ATen headers it includes.");
             } else if (contains(cpp_dangerous_calls, word) ||
                        std::ranges::any_of(cpp_dangerous_prefixes, [&](std::string_view prefix) {
                            return word.starts_with(prefix);
                        })) {
-                findings.push_back(
-                    {"cpp-call", line,
-                     fmt::format("`{}` starts processes, loads libraries or runs code, which "
-                                 "Inductor's C++ never does.",
-                                 word)});
+                findings.add(
+                    "cpp-call", line,
+                    fmt::format("`{}` starts processes, loads libraries or runs code, which "
+                                "Inductor's C++ never does.",
+                                word));
             }
             continue;
         }
@@ -1466,13 +1524,13 @@ std::vector<RawFinding> audit_cpp_raw(std::string_view source) {
             continue;
         }
         if (c == '\\') {
-            findings.push_back({"cpp-obfuscation", line_of(i),
-                                "A backslash outside a literal (a universal character name) can "
-                                "spell a name this audit would refuse."});
+            findings.add("cpp-obfuscation", line_of(i),
+                         "A backslash outside a literal (a universal character name) can "
+                         "spell a name this audit would refuse.");
         }
         ++i;
     }
-    return findings;
+    return findings.take();
 }
 
 } // namespace

@@ -103,6 +103,9 @@
 // - cpp-obfuscation: `##` token pasting or a backslash outside a literal (a
 //   universal character name in an identifier), which could spell a name.
 //
+// A rule is reported once per line; a source lists at most 1000 findings,
+// then one `too-many-findings`; a finding's text is cut at 400 bytes.
+//
 // What an audit cannot promise: `torch` has thousands of attributes and
 // Inductor calls many of them (torch.ops.*, torch._C._dynamo.guards.*, ...);
 // the audit refuses the entry points known to load or compile code, not every
