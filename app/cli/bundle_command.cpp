@@ -4,8 +4,10 @@
 
 #include "bundle_json.h"
 #include "commands.h"
+#include "import_report.h"
 #include "output.h"
 
+#include <cachelens/bundle/import.h>
 #include <cachelens/bundle/mega_cache.h>
 #include <cachelens/bundle/signed_bundle.h>
 #include <cachelens/core/mapped_file.h>
@@ -67,8 +69,19 @@ int run_bundle_ls(const BundleLsOptions& options) {
             return report(bundle.error().at(options.file));
         }
     }
+    // Every artifact's verdict, as `import` would judge it (with no code allowed).
+    std::vector<bundle::ArtifactCheck> checks;
+    for (const auto& section : bundle->sections) {
+        for (const auto& artifact : section.artifacts) {
+            checks.push_back(bundle::check_artifact(section.type, artifact.key, artifact.content));
+        }
+    }
     if (options.json) {
-        print_json(artifacts_json(*bundle));
+        Json artifacts = artifacts_json(*bundle);
+        for (std::size_t i = 0; i < checks.size(); ++i) {
+            add_check_json(checks[i], artifacts[i]);
+        }
+        print_json(artifacts);
         return kExitOk;
     }
     if (manifest) {
@@ -82,13 +95,19 @@ int run_bundle_ls(const BundleLsOptions& options) {
                 options.file.c_str(), std::string(to_string(bundle->form)).c_str(),
                 static_cast<unsigned long long>(bundle->version), bundle->artifact_count(),
                 format_bytes((*file)->size()).c_str());
+    std::vector<const bundle::ArtifactCheck*> judged;
+    std::size_t index = 0;
     for (const auto& section : bundle->sections) {
         for (const auto& artifact : section.artifacts) {
+            const auto& check = checks[index++];
+            judged.push_back(&check);
             std::printf("%-13s %10s  %.12s  %s\n", section.type.c_str(),
                         format_bytes(artifact.content.size()).c_str(),
                         hash::sha256_hex(artifact.content).c_str(), artifact.key.c_str());
+            print_check_details(check);
         }
     }
+    std::printf("%s\n", verdict_summary(judged).c_str());
     return kExitOk;
 }
 
@@ -104,9 +123,13 @@ void add_bundle_command(CLI::App& app, int& exit_code) {
               "read as data: its crc and every length are checked, nothing is unpickled. A "
               "signed cachelens bundle also shows its signer, when and where it was made, and "
               "its artifacts are checked against its manifest (the signature is not: cachelens "
-              "verify --trust does that)");
+              "verify --trust does that). Each artifact shows the verdict `import` would give "
+              "it (data only, Inductor code, code with findings, unreadable), the code PyTorch "
+              "would run from it and every finding with its id, file, line and text");
     ls->add_option("FILE", options->file, "the bundle file")->required();
-    ls->add_flag("--json", options->json, "print [{type, key, size, sha256}]");
+    ls->add_flag("--json", options->json,
+                 "print [{type, key, size, sha256, verdict, consent, code, findings: [{id, rule, "
+                 "file, line, text, why}]}]");
     ls->callback([options, &exit_code] { exit_code = run_bundle_ls(*options); });
 }
 

@@ -3,6 +3,7 @@
 // without unpickling anything.
 
 #include "commands.h"
+#include "import_report.h"
 #include "output.h"
 #include "progress_line.h"
 #include "write_target.h"
@@ -24,6 +25,7 @@ struct ImportOptions {
     bool dry_run = false;
     std::string require_signature;
     std::string max_artifact_size = "1GiB";
+    std::vector<std::string> allow_code; // finding ids
     bool json = false;
 };
 
@@ -45,35 +47,6 @@ Json manifest_json(const bundle::BundleFile& file) {
 }
 
 Json plan_json(const bundle::BundleFile& file, const bundle::ImportPlan& plan, bool dry_run) {
-    Json artifacts = Json::array();
-    for (const auto& artifact : plan.artifacts) {
-        Json problems = Json::array();
-        for (const auto& problem : artifact.check.problems) {
-            problems.push_back(text(problem));
-        }
-        Json findings = Json::array();
-        for (const auto& finding : artifact.check.pickle_findings) {
-            findings.push_back({{"id", finding.id},
-                                {"rule", finding.rule},
-                                {"file", text(finding.file)},
-                                {"line", finding.line},
-                                {"text", text(finding.text)}});
-        }
-        Json notes = Json::array();
-        for (const auto& note : artifact.notes) {
-            notes.push_back(text(note));
-        }
-        artifacts.push_back({{"type", text(artifact.type)},
-                             {"key", text(artifact.key)},
-                             {"size", artifact.size},
-                             {"sha256", artifact.sha256},
-                             {"destination", text(artifact.check.destination)},
-                             {"parses_to", text(artifact.check.parses_to)},
-                             {"action", std::string(to_string(artifact.action))},
-                             {"problems", problems},
-                             {"pickle_findings", findings},
-                             {"notes", notes}});
-    }
     Json counts = Json::object();
     for (auto action : {bundle::ImportAction::Write, bundle::ImportAction::Written,
                         bundle::ImportAction::AlreadyPresent, bundle::ImportAction::Conflict,
@@ -88,7 +61,7 @@ Json plan_json(const bundle::BundleFile& file, const bundle::ImportPlan& plan, b
             {"signed", manifest_json(file)},
             {"clean", plan.clean()},
             {"counts", counts},
-            {"artifacts", artifacts}};
+            {"artifacts", plan_artifacts_json(plan)}};
 }
 
 void print_plan(const bundle::BundleFile& file, const bundle::ImportPlan& plan, bool dry_run) {
@@ -103,25 +76,8 @@ void print_plan(const bundle::BundleFile& file, const bundle::ImportPlan& plan, 
     }
     std::printf("\n");
     print_into(target_path(plan.cache_dir), plan.creates_cache_dir, dry_run);
-    for (const auto& artifact : plan.artifacts) {
-        std::string action(to_string(artifact.action));
-        if (dry_run && artifact.action == bundle::ImportAction::Write) {
-            action = "would write";
-        }
-        std::printf("%-15s %-12s %10s  %s\n", action.c_str(), artifact.type.c_str(),
-                    format_bytes(artifact.size).c_str(),
-                    artifact.check.destination.empty() ? artifact.key.c_str()
-                                                       : artifact.check.destination.c_str());
-        if (!artifact.check.parses_to.empty()) {
-            std::printf("%30s %s\n", "", artifact.check.parses_to.c_str());
-        }
-        for (const auto& problem : artifact.check.problems) {
-            std::printf("%30s refused: %s\n", "", problem.c_str());
-        }
-        for (const auto& note : artifact.notes) {
-            std::printf("%30s %s\n", "", note.c_str());
-        }
-    }
+    print_plan_artifacts(plan, dry_run);
+    std::printf("%s\n", verdict_summary(plan).c_str());
     std::printf("%zu artifacts: %zu %s, %zu already present, %zu conflicts, %zu refused",
                 plan.artifacts.size(),
                 plan.count(dry_run ? bundle::ImportAction::Write : bundle::ImportAction::Written),
@@ -151,15 +107,27 @@ int run_import(const ImportOptions& options) {
     if (!file) {
         return report(file.error());
     }
+    // A signature verified against the key the user gave stands in for
+    // --allow-code: who made the bundle is known and trusted.
+    const bundle::ImportRules rules{
+        .max_artifact_bytes = *limit,
+        .trust = {.allowed_ids = options.allow_code,
+                  .signed_by_trusted_key = signer.has_value() && file->signature_verified}};
     ProgressLine progress("importing into " + options.into, options.json);
-    auto plan = bundle::plan_import(file->bundle, options.into, {.max_artifact_bytes = *limit},
-                                    progress.callback());
+    auto plan = bundle::plan_import(file->bundle, options.into, rules, progress.callback());
     progress.clear();
     if (!plan) {
         if (plan.error().kind == ErrorKind::Cancelled) {
             return report_stopped(progress, "import stopped before writing anything");
         }
         return report(plan.error());
+    }
+    if (const auto unknown = bundle::unknown_finding_ids(*plan, rules); !unknown.empty()) {
+        return report(Error{.kind = ErrorKind::InvalidArgument,
+                            .message = "--allow-code " + unknown.front() +
+                                       ": no finding of this bundle has that id (nothing was "
+                                       "written; `import --dry-run` lists the ids)",
+                            .path = options.file});
     }
     if (!options.dry_run) {
         *plan = bundle::run_import(std::move(*plan), file->bundle, progress.callback());
@@ -186,13 +154,19 @@ void add_import_command(CLI::App& app, int& exit_code) {
     auto* command = app.add_subcommand(
         "import",
         "Write a bundle's artifacts into a cache dir where PyTorch's load_cache_artifacts() "
-        "would, without unpickling anything. Each artifact is checked first: a key that would "
-        "leave DIR or does not look like PyTorch's, a symlinked directory on the way, content "
-        "that does not parse, a pickle naming globals outside what PyTorch's own entries use, "
-        "a size over the limit: such artifacts are refused, never written. Files already there "
-        "with the same bytes are left alone; different bytes are a conflict, left alone too. "
-        "Writes are atomic. Exit 0 when everything was imported or present, 1 when something "
-        "was refused or conflicts, 2 when the bundle cannot be read.");
+        "would, without unpickling anything. Each artifact first gets a verdict: data only; "
+        "Inductor code (code PyTorch will run, all of it in the vocabulary Inductor "
+        "generates); code with findings (a pickle call outside PyTorch's policy, or code "
+        "outside Inductor's vocabulary: each finding with its id, file, line and text); or "
+        "unreadable (a key that would leave DIR or does not look like PyTorch's, a symlinked "
+        "directory on the way, content that does not parse, a size over the limit). Code with "
+        "findings is refused unless every finding is allowed with --allow-code or the bundle "
+        "is signed by the key given with --require-signature; unreadable artifacts are always "
+        "refused. Refused artifacts are never written. Files already there with the same bytes "
+        "are left alone; different bytes are a conflict, left alone too. Writes are atomic. "
+        "Exit 0 when everything was imported or present, 1 when something was refused or "
+        "conflicts, 2 when the bundle cannot be read or an --allow-code id is not one of its "
+        "findings. docs/SECURITY.md says what is checked and what is not.");
     command->add_option("FILE", options->file, "a PyTorch mega-cache bundle or a signed bundle")
         ->required();
     command->add_option("--into", options->into, "the cache dir (created when missing)")
@@ -200,15 +174,21 @@ void add_import_command(CLI::App& app, int& exit_code) {
     command->add_flag("--dry-run", options->dry_run, "show the plan and the report; write nothing");
     command->add_option("--require-signature", options->require_signature,
                         "a public key (cachelens keygen): refuse anything but a bundle signed "
-                        "with it");
+                        "with it; code with findings in such a bundle is let in (shown, not "
+                        "refused)");
+    command->add_option("--allow-code", options->allow_code,
+                        "finding ids (F + 12 hex digits, as the report prints them) to let in "
+                        "after reading them; an artifact is imported when all of its findings "
+                        "are allowed");
     command->add_option("--max-artifact-size", options->max_artifact_size,
                         "refuse artifacts larger than this (default 1GiB)");
     command->add_flag(
         "--json", options->json,
         "print {file, into, target (into, absolute), dry_run, creates_cache_dir, signed, "
         "clean, counts, "
-        "artifacts: [{type, key, size, sha256, destination, parses_to, action, "
-        "problems, pickle_findings: [{id, rule, file, line, text}], notes}]}");
+        "artifacts: [{type, key, size, sha256, destination, parses_to, action, verdict "
+        "(data-only, inductor-code, code-with-findings, unreadable), consent, code, "
+        "findings: [{id, rule, file, line, text, why}], problems, notes}]}");
     command->callback([options, &exit_code] { exit_code = run_import(*options); });
 }
 

@@ -92,7 +92,7 @@ void print_check_details(const bundle::ArtifactCheck& check) {
     case safety::CodeConsent::NotNeeded:
         break;
     case safety::CodeConsent::Refused:
-        verdict += " (refused unless allowed)";
+        verdict += check.readable ? " (refused unless allowed)" : " (refused)";
         break;
     case safety::CodeConsent::AllowedByUser:
         verdict += " (allowed with --allow-code)";

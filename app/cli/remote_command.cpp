@@ -2,6 +2,7 @@
 // browsed and moved to and from local cache dirs.
 
 #include "commands.h"
+#include "import_report.h"
 #include "entry_json.h"
 #include "entry_text.h"
 #include "output.h"
@@ -27,6 +28,7 @@ struct RemoteOptions {
     std::string key;
     std::string dir;
     std::vector<std::string> keys;
+    std::vector<std::string> allow_code; // finding ids
     bool dry_run = false;
     bool force = false;
     bool json = false;
@@ -183,7 +185,7 @@ int run_pull(const RemoteOptions& options) {
     auto pulled = remote::pull_remote(*client, options.dir,
                                       {.keys = options.keys,
                                        .dry_run = options.dry_run,
-                                       .limits = {},
+                                       .rules = {.trust = {.allowed_ids = options.allow_code}},
                                        .progress = progress.callback()});
     progress.clear();
     if (!pulled) {
@@ -196,19 +198,6 @@ int run_pull(const RemoteOptions& options) {
     const auto& plan = pulled->plan;
     const std::string target = target_path(options.dir);
     if (options.json) {
-        Json artifacts = Json::array();
-        for (const auto& artifact : plan.artifacts) {
-            Json problems = Json::array();
-            for (const auto& problem : artifact.check.problems) {
-                problems.push_back(text(problem));
-            }
-            artifacts.push_back({{"type", text(artifact.type)},
-                                 {"key", text(artifact.key)},
-                                 {"size", artifact.size},
-                                 {"destination", text(artifact.check.destination)},
-                                 {"action", std::string(to_string(artifact.action))},
-                                 {"problems", problems}});
-        }
         const auto texts = [](const std::vector<std::string>& lines) {
             Json array = Json::array();
             for (const auto& line : lines) {
@@ -221,27 +210,13 @@ int run_pull(const RemoteOptions& options) {
                     {"target", text(target)},
                     {"dry_run", options.dry_run},
                     {"clean", pulled->clean()},
-                    {"artifacts", artifacts},
+                    {"artifacts", plan_artifacts_json(plan)},
                     {"problems", texts(pulled->problems)},
                     {"notes", texts(pulled->notes)}});
     } else {
         print_into(target, plan.creates_cache_dir, options.dry_run);
-        for (const auto& artifact : plan.artifacts) {
-            std::string action(to_string(artifact.action));
-            if (options.dry_run && artifact.action == bundle::ImportAction::Write) {
-                action = "would write";
-            }
-            std::printf("%-15s %-12s %10s  %s\n", action.c_str(), artifact.type.c_str(),
-                        format_bytes(artifact.size).c_str(),
-                        artifact.check.destination.empty() ? artifact.key.c_str()
-                                                           : artifact.check.destination.c_str());
-            for (const auto& problem : artifact.check.problems) {
-                std::printf("%30s refused: %s\n", "", problem.c_str());
-            }
-            for (const auto& note : artifact.notes) {
-                std::printf("%30s %s\n", "", note.c_str());
-            }
-        }
+        print_plan_artifacts(plan, options.dry_run);
+        std::printf("%s\n", verdict_summary(plan).c_str());
         for (const auto& problem : pulled->problems) {
             std::printf("not pulled: %s\n", problem.c_str());
         }
@@ -361,16 +336,21 @@ void add_remote_command(CLI::App& app, int& exit_code) {
 
     auto* pull = command->add_subcommand(
         "pull", "Write remote entries into a cache dir where PyTorch writes a remote hit, with "
-                "the safety checks of `cachelens import` (refused entries are never written). "
-                "Exit 1 when something was refused or conflicts, a value does not decode or a "
-                "named key is not on the server");
+                "the safety checks and verdicts of `cachelens import` (refused entries are "
+                "never written; a value is as untrusted as a bundle). Exit 1 when something was "
+                "refused or conflicts, a value does not decode or a named key is not on the "
+                "server; 2 when an --allow-code id is not one of the findings");
     pull->add_option("URL", options->url, url_help)->required();
     pull->add_option("--into", options->dir, "the cache dir (created when missing)")->required();
     pull->add_option("KEY", options->keys, "FX graph, AOT or Redis keys (default: everything)");
     pull->add_flag("--dry-run", options->dry_run, "show what would be written; write nothing");
+    pull->add_option("--allow-code", options->allow_code,
+                     "finding ids (as the report prints them) to let in after reading them");
     pull->add_flag("--json", options->json,
                    "print {server, into, target (into, absolute), dry_run, clean, artifacts: "
-                   "[{type, key, size, destination, action, problems}], problems, notes}");
+                   "[{type, key, size, sha256, destination, parses_to, action, verdict, consent, "
+                   "code, findings: [{id, rule, file, line, text, why}], problems, notes}], "
+                   "problems, notes}");
     pull->callback([options, &exit_code] { exit_code = run_pull(*options); });
 
     auto* push = command->add_subcommand(

@@ -1,6 +1,9 @@
 #include "commands.h"
+#include "import_report.h"
 #include "output.h"
+#include "progress_line.h"
 
+#include <cachelens/bundle/code_verdicts.h>
 #include <cachelens/bundle/signed_bundle.h>
 #include <cachelens/cachedir/verify.h>
 #include <cachelens/core/mapped_file.h>
@@ -117,7 +120,36 @@ int run_verify(const VerifyOptions& options) {
         return report(scan.error());
     }
     const cachedir::VerifyReport report = cachedir::verify_cache_dir(*scan);
+    ProgressLine progress("auditing the code in " + options.path, options.json);
+    auto verdicts = bundle::judge_cache_dir(*scan, progress.callback());
+    progress.clear();
+    if (!verdicts) {
+        if (verdicts.error().kind == ErrorKind::Cancelled) {
+            return report_stopped(progress, "verify stopped");
+        }
+        return cli::report(verdicts.error());
+    }
+    // Code with findings fails verify (a file that does not read is already
+    // one of the problems above).
+    const auto bad_verdict = [](const bundle::FileVerdict& file) {
+        return file.check.verdict == safety::Verdict::CodeWithFindings;
+    };
+    const bool code_clean = std::ranges::none_of(*verdicts, bad_verdict);
+    std::vector<const bundle::ArtifactCheck*> checks;
+    for (const auto& file : *verdicts) {
+        checks.push_back(&file.check);
+    }
     if (options.json) {
+        Json code = Json::array();
+        for (const auto& file : *verdicts) {
+            Json json = {{"path", text(file.path)}};
+            add_check_json(file.check, json);
+            json["problems"] = Json::array();
+            for (const auto& problem : file.check.problems) {
+                json["problems"].push_back(text(problem));
+            }
+            code.push_back(std::move(json));
+        }
         const auto problems_json = [](const std::vector<cachedir::Problem>& problems) {
             Json array = Json::array();
             for (const auto& problem : problems) {
@@ -133,8 +165,17 @@ int run_verify(const VerifyOptions& options) {
                     {"names_verified", report.names_verified},
                     {"names_not_content_addressed", report.names_not_content_addressed},
                     {"problems", problems_json(report.problems)},
-                    {"warnings", problems_json(report.warnings)}});
+                    {"warnings", problems_json(report.warnings)},
+                    {"code_clean", code_clean},
+                    {"code", code}});
     } else {
+        for (const auto& file : *verdicts) {
+            if (bad_verdict(file)) {
+                std::printf("%s: %s\n", file.path.c_str(),
+                            std::string(safety::to_string(file.check.verdict)).c_str());
+                print_check_details(file.check);
+            }
+        }
         for (const auto& problem : report.problems) {
             std::printf("%s: %s: %s\n", problem.path.c_str(),
                         std::string(cachedir::to_string(problem.kind)).c_str(),
@@ -152,9 +193,10 @@ int run_verify(const VerifyOptions& options) {
             std::fprintf(stderr, ", %zu warning%s", report.warnings.size(),
                          report.warnings.size() == 1 ? "" : "s");
         }
-        std::fprintf(stderr, "\n");
+        std::fprintf(stderr, "\n%zu files PyTorch would unpickle, import or compile: %s\n",
+                     verdicts->size(), verdict_summary(checks).c_str());
     }
-    return report.clean() ? kExitOk : kExitProblems;
+    return report.clean() && code_clean ? kExitOk : kExitProblems;
 }
 
 } // namespace
@@ -167,7 +209,10 @@ void add_verify_command(CLI::App& app, int& exit_code) {
         "links resolve (AOT -> fxgraph, best_config -> Triton kernel), no half-written temp "
         "files. Prints one line per problem (path: problem: details) and exits 1 if any. "
         "Warnings (an empty key dir, which PyTorch reads as a miss) are listed too, "
-        "marked (warning), and do not fail verify.\n"
+        "marked (warning), and do not fail verify. Every pickle, module and C++ source "
+        "PyTorch would unpickle, import or compile also gets the verdict an import would give "
+        "it (data only, Inductor code, code with findings, unreadable): code with findings "
+        "is listed with each finding's id, file, line and text and fails verify.\n"
         "Or check a bundle file: a signed cachelens bundle against the public key given with "
         "--trust (the signature over its manifest, then every artifact against the manifest: "
         "a failure names the artifact), a plain PyTorch bundle by its crc and structure. Exit "
@@ -180,7 +225,9 @@ void add_verify_command(CLI::App& app, int& exit_code) {
     command->add_flag("--json", options->json,
                       "print {root, clean, entries_checked, names_verified, "
                       "names_not_content_addressed, problems: [{path, problem, message}], "
-                      "warnings: [{path, problem, message}]}; for a bundle file {file, ok, signed, "
+                      "warnings: [{path, problem, message}], code_clean, code: [{path, "
+                      "verdict, consent, code, findings: [{id, rule, file, line, text, why}], "
+                      "problems}]}; for a bundle file {file, ok, signed, "
                       "signature_verified, signer, trusted, "
                       "artifacts, problem}");
     command->callback([options, &exit_code] { exit_code = run_verify(*options); });

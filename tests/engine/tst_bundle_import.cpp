@@ -18,6 +18,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
+#include <QRegularExpression>
 #include <QtTest>
 
 #include <filesystem>
@@ -256,7 +257,7 @@ private slots:
             const auto bundle = one_artifact(type, key, kSystemPickle);
             const auto done = bundle::run_import(*bundle::plan_import(bundle, cache), bundle);
             QCOMPARE(only(done).action, bundle::ImportAction::Refused);
-            const auto& findings = only(done).check.pickle_findings;
+            const auto& findings = only(done).check.findings;
             QCOMPARE(findings.size(), std::size_t{1});
             QCOMPARE(findings[0].rule, std::string("pickle-call"));
             QVERIFY2(findings[0].text.starts_with("REDUCE os.system("), findings[0].text.c_str());
@@ -294,7 +295,7 @@ private slots:
         QTemporaryDir temp;
         const auto bundle = devset_bundle();
         auto plan = bundle::plan_import(bundle, temp.path().toStdString(),
-                                        {.max_artifact_bytes = 200 * 1024});
+                                        {.max_artifact_bytes = 200 * 1024, .trust = {}});
         QVERIFY_RESULT(plan);
         QCOMPARE(plan->count(bundle::ImportAction::Refused), std::size_t{2}); // the FX graphs
         QVERIFY(mentions(plan->artifacts[0].check.problems, "over the limit"));
@@ -411,7 +412,17 @@ private slots:
         const auto run =
             test::run_cli({"import", QString::fromStdString(file.string()), "--into", cache});
         QCOMPARE(run.exit_code, 1);
-        QVERIFY2(run.out.contains("refused: the pickle does REDUCE os.system('id')"),
+        // The verdict, the finding with its id and text, and why it is refused.
+        QVERIFY2(run.out.contains("code with findings (refused)"),
+                 run.out.constData());
+        QVERIFY2(QRegularExpression("F[0-9a-f]{12} pickle: REDUCE os.system\\('id'\\)")
+                     .match(QString::fromUtf8(run.out))
+                     .hasMatch(),
+                 run.out.constData());
+        QVERIFY2(run.out.contains("refused: 1 finding outside what PyTorch and Inductor generate"),
+                 run.out.constData());
+        QVERIFY2(run.out.contains("verdicts: 0 data only, 0 Inductor code, 1 code with findings, "
+                                  "1 unreadable"),
                  run.out.constData());
         QVERIFY2(run.out.contains("climbs out with '..'"), run.out.constData());
         QVERIFY2(run.out.contains("2 refused"), run.out.constData());

@@ -838,8 +838,8 @@ private slots:
         QCOMPARE(pulled->plan.artifacts.size(), std::size_t{1});
         const auto& refused = pulled->plan.artifacts[0];
         QCOMPARE(refused.action, bundle::ImportAction::Refused);
-        QCOMPARE(refused.check.pickle_findings.size(), std::size_t{1});
-        QVERIFY(refused.check.pickle_findings[0].text.starts_with("REDUCE os.system("));
+        QCOMPARE(refused.check.findings.size(), std::size_t{1});
+        QVERIFY(refused.check.findings[0].text.starts_with("REDUCE os.system("));
         QVERIFY(!pulled->plan.clean());
         QVERIFY(walk(into).empty());
 

@@ -204,8 +204,8 @@ private slots:
 
         const int system = rowOfKey(model, test::kFxSmall);
         QVERIFY(system >= 0);
-        QCOMPARE(model.artifact(system)->check.pickle_findings.size(), std::size_t{1});
-        QCOMPARE(model.artifact(system)->check.pickle_findings[0].rule, std::string("pickle-call"));
+        QCOMPARE(model.artifact(system)->check.findings.size(), std::size_t{1});
+        QCOMPARE(model.artifact(system)->check.findings[0].rule, std::string("pickle-call"));
         const auto index = [&](int row, int column) {
             return model.index(row, column);
         };

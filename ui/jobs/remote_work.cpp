@@ -241,7 +241,9 @@ ProgressFn transferProgress(const JobContext& context, Transfer transfer, const 
 }
 
 PullOutcome pullEntries(const remote::RedisEndpoint& endpoint, const std::vector<std::string>& keys,
-                        const fs::path& into, bool dryRun, const ProgressFn& progress) {
+                        const fs::path& into, bool dryRun,
+                        const std::vector<std::string>& allowedFindings,
+                        const ProgressFn& progress) {
     PullOutcome outcome;
     outcome.server = text(endpoint.display());
     outcome.dryRun = dryRun;
@@ -251,7 +253,12 @@ PullOutcome pullEntries(const remote::RedisEndpoint& endpoint, const std::vector
         return outcome;
     }
     auto pulled = remote::pull_remote(
-        *client, into, {.keys = keys, .dry_run = dryRun, .limits = {}, .progress = progress});
+        *client, into,
+        {.keys = keys,
+         .dry_run = dryRun,
+         .rules = {.max_artifact_bytes = bundle::ImportRules{}.max_artifact_bytes,
+                   .trust = {.allowed_ids = allowedFindings, .signed_by_trusted_key = false}},
+         .progress = progress});
     if (!pulled) {
         outcome.error = text(pulled.error().describe());
         return outcome;

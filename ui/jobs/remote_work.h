@@ -118,9 +118,10 @@ struct PullOutcome {
     QStringList notes;                      // values with nothing to pull
     bool dryRun = true;
 };
-// `cachelens remote pull URL --into DIR KEYS [--dry-run]`.
+// `cachelens remote pull URL --into DIR KEYS [--dry-run] [--allow-code ID...]`.
 PullOutcome pullEntries(const remote::RedisEndpoint& endpoint, const std::vector<std::string>& keys,
                         const std::filesystem::path& into, bool dryRun,
+                        const std::vector<std::string>& allowedFindings,
                         const ProgressFn& progress = {});
 
 struct PushOutcome {

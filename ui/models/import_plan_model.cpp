@@ -136,6 +136,8 @@ QVariant ImportPlanModel::data(const QModelIndex& index, int role) const {
         switch (column) {
         case ActionColumn:
             return actionText(row->action, dryRun_);
+        case VerdictColumn:
+            return verdictText(row->check);
         case TypeColumn:
             return text(row->type);
         case KeyColumn:
@@ -190,6 +192,22 @@ QVariant ImportPlanModel::data(const QModelIndex& index, int role) const {
     return {};
 }
 
+QString ImportPlanModel::verdictText(const bundle::ArtifactCheck& check) {
+    const QString verdict = text(safety::to_string(check.verdict));
+    switch (check.consent) {
+    case safety::CodeConsent::NotNeeded:
+        return verdict;
+    case safety::CodeConsent::Refused:
+        return tr("%1 (%n refusing)", nullptr, static_cast<int>(check.findings.size()))
+            .arg(verdict);
+    case safety::CodeConsent::AllowedByUser:
+        return tr("%1 (allowed)").arg(verdict);
+    case safety::CodeConsent::TrustedSigner:
+        return tr("%1 (trusted signer)").arg(verdict);
+    }
+    return verdict;
+}
+
 QString ImportPlanModel::toolTip(const bundle::PlannedArtifact& artifact) const {
     QStringList lines;
     lines << tr("%1 %2").arg(text(artifact.type), text(artifact.key));
@@ -202,12 +220,17 @@ QString ImportPlanModel::toolTip(const bundle::PlannedArtifact& artifact) const 
     if (!artifact.check.parses_to.empty()) {
         lines << tr("parses to %1").arg(text(artifact.check.parses_to));
     }
+    lines << verdictText(artifact.check);
+    for (const auto& code : artifact.check.code) {
+        lines << tr("runs %1").arg(text(code));
+    }
+    for (const auto& finding : artifact.check.findings) {
+        lines << tr("finding %1 at %2 (%3): %4")
+                     .arg(text(finding.id), text(safety::location(finding)), text(finding.rule),
+                          text(finding.text));
+    }
     for (const auto& problem : artifact.check.problems) {
         lines << tr("refused: %1").arg(text(problem));
-    }
-    for (const auto& finding : artifact.check.pickle_findings) {
-        lines << tr("pickle finding %1 (%2): %3")
-                     .arg(text(finding.id), text(finding.rule), text(finding.text));
     }
     for (const auto& note : artifact.notes) {
         lines << text(note);
@@ -222,6 +245,8 @@ QVariant ImportPlanModel::headerData(int section, Qt::Orientation orientation, i
     switch (section) {
     case ActionColumn:
         return tr("Action");
+    case VerdictColumn:
+        return tr("Verdict");
     case TypeColumn:
         return tr("Type");
     case KeyColumn:

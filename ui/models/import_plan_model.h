@@ -3,9 +3,10 @@
 // The import dialog's safety report: one row per artifact of a bundle, what
 // importing does with it (would write, already present, conflict, refused;
 // after the import: written, failed), its type, key, size, where it goes,
-// what its content parses to and why it is refused. Refused, conflicting and
-// failed rows are tinted; a row's tooltip lists every problem, foreign
-// global and note.
+// what its content parses to, its verdict (data only, Inductor code, code
+// with findings, unreadable) and why it is refused. Refused, conflicting and
+// failed rows are tinted; a row's tooltip lists the code it runs, every
+// finding, problem and note.
 
 #include <cachelens/bundle/import.h>
 
@@ -21,6 +22,7 @@ class ImportPlanModel : public QAbstractTableModel {
 public:
     enum Column {
         ActionColumn,
+        VerdictColumn,
         TypeColumn,
         KeyColumn,
         SizeColumn,
@@ -47,6 +49,9 @@ public:
 
     // "would write" before the import, the engine's word otherwise.
     static QString actionText(bundle::ImportAction action, bool dryRun);
+    // "Inductor code", "code with findings (2 refusing)", "code with
+    // findings (allowed)": the verdict and what the rules made of it.
+    static QString verdictText(const bundle::ArtifactCheck& check);
     // As the CLI ends its report: "7 artifacts: 7 to write, 0 already
     // present, 0 conflicts, 0 refused".
     QString summaryText() const;

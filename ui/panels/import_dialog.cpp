@@ -6,6 +6,7 @@
 #include "models/plain_text.h"
 #include "models/stats_text.h"
 #include "views/banner.h"
+#include "views/findings_panel.h"
 #include "views/plan_table.h"
 
 #include <cachelens/bundle/import.h>
@@ -17,6 +18,7 @@
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -129,12 +131,18 @@ ImportDialog::ImportDialog(JobRunner& jobs, fs::path bundleFile, fs::path destin
     table_ = makePlanTable(QStringLiteral("importPlan"), model_,
                            {
                                {ImportPlanModel::ActionColumn, 8},
+                               {ImportPlanModel::VerdictColumn, 14},
                                {ImportPlanModel::TypeColumn, 9},
                                {ImportPlanModel::KeyColumn, 17},
                                {ImportPlanModel::SizeColumn, 7},
                                {ImportPlanModel::DestinationColumn, 19},
                                {ImportPlanModel::ParsesToColumn, 25},
                            });
+
+    findings_ = new FindingsPanel(QStringLiteral("importFindings"));
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &ImportDialog::showSelectedFindings);
+    connect(findings_, &FindingsPanel::allowedChanged, this, &ImportDialog::replan);
 
     import_ = new QPushButton(tr("&Import…"));
     import_->setEnabled(false);
@@ -151,9 +159,10 @@ ImportDialog::ImportDialog(JobRunner& jobs, fs::path bundleFile, fs::path destin
     layout->addLayout(form);
     layout->addWidget(error_);
     layout->addWidget(summary_);
-    layout->addWidget(table_, 1);
+    layout->addWidget(table_, 2);
+    layout->addWidget(findings_, 1);
     layout->addWidget(buttons_);
-    resize(1300, 540);
+    resize(1300, 680);
 
     load();
 }
@@ -219,6 +228,8 @@ void ImportDialog::showError(const QString& message) {
 void ImportDialog::load() {
     bundle_.reset();
     model_->clear();
+    findings_->clearAllowed(); // ids belong to this bundle as this key reads it
+    findings_->showArtifact(nullptr);
     summary_->clear();
     showError({});
     setBusy(true);
@@ -316,21 +327,32 @@ void ImportDialog::replan() {
     summary_->setText(tr("Checking every artifact against %1…").arg(text(dir.string())));
     setBusy(true);
     auto file = bundle_;
+    // A signature verified with the required key lets code with findings in,
+    // as --require-signature does; otherwise only the findings ticked Allow.
+    const bundle::ImportRules rules{
+        .max_artifact_bytes = bundle::ImportRules{}.max_artifact_bytes,
+        .trust = {.allowed_ids = findings_->allowedIds(),
+                  .signed_by_trusted_key = file->signature_verified}};
+    const int selectedRow = table_->currentIndex().row();
     jobs_.run<PlanResult>(
         channel_, this,
-        [file, dir](const JobContext&) {
-            auto plan = bundle::plan_import(file->bundle, dir);
+        [file, dir, rules](const JobContext&) {
+            auto plan = bundle::plan_import(file->bundle, dir, rules);
             if (!plan) {
                 return PlanResult{std::nullopt, text(plan.error().describe())};
             }
             return PlanResult{std::move(*plan), {}};
         },
-        [this](PlanResult result) {
+        [this, selectedRow](PlanResult result) {
             if (!result.plan) {
                 summary_->clear();
                 showError(result.error);
             } else {
                 model_->setPlan(std::move(*result.plan), true);
+                if (selectedRow >= 0 && selectedRow < model_->rowCount()) {
+                    table_->setCurrentIndex(model_->index(selectedRow, 0));
+                }
+                showSelectedFindings();
                 const auto refused = model_->count(bundle::ImportAction::Refused);
                 summary_->setText(model_->summaryText() +
                                   (refused > 0 ? tr(". Refused artifacts are never written: "
@@ -364,6 +386,7 @@ void ImportDialog::confirmAndImport(bool askUser) {
         [this](bundle::ImportPlan done) {
             const fs::path dir = done.cache_dir;
             model_->setPlan(std::move(done), false);
+            showSelectedFindings();
             importing_ = false;
             summary_->setText(model_->summaryText());
             setBusy(false);
@@ -372,6 +395,10 @@ void ImportDialog::confirmAndImport(bool askUser) {
                                         model_->summaryText()));
             emit imported(dir);
         });
+}
+
+void ImportDialog::showSelectedFindings() {
+    findings_->showArtifact(model_->artifact(table_->currentIndex().row()));
 }
 
 void ImportDialog::chooseDestination() {

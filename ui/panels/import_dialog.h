@@ -5,7 +5,9 @@
 // was compiled on), a destination cache dir (PyTorch's own by default), an
 // optional public key the bundle must be signed with, and the safety report:
 // the plan, recomputed as a dry run in a job whenever the dir or the key
-// changes. Import asks ("Write N files into DIR? M artifacts are refused and
+// changes, with each artifact's verdict. Under it, the selected artifact's
+// findings: ticking Allow on each (the GUI's --allow-code) re-plans and lets
+// it in. Import asks ("Write N files into DIR? M artifacts are refused and
 // will not be written."), writes in a job and shows what happened to each
 // artifact in the same table.
 
@@ -27,6 +29,7 @@ class QTimer;
 
 namespace cachelens::ui {
 
+class FindingsPanel;
 class ImportPlanModel;
 class JobRunner;
 
@@ -50,6 +53,7 @@ public:
     std::filesystem::path destination() const;
     const ImportPlanModel* plan() const { return model_; }
     QTableView* table() const { return table_; }
+    FindingsPanel* findings() const { return findings_; }
     QPushButton* importButton() const { return import_; }
     bool isBusy() const { return busy_; }
     bool canImport() const;
@@ -78,6 +82,7 @@ private:
     void setBusy(bool busy);
     void chooseDestination();
     void chooseKey();
+    void showSelectedFindings();
 
     JobRunner& jobs_;
     std::filesystem::path file_;
@@ -95,6 +100,7 @@ private:
     QLabel* summary_ = nullptr;
     QTableView* table_ = nullptr;
     ImportPlanModel* model_ = nullptr;
+    FindingsPanel* findings_ = nullptr;
     QPushButton* import_ = nullptr;
     QDialogButtonBox* buttons_ = nullptr;
     QTimer* destinationDelay_ = nullptr;

@@ -7,6 +7,7 @@
 #include "models/import_plan_model.h"
 #include "models/stats_text.h"
 #include "views/banner.h"
+#include "views/findings_panel.h"
 #include "views/job_status_line.h"
 #include "views/plan_table.h"
 
@@ -14,6 +15,7 @@
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -78,6 +80,7 @@ PullDialog::PullDialog(JobRunner& jobs, remote::RedisEndpoint server, std::vecto
     table_ = makePlanTable(QStringLiteral("pullPlan"), model_,
                            {
                                {ImportPlanModel::ActionColumn, 8},
+                               {ImportPlanModel::VerdictColumn, 14},
                                {ImportPlanModel::TypeColumn, 8},
                                {ImportPlanModel::KeyColumn, 17},
                                {ImportPlanModel::SizeColumn, 7},
@@ -90,6 +93,11 @@ PullDialog::PullDialog(JobRunner& jobs, remote::RedisEndpoint server, std::vecto
     notes_->setWordWrap(true);
     notes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     notes_->hide();
+
+    findings_ = new FindingsPanel(QStringLiteral("pullFindings"));
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &PullDialog::showSelectedFindings);
+    connect(findings_, &FindingsPanel::allowedChanged, this, [this] { run(true); });
 
     pull_ = new QPushButton(tr("&Pull…"));
     pull_->setDefault(true);
@@ -106,10 +114,11 @@ PullDialog::PullDialog(JobRunner& jobs, remote::RedisEndpoint server, std::vecto
     layout->addLayout(form);
     layout->addWidget(error_);
     layout->addWidget(summary_);
-    layout->addWidget(table_, 1);
+    layout->addWidget(table_, 2);
+    layout->addWidget(findings_, 1);
     layout->addWidget(notes_);
     layout->addWidget(buttons);
-    resize(1200, 460);
+    resize(1200, 600);
 
     run(true);
 }
@@ -200,15 +209,17 @@ void PullDialog::run(bool dryRun) {
     setBusy(true);
     const remote::RedisEndpoint server = server_;
     const std::vector<std::string> keys = keys_;
+    const std::vector<std::string> allowed = findings_->allowedIds();
+    const int selectedRow = table_->currentIndex().row();
     jobs_.run<remote_work::PullOutcome>(
         channel_, this,
-        [server, keys, dir, dryRun](const JobContext& context) {
+        [server, keys, dir, dryRun, allowed](const JobContext& context) {
             return remote_work::pullEntries(
-                server, keys, dir, dryRun,
+                server, keys, dir, dryRun, allowed,
                 remote_work::transferProgress(context, remote_work::Transfer::Pull,
                                               text(server.display()), text(dir.string())));
         },
-        [this, dir, dryRun](remote_work::PullOutcome outcome) {
+        [this, dir, dryRun, selectedRow](remote_work::PullOutcome outcome) {
             pulling_ = false;
             QStringList notes;
             for (const QString& problem : outcome.problems) {
@@ -228,6 +239,10 @@ void PullDialog::run(bool dryRun) {
                 return;
             }
             model_->setPlan(std::move(*outcome.plan), dryRun);
+            if (selectedRow >= 0 && selectedRow < model_->rowCount()) {
+                table_->setCurrentIndex(model_->index(selectedRow, 0));
+            }
+            showSelectedFindings();
             const auto refused = model_->count(bundle::ImportAction::Refused);
             QString summary = model_->summaryText();
             if (!outcome.problems.isEmpty()) {
@@ -248,6 +263,10 @@ void PullDialog::run(bool dryRun) {
                                    .arg(outcome.server, text(dir.string()), model_->summaryText()));
             emit pulled(dir);
         });
+}
+
+void PullDialog::showSelectedFindings() {
+    findings_->showArtifact(model_->artifact(table_->currentIndex().row()));
 }
 
 void PullDialog::chooseDestination() {

@@ -26,6 +26,7 @@ class QTimer;
 
 namespace cachelens::ui {
 
+class FindingsPanel;
 class ImportPlanModel;
 class JobStatusLine;
 class JobRunner;
@@ -51,6 +52,7 @@ public:
     const std::vector<std::string>& keys() const { return keys_; }
     const ImportPlanModel* plan() const { return model_; }
     QTableView* table() const { return table_; }
+    FindingsPanel* findings() const { return findings_; }
     QPushButton* pullButton() const { return pull_; }
     bool isBusy() const { return busy_; }
     bool canPull() const;
@@ -72,6 +74,7 @@ private:
     void setBusy(bool busy);
     void showError(const QString& message);
     void chooseDestination();
+    void showSelectedFindings();
 
     JobRunner& jobs_;
     remote::RedisEndpoint server_;
@@ -86,6 +89,7 @@ private:
     JobStatusLine* summary_ = nullptr;
     QTableView* table_ = nullptr;
     ImportPlanModel* model_ = nullptr;
+    FindingsPanel* findings_ = nullptr;
     QLabel* notes_ = nullptr;
     QPushButton* pull_ = nullptr;
     QTimer* destinationDelay_ = nullptr;

@@ -50,6 +50,7 @@ ArtifactCheck judge_source(std::string_view text, const std::string& path) {
     const auto lines = static_cast<std::size_t>(std::ranges::count(text, '\n'));
     check.code.push_back(path + " (" + std::to_string(lines) + " lines)");
     check.findings = std::move(*findings);
+    safety::drop_repeated(check.findings);
     check.verdict = check.findings.empty() ? safety::Verdict::InductorCode
                                            : safety::Verdict::CodeWithFindings;
     check.consent = safety::consent_for(check.findings, {});

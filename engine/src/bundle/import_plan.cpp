@@ -7,6 +7,7 @@
 #include <cachelens/hash/sha256.h>
 #include <cachelens/pickle/access.h>
 #include <cachelens/pickle/unpickler.h>
+#include <cachelens/safety/code_audit.h>
 #include <cachelens/safety/pickle_policy.h>
 
 #include <algorithm>
@@ -93,6 +94,25 @@ std::string short_key(std::string_view key) {
     return std::string(key.substr(0, 12)) + (key.size() > 12 ? "…" : "");
 }
 
+std::size_t line_count(std::string_view text) {
+    return static_cast<std::size_t>(std::ranges::count(text, '\n')) +
+           (!text.empty() && !text.ends_with('\n') ? 1 : 0);
+}
+
+// Audits code PyTorch would run from the artifact; code that does not even
+// tokenize is a problem (PyTorch would fail on it, and no audit can read it).
+void audit_code(std::string_view source, const std::string& file, std::string_view what,
+                safety::PythonCode kind, ArtifactCheck& check) {
+    check.code.push_back(file + " (" + std::string(what) + ", " +
+                         plural(line_count(source), "line") + ")");
+    auto findings = safety::audit_python(source, file, kind);
+    if (!findings) {
+        check.problems.push_back(file + " does not read as Python: " + findings.error().message);
+        return;
+    }
+    std::ranges::move(*findings, std::back_inserter(check.findings));
+}
+
 void check_fx_graph(std::string_view key, std::shared_ptr<const pickle::Document> document,
                     ArtifactCheck& check) {
     auto entry = cachedir::read_fx_graph_entry(std::move(document));
@@ -109,13 +129,22 @@ void check_fx_graph(std::string_view key, std::shared_ptr<const pickle::Document
         check.problems.push_back("the entry inside is for key " + entry->key +
                                  ", not the bundle's key");
     }
+    if (!entry->source_code.empty()) {
+        audit_code(entry->source_code, "source_code", "wrapper module",
+                   safety::PythonCode::InductorWrapper, check);
+    }
 }
 
-void check_aot_entry(std::shared_ptr<const pickle::Document> document, ArtifactCheck& check) {
+void check_aot_entry(std::shared_ptr<const pickle::Document> document,
+                     const std::vector<safety::EmbeddedCode>& embedded, ArtifactCheck& check) {
     auto entry = cachedir::read_aot_autograd_entry(std::move(document));
     if (!entry) {
         check.problems.push_back("not an AOTAutograd entry: " + entry.error().message);
         return;
+    }
+    for (const auto& graph : embedded) {
+        audit_code(graph.import_block + graph.source, graph.where, "GraphModule code",
+                   safety::PythonCode::GraphModule, check);
     }
     check.parses_to = short_class(entry->class_name) + ": forward " +
                       (entry->forward ? short_key(entry->forward->key) : std::string("none")) +
@@ -124,9 +153,12 @@ void check_aot_entry(std::shared_ptr<const pickle::Document> document, ArtifactC
 }
 
 // Decodes a pickle artifact and checks it against the pickle policy; nullptr
-// when it does not decode (the problem is recorded).
-std::shared_ptr<const pickle::Document>
-decode_pickle(std::string_view content, safety::PickleSchema schema, ArtifactCheck& check) {
+// when it does not decode (the problem is recorded). The code the pickle
+// carries for PyTorch to exec goes to `embedded`.
+std::shared_ptr<const pickle::Document> decode_pickle(std::string_view content,
+                                                      safety::PickleSchema schema,
+                                                      ArtifactCheck& check,
+                                                      std::vector<safety::EmbeddedCode>* embedded) {
     auto document = pickle::unpickle(content);
     if (!document) {
         check.problems.push_back("the content does not parse as a pickle: " +
@@ -134,32 +166,25 @@ decode_pickle(std::string_view content, safety::PickleSchema schema, ArtifactChe
         return nullptr;
     }
     auto result = safety::check_pickle(**document, schema);
-    check.pickle_findings = std::move(result.findings);
-    check.embedded_code = std::move(result.code);
-    if (!check.pickle_findings.empty()) {
-        const auto& first = check.pickle_findings.front();
-        std::string problem = "the pickle does " + first.text + ": " + first.why;
-        if (check.pickle_findings.size() > 1) {
-            problem += " (and " + plural(check.pickle_findings.size() - 1, "more finding") + ")";
-        }
-        check.problems.push_back(std::move(problem));
+    std::ranges::move(result.findings, std::back_inserter(check.findings));
+    if (embedded != nullptr) {
+        *embedded = std::move(result.code);
     }
     return *document;
 }
 
-} // namespace
-
-ArtifactCheck check_artifact(std::string_view type, std::string_view key, std::string_view content,
-                             const ImportLimits& limits) {
-    ArtifactCheck check;
-    if (content.size() > limits.max_artifact_bytes) {
+// What the artifact is, where it goes, what it parses to and the findings in
+// it: everything but the verdict.
+void read_artifact(std::string_view type, std::string_view key, std::string_view content,
+                   const ImportRules& rules, ArtifactCheck& check) {
+    if (content.size() > rules.max_artifact_bytes) {
         check.problems.push_back(format_bytes(content.size()) + " of content, over the limit of " +
-                                 format_bytes(limits.max_artifact_bytes) + " per artifact");
-        return check;
+                                 format_bytes(rules.max_artifact_bytes) + " per artifact");
+        return;
     }
     if (auto problem = escape_problem(key); !problem.empty()) {
         check.problems.push_back(std::move(problem));
-        return check;
+        return;
     }
     if (type == "inductor" || type == "aot_autograd") {
         const bool fx = type == "inductor";
@@ -168,17 +193,19 @@ ArtifactCheck check_artifact(std::string_view type, std::string_view key, std::s
                                      "' does not look like PyTorch's " +
                                      (fx ? "FX graph key (\"f\" + 51 base32 characters)"
                                          : "AOTAutograd key (\"a\" + 51 base32 characters)"));
-            return check;
+            return;
         }
         const std::string name = hash::sha256_hash(content);
         check.destination =
             fx ? "fxgraph/" + std::string(key.substr(1, 2)) + "/" + std::string(key) + "/" + name
                : "aotautograd/" + std::string(key) + "/" + name;
-        if (auto document = decode_pickle(content, safety::PickleSchema::Entry, check)) {
+        std::vector<safety::EmbeddedCode> embedded;
+        if (auto document =
+                decode_pickle(content, safety::PickleSchema::Entry, check, &embedded)) {
             if (fx) {
                 check_fx_graph(key, std::move(document), check);
             } else {
-                check_aot_entry(std::move(document), check);
+                check_aot_entry(std::move(document), embedded, check);
             }
         }
     } else if (type == "autotune") {
@@ -186,7 +213,7 @@ ArtifactCheck check_artifact(std::string_view type, std::string_view key, std::s
             check.problems.push_back("the key '" + std::string(key) +
                                      "' does not look like PyTorch's autotune key "
                                      "(\"<xx>/<sha256 hex>.best_config\")");
-            return check;
+            return;
         }
         check.destination = std::string(key);
         auto config = cachedir::parse_best_config(content);
@@ -200,16 +227,51 @@ ArtifactCheck check_artifact(std::string_view type, std::string_view key, std::s
         if (name.size() > 255) {
             check.problems.push_back("the key is too long for a file name (" +
                                      std::to_string(name.size()) + " bytes)");
-            return check;
+            return;
         }
         check.destination = "dynamo/" + name;
-        if (auto document = decode_pickle(content, safety::PickleSchema::Pgo, check)) {
+        if (auto document = decode_pickle(content, safety::PickleSchema::Pgo, check, nullptr)) {
             check.parses_to = "dynamo profile: " + pickle::type_name(document->root());
         }
     } else {
         check.problems.push_back("cachelens does not import '" + std::string(type) +
                                  "' artifacts: where PyTorch puts them is not known to it");
     }
+}
+
+// The verdict, and the refusal findings bring unless the rules allow them.
+void judge(const safety::CodeTrust& trust, ArtifactCheck& check) {
+    safety::drop_repeated(check.findings);
+    check.readable = check.problems.empty();
+    // A hostile pickle is often not a valid entry either: its findings are
+    // what the user needs to see first.
+    if (!check.findings.empty()) {
+        check.verdict = safety::Verdict::CodeWithFindings;
+    } else if (!check.readable) {
+        check.verdict = safety::Verdict::Unreadable;
+    } else {
+        check.verdict =
+            check.code.empty() ? safety::Verdict::DataOnly : safety::Verdict::InductorCode;
+    }
+    check.consent = safety::consent_for(check.findings, trust);
+    if (check.consent == safety::CodeConsent::Refused) {
+        const auto& first = check.findings.front();
+        std::string problem = plural(check.findings.size(), "finding") +
+                              " outside what PyTorch and Inductor generate, first " +
+                              safety::location(first) + ": " + first.why;
+        problem += " (import it anyway with --allow-code and the ids, or from a bundle signed "
+                   "by a key you trust)";
+        check.problems.push_back(std::move(problem));
+    }
+}
+
+} // namespace
+
+ArtifactCheck check_artifact(std::string_view type, std::string_view key, std::string_view content,
+                             const ImportRules& rules) {
+    ArtifactCheck check;
+    read_artifact(type, key, content, rules, check);
+    judge(rules.trust, check);
     return check;
 }
 
@@ -246,7 +308,7 @@ namespace {
 // Compares what is at `destination` now with `content` and sets the action.
 // A missing directory on the way is fine (it will be made); a symlinked or
 // non-directory one refuses the artifact.
-void compare_with_disk(const DirHandle* root, std::string_view content, const ImportLimits& limits,
+void compare_with_disk(const DirHandle* root, std::string_view content, const ImportRules& rules,
                        PlannedArtifact& artifact) {
     if (root == nullptr) {
         return; // the cache dir will be created: everything is new
@@ -269,7 +331,7 @@ void compare_with_disk(const DirHandle* root, std::string_view content, const Im
         return;
     }
     auto existing =
-        dir->read_file(name, std::max<std::uint64_t>(limits.max_artifact_bytes, content.size()));
+        dir->read_file(name, std::max<std::uint64_t>(rules.max_artifact_bytes, content.size()));
     if (!existing) {
         artifact.action = ImportAction::Refused;
         artifact.check.problems.push_back(existing.error().path + ": " + existing.error().message);
@@ -287,7 +349,7 @@ void compare_with_disk(const DirHandle* root, std::string_view content, const Im
 } // namespace
 
 Result<ImportPlan> plan_import(const MegaBundle& bundle, const fs::path& cache_dir,
-                               const ImportLimits& limits, const ProgressFn& progress) {
+                               const ImportRules& rules, const ProgressFn& progress) {
     ImportPlan plan;
     plan.cache_dir = cache_dir;
     std::error_code error;
@@ -327,7 +389,7 @@ Result<ImportPlan> plan_import(const MegaBundle& bundle, const fs::path& cache_d
             artifact.key = source.key;
             artifact.size = source.content.size();
             artifact.sha256 = hash::sha256_hex(source.content);
-            artifact.check = check_artifact(section.type, source.key, source.content, limits);
+            artifact.check = check_artifact(section.type, source.key, source.content, rules);
             if (!artifact.check.problems.empty()) {
                 artifact.action = ImportAction::Refused;
             } else if (auto seen = by_destination.find(artifact.check.destination);
@@ -340,7 +402,7 @@ Result<ImportPlan> plan_import(const MegaBundle& bundle, const fs::path& cache_d
                     std::to_string(seen->second + 1) + ", which goes to the same file");
             } else {
                 by_destination.emplace(artifact.check.destination, plan.artifacts.size());
-                compare_with_disk(root ? &*root : nullptr, source.content, limits, artifact);
+                compare_with_disk(root ? &*root : nullptr, source.content, rules, artifact);
             }
             plan.artifacts.push_back(std::move(artifact));
             ++checked.done;
@@ -352,6 +414,20 @@ Result<ImportPlan> plan_import(const MegaBundle& bundle, const fs::path& cache_d
         }
     }
     return plan;
+}
+
+std::vector<std::string> unknown_finding_ids(const ImportPlan& plan, const ImportRules& rules) {
+    std::vector<std::string> unknown;
+    for (const auto& id : rules.trust.allowed_ids) {
+        const bool found = std::ranges::any_of(plan.artifacts, [&](const PlannedArtifact& artifact) {
+            return std::ranges::any_of(artifact.check.findings,
+                                       [&](const safety::Finding& finding) { return finding.id == id; });
+        });
+        if (!found) {
+            unknown.push_back(id);
+        }
+    }
+    return unknown;
 }
 
 } // namespace cachelens::bundle

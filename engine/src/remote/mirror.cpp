@@ -22,7 +22,7 @@ fs::path mirror_dir_for(const fs::path& catalog_path, const RedisEndpoint& endpo
 Result<MirrorReport> mirror_remote(RedisClient& client, const fs::path& dir,
                                    const ProgressFn& progress) {
     auto pulled = pull_remote(client, dir,
-                              {.keys = {}, .dry_run = false, .limits = {}, .progress = progress});
+                              {.keys = {}, .dry_run = false, .rules = {}, .progress = progress});
     if (!pulled) {
         return std::unexpected(pulled.error());
     }

@@ -198,9 +198,15 @@ Result<PullResult> pull_remote(RedisClient& client, const fs::path& cache_dir,
     result.notes = std::move(artifacts.notes);
     result.problems.insert(result.problems.end(), artifacts.unreadable.begin(),
                            artifacts.unreadable.end());
-    auto plan = bundle::plan_import(artifacts.bundle, cache_dir, options.limits);
+    auto plan = bundle::plan_import(artifacts.bundle, cache_dir, options.rules);
     if (!plan) {
         return std::unexpected(plan.error());
+    }
+    if (const auto unknown = bundle::unknown_finding_ids(*plan, options.rules); !unknown.empty()) {
+        return fail(ErrorKind::InvalidArgument,
+                    "--allow-code " + unknown.front() +
+                        ": no finding of the values pulled has that id (nothing was written; a "
+                        "dry run lists the ids)");
     }
     if (options.dry_run) {
         result.plan = std::move(*plan);

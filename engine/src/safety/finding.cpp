@@ -1,6 +1,8 @@
 #include <cachelens/hash/sha256.h>
 #include <cachelens/safety/finding.h>
 
+#include <unordered_set>
+
 namespace cachelens::safety {
 
 Finding make_finding(std::string rule, std::string file, std::size_t line, std::string text,
@@ -18,6 +20,15 @@ Finding make_finding(std::string rule, std::string file, std::size_t line, std::
                     .text = std::move(text),
                     .why = std::move(why)};
     return finding;
+}
+
+void drop_repeated(std::vector<Finding>& findings) {
+    std::unordered_set<std::string> seen;
+    std::erase_if(findings, [&](const Finding& finding) { return !seen.insert(finding.id).second; });
+}
+
+std::string location(const Finding& finding) {
+    return finding.line == 0 ? finding.file : finding.file + ":" + std::to_string(finding.line);
 }
 
 } // namespace cachelens::safety

@@ -13,14 +13,18 @@
 // artifact: written, already there (same bytes), a conflict (different bytes
 // there), or refused, with the reasons: a key that would leave the cache dir
 // or does not look like PyTorch's, a symlinked directory on the way, content
-// that does not parse, a pickle doing what PyTorch's own entries never do
-// (safety/pickle_policy.h), a size over the limit. run_import() then writes the planned
-// files atomically through directory handles that never follow a symlink.
+// that does not parse, a size over the limit (verdict "unreadable"), or
+// findings (verdict "code with findings": a pickle doing what PyTorch's own
+// entries never do, safety/pickle_policy.h, or code PyTorch would run outside
+// Inductor's vocabulary, safety/code_audit.h) that the rules do not allow.
+// run_import() then writes the planned files atomically through directory
+// handles that never follow a symlink. docs/SECURITY.md has the threat model.
 
 #include <cachelens/bundle/mega_cache.h>
 #include <cachelens/core/error.h>
 #include <cachelens/core/progress.h>
-#include <cachelens/safety/pickle_policy.h>
+#include <cachelens/safety/finding.h>
+#include <cachelens/safety/verdict.h>
 
 #include <cstdint>
 #include <filesystem>
@@ -30,23 +34,33 @@
 
 namespace cachelens::bundle {
 
-struct ImportLimits {
+// What an import accepts: sizes, and code with findings the user allowed.
+struct ImportRules {
     std::uint64_t max_artifact_bytes = std::uint64_t{1} << 30;
+    safety::CodeTrust trust;
 };
 
 // What the bundle's bytes are, read without writing anything.
 struct ArtifactCheck {
     std::string destination; // relative to the cache dir; empty when there is none
     std::string parses_to;   // "CompiledFxGraph: 3 Triton kernels, no guards", ...
-    // What unpickling would do outside the pickle policy (safety/pickle_policy.h).
-    std::vector<safety::Finding> pickle_findings;
-    // Code the pickle carries for PyTorch to exec (a GraphModule's forward).
-    std::vector<safety::EmbeddedCode> embedded_code;
+    safety::Verdict verdict = safety::Verdict::Unreadable;
+    // The code PyTorch would run from it, as audited: "source_code (wrapper
+    // module, 84 lines)", "graph module 0 (31 lines)". Empty for data only.
+    std::vector<std::string> code;
+    // What unpickling would do outside the pickle policy, then what the code
+    // does outside Inductor's vocabulary, in source order.
+    std::vector<safety::Finding> findings;
+    // Whether findings refuse it (Refused) or the rules let it in.
+    safety::CodeConsent consent = safety::CodeConsent::NotNeeded;
+    // False when a problem other than findings refuses it (a bad key, content
+    // that does not parse): then no consent lets it in.
+    bool readable = true;
     std::vector<std::string> problems; // each one refuses the artifact
 };
 
 ArtifactCheck check_artifact(std::string_view type, std::string_view key, std::string_view content,
-                             const ImportLimits& limits = {});
+                             const ImportRules& rules = {});
 
 enum class ImportAction {
     Write,          // planned
@@ -87,7 +101,11 @@ struct ImportPlan {
 // artifact's trouble is in its PlannedArtifact. `progress` hears the Checking
 // stage (a file per artifact); a stop is a Cancelled error.
 Result<ImportPlan> plan_import(const MegaBundle& bundle, const std::filesystem::path& cache_dir,
-                               const ImportLimits& limits = {}, const ProgressFn& progress = {});
+                               const ImportRules& rules = {}, const ProgressFn& progress = {});
+
+// The ids in `rules.trust.allowed_ids` that no finding of the plan has, in
+// order: a mistyped --allow-code must be an error, never "nothing allowed".
+std::vector<std::string> unknown_finding_ids(const ImportPlan& plan, const ImportRules& rules);
 
 // Writes what the plan marks Write and returns the plan with each of those
 // now Written, AlreadyPresent (appeared meanwhile, same bytes), Conflict or

@@ -40,7 +40,7 @@ std::optional<RemoteKey> remote_key_from_argument(std::string_view argument);
 struct PullOptions {
     std::vector<std::string> keys; // as remote_key_from_argument; empty: everything pullable
     bool dry_run = false;
-    bundle::ImportLimits limits;
+    bundle::ImportRules rules; // sizes, and the code with findings allowed in
     // Scanning (keys found; a pull of everything), Reading (values read),
     // Writing (files written; never in a dry run). A stop is a Cancelled
     // error: nothing is written when it comes before the Writing stage's

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace cachelens::safety {
 
@@ -36,5 +37,12 @@ struct Finding {
 // Builds a Finding with its id computed from the other fields.
 Finding make_finding(std::string rule, std::string file, std::size_t line, std::string text,
                      std::string why);
+
+// Drops repeats (the same id: the same rule on the same line and text, as
+// two checks may both see one call), keeping the order.
+void drop_repeated(std::vector<Finding>& findings);
+
+// "source_code:12", or "pickle" for a finding without a line.
+std::string location(const Finding& finding);
 
 } // namespace cachelens::safety
