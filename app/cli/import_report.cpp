@@ -134,8 +134,9 @@ std::string verdict_summary(const std::vector<const bundle::ArtifactCheck*>& che
                                      safety::Verdict::Unreadable};
     std::string line = "verdicts:";
     for (std::size_t i = 0; i < verdicts.size(); ++i) {
-        const auto count = std::ranges::count_if(
-            checks, [&](const bundle::ArtifactCheck* check) { return check->verdict == verdicts[i]; });
+        const auto count = std::ranges::count_if(checks, [&](const bundle::ArtifactCheck* check) {
+            return check->verdict == verdicts[i];
+        });
         line += (i == 0 ? " " : ", ") + std::to_string(count) + " " +
                 std::string(safety::to_string(verdicts[i]));
     }

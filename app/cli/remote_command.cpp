@@ -2,9 +2,9 @@
 // browsed and moved to and from local cache dirs.
 
 #include "commands.h"
-#include "import_report.h"
 #include "entry_json.h"
 #include "entry_text.h"
+#include "import_report.h"
 #include "output.h"
 #include "progress_line.h"
 #include "write_target.h"

@@ -29,7 +29,25 @@ struct BundleCheck {
     std::size_t artifacts = 0;
     std::string what;    // one line on what the file is, when it reads
     std::string problem; // empty when the check passed
+    // Each artifact as `import` would judge it (a verified signature lets
+    // code with findings in, as `import --require-signature` does).
+    std::vector<bundle::ArtifactCheck> artifact_checks;
 };
+
+std::vector<bundle::ArtifactCheck> judge_artifacts(const bundle::MegaBundle& mega,
+                                                   bool trusted_signer) {
+    std::vector<bundle::ArtifactCheck> checks;
+    const bundle::ImportRules rules{
+        .max_artifact_bytes = bundle::ImportRules{}.max_artifact_bytes,
+        .trust = {.allowed_ids = {}, .signed_by_trusted_key = trusted_signer}};
+    for (const auto& section : mega.sections) {
+        for (const auto& artifact : section.artifacts) {
+            checks.push_back(
+                bundle::check_artifact(section.type, artifact.key, artifact.content, rules));
+        }
+    }
+    return checks;
+}
 
 BundleCheck check_bundle(std::string_view bytes, const std::optional<bundle::PublicKey>& trusted) {
     BundleCheck check;
@@ -44,6 +62,7 @@ BundleCheck check_bundle(std::string_view bytes, const std::optional<bundle::Pub
         check.verified = signed_bundle->signature_verified;
         check.signer = signed_bundle->manifest.signer_fingerprint;
         check.artifacts = signed_bundle->bundle.artifact_count();
+        check.artifact_checks = judge_artifacts(signed_bundle->bundle, check.verified);
         check.what = "signed by " + *check.signer + " on " + signed_bundle->manifest.created +
                      ", " + std::to_string(check.artifacts) + " artifacts";
         if (!trusted) {
@@ -59,6 +78,7 @@ BundleCheck check_bundle(std::string_view bytes, const std::optional<bundle::Pub
         return check;
     }
     check.artifacts = plain->artifact_count();
+    check.artifact_checks = judge_artifacts(*plain, false);
     check.what = "unsigned PyTorch mega-cache bundle (" + std::string(to_string(plain->form)) +
                  " form), " + std::to_string(check.artifacts) + " artifacts";
     if (trusted) {
@@ -86,8 +106,21 @@ int run_verify_bundle(const VerifyOptions& options) {
         return report(bundle::decode_mega_cache(bytes).error().at(options.path));
     }
     const BundleCheck check = check_bundle(bytes, trusted);
-    const bool ok = check.problem.empty();
+    std::vector<const bundle::ArtifactCheck*> judged;
+    std::size_t refused_code = 0;
+    for (const auto& artifact : check.artifact_checks) {
+        judged.push_back(&artifact);
+        refused_code += artifact.consent == safety::CodeConsent::Refused ? 1 : 0;
+    }
+    // Code with findings that no trusted signature lets in fails the check.
+    const bool ok = check.problem.empty() && refused_code == 0;
     if (options.json) {
+        Json verdicts = Json::array();
+        for (const auto& artifact : check.artifact_checks) {
+            Json json = Json::object();
+            add_check_json(artifact, json);
+            verdicts.push_back(std::move(json));
+        }
         print_json({{"file", text(options.path)},
                     {"ok", ok},
                     {"signed", check.is_signed},
@@ -95,14 +128,28 @@ int run_verify_bundle(const VerifyOptions& options) {
                     {"signer", check.signer ? Json(*check.signer) : Json(nullptr)},
                     {"trusted", trusted ? Json(trusted->fingerprint()) : Json(nullptr)},
                     {"artifacts", check.artifacts},
-                    {"problem", ok ? Json(nullptr) : text(check.problem)}});
-    } else if (ok) {
-        std::printf("%s: %s%s\n", options.path.c_str(),
-                    check.verified ? "signature verified, every artifact matches the manifest: "
-                                   : "crc and structure ok: ",
-                    check.what.c_str());
+                    {"verdicts", verdicts},
+                    {"problem", check.problem.empty() ? Json(nullptr) : text(check.problem)}});
     } else {
-        std::printf("%s: FAILED: %s\n", options.path.c_str(), check.problem.c_str());
+        if (!check.problem.empty()) {
+            std::printf("%s: FAILED: %s\n", options.path.c_str(), check.problem.c_str());
+        } else {
+            std::printf("%s: %s%s\n", options.path.c_str(),
+                        check.verified ? "signature verified, every artifact matches the manifest: "
+                                       : "crc and structure ok: ",
+                        check.what.c_str());
+        }
+        for (const auto& artifact : check.artifact_checks) {
+            if (artifact.verdict == safety::Verdict::CodeWithFindings) {
+                print_check_details(artifact);
+            }
+        }
+        if (!judged.empty()) {
+            std::printf("%s%s\n", verdict_summary(judged).c_str(),
+                        refused_code > 0 ? " (code with findings fails verify: read them, then "
+                                           "import with --allow-code)"
+                                         : "");
+        }
     }
     return ok ? kExitOk : kExitProblems;
 }
@@ -215,9 +262,11 @@ void add_verify_command(CLI::App& app, int& exit_code) {
         "is listed with each finding's id, file, line and text and fails verify.\n"
         "Or check a bundle file: a signed cachelens bundle against the public key given with "
         "--trust (the signature over its manifest, then every artifact against the manifest: "
-        "a failure names the artifact), a plain PyTorch bundle by its crc and structure. Exit "
-        "0 when it checks out, 1 when it does not (also: a signed bundle without --trust, an "
-        "unsigned one with it), 2 on an unreadable file or key.");
+        "a failure names the artifact), a plain PyTorch bundle by its crc and structure; its "
+        "artifacts get the verdicts `import` would give them. Exit 0 when it checks out, 1 "
+        "when it does not (also: a signed bundle without --trust, an unsigned one with it, "
+        "code with findings that no verified signature lets in), 2 on an unreadable file or "
+        "key.");
     command->add_option("PATH", options->path, "the cache dir, or a bundle file")->required();
     command->add_option("--trust", options->trust,
                         "a bundle file only: the signer's public key (PEM, from cachelens "
@@ -229,7 +278,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
                       "verdict, consent, code, findings: [{id, rule, file, line, text, why}], "
                       "problems}]}; for a bundle file {file, ok, signed, "
                       "signature_verified, signer, trusted, "
-                      "artifacts, problem}");
+                      "artifacts, verdicts: [{verdict, consent, code, findings}], problem}");
     command->callback([options, &exit_code] { exit_code = run_verify(*options); });
 }
 

@@ -339,6 +339,11 @@ private slots:
         QCOMPARE(trusted.exit_code, 0);
         QVERIFY2(trusted.out.contains("code with findings (let in: signed by the key you trust)"),
                  trusted.out.constData());
+        const auto verified =
+            test::run_cli({"verify", QString::fromStdString((dir / "signed.bin").string()),
+                           "--trust", QString::fromStdString((dir / "team.pub").string())});
+        QCOMPARE(verified.exit_code, 0);
+        QVERIFY2(verified.out.contains("1 code with findings"), verified.out.constData());
         QVERIFY(!fs::exists(marker_));
     }
 
@@ -372,6 +377,11 @@ private slots:
                  text.out.constData());
         QVERIFY2(text.out.contains("verdicts: 0 data only, 0 Inductor code, 1 code with findings"),
                  text.out.constData());
+
+        const auto checked = test::run_cli({"verify", bundle_path});
+        QCOMPARE(checked.exit_code, 1);
+        QVERIFY2(checked.out.contains(id.toUtf8()) && checked.out.contains("1 code with findings"),
+                 checked.out.constData());
 
         const auto ls = test::run_cli({"bundle", "ls", bundle_path});
         QCOMPARE(ls.exit_code, 0);
