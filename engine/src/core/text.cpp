@@ -205,9 +205,7 @@ std::size_t incomplete_utf8_tail(std::string_view text) {
     return 0;
 }
 
-namespace {
-
-int hex_value(char c) {
+int hex_digit_value(char c) {
     if (c >= '0' && c <= '9') {
         return c - '0';
     }
@@ -218,6 +216,8 @@ int hex_value(char c) {
     return -1;
 }
 
+namespace {
+
 // Reads exactly `digits` hex digits at `text[pos]`; -1 when malformed.
 long long read_hex(std::string_view text, std::size_t pos, int digits) {
     if (pos + static_cast<std::size_t>(digits) > text.size()) {
@@ -225,7 +225,7 @@ long long read_hex(std::string_view text, std::size_t pos, int digits) {
     }
     long long value = 0;
     for (int i = 0; i < digits; ++i) {
-        const int h = hex_value(text[pos + static_cast<std::size_t>(i)]);
+        const int h = hex_digit_value(text[pos + static_cast<std::size_t>(i)]);
         if (h < 0) {
             return -1;
         }

@@ -71,19 +71,6 @@ Result<int> parse_db(std::string_view text, std::string_view db) {
     return *value;
 }
 
-int hex_digit(char c) {
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
-}
-
 // %XX escapes, as urllib.parse.unquote reads the user and password.
 Result<std::string> percent_decode(std::string_view text, std::string_view part,
                                    std::string_view what) {
@@ -94,8 +81,8 @@ Result<std::string> percent_decode(std::string_view text, std::string_view part,
             out += part[i];
             continue;
         }
-        const int high = i + 1 < part.size() ? hex_digit(part[i + 1]) : -1;
-        const int low = i + 2 < part.size() ? hex_digit(part[i + 2]) : -1;
+        const int high = i + 1 < part.size() ? hex_digit_value(part[i + 1]) : -1;
+        const int low = i + 2 < part.size() ? hex_digit_value(part[i + 2]) : -1;
         if (high < 0 || low < 0) {
             return bad(text,
                        "the " + std::string(what) + " has a '%' not followed by two hex digits");

@@ -1,3 +1,4 @@
+#include <cachelens/core/text.h>
 #include <cachelens/safety/python_tokens.h>
 
 #include <fmt/format.h>
@@ -577,35 +578,19 @@ private:
     std::vector<std::size_t> bracket_lines_;
 };
 
-void append_utf8(std::string& out, std::uint32_t code) {
-    if (code < 0x80) {
-        out += static_cast<char>(code);
-    } else if (code < 0x800) {
-        out += static_cast<char>(0xC0 | (code >> 6));
-        out += static_cast<char>(0x80 | (code & 0x3F));
-    } else if (code < 0x10000) {
-        out += static_cast<char>(0xE0 | (code >> 12));
-        out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (code & 0x3F));
-    } else {
-        out += static_cast<char>(0xF0 | (code >> 18));
-        out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (code & 0x3F));
+// A \N{...} escape: an odd run of backslashes before an N.
+bool has_name_escape(std::string_view segment) {
+    for (std::size_t at = segment.find("\\N"); at != std::string_view::npos;
+         at = segment.find("\\N", at + 1)) {
+        std::size_t run = 0;
+        while (run <= at && segment[at - run] == '\\') {
+            ++run;
+        }
+        if (run % 2 == 1) {
+            return true;
+        }
     }
-}
-
-int hex_value(char c) {
-    if (c >= '0' && c <= '9') {
-        return c - '0';
-    }
-    if (c >= 'a' && c <= 'f') {
-        return c - 'a' + 10;
-    }
-    if (c >= 'A' && c <= 'F') {
-        return c - 'A' + 10;
-    }
-    return -1;
+    return false;
 }
 
 } // namespace
@@ -677,127 +662,60 @@ Result<DecodedString> decode_string_token(std::string_view token_text) {
     }
     body = body.substr(quotes, body.size() - 2 * quotes);
 
+    // Line by line, so each decoded line knows the source line it starts on;
+    // the escapes themselves are core/text.h's (never across a line break).
     DecodedString decoded;
     decoded.line_offsets.push_back(0);
     std::size_t source_line = 0;
-    auto newline_at = [&](std::size_t i) -> std::size_t {
-        if (body[i] == '\n') {
-            return 1;
+    for (std::size_t start = 0; start <= body.size();) {
+        std::size_t end = start;
+        while (end < body.size() && body[end] != '\n' && body[end] != '\r') {
+            ++end;
         }
-        if (body[i] == '\r') {
-            return i + 1 < body.size() && body[i + 1] == '\n' ? 2 : 1;
-        }
-        return 0;
-    };
-    for (std::size_t i = 0; i < body.size();) {
-        if (const std::size_t length = newline_at(i); length > 0) {
-            // Python reads source line breaks as "\n".
-            decoded.value += '\n';
-            ++source_line;
-            decoded.line_offsets.push_back(source_line);
-            i += length;
-            continue;
-        }
-        const char c = body[i];
-        if (c != '\\' || i + 1 >= body.size()) {
-            decoded.value += c;
-            ++i;
-            continue;
-        }
-        const char e = body[i + 1];
-        if (const std::size_t length = newline_at(i + 1); length > 0) {
-            ++source_line;
-            if (raw) {
-                decoded.value += '\\';
-                decoded.value += '\n';
-                decoded.line_offsets.push_back(source_line);
-            }
-            i += 1 + length;
-            continue;
-        }
+        const bool at_break = end < body.size();
+        const std::size_t break_length =
+            !at_break                                                               ? 0
+            : (body[end] == '\r' && end + 1 < body.size() && body[end + 1] == '\n') ? 2
+                                                                                    : 1;
+        std::string_view segment = body.substr(start, end - start);
+        const std::size_t backslashes =
+            segment.size() - std::min(segment.size(), segment.find_last_not_of('\\') + 1);
+        // An odd run of backslashes before the break escapes it: outside a
+        // raw string the backslash-newline is removed.
+        const bool continuation = at_break && backslashes % 2 == 1;
         if (raw) {
-            decoded.value += c;
-            decoded.value += e;
-            i += 2;
-            continue;
+            decoded.value += segment;
+        } else {
+            if (continuation) {
+                segment.remove_suffix(1);
+            }
+            if (!bytes && has_name_escape(segment)) {
+                return fail(ErrorKind::Unsupported,
+                            "a \\N{...} escape (a Unicode character name) in a string literal");
+            }
+            auto text =
+                decode_python_escapes(segment, bytes ? EscapeMode::Bytes : EscapeMode::Text);
+            if (!text) {
+                return fail(ErrorKind::Corrupt, "a string literal: " + text.error());
+            }
+            for (const char c : *text) {
+                if (c == '\n') {
+                    decoded.line_offsets.push_back(source_line); // a \n escape
+                }
+            }
+            decoded.value += *text;
         }
-        i += 2;
-        switch (e) {
-        case '\\':
-        case '\'':
-        case '"':
-            decoded.value += e;
-            continue;
-        case 'a':
-            decoded.value += '\a';
-            continue;
-        case 'b':
-            decoded.value += '\b';
-            continue;
-        case 'f':
-            decoded.value += '\f';
-            continue;
-        case 'n':
-            decoded.value += '\n';
-            decoded.line_offsets.push_back(source_line);
-            continue;
-        case 'r':
-            decoded.value += '\r';
-            continue;
-        case 't':
-            decoded.value += '\t';
-            continue;
-        case 'v':
-            decoded.value += '\v';
-            continue;
-        default:
+        if (!at_break) {
             break;
         }
-        if (e >= '0' && e <= '7') {
-            unsigned value = static_cast<unsigned>(e - '0');
-            for (int n = 0; n < 2 && i < body.size() && body[i] >= '0' && body[i] <= '7';
-                 ++n, ++i) {
-                value = value * 8 + static_cast<unsigned>(body[i] - '0');
-            }
-            if (bytes) {
-                decoded.value += static_cast<char>(value & 0xFF);
-            } else {
-                append_utf8(decoded.value, value);
-            }
-            continue;
+        ++source_line;
+        // Python reads a source line break as "\n" (raw strings keep the
+        // backslash before it too).
+        if (raw || !continuation) {
+            decoded.value += '\n';
+            decoded.line_offsets.push_back(source_line);
         }
-        const std::size_t digits = e == 'x'               ? 2
-                                   : (!bytes && e == 'u') ? 4
-                                   : (!bytes && e == 'U') ? 8
-                                                          : 0;
-        if (digits > 0) {
-            std::uint32_t value = 0;
-            for (std::size_t n = 0; n < digits; ++n) {
-                const int v = i + n < body.size() ? hex_value(body[i + n]) : -1;
-                if (v < 0) {
-                    return fail(ErrorKind::Corrupt,
-                                fmt::format("truncated \\{} escape in a string literal", e));
-                }
-                value = value * 16 + static_cast<std::uint32_t>(v);
-            }
-            i += digits;
-            if (value > 0x10FFFF) {
-                return fail(ErrorKind::Corrupt, "illegal Unicode character in a string literal");
-            }
-            if (bytes) {
-                decoded.value += static_cast<char>(value);
-            } else {
-                append_utf8(decoded.value, value);
-            }
-            continue;
-        }
-        if (!bytes && e == 'N') {
-            return fail(ErrorKind::Unsupported,
-                        "a \\N{...} escape (a Unicode character name) in a string literal");
-        }
-        // Unknown escape: Python keeps it as written.
-        decoded.value += '\\';
-        decoded.value += e;
+        start = end + break_length;
     }
     return decoded;
 }

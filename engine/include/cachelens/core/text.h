@@ -37,6 +37,9 @@ void append_escaped_for_terminal(std::string& out, std::string_view text);
 // the next piece instead of escaping half a character.
 std::size_t incomplete_utf8_tail(std::string_view text);
 
+// The value of a hex digit (either case), or -1.
+int hex_digit_value(char c);
+
 enum class EscapeMode {
     Bytes, // b'...' and pickle STRING: \xhh and octal are bytes; no \u
     Text,  // '...': \xhh, octal, \u, \U name code points, written as UTF-8
