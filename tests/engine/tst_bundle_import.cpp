@@ -8,6 +8,7 @@
 // dir shows nothing written outside it. Every FX and AOT entry of every
 // fixture passes the pickle policy (safety/pickle_policy.h).
 
+#include "bundle_helpers.h"
 #include "test_paths.h"
 
 #include <cachelens/bundle/import.h>
@@ -17,8 +18,8 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QTemporaryDir>
 #include <QRegularExpression>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <filesystem>
@@ -26,6 +27,8 @@
 #include <set>
 
 using namespace cachelens;
+using test::one_artifact;
+using test::only;
 using test::write_bytes;
 namespace fs = std::filesystem;
 
@@ -66,19 +69,6 @@ std::set<std::string> walk(const fs::path& root) {
 const std::string kSystemPickle("\x80\x02"
                                 "cos\nsystem\nq\x00X\x02\x00\x00\x00idq\x01\x85q\x02Rq\x03.",
                                 31);
-
-bundle::MegaBundle one_artifact(std::string type, std::string key, std::string content) {
-    bundle::MegaBundle bundle;
-    bundle.sections.push_back({std::move(type), {{std::move(key), std::move(content)}}});
-    return bundle;
-}
-
-const bundle::PlannedArtifact& only(const bundle::ImportPlan& plan) {
-    if (plan.artifacts.size() != 1) {
-        qFatal("expected one planned artifact, got %zu", plan.artifacts.size());
-    }
-    return plan.artifacts.front();
-}
 
 bool mentions(const std::vector<std::string>& lines, std::string_view text) {
     return std::ranges::any_of(
@@ -413,8 +403,7 @@ private slots:
             test::run_cli({"import", QString::fromStdString(file.string()), "--into", cache});
         QCOMPARE(run.exit_code, 1);
         // The verdict, the finding with its id and text, and why it is refused.
-        QVERIFY2(run.out.contains("code with findings (refused)"),
-                 run.out.constData());
+        QVERIFY2(run.out.contains("code with findings (refused)"), run.out.constData());
         QVERIFY2(QRegularExpression("F[0-9a-f]{12} pickle: REDUCE os.system\\('id'\\)")
                      .match(QString::fromUtf8(run.out))
                      .hasMatch(),

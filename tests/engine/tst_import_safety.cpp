@@ -12,6 +12,7 @@
 // it in; a wrong id is an error. The code never runs: the marker file each
 // would create never appears.
 
+#include "bundle_helpers.h"
 #include "test_paths.h"
 
 #include <cachelens/bundle/code_verdicts.h>
@@ -34,6 +35,8 @@
 #include <filesystem>
 
 using namespace cachelens;
+using test::one_artifact;
+using test::only;
 using test::read_bytes;
 using test::write_bytes;
 namespace fs = std::filesystem;
@@ -99,19 +102,6 @@ std::size_t replace_line(std::string& content, std::size_t text_start, std::stri
     return static_cast<std::size_t>(std::count(content.begin() + static_cast<long>(text_start),
                                                content.begin() + static_cast<long>(begin), '\n')) +
            1;
-}
-
-bundle::MegaBundle one_artifact(std::string type, std::string key, std::string content) {
-    bundle::MegaBundle bundle;
-    bundle.sections.push_back({std::move(type), {{std::move(key), std::move(content)}}});
-    return bundle;
-}
-
-const bundle::PlannedArtifact& only(const bundle::ImportPlan& plan) {
-    if (plan.artifacts.size() != 1) {
-        qFatal("expected one planned artifact, got %zu", plan.artifacts.size());
-    }
-    return plan.artifacts.front();
 }
 
 QString qs(std::string_view text) {
