@@ -65,7 +65,8 @@ Json plan_json(const bundle::BundleFile& file, const bundle::ImportPlan& plan, b
 }
 
 void print_plan(const bundle::BundleFile& file, const bundle::ImportPlan& plan, bool dry_run) {
-    std::printf("%s: %zu artifacts, %s", file.path.c_str(), file.bundle.artifact_count(),
+    std::printf("%s: %s, %s", file.path.c_str(),
+                plural(file.bundle.artifact_count(), "artifact").c_str(),
                 format_bytes(file.size).c_str());
     if (file.manifest) {
         std::printf(", signed by %s (%s)", file.manifest->signer_fingerprint.c_str(),
@@ -78,8 +79,8 @@ void print_plan(const bundle::BundleFile& file, const bundle::ImportPlan& plan, 
     print_into(target_path(plan.cache_dir), plan.creates_cache_dir, dry_run);
     print_plan_artifacts(plan, dry_run);
     std::printf("%s\n", verdict_summary(plan).c_str());
-    std::printf("%zu artifacts: %zu %s, %zu already present, %zu conflicts, %zu refused",
-                plan.artifacts.size(),
+    std::printf("%s: %zu %s, %zu already present, %zu conflicts, %zu refused",
+                plural(plan.artifacts.size(), "artifact").c_str(),
                 plan.count(dry_run ? bundle::ImportAction::Write : bundle::ImportAction::Written),
                 dry_run ? "to write" : "written", plan.count(bundle::ImportAction::AlreadyPresent),
                 plan.count(bundle::ImportAction::Conflict),

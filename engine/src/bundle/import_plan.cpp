@@ -80,10 +80,6 @@ std::string pgo_file_name(std::string_view key) {
     return name;
 }
 
-std::string plural(std::size_t count, std::string_view word) {
-    return std::to_string(count) + " " + std::string(word) + (count == 1 ? "" : "s");
-}
-
 // "CompiledFxGraph" for "torch._inductor.output_code.CompiledFxGraph".
 std::string short_class(std::string_view name) {
     const auto dot = name.rfind('.');
@@ -200,8 +196,7 @@ void read_artifact(std::string_view type, std::string_view key, std::string_view
             fx ? "fxgraph/" + std::string(key.substr(1, 2)) + "/" + std::string(key) + "/" + name
                : "aotautograd/" + std::string(key) + "/" + name;
         std::vector<safety::EmbeddedCode> embedded;
-        if (auto document =
-                decode_pickle(content, safety::PickleSchema::Entry, check, &embedded)) {
+        if (auto document = decode_pickle(content, safety::PickleSchema::Entry, check, &embedded)) {
             if (fx) {
                 check_fx_graph(key, std::move(document), check);
             } else {
@@ -253,7 +248,10 @@ void judge(const safety::CodeTrust& trust, ArtifactCheck& check) {
         check.verdict =
             check.code.empty() ? safety::Verdict::DataOnly : safety::Verdict::InductorCode;
     }
-    check.consent = safety::consent_for(check.findings, trust);
+    // Another problem refuses it whatever is allowed or trusted.
+    check.consent = !check.findings.empty() && !check.readable
+                        ? safety::CodeConsent::Refused
+                        : safety::consent_for(check.findings, trust);
     if (check.consent == safety::CodeConsent::Refused) {
         const auto& first = check.findings.front();
         std::string problem = plural(check.findings.size(), "finding") +
@@ -419,10 +417,12 @@ Result<ImportPlan> plan_import(const MegaBundle& bundle, const fs::path& cache_d
 std::vector<std::string> unknown_finding_ids(const ImportPlan& plan, const ImportRules& rules) {
     std::vector<std::string> unknown;
     for (const auto& id : rules.trust.allowed_ids) {
-        const bool found = std::ranges::any_of(plan.artifacts, [&](const PlannedArtifact& artifact) {
-            return std::ranges::any_of(artifact.check.findings,
-                                       [&](const safety::Finding& finding) { return finding.id == id; });
-        });
+        const bool found =
+            std::ranges::any_of(plan.artifacts, [&](const PlannedArtifact& artifact) {
+                return std::ranges::any_of(
+                    artifact.check.findings,
+                    [&](const safety::Finding& finding) { return finding.id == id; });
+            });
         if (!found) {
             unknown.push_back(id);
         }

@@ -7,6 +7,10 @@ namespace cachelens::safety {
 
 Finding make_finding(std::string rule, std::string file, std::size_t line, std::string text,
                      std::string why) {
+    // The line as written, without the blanks that end it.
+    while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) {
+        text.pop_back();
+    }
     std::string identity = rule;
     for (const std::string_view part : {std::string_view(file), std::string_view(text)}) {
         identity += '\0';
@@ -24,7 +28,8 @@ Finding make_finding(std::string rule, std::string file, std::size_t line, std::
 
 void drop_repeated(std::vector<Finding>& findings) {
     std::unordered_set<std::string> seen;
-    std::erase_if(findings, [&](const Finding& finding) { return !seen.insert(finding.id).second; });
+    std::erase_if(findings,
+                  [&](const Finding& finding) { return !seen.insert(finding.id).second; });
 }
 
 std::string location(const Finding& finding) {

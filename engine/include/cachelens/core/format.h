@@ -13,6 +13,8 @@ namespace cachelens {
 
 // "12.3 MiB", "512 B".
 std::string format_bytes(std::uint64_t bytes);
+// "1 artifact", "3 artifacts": `word` with an "s" unless there is one.
+std::string plural(std::size_t count, std::string_view word);
 // "1.64 s", "820.0 ms", "12.0 us".
 std::string format_duration_ns(std::int64_t nanoseconds);
 // "3 days ago", "5 min ago", from an mtime in ns since the epoch.
