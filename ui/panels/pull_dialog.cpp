@@ -5,6 +5,7 @@
 #include "models/engine_text.h"
 #include "models/graph_selection.h"
 #include "models/import_plan_model.h"
+#include "models/plain_text.h"
 #include "models/stats_text.h"
 #include "views/banner.h"
 #include "views/findings_panel.h"
@@ -178,7 +179,7 @@ void PullDialog::confirmAndPull(bool askUser) {
     if (!canPull()) {
         return;
     }
-    if (askUser && QMessageBox::question(this, tr("Pull"), confirmationText(),
+    if (askUser && QMessageBox::question(this, tr("Pull"), literalText(confirmationText()),
                                          QMessageBox::Yes | QMessageBox::No,
                                          QMessageBox::No) != QMessageBox::Yes) {
         return;
@@ -188,6 +189,8 @@ void PullDialog::confirmAndPull(bool askUser) {
 
 void PullDialog::run(bool dryRun) {
     const fs::path dir = destination();
+    // The row selected stays selected in the new plan (ticking Allow re-plans).
+    const int selectedRow = table_->currentIndex().row();
     if (dir.empty()) {
         model_->clear();
         summary_->clear();
@@ -210,7 +213,6 @@ void PullDialog::run(bool dryRun) {
     const remote::RedisEndpoint server = server_;
     const std::vector<std::string> keys = keys_;
     const std::vector<std::string> allowed = findings_->allowedIds();
-    const int selectedRow = table_->currentIndex().row();
     jobs_.run<remote_work::PullOutcome>(
         channel_, this,
         [server, keys, dir, dryRun, allowed](const JobContext& context) {

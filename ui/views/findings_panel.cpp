@@ -52,8 +52,9 @@ void FindingsPanel::showArtifact(const bundle::PlannedArtifact* artifact) {
         return;
     }
     const auto& check = artifact->check;
-    QString summary = tr("%1 %2: %3").arg(text(artifact->type), text(artifact->key),
-                                          ImportPlanModel::verdictText(check));
+    QString summary =
+        tr("%1 %2: %3")
+            .arg(text(artifact->type), text(artifact->key), ImportPlanModel::verdictText(check));
     QStringList code;
     for (const auto& part : check.code) {
         code << text(part);
@@ -61,10 +62,14 @@ void FindingsPanel::showArtifact(const bundle::PlannedArtifact* artifact) {
     if (!code.isEmpty()) {
         summary += tr(". PyTorch would run %1").arg(code.join(QStringLiteral(", ")));
     }
-    if (check.consent == safety::CodeConsent::Refused && !check.readable) {
-        summary += tr(". Refused whatever is allowed: %1").arg(text(check.problems.front()));
+    if (!check.readable && !check.problems.empty()) {
+        summary +=
+            (check.findings.empty() ? tr(". Refused: %1") : tr(". Refused whatever is allowed: %1"))
+                .arg(text(check.problems.front()));
     } else if (check.consent == safety::CodeConsent::Refused) {
         summary += tr(". Read each finding; ticking Allow on every one lets it in.");
+    } else if (check.consent == safety::CodeConsent::AllowedByUser) {
+        summary += tr(". Let in: you allowed every finding.");
     } else if (check.consent == safety::CodeConsent::TrustedSigner) {
         summary += tr(". Let in: the bundle is signed by the key you require.");
     }
