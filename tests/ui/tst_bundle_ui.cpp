@@ -422,7 +422,7 @@ private slots:
         QCOMPARE(cell(real, ImportPlanModel::ActionColumn), QStringLiteral("would write"));
         QCOMPARE(cell(data, ImportPlanModel::VerdictColumn), QStringLiteral("data only"));
         QCOMPARE(cell(unreadable, ImportPlanModel::VerdictColumn),
-                 QStringLiteral("code with findings (refused whatever is allowed)"));
+                 QStringLiteral("code with findings (refused)"));
 
         // Nothing selected: the panel says what selecting shows.
         FindingsPanel& panel = *dialog.findings();
@@ -586,7 +586,7 @@ private slots:
         QCOMPARE(plan.index(unreadable, ImportPlanModel::ActionColumn).data().toString(),
                  QStringLiteral("refused"));
         QCOMPARE(plan.index(unreadable, ImportPlanModel::VerdictColumn).data().toString(),
-                 QStringLiteral("code with findings (refused whatever is allowed)"));
+                 QStringLiteral("code with findings (refused)"));
         dialog.table()->setCurrentIndex(plan.index(unreadable, 0));
         QCOMPARE(panel.model()->rowCount(), 1);
         QVERIFY(panel.model()->index(0, FindingsModel::AllowColumn).data().toString().isEmpty());

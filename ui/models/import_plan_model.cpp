@@ -196,7 +196,7 @@ QString ImportPlanModel::verdictText(const bundle::ArtifactCheck& check) {
     const QString verdict = text(safety::to_string(check.verdict));
     if (!check.readable && !check.findings.empty()) {
         // Another problem refuses it: neither Allow nor a signature lets it in.
-        return tr("%1 (refused whatever is allowed)").arg(verdict);
+        return tr("%1 (refused)").arg(verdict);
     }
     switch (check.consent) {
     case safety::CodeConsent::NotNeeded:

@@ -130,13 +130,13 @@ ImportDialog::ImportDialog(JobRunner& jobs, fs::path bundleFile, fs::path destin
 
     table_ = makePlanTable(QStringLiteral("importPlan"), model_,
                            {
-                               {ImportPlanModel::ActionColumn, 8},
-                               {ImportPlanModel::VerdictColumn, 14},
+                               {ImportPlanModel::ActionColumn, 7},
+                               {ImportPlanModel::VerdictColumn, 16},
                                {ImportPlanModel::TypeColumn, 9},
-                               {ImportPlanModel::KeyColumn, 17},
-                               {ImportPlanModel::SizeColumn, 7},
-                               {ImportPlanModel::DestinationColumn, 19},
-                               {ImportPlanModel::ParsesToColumn, 25},
+                               {ImportPlanModel::KeyColumn, 16},
+                               {ImportPlanModel::SizeColumn, 6},
+                               {ImportPlanModel::DestinationColumn, 14},
+                               {ImportPlanModel::ParsesToColumn, 17},
                            });
 
     findings_ = new FindingsPanel(QStringLiteral("importFindings"));
@@ -356,8 +356,9 @@ void ImportDialog::replan() {
                 showSelectedFindings();
                 const auto refused = model_->count(bundle::ImportAction::Refused);
                 summary_->setText(model_->summaryText() +
-                                  (refused > 0 ? tr(". Refused artifacts are never written: "
-                                                    "hover a row for every reason.")
+                                  (refused > 0 ? tr(". Refused artifacts are never written: select "
+                                                    "one for its findings, hover it for every "
+                                                    "reason.")
                                                : tr(". Nothing is written before you confirm.")));
             }
             setBusy(false);

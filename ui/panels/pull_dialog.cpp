@@ -80,13 +80,13 @@ PullDialog::PullDialog(JobRunner& jobs, remote::RedisEndpoint server, std::vecto
 
     table_ = makePlanTable(QStringLiteral("pullPlan"), model_,
                            {
-                               {ImportPlanModel::ActionColumn, 8},
-                               {ImportPlanModel::VerdictColumn, 14},
-                               {ImportPlanModel::TypeColumn, 8},
-                               {ImportPlanModel::KeyColumn, 17},
-                               {ImportPlanModel::SizeColumn, 7},
-                               {ImportPlanModel::DestinationColumn, 22},
-                               {ImportPlanModel::ParsesToColumn, 22},
+                               {ImportPlanModel::ActionColumn, 7},
+                               {ImportPlanModel::VerdictColumn, 16},
+                               {ImportPlanModel::TypeColumn, 9},
+                               {ImportPlanModel::KeyColumn, 16},
+                               {ImportPlanModel::SizeColumn, 6},
+                               {ImportPlanModel::DestinationColumn, 14},
+                               {ImportPlanModel::ParsesToColumn, 17},
                            });
     notes_ = new QLabel;
     notes_->setTextFormat(Qt::PlainText);
@@ -251,8 +251,8 @@ void PullDialog::run(bool dryRun) {
                 summary += tr(", %1 not pulled (below)").arg(outcome.problems.size());
             }
             if (dryRun) {
-                summary += refused > 0 ? tr(". Refused values are never written: hover a row "
-                                            "for every reason.")
+                summary += refused > 0 ? tr(". Refused values are never written: select one "
+                                            "for its findings, hover it for every reason.")
                                        : tr(". Nothing is written before Pull.");
             }
             summary_->setText(summary);

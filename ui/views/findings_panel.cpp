@@ -5,6 +5,7 @@
 #include "models/import_plan_model.h"
 #include "views/plan_table.h"
 
+#include <QHeaderView>
 #include <QLabel>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -22,12 +23,16 @@ FindingsPanel::FindingsPanel(const QString& objectName, QWidget* parent)
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     table_ = makePlanTable(objectName + QStringLiteral("Table"), model_,
                            {
-                               {FindingsModel::AllowColumn, 6},
-                               {FindingsModel::IdColumn, 14},
-                               {FindingsModel::WhereColumn, 16},
-                               {FindingsModel::RuleColumn, 18},
-                               {FindingsModel::TextColumn, 40},
+                               {FindingsModel::AllowColumn, 4},
+                               {FindingsModel::IdColumn, 10},
+                               {FindingsModel::WhereColumn, 11},
+                               {FindingsModel::RuleColumn, 15},
+                               {FindingsModel::TextColumn, 42},
                            });
+    // Few rows, each read whole: the line and why it is a finding wrap.
+    table_->setWordWrap(true);
+    table_->setTextElideMode(Qt::ElideRight);
+    table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     connect(model_, &FindingsModel::allowToggled, this, [this](const QString& id, bool allow) {
         if (allow) {
             allowed_.insert(id);
