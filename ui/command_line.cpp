@@ -70,7 +70,8 @@ GuiCommandLine parseCommandLine(const QStringList& arguments, const QString& ver
     const QCommandLineOption select(
         "select",
         "Select the entry with this key, path (relative to its cache dir, or absolute: that "
-        "entry exactly) or kernel name.",
+        "entry exactly) or kernel name; with --view import, also the bundle's artifact with "
+        "this key, its findings shown.",
         "KEY|PATH|NAME");
     const QCommandLineOption tab(
         "tab", "Show this detail tab: " + MainWindow::tabNames().join(QStringLiteral(", ")) + '.',

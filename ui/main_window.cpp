@@ -1118,6 +1118,9 @@ void MainWindow::advanceRequest() {
                                      ? std::nullopt
                                      : std::optional<fs::path>(request.importInto.toStdString()),
                                  false);
+                if (importDialog_ && !request.select.isEmpty()) {
+                    importDialog_->selectArtifact(request.select);
+                }
             } else if (request.view == "redis") {
                 openRedisDialog(request.openRedis.value(0));
             } else if (request.view == "pull") {

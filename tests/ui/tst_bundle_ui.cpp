@@ -2,22 +2,29 @@
 // import report's model over PyTorch's devset bundle and over a hostile one
 // (a key "../../x", a pickle that REDUCEs os.system), the Import dialog
 // writing into a temp dir and nothing outside it, a signed bundle checked
-// against its key, a bundle opened as a read-only root in the main window
+// against its key, a real entry whose wrapper calls os.system (its verdict,
+// its finding under the table, Allow re-planning it in, a trusted signer
+// letting it in, its text never rendered as markup, the marker it would
+// create never made), a bundle opened as a read-only root in the main window
 // (its entries in the table, the sidebar label, Prune refused), and Export
 // Selection reproducing PyTorch's own bundle byte for byte.
 
 #include "devset_entries.h"
+#include "hostile_wrapper.h"
 #include "jobs/bundle_work.h"
 #include "main_window.h"
 #include "models/entry_table_model.h"
+#include "models/findings_model.h"
 #include "models/graph_selection.h"
 #include "models/highlight_colors.h"
 #include "models/import_plan_model.h"
+#include "models/plain_text.h"
 #include "models/root_labels_model.h"
 #include "panels/export_dialog.h"
 #include "panels/import_dialog.h"
 #include "panels/prune_dialog.h"
 #include "test_paths.h"
+#include "views/findings_panel.h"
 
 #include <cachelens/bundle/bundle_file.h>
 #include <cachelens/bundle/import.h>
@@ -34,6 +41,7 @@
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
+#include <QTextDocumentFragment>
 #include <QtTest>
 
 #include <fstream>
@@ -69,6 +77,31 @@ std::string hostileBundleBytes() {
     hostile.sections.push_back(
         {"autotune", {{kGoodBestConfig, good.toStdString()}, {"../../x", "{}"}}});
     return bundle::encode_mega_cache(hostile);
+}
+
+// The one entry file of a devset FX graph key.
+std::string devsetFxEntry(const char* key) {
+    const fs::path dir =
+        test::fixture("devset/cache/fxgraph") / std::string(key).substr(1, 2) / key;
+    return test::read_bytes(fs::directory_iterator(dir)->path());
+}
+
+// A real entry whose wrapper runs `hostile` (code with findings), a real FX
+// graph (Inductor code), a best_config (data only), and the os.system pickle
+// under an FX key (its finding, and not an FX graph entry: unreadable).
+std::string hostileCodeBundleBytes(const test::HostileWrapper& hostile) {
+    bundle::MegaBundle mega;
+    const QByteArray good = test::read_file(test::fixture("devset/cache") / kGoodBestConfig);
+    mega.sections.push_back({"inductor",
+                             {{hostile.key, hostile.content},
+                              {test::kBackward, devsetFxEntry(test::kBackward)},
+                              {test::kFxSmall, kSystemPickle}}});
+    mega.sections.push_back({"autotune", {{kGoodBestConfig, good.toStdString()}}});
+    return bundle::encode_mega_cache(mega);
+}
+
+QTableView* findingsTable(const FindingsPanel& panel) {
+    return panel.findChild<QTableView*>(panel.objectName() + QStringLiteral("Table"));
 }
 
 // Every path under `root`, relative, symlinks not followed.
@@ -356,6 +389,233 @@ private slots:
                  qPrintable(unsignedDialog.errorText()));
         QVERIFY(!unsignedDialog.canImport());
         QVERIFY(!fs::exists(top / "into"));
+    }
+
+    void importDialogShowsFindingsAndAllowsThem() {
+        QTemporaryDir temp;
+        const fs::path top = temp.path().toStdString();
+        const std::string marker = (top / "ran").string();
+        // Markup in the line it adds: shown as written, never rendered.
+        const auto hostile = test::wrapperRunning("os.system('touch " + marker + "')#<img src=x>");
+        writeFile(top / "hostile.bin", hostileCodeBundleBytes(hostile));
+        const fs::path into = top / "into";
+        JobRunner jobs;
+        ImportDialog dialog(jobs, top / "hostile.bin", into);
+        QSignalSpy planned(&dialog, &ImportDialog::planned);
+        QSignalSpy imported(&dialog, &ImportDialog::imported);
+        QVERIFY(planned.wait(30'000));
+        const ImportPlanModel& plan = *dialog.plan();
+        QAbstractItemModelTester tester(dialog.table()->model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        const int code = rowOfKey(plan, hostile.key);
+        const int real = rowOfKey(plan, test::kBackward);
+        const int data = rowOfKey(plan, kGoodBestConfig);
+        const int unreadable = rowOfKey(plan, test::kFxSmall);
+        QVERIFY(code >= 0 && real >= 0 && data >= 0 && unreadable >= 0);
+        const auto cell = [&plan](int row, int column) {
+            return plan.index(row, column).data().toString();
+        };
+        QCOMPARE(cell(code, ImportPlanModel::VerdictColumn),
+                 QStringLiteral("code with findings (1 refusing)"));
+        QCOMPARE(cell(code, ImportPlanModel::ActionColumn), QStringLiteral("refused"));
+        QCOMPARE(cell(real, ImportPlanModel::VerdictColumn), QStringLiteral("Inductor code"));
+        QCOMPARE(cell(real, ImportPlanModel::ActionColumn), QStringLiteral("would write"));
+        QCOMPARE(cell(data, ImportPlanModel::VerdictColumn), QStringLiteral("data only"));
+        QCOMPARE(cell(unreadable, ImportPlanModel::VerdictColumn),
+                 QStringLiteral("code with findings (refused)"));
+
+        // Nothing selected: the panel says what selecting shows.
+        FindingsPanel& panel = *dialog.findings();
+        FindingsModel& findings = *panel.model();
+        QAbstractItemModelTester findingsTester(
+            &findings, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(panel.summaryText().startsWith(QStringLiteral("Select an artifact")));
+        QVERIFY(findingsTable(panel)->isHidden());
+
+        // The hostile row: its one finding, where it is, the line, why.
+        dialog.table()->setCurrentIndex(plan.index(code, 0));
+        QCOMPARE(findings.rowCount(), 1);
+        QVERIFY(!findingsTable(panel)->isHidden());
+        const safety::Finding finding = plan.artifact(code)->check.findings.front();
+        const auto at = [&findings](int column) {
+            return findings.index(0, column);
+        };
+        const QString id = at(FindingsModel::IdColumn).data().toString();
+        QCOMPARE(id, QString::fromStdString(finding.id));
+        QVERIFY(id.size() == 13 && id.startsWith(u'F'));
+        QCOMPARE(at(FindingsModel::WhereColumn).data().toString(),
+                 QStringLiteral("source_code:%1").arg(hostile.line));
+        QCOMPARE(at(FindingsModel::RuleColumn).data().toString(),
+                 QStringLiteral("call-outside-vocabulary"));
+        QVERIFY2(at(FindingsModel::TextColumn)
+                     .data()
+                     .toString()
+                     .startsWith(QStringLiteral("os.system('touch %1')").arg(marker.c_str())),
+                 qPrintable(at(FindingsModel::TextColumn).data().toString()));
+        QVERIFY(!at(FindingsModel::WhyColumn).data().toString().isEmpty());
+        QVERIFY2(panel.summaryText().startsWith(
+                     QStringLiteral("inductor %1: code with findings (1 refusing). PyTorch would "
+                                    "run source_code (wrapper module")
+                         .arg(hostile.key.c_str())),
+                 qPrintable(panel.summaryText()));
+        QVERIFY(panel.summaryText().contains(QStringLiteral("ticking Allow")));
+        QVERIFY(at(FindingsModel::AllowColumn).flags().testFlag(Qt::ItemIsUserCheckable));
+        QCOMPARE(at(FindingsModel::AllowColumn).data(Qt::CheckStateRole), QVariant(Qt::Unchecked));
+
+        // Text from the bundle is never handed to Qt's HTML renderer unescaped.
+        auto* summaryLabel = panel.findChild<QLabel*>(QStringLiteral("importFindingsSummary"));
+        QVERIFY(summaryLabel != nullptr);
+        QCOMPARE(summaryLabel->textFormat(), Qt::PlainText);
+        QVERIFY(at(FindingsModel::TextColumn).data().toString().contains(QStringLiteral("<img")));
+        for (const QString& tip :
+             {at(FindingsModel::TextColumn).data(Qt::ToolTipRole).toString(),
+              plan.index(code, ImportPlanModel::KeyColumn).data(Qt::ToolTipRole).toString()}) {
+            const QString shown =
+                Qt::mightBeRichText(tip) ? QTextDocumentFragment::fromHtml(tip).toPlainText() : tip;
+            QVERIFY2(shown.contains(QStringLiteral("#<img src=x>")), qPrintable(tip));
+        }
+        for (const QLabel* label : dialog.findChildren<QLabel*>()) {
+            QVERIFY2(label->textFormat() == Qt::PlainText ||
+                         !label->text().contains(QStringLiteral("<img")),
+                     qPrintable(label->objectName()));
+        }
+
+        // Allow: planned again, the row let in, the box still ticked.
+        QVERIFY(findings.setData(at(FindingsModel::AllowColumn), Qt::Checked, Qt::CheckStateRole));
+        QVERIFY(planned.wait(30'000));
+        QCOMPARE(cell(code, ImportPlanModel::ActionColumn), QStringLiteral("would write"));
+        QCOMPARE(cell(code, ImportPlanModel::VerdictColumn),
+                 QStringLiteral("code with findings (allowed)"));
+        QCOMPARE(dialog.table()->currentIndex().row(), code);
+        QCOMPARE(at(FindingsModel::AllowColumn).data(Qt::CheckStateRole), QVariant(Qt::Checked));
+        QCOMPARE(panel.allowedIds(), std::vector<std::string>{finding.id});
+        QVERIFY(panel.summaryText().contains(QStringLiteral("you allowed every finding")));
+        QCOMPARE(plan.count(bundle::ImportAction::Write), std::size_t{3});
+
+        // Cleared again: refused again.
+        QVERIFY(
+            findings.setData(at(FindingsModel::AllowColumn), Qt::Unchecked, Qt::CheckStateRole));
+        QVERIFY(planned.wait(30'000));
+        QCOMPARE(cell(code, ImportPlanModel::ActionColumn), QStringLiteral("refused"));
+        QCOMPARE(cell(code, ImportPlanModel::VerdictColumn),
+                 QStringLiteral("code with findings (1 refusing)"));
+        QVERIFY(panel.allowedIds().empty());
+
+        // A real FX graph and a best_config: no findings, no table.
+        dialog.table()->setCurrentIndex(plan.index(real, 0));
+        QCOMPARE(findings.rowCount(), 0);
+        QVERIFY(findingsTable(panel)->isHidden());
+        QVERIFY2(panel.summaryText().contains(QStringLiteral(": Inductor code. PyTorch would run "
+                                                             "source_code (wrapper module")),
+                 qPrintable(panel.summaryText()));
+        dialog.table()->setCurrentIndex(plan.index(data, 0));
+        QCOMPARE(findings.rowCount(), 0);
+        QVERIFY(findingsTable(panel)->isHidden());
+        QVERIFY(panel.summaryText().endsWith(QStringLiteral(": data only")));
+
+        // Unreadable with a finding: shown, but nothing to allow.
+        dialog.table()->setCurrentIndex(plan.index(unreadable, 0));
+        QCOMPARE(findings.rowCount(), 1);
+        QVERIFY(!findings.index(0, FindingsModel::AllowColumn)
+                     .flags()
+                     .testFlag(Qt::ItemIsUserCheckable));
+        QVERIFY(!findings.index(0, FindingsModel::AllowColumn).data(Qt::CheckStateRole).isValid());
+        QVERIFY(!findings.setData(findings.index(0, FindingsModel::AllowColumn), Qt::Checked,
+                                  Qt::CheckStateRole));
+        QVERIFY2(panel.summaryText().contains(QStringLiteral("Refused whatever is allowed: not an "
+                                                             "FX graph entry")),
+                 qPrintable(panel.summaryText()));
+
+        // Allowed, then imported: the hostile entry is written as it came, and never ran.
+        dialog.table()->setCurrentIndex(plan.index(code, 0));
+        QVERIFY(findings.setData(at(FindingsModel::AllowColumn), Qt::Checked, Qt::CheckStateRole));
+        QVERIFY(planned.wait(30'000));
+        QVERIFY(dialog.canImport());
+        QVERIFY(!fs::exists(into));
+        dialog.confirmAndImport(false);
+        QVERIFY(imported.wait(30'000));
+        QCOMPARE(cell(code, ImportPlanModel::ActionColumn), QStringLiteral("written"));
+        QCOMPARE(cell(unreadable, ImportPlanModel::ActionColumn), QStringLiteral("refused"));
+        QCOMPARE(files(into).size(), std::size_t{3});
+        QCOMPARE(test::read_bytes(into / plan.artifact(code)->check.destination), hostile.content);
+        QVERIFY(!fs::exists(marker));
+    }
+
+    void aTrustedSignerLetsTheCodeIn() {
+        QTemporaryDir temp;
+        const fs::path top = temp.path().toStdString();
+        const std::string marker = (top / "ran").string();
+        const auto hostile = test::wrapperRunning("os.system('touch " + marker + "')");
+        QVERIFY_RESULT(bundle::write_key_pair(top / "signer.pem", top / "signer.pub"));
+        auto key = bundle::load_private_key(top / "signer.pem");
+        QVERIFY_RESULT(key);
+        auto signedBytes = bundle::sign_bundle(hostileCodeBundleBytes(hostile), *key);
+        QVERIFY_RESULT(signedBytes);
+        writeFile(top / "signed.bin", *signedBytes);
+
+        JobRunner jobs;
+        ImportDialog dialog(jobs, top / "signed.bin", top / "into");
+        QSignalSpy planned(&dialog, &ImportDialog::planned);
+        QVERIFY(planned.wait(30'000));
+        const ImportPlanModel& plan = *dialog.plan();
+        const int code = rowOfKey(plan, hostile.key);
+        // Signed, but not verified: the finding refuses it.
+        QCOMPARE(plan.index(code, ImportPlanModel::VerdictColumn).data().toString(),
+                 QStringLiteral("code with findings (1 refusing)"));
+
+        dialog.setRequiredSigner(top / "signer.pub");
+        QVERIFY(planned.wait(30'000));
+        QVERIFY2(dialog.bundleText().contains(QStringLiteral("the signature verifies")),
+                 qPrintable(dialog.bundleText()));
+        QCOMPARE(plan.index(code, ImportPlanModel::VerdictColumn).data().toString(),
+                 QStringLiteral("code with findings (trusted signer)"));
+        QCOMPARE(plan.index(code, ImportPlanModel::ActionColumn).data().toString(),
+                 QStringLiteral("would write"));
+        FindingsPanel& panel = *dialog.findings();
+        dialog.table()->setCurrentIndex(plan.index(code, 0));
+        QCOMPARE(panel.model()->rowCount(), 1);
+        const QModelIndex allow = panel.model()->index(0, FindingsModel::AllowColumn);
+        QVERIFY(!allow.flags().testFlag(Qt::ItemIsUserCheckable));
+        QVERIFY(!allow.data(Qt::CheckStateRole).isValid());
+        QCOMPARE(allow.data().toString(), QStringLiteral("signed"));
+        QVERIFY2(panel.summaryText().contains(QStringLiteral("signed by the key you require")),
+                 qPrintable(panel.summaryText()));
+
+        // A signature lets code in, never an artifact refused for another problem.
+        const int unreadable = rowOfKey(plan, test::kFxSmall);
+        QCOMPARE(plan.index(unreadable, ImportPlanModel::ActionColumn).data().toString(),
+                 QStringLiteral("refused"));
+        QCOMPARE(plan.index(unreadable, ImportPlanModel::VerdictColumn).data().toString(),
+                 QStringLiteral("code with findings (refused)"));
+        dialog.table()->setCurrentIndex(plan.index(unreadable, 0));
+        QCOMPARE(panel.model()->rowCount(), 1);
+        QVERIFY(panel.model()->index(0, FindingsModel::AllowColumn).data().toString().isEmpty());
+        QVERIFY(!panel.summaryText().contains(QStringLiteral("signed by the key")));
+        QVERIFY(panel.summaryText().contains(QStringLiteral("Refused whatever is allowed")));
+        QCOMPARE(plan.count(bundle::ImportAction::Write), std::size_t{3});
+        QVERIFY(!fs::exists(marker));
+    }
+
+    void theStartupRequestSelectsTheImportedArtifact() {
+        QTemporaryDir temp;
+        const fs::path top = temp.path().toStdString();
+        const auto hostile = test::wrapperRunning("os.system('id')");
+        writeFile(top / "hostile.bin", hostileCodeBundleBytes(hostile));
+        MainWindow window(temp.filePath("catalog.sqlite"));
+        window.show();
+        QSignalSpy done(&window, &MainWindow::requestDone);
+        StartupRequest request;
+        request.openBundles = {top / "hostile.bin"};
+        request.view = QStringLiteral("import");
+        request.select = QString::fromStdString(hostile.key);
+        request.importInto = temp.filePath("into");
+        window.runStartupRequest(request);
+        QVERIFY(done.wait(60'000));
+        ImportDialog* dialog = window.importDialog();
+        QVERIFY(dialog != nullptr);
+        QCOMPARE(dialog->table()->currentIndex().row(), rowOfKey(*dialog->plan(), hostile.key));
+        QCOMPARE(dialog->findings()->model()->rowCount(), 1);
+        QVERIFY(dialog->findings()->summaryText().contains(QStringLiteral("1 refusing")));
     }
 
     void aBundleOpensAsAReadOnlyRoot() {

@@ -3,17 +3,19 @@
 // the Add Redis Server dialog shows up as a labelled, read-only root with its
 // 19 entries (and keeps its label and Refresh after a restart), an entry of
 // it compared with a local one, one selected FX entry pulled into a temp dir
-// byte for byte, a push meeting a conflicting value (left alone without
-// Force, replaced with it, the server's root mirrored again), a stopped
-// server's error with no root added, mirroring stopped while it scans, and
-// the models under QAbstractItemModelTester.
+// byte for byte, a value whose wrapper calls os.system refused with its
+// finding until Allow lets it in (and never run), a push meeting a conflicting value (left alone
+// without Force, replaced with it, the server's root mirrored again), a stopped server's error with
+// no root added, mirroring stopped while it scans, and the models under QAbstractItemModelTester.
 
 #include "../engine/redis_server.h"
 #include "devset_entries.h"
+#include "hostile_wrapper.h"
 #include "jobs/job_runner.h"
 #include "jobs/remote_work.h"
 #include "main_window.h"
 #include "models/entry_table_model.h"
+#include "models/findings_model.h"
 #include "models/import_plan_model.h"
 #include "models/key_diff_model.h"
 #include "models/push_plan_model.h"
@@ -25,10 +27,12 @@
 #include "panels/push_dialog.h"
 #include "panels/redis_dialog.h"
 #include "test_paths.h"
+#include "views/findings_panel.h"
 
 #include <cachelens/catalog/catalog.h>
 #include <cachelens/remote/mirror.h>
 #include <cachelens/remote/redis_client.h>
+#include <cachelens/remote/remote_cache.h>
 #include <cachelens/remote/remote_ops.h>
 
 #include <QAbstractItemModelTester>
@@ -373,6 +377,103 @@ private slots:
         QVERIFY(planned.wait(30'000));
         QCOMPARE(dialog->plan()->count(bundle::ImportAction::AlreadyPresent), std::size_t{1});
         QVERIFY(!dialog->canPull());
+    }
+
+    void aValueWithFindingsIsPulledOnlyWhenAllowed() {
+        QTemporaryDir temp;
+        const fs::path top = temp.path().toStdString();
+        const std::string marker = (top / "ran").string();
+        const auto hostile = test::wrapperRunning("os.system('touch " + marker + "')");
+        auto client = remote::RedisClient::connect(server_.endpoint());
+        QVERIFY_RESULT(client);
+        QVERIFY_RESULT(client->set(fxRedisKey(hostile.key),
+                                   remote::encode_value(hostile.content, 7),
+                                   remote::SetMode::Always));
+
+        const fs::path into = top / "into";
+        JobRunner jobs;
+        PullDialog dialog(jobs, server_.endpoint(), {hostile.key, std::string(test::kBackward)}, {},
+                          into);
+        QSignalSpy planned(&dialog, &PullDialog::planned);
+        QSignalSpy pulled(&dialog, &PullDialog::pulled);
+        QVERIFY(planned.wait(30'000));
+        QVERIFY2(dialog.errorText().isEmpty(), qPrintable(dialog.errorText()));
+        const ImportPlanModel& plan = *dialog.plan();
+        QAbstractItemModelTester tester(dialog.table()->model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(plan.rowCount(), 2);
+        const auto rowOf = [&plan](const std::string& key) {
+            for (int row = 0; row < plan.rowCount(); ++row) {
+                if (plan.artifact(row)->key == key) {
+                    return row;
+                }
+            }
+            return -1;
+        };
+        const int code = rowOf(hostile.key);
+        const int real = rowOf(test::kBackward);
+        QVERIFY(code >= 0 && real >= 0);
+        const auto cell = [&plan](int row, int column) {
+            return plan.index(row, column).data().toString();
+        };
+        QCOMPARE(cell(code, ImportPlanModel::VerdictColumn),
+                 QStringLiteral("code with findings (1 refusing)"));
+        QCOMPARE(cell(code, ImportPlanModel::ActionColumn), QStringLiteral("refused"));
+        QCOMPARE(cell(real, ImportPlanModel::VerdictColumn), QStringLiteral("Inductor code"));
+        QVERIFY(dialog.summaryText().contains(QStringLiteral("1 refused")));
+
+        // The finding under the table, with its Allow box.
+        FindingsPanel& panel = *dialog.findings();
+        FindingsModel& findings = *panel.model();
+        dialog.table()->setCurrentIndex(plan.index(code, 0));
+        QCOMPARE(findings.rowCount(), 1);
+        const auto at = [&findings](int column) {
+            return findings.index(0, column);
+        };
+        QVERIFY(at(FindingsModel::IdColumn).data().toString().startsWith(u'F'));
+        QCOMPARE(at(FindingsModel::WhereColumn).data().toString(),
+                 QStringLiteral("source_code:%1").arg(hostile.line));
+        QCOMPARE(at(FindingsModel::RuleColumn).data().toString(),
+                 QStringLiteral("call-outside-vocabulary"));
+        QVERIFY(at(FindingsModel::TextColumn)
+                    .data()
+                    .toString()
+                    .startsWith(QStringLiteral("os.system('touch ")));
+        QVERIFY(!at(FindingsModel::WhyColumn).data().toString().isEmpty());
+        QVERIFY(at(FindingsModel::AllowColumn).flags().testFlag(Qt::ItemIsUserCheckable));
+        auto* summaryLabel = panel.findChild<QLabel*>(QStringLiteral("pullFindingsSummary"));
+        QVERIFY(summaryLabel != nullptr);
+        QCOMPARE(summaryLabel->textFormat(), Qt::PlainText);
+
+        // Allowed: a dry run again, the value let in; cleared: refused again.
+        QVERIFY(findings.setData(at(FindingsModel::AllowColumn), Qt::Checked, Qt::CheckStateRole));
+        QVERIFY(planned.wait(30'000));
+        QCOMPARE(cell(code, ImportPlanModel::ActionColumn), QStringLiteral("would write"));
+        QCOMPARE(cell(code, ImportPlanModel::VerdictColumn),
+                 QStringLiteral("code with findings (allowed)"));
+        QCOMPARE(dialog.table()->currentIndex().row(), code);
+        QCOMPARE(at(FindingsModel::AllowColumn).data(Qt::CheckStateRole), QVariant(Qt::Checked));
+        QVERIFY(
+            findings.setData(at(FindingsModel::AllowColumn), Qt::Unchecked, Qt::CheckStateRole));
+        QVERIFY(planned.wait(30'000));
+        QCOMPARE(cell(code, ImportPlanModel::ActionColumn), QStringLiteral("refused"));
+        QVERIFY(!fs::exists(into));
+
+        // Pulled without it: only the real graph. Allowed, then pulled: the value as it came.
+        dialog.confirmAndPull(false);
+        QVERIFY(pulled.wait(30'000));
+        QCOMPARE(cell(code, ImportPlanModel::ActionColumn), QStringLiteral("refused"));
+        QCOMPARE(files(into), std::set<std::string>{devsetFxFile(test::kBackward)});
+        dialog.table()->setCurrentIndex(plan.index(code, 0));
+        QVERIFY(findings.setData(at(FindingsModel::AllowColumn), Qt::Checked, Qt::CheckStateRole));
+        QVERIFY(planned.wait(30'000));
+        QCOMPARE(cell(code, ImportPlanModel::ActionColumn), QStringLiteral("would write"));
+        dialog.confirmAndPull(false);
+        QVERIFY(pulled.wait(30'000));
+        QCOMPARE(cell(code, ImportPlanModel::ActionColumn), QStringLiteral("written"));
+        QCOMPARE(test::read_bytes(into / plan.artifact(code)->check.destination), hostile.content);
+        QCOMPARE(files(into).size(), std::size_t{2});
+        QVERIFY(!fs::exists(marker));
     }
 
     void aValueThatDoesNotDecodeIsNamedAndNotPulled() {

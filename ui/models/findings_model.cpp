@@ -14,7 +14,8 @@ void FindingsModel::setFindings(const bundle::ArtifactCheck& check, const QSet<Q
     beginResetModel();
     findings_ = check.findings;
     allowed_ = allowed;
-    trustedSigner_ = check.consent == safety::CodeConsent::TrustedSigner;
+    // An artifact refused for another problem lets nothing in: no box, no "signed".
+    trustedSigner_ = check.readable && check.consent == safety::CodeConsent::TrustedSigner;
     checkable_ = check.readable && !trustedSigner_;
     endResetModel();
 }

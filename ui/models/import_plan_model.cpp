@@ -194,6 +194,10 @@ QVariant ImportPlanModel::data(const QModelIndex& index, int role) const {
 
 QString ImportPlanModel::verdictText(const bundle::ArtifactCheck& check) {
     const QString verdict = text(safety::to_string(check.verdict));
+    if (!check.readable && !check.findings.empty()) {
+        // Another problem refuses it: neither Allow nor a signature lets it in.
+        return tr("%1 (refused)").arg(verdict);
+    }
     switch (check.consent) {
     case safety::CodeConsent::NotNeeded:
         return verdict;

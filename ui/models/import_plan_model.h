@@ -50,7 +50,9 @@ public:
     // "would write" before the import, the engine's word otherwise.
     static QString actionText(bundle::ImportAction action, bool dryRun);
     // "Inductor code", "code with findings (2 refusing)", "code with
-    // findings (allowed)": the verdict and what the rules made of it.
+    // findings (allowed)", "code with findings (trusted signer)": the verdict
+    // and what the rules made of it; "(refused)" when another problem
+    // refuses the artifact whatever is allowed (as the CLI says it).
     static QString verdictText(const bundle::ArtifactCheck& check);
     // As the CLI ends its report: "7 artifacts: 7 to write, 0 already
     // present, 0 conflicts, 0 refused".

@@ -130,13 +130,13 @@ ImportDialog::ImportDialog(JobRunner& jobs, fs::path bundleFile, fs::path destin
 
     table_ = makePlanTable(QStringLiteral("importPlan"), model_,
                            {
-                               {ImportPlanModel::ActionColumn, 8},
-                               {ImportPlanModel::VerdictColumn, 14},
+                               {ImportPlanModel::ActionColumn, 7},
+                               {ImportPlanModel::VerdictColumn, 16},
                                {ImportPlanModel::TypeColumn, 9},
-                               {ImportPlanModel::KeyColumn, 17},
-                               {ImportPlanModel::SizeColumn, 7},
-                               {ImportPlanModel::DestinationColumn, 19},
-                               {ImportPlanModel::ParsesToColumn, 25},
+                               {ImportPlanModel::KeyColumn, 16},
+                               {ImportPlanModel::SizeColumn, 6},
+                               {ImportPlanModel::DestinationColumn, 14},
+                               {ImportPlanModel::ParsesToColumn, 17},
                            });
 
     findings_ = new FindingsPanel(QStringLiteral("importFindings"));
@@ -315,6 +315,8 @@ void ImportDialog::replan() {
         return;
     }
     const fs::path dir = destination();
+    // The row selected stays selected in the new plan (ticking Allow re-plans).
+    const int selectedRow = table_->currentIndex().row();
     model_->clear();
     if (dir.empty()) {
         summary_->clear();
@@ -329,11 +331,9 @@ void ImportDialog::replan() {
     auto file = bundle_;
     // A signature verified with the required key lets code with findings in,
     // as --require-signature does; otherwise only the findings ticked Allow.
-    const bundle::ImportRules rules{
-        .max_artifact_bytes = bundle::ImportRules{}.max_artifact_bytes,
-        .trust = {.allowed_ids = findings_->allowedIds(),
-                  .signed_by_trusted_key = file->signature_verified}};
-    const int selectedRow = table_->currentIndex().row();
+    const bundle::ImportRules rules{.max_artifact_bytes = bundle::ImportRules{}.max_artifact_bytes,
+                                    .trust = {.allowed_ids = findings_->allowedIds(),
+                                              .signed_by_trusted_key = file->signature_verified}};
     jobs_.run<PlanResult>(
         channel_, this,
         [file, dir, rules](const JobContext&) {
@@ -352,11 +352,13 @@ void ImportDialog::replan() {
                 if (selectedRow >= 0 && selectedRow < model_->rowCount()) {
                     table_->setCurrentIndex(model_->index(selectedRow, 0));
                 }
+                selectPendingArtifact();
                 showSelectedFindings();
                 const auto refused = model_->count(bundle::ImportAction::Refused);
                 summary_->setText(model_->summaryText() +
-                                  (refused > 0 ? tr(". Refused artifacts are never written: "
-                                                    "hover a row for every reason.")
+                                  (refused > 0 ? tr(". Refused artifacts are never written: select "
+                                                    "one for its findings, hover it for every "
+                                                    "reason.")
                                                : tr(". Nothing is written before you confirm.")));
             }
             setBusy(false);
@@ -395,6 +397,24 @@ void ImportDialog::confirmAndImport(bool askUser) {
                                         model_->summaryText()));
             emit imported(dir);
         });
+}
+
+void ImportDialog::selectArtifact(const QString& key) {
+    pendingSelection_ = key;
+    selectPendingArtifact();
+}
+
+void ImportDialog::selectPendingArtifact() {
+    if (pendingSelection_.isEmpty() || !model_->plan()) {
+        return;
+    }
+    for (int row = 0; row < model_->rowCount(); ++row) {
+        if (model_->index(row, ImportPlanModel::KeyColumn).data().toString() == pendingSelection_) {
+            table_->setCurrentIndex(model_->index(row, 0));
+            break;
+        }
+    }
+    pendingSelection_.clear();
 }
 
 void ImportDialog::showSelectedFindings() {

@@ -46,6 +46,9 @@ public:
     void setDestination(const std::filesystem::path& dir);
     // A public key the bundle must be signed with; empty: none required.
     void setRequiredSigner(const std::filesystem::path& publicKey);
+    // Selects the artifact with this key (its findings under the table) once
+    // the plan shows it: now, or when the plan under way is in.
+    void selectArtifact(const QString& key);
     // Imports what the plan shown writes; asks first when `askUser`.
     void confirmAndImport(bool askUser);
 
@@ -83,6 +86,7 @@ private:
     void chooseDestination();
     void chooseKey();
     void showSelectedFindings();
+    void selectPendingArtifact();
 
     JobRunner& jobs_;
     std::filesystem::path file_;
@@ -90,6 +94,7 @@ private:
     std::shared_ptr<const bundle::BundleFile> bundle_;
     bool busy_ = false;
     bool importing_ = false;
+    QString pendingSelection_; // selectArtifact's key, until a plan is shown
 
     QLabel* bundleInfo_ = nullptr;
     QLineEdit* destination_ = nullptr;

@@ -5,6 +5,7 @@
 #include "models/engine_text.h"
 #include "models/graph_selection.h"
 #include "models/import_plan_model.h"
+#include "models/plain_text.h"
 #include "models/stats_text.h"
 #include "views/banner.h"
 #include "views/findings_panel.h"
@@ -79,13 +80,13 @@ PullDialog::PullDialog(JobRunner& jobs, remote::RedisEndpoint server, std::vecto
 
     table_ = makePlanTable(QStringLiteral("pullPlan"), model_,
                            {
-                               {ImportPlanModel::ActionColumn, 8},
-                               {ImportPlanModel::VerdictColumn, 14},
-                               {ImportPlanModel::TypeColumn, 8},
-                               {ImportPlanModel::KeyColumn, 17},
-                               {ImportPlanModel::SizeColumn, 7},
-                               {ImportPlanModel::DestinationColumn, 22},
-                               {ImportPlanModel::ParsesToColumn, 22},
+                               {ImportPlanModel::ActionColumn, 7},
+                               {ImportPlanModel::VerdictColumn, 16},
+                               {ImportPlanModel::TypeColumn, 9},
+                               {ImportPlanModel::KeyColumn, 16},
+                               {ImportPlanModel::SizeColumn, 6},
+                               {ImportPlanModel::DestinationColumn, 14},
+                               {ImportPlanModel::ParsesToColumn, 17},
                            });
     notes_ = new QLabel;
     notes_->setTextFormat(Qt::PlainText);
@@ -178,7 +179,7 @@ void PullDialog::confirmAndPull(bool askUser) {
     if (!canPull()) {
         return;
     }
-    if (askUser && QMessageBox::question(this, tr("Pull"), confirmationText(),
+    if (askUser && QMessageBox::question(this, tr("Pull"), literalText(confirmationText()),
                                          QMessageBox::Yes | QMessageBox::No,
                                          QMessageBox::No) != QMessageBox::Yes) {
         return;
@@ -188,6 +189,8 @@ void PullDialog::confirmAndPull(bool askUser) {
 
 void PullDialog::run(bool dryRun) {
     const fs::path dir = destination();
+    // The row selected stays selected in the new plan (ticking Allow re-plans).
+    const int selectedRow = table_->currentIndex().row();
     if (dir.empty()) {
         model_->clear();
         summary_->clear();
@@ -210,7 +213,6 @@ void PullDialog::run(bool dryRun) {
     const remote::RedisEndpoint server = server_;
     const std::vector<std::string> keys = keys_;
     const std::vector<std::string> allowed = findings_->allowedIds();
-    const int selectedRow = table_->currentIndex().row();
     jobs_.run<remote_work::PullOutcome>(
         channel_, this,
         [server, keys, dir, dryRun, allowed](const JobContext& context) {
@@ -249,8 +251,8 @@ void PullDialog::run(bool dryRun) {
                 summary += tr(", %1 not pulled (below)").arg(outcome.problems.size());
             }
             if (dryRun) {
-                summary += refused > 0 ? tr(". Refused values are never written: hover a row "
-                                            "for every reason.")
+                summary += refused > 0 ? tr(". Refused values are never written: select one "
+                                            "for its findings, hover it for every reason.")
                                        : tr(". Nothing is written before Pull.");
             }
             summary_->setText(summary);

@@ -5,6 +5,7 @@
 #include "models/import_plan_model.h"
 #include "views/plan_table.h"
 
+#include <QHeaderView>
 #include <QLabel>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -22,12 +23,16 @@ FindingsPanel::FindingsPanel(const QString& objectName, QWidget* parent)
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     table_ = makePlanTable(objectName + QStringLiteral("Table"), model_,
                            {
-                               {FindingsModel::AllowColumn, 6},
-                               {FindingsModel::IdColumn, 14},
-                               {FindingsModel::WhereColumn, 16},
-                               {FindingsModel::RuleColumn, 18},
-                               {FindingsModel::TextColumn, 40},
+                               {FindingsModel::AllowColumn, 4},
+                               {FindingsModel::IdColumn, 10},
+                               {FindingsModel::WhereColumn, 11},
+                               {FindingsModel::RuleColumn, 15},
+                               {FindingsModel::TextColumn, 42},
                            });
+    // Few rows, each read whole: the line and why it is a finding wrap.
+    table_->setWordWrap(true);
+    table_->setTextElideMode(Qt::ElideRight);
+    table_->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     connect(model_, &FindingsModel::allowToggled, this, [this](const QString& id, bool allow) {
         if (allow) {
             allowed_.insert(id);
@@ -52,8 +57,9 @@ void FindingsPanel::showArtifact(const bundle::PlannedArtifact* artifact) {
         return;
     }
     const auto& check = artifact->check;
-    QString summary = tr("%1 %2: %3").arg(text(artifact->type), text(artifact->key),
-                                          ImportPlanModel::verdictText(check));
+    QString summary =
+        tr("%1 %2: %3")
+            .arg(text(artifact->type), text(artifact->key), ImportPlanModel::verdictText(check));
     QStringList code;
     for (const auto& part : check.code) {
         code << text(part);
@@ -61,10 +67,14 @@ void FindingsPanel::showArtifact(const bundle::PlannedArtifact* artifact) {
     if (!code.isEmpty()) {
         summary += tr(". PyTorch would run %1").arg(code.join(QStringLiteral(", ")));
     }
-    if (check.consent == safety::CodeConsent::Refused && !check.readable) {
-        summary += tr(". Refused whatever is allowed: %1").arg(text(check.problems.front()));
+    if (!check.readable && !check.problems.empty()) {
+        summary +=
+            (check.findings.empty() ? tr(". Refused: %1") : tr(". Refused whatever is allowed: %1"))
+                .arg(text(check.problems.front()));
     } else if (check.consent == safety::CodeConsent::Refused) {
         summary += tr(". Read each finding; ticking Allow on every one lets it in.");
+    } else if (check.consent == safety::CodeConsent::AllowedByUser) {
+        summary += tr(". Let in: you allowed every finding.");
     } else if (check.consent == safety::CodeConsent::TrustedSigner) {
         summary += tr(". Let in: the bundle is signed by the key you require.");
     }
