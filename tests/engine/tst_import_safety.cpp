@@ -13,6 +13,7 @@
 // would create never appears.
 
 #include "bundle_helpers.h"
+#include "hostile_entries.h"
 #include "test_paths.h"
 
 #include <cachelens/bundle/code_verdicts.h>
@@ -38,6 +39,7 @@ using namespace cachelens;
 using test::one_artifact;
 using test::only;
 using test::read_bytes;
+using test::replace_line;
 using test::write_bytes;
 namespace fs = std::filesystem;
 
@@ -81,29 +83,6 @@ std::size_t graph_module_code_at(const std::string& content) {
     return at;
 }
 
-// `content` with the line holding `needle` (searched from `from`) replaced
-// by `statement`, indented as the line was and padded with spaces to the
-// same length. Returns the 1-based line number within the text that starts
-// at `text_start` (the source code inside the pickle).
-std::size_t replace_line(std::string& content, std::size_t text_start, std::string_view needle,
-                         std::string_view statement, std::size_t from = 0) {
-    const auto at = content.find(needle, std::max(from, text_start));
-    if (at == std::string::npos) {
-        qFatal("'%.*s' is not in the entry", int(needle.size()), needle.data());
-    }
-    const auto begin = content.rfind('\n', at) + 1;
-    const auto end = content.find('\n', at);
-    const auto indent = content.find_first_not_of(' ', begin) - begin;
-    const std::string line = std::string(indent, ' ') + std::string(statement);
-    if (line.size() > end - begin) {
-        qFatal("'%s' is longer than the line it replaces", line.c_str());
-    }
-    content.replace(begin, end - begin, line + std::string(end - begin - line.size(), ' '));
-    return static_cast<std::size_t>(std::count(content.begin() + static_cast<long>(text_start),
-                                               content.begin() + static_cast<long>(begin), '\n')) +
-           1;
-}
-
 QString qs(std::string_view text) {
     return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
 }
@@ -129,12 +108,14 @@ class TestImportSafety : public QObject {
 
     // The devset wrapper with a line PyTorch would run at import.
     Hostile wrapper_calling_os_system() {
-        Entry entry = fixture_entry(kWrapperEntry);
-        const auto source = entry.content.find("# AOT ID:");
-        const auto line = replace_line(entry.content, source,
-                                       "# kernel path: ", "os.system('touch " + marker_ + "')");
-        return {"wrapper", "inductor",         entry, "call-outside-vocabulary", "source_code",
-                line,      "os.system('touch "};
+        auto wrapper = test::wrapperRunning("os.system('touch " + marker_ + "')");
+        return {"wrapper",
+                "inductor",
+                {std::move(wrapper.key), std::move(wrapper.content)},
+                "call-outside-vocabulary",
+                "source_code",
+                wrapper.line,
+                "os.system('touch "};
     }
 
     // A Triton kernel's source string inside the wrapper, which PyTorch

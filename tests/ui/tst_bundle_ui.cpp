@@ -10,7 +10,7 @@
 // Selection reproducing PyTorch's own bundle byte for byte.
 
 #include "devset_entries.h"
-#include "hostile_wrapper.h"
+#include "hostile_entries.h"
 #include "jobs/bundle_work.h"
 #include "main_window.h"
 #include "models/entry_table_model.h"

@@ -10,7 +10,7 @@
 
 #include "../engine/redis_server.h"
 #include "devset_entries.h"
-#include "hostile_wrapper.h"
+#include "hostile_entries.h"
 #include "jobs/job_runner.h"
 #include "jobs/remote_work.h"
 #include "main_window.h"
