@@ -12,6 +12,7 @@
 // it in; a wrong id is an error. The code never runs: the marker file each
 // would create never appears.
 
+#include "hostile_entries.h"
 #include "test_paths.h"
 
 #include <cachelens/bundle/code_verdicts.h>
@@ -34,26 +35,18 @@
 #include <filesystem>
 
 using namespace cachelens;
+using test::fixture_entry;
+using test::FixtureEntry;
+using test::kWrapperEntry;
 using test::read_bytes;
+using test::replace_line;
 using test::write_bytes;
 namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kWrapperEntry =
-    "devset/cache/fxgraph/lg/flgtecy7im4dralr3mgjxdybnzzs6wqj55uihf75qzmvwfhdea7e";
 const std::string kCpuEntry =
     "cpu_dev/cache/fxgraph/bs/fbsetkgshductsqall6jpf2scss325b5a4tknlely2yjllovzj4r";
-
-struct Entry {
-    std::string key;     // the key dir's name
-    std::string content; // the one entry file under it
-};
-
-Entry fixture_entry(const std::string& key_dir) {
-    const fs::path dir = test::fixture(key_dir);
-    return {dir.filename().string(), read_bytes(fs::directory_iterator(dir)->path())};
-}
 
 // The devset AOT entry that keeps a GraphModule (its backward) for PyTorch
 // to exec, and where that code starts in the pickle.
@@ -78,29 +71,6 @@ std::size_t graph_module_code_at(const std::string& content) {
     return at;
 }
 
-// `content` with the line holding `needle` (searched from `from`) replaced
-// by `statement`, indented as the line was and padded with spaces to the
-// same length. Returns the 1-based line number within the text that starts
-// at `text_start` (the source code inside the pickle).
-std::size_t replace_line(std::string& content, std::size_t text_start, std::string_view needle,
-                         std::string_view statement, std::size_t from = 0) {
-    const auto at = content.find(needle, std::max(from, text_start));
-    if (at == std::string::npos) {
-        qFatal("'%.*s' is not in the entry", int(needle.size()), needle.data());
-    }
-    const auto begin = content.rfind('\n', at) + 1;
-    const auto end = content.find('\n', at);
-    const auto indent = content.find_first_not_of(' ', begin) - begin;
-    const std::string line = std::string(indent, ' ') + std::string(statement);
-    if (line.size() > end - begin) {
-        qFatal("'%s' is longer than the line it replaces", line.c_str());
-    }
-    content.replace(begin, end - begin, line + std::string(end - begin - line.size(), ' '));
-    return static_cast<std::size_t>(std::count(content.begin() + static_cast<long>(text_start),
-                                               content.begin() + static_cast<long>(begin), '\n')) +
-           1;
-}
-
 bundle::MegaBundle one_artifact(std::string type, std::string key, std::string content) {
     bundle::MegaBundle bundle;
     bundle.sections.push_back({std::move(type), {{std::move(key), std::move(content)}}});
@@ -122,7 +92,7 @@ QString qs(std::string_view text) {
 struct Hostile {
     const char* name;
     std::string type;
-    Entry entry;
+    FixtureEntry entry;
     std::string rule;
     std::string file;
     std::size_t line = 0;
@@ -139,10 +109,7 @@ class TestImportSafety : public QObject {
 
     // The devset wrapper with a line PyTorch would run at import.
     Hostile wrapper_calling_os_system() {
-        Entry entry = fixture_entry(kWrapperEntry);
-        const auto source = entry.content.find("# AOT ID:");
-        const auto line = replace_line(entry.content, source,
-                                       "# kernel path: ", "os.system('touch " + marker_ + "')");
+        auto [entry, line] = test::wrapper_calling_os_system(marker_);
         return {"wrapper", "inductor",         entry, "call-outside-vocabulary", "source_code",
                 line,      "os.system('touch "};
     }
@@ -150,7 +117,7 @@ class TestImportSafety : public QObject {
     // A Triton kernel's source string inside the wrapper, which PyTorch
     // imports and compiles: its set_driver_to_gpu() call becomes __import__.
     Hostile kernel_hiding_import() {
-        Entry entry = fixture_entry(kWrapperEntry);
+        FixtureEntry entry = fixture_entry(kWrapperEntry);
         const auto source = entry.content.find("# AOT ID:");
         const auto kernel = entry.content.find("async_compile.triton(");
         const auto line = replace_line(entry.content, source, "triton_helpers.set_driver_to_gpu()",
@@ -160,7 +127,7 @@ class TestImportSafety : public QObject {
 
     // A GraphModule's code, which reduce_graph_module execs.
     Hostile graph_module_exec() {
-        Entry entry = fixture_entry(kGraphModuleEntry);
+        FixtureEntry entry = fixture_entry(kGraphModuleEntry);
         const auto code = graph_module_code_at(entry.content);
         replace_line(entry.content, code, "torch.ops.aten.", "exec('import os')", code);
         // Its lines count from the import block PyTorch puts before it: not checked here.
@@ -170,7 +137,7 @@ class TestImportSafety : public QObject {
 
     // A CPU kernel's C++, which PyTorch compiles and loads.
     Hostile cpp_calling_system() {
-        Entry entry = fixture_entry(kCpuEntry);
+        FixtureEntry entry = fixture_entry(kCpuEntry);
         const auto source = entry.content.find("# AOT ID:");
         const auto line =
             replace_line(entry.content, source, "#include <torch/csrc/inductor/cpp_prefix.h>",
