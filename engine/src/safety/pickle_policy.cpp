@@ -749,8 +749,15 @@ private:
             return;
         }
         for (const FieldRule& rule : kFieldRules) {
-            if (rule.cls == cls->name()) {
-                check_field(rule, object.attribute(rule.field));
+            if (rule.cls != cls->name()) {
+                continue;
+            }
+            const Value* value = object.attribute(rule.field);
+            // The memo lets many objects share one value: it is checked once
+            // (a nested pickle decoded once), so the work stays linear in the
+            // pickle's size.
+            if (value == nullptr || checked_fields_.emplace(&rule, value).second) {
+                check_field(rule, value);
             }
         }
     }
@@ -1033,6 +1040,10 @@ private:
                    "body holds");
             return;
         }
+        // Objects sharing one body and import block (through the memo) are one code.
+        if (!taken_code_.emplace(code, items.size() == 2 ? items[1] : nullptr).second) {
+            return;
+        }
         out_.code.push_back(EmbeddedCode{
             .where = "graph module " + std::to_string(out_.code.size()),
             .source = std::string(code->text()),
@@ -1044,6 +1055,8 @@ private:
     PickleCheck out_;
     std::unordered_set<const Value*> seen_;
     std::set<std::pair<std::string, std::string>> reported_;
+    std::set<std::pair<const FieldRule*, const Value*>> checked_fields_;
+    std::set<std::pair<const Value*, const Value*>> taken_code_; // (code, import block)
 };
 
 } // namespace
