@@ -8,6 +8,7 @@
 
 #include <test_paths.h>
 
+#include <QElapsedTimer>
 #include <QtTest>
 
 #include <filesystem>
@@ -44,6 +45,61 @@ QString describe(const std::vector<safety::Finding>& findings) {
             QString::fromStdString(finding.rule + " " + finding.text + ": " + finding.why) + "\n";
     }
     return out;
+}
+
+// Pickle opcodes (protocol 4) for the pickles built here.
+std::string u32(std::size_t value) {
+    std::string out;
+    for (int i = 0; i < 4; ++i) {
+        out += static_cast<char>((value >> (8 * i)) & 0xff);
+    }
+    return out;
+}
+std::string text_op(std::string_view text) {
+    return "X" + u32(text.size()) + std::string(text);
+}
+std::string bytes_op(std::string_view bytes) {
+    return "B" + u32(bytes.size()) + std::string(bytes);
+}
+std::string global_op(std::string_view module, std::string_view name) {
+    return "c" + std::string(module) + "\n" + std::string(name) + "\n";
+}
+
+std::string memo_put(int index) {
+    return std::string("q") + static_cast<char>(index);
+}
+std::string memo_get(int index) {
+    return std::string("h") + static_cast<char>(index);
+}
+
+// An AOTDedupeWrapper whose keep_arg_mask is `levels` lists deep, each list
+// holding the one below `width` times over (the memo shares it), the
+// innermost holding `leaf` (a pickle opcode pushing one value).
+std::string nested_shared_lists(std::size_t width, int levels, const std::string& leaf) {
+    std::string out =
+        "\x80\x04" +
+        global_op("torch._functorch._aot_autograd.runtime_wrappers", "AOTDedupeWrapper") + ")\x81";
+    out += "]" + leaf + "a" + memo_put(0) + "0";
+    for (int level = 1; level <= levels; ++level) {
+        out += "](";
+        for (std::size_t i = 0; i < width; ++i) {
+            out += memo_get(level - 1);
+        }
+        out += "e" + memo_put(level) + "0";
+    }
+    return out + "}" + text_op("keep_arg_mask") + memo_get(levels) + "sb.";
+}
+
+// A list of `count` distinct objects that all share, through the memo, the
+// same `shared` value: built as `build(memo 1)` from memo 1 = `head` and
+// memo 2 = `shared`.
+std::string shared_by_many(const std::string& head, const std::string& shared,
+                           const std::string& each, std::size_t count) {
+    std::string out = "\x80\x04" + head + "q\x01" + shared + "q\x02" + "0" + "](";
+    for (std::size_t i = 0; i < count; ++i) {
+        out += each;
+    }
+    return out + "e.";
 }
 
 } // namespace
@@ -244,6 +300,50 @@ private slots:
         QCOMPARE(check.code[0].where, std::string("graph module 0"));
         QCOMPARE(check.code[0].source, std::string("def forward(self, x):\n    return x\n"));
         QCOMPARE(check.code[0].import_block, std::string("import torch"));
+    }
+
+    // Values the memo shares between many objects are checked once: a
+    // CompiledFxGraph's nested pickle shared by 400 graphs is decoded once,
+    // and the GraphModule 400 REDUCEs in it share is one code to audit.
+    // Checked per object, the work (and the code handed to the audit) grew
+    // with the product of the two counts: a 64 KiB pickle ran for minutes.
+    void sharedValuesAreCheckedOnce() {
+        const std::string inner = shared_by_many(
+            global_op("torch.fx.graph_module", "reduce_graph_module"),
+            "(}" + text_op("_code") + text_op("def forward(self, x):\n    return x\n") + "s" +
+                text_op("import torch") + "t",
+            "h\x01h\x02R", 400);
+        const std::string outer =
+            shared_by_many(global_op("torch._inductor.output_code", "CompiledFxGraph"),
+                           "}" + text_op("_serialized_original_gm") + bytes_op(inner) + "s",
+                           "h\x01)\x81h\x02"
+                           "b",
+                           400);
+        for (const std::string* bytes : {&inner, &outer}) {
+            auto document = pickle::unpickle(*bytes);
+            QVERIFY_RESULT(document);
+            const auto check = safety::check_pickle(**document, PickleSchema::Entry);
+            QVERIFY2(check.findings.empty(), qPrintable(describe(check.findings)));
+            QCOMPARE(check.code.size(), std::size_t{1});
+            QCOMPARE(check.code[0].source, std::string("def forward(self, x):\n    return x\n"));
+        }
+    }
+
+    // A field of indices whose lists share one list many times over is
+    // walked once per list: walked per path (24^7 of them), this 479-byte
+    // pickle took half a minute.
+    void sharedIndexListsAreWalkedOnce() {
+        QElapsedTimer timer;
+        timer.start();
+        for (const auto& [leaf, findings] : {std::pair{std::string("K\x01"), std::size_t{0}},
+                                             std::pair{text_op("x"), std::size_t{1}}}) {
+            const std::string bytes = nested_shared_lists(24, 7, leaf);
+            auto document = pickle::unpickle(bytes);
+            QVERIFY_RESULT(document);
+            const auto check = safety::check_pickle(**document, PickleSchema::Entry);
+            QVERIFY2(check.findings.size() == findings, qPrintable(describe(check.findings)));
+        }
+        QVERIFY2(timer.elapsed() < 5000, qPrintable(QString::number(timer.elapsed())));
     }
 
     void tableRowsAreUniqueAndExplained() {

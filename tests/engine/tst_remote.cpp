@@ -15,14 +15,22 @@
 // - errors: a stopped server, a wrong password, values that are not JSON or
 //   not base64 (show exits 2 naming the key, pull writes nothing), a value
 //   whose pickle REDUCEs os.system (refused, nothing written).
+// - import safety (issue #17): a real FX graph value whose wrapper module
+//   calls os.system is "code with findings", refused with its line (nothing
+//   written, nothing run); --allow-code with its id pulls it where PyTorch
+//   writes a remote hit; an id that is no finding's is an error before
+//   anything is written; the devset's own values are "data only" or
+//   "Inductor code".
 // - PyTorch's exact value layout, read without the JSON parser, and every
 //   other spelling of the same JSON read as the parser reads it.
 // - the CLI: ls/show/push/pull, text and --json.
 
+#include "hostile_entries.h"
 #include "progress_checks.h"
 #include "redis_server.h"
 #include "test_paths.h"
 
+#include <cachelens/hash/sha256.h>
 #include <cachelens/remote/redis_client.h>
 #include <cachelens/remote/remote_cache.h>
 #include <cachelens/remote/remote_ops.h>
@@ -171,6 +179,16 @@ PushOptions push_options(std::vector<std::string> keys, bool dry_run = false) {
 
 std::string base64_of(std::string_view bytes) {
     return QByteArray(bytes.data(), static_cast<qsizetype>(bytes.size())).toBase64().toStdString();
+}
+
+// A value as PyTorch's RemoteFxGraphCache stores one.
+std::string fx_value(std::string_view pickle, int time_taken_ms) {
+    return "{\"data\": \"" + base64_of(pickle) +
+           "\", \"time_taken_ms\": " + std::to_string(time_taken_ms) + "}";
+}
+
+bool is_verdict_without_findings(safety::Verdict verdict) {
+    return verdict == safety::Verdict::DataOnly || verdict == safety::Verdict::InductorCode;
 }
 
 } // namespace
@@ -369,6 +387,17 @@ private slots:
         QCOMPARE(pulled->plan.count(bundle::ImportAction::Written), entries_.size());
         QVERIFY(pulled->plan.clean());
         QVERIFY(pulled->notes.empty());
+        // PyTorch's own values: no findings, and the FX graphs carry Inductor's code.
+        for (const auto& artifact : pulled->plan.artifacts) {
+            QVERIFY2(is_verdict_without_findings(artifact.check.verdict) &&
+                         artifact.check.findings.empty() &&
+                         artifact.check.consent == safety::CodeConsent::NotNeeded,
+                     artifact.key.c_str());
+            if (artifact.type == "inductor") {
+                QVERIFY2(artifact.check.verdict == safety::Verdict::InductorCode,
+                         artifact.key.c_str());
+            }
+        }
         std::set<std::string> expected;
         for (const auto& entry : entries_) {
             expected.insert(entry.relative);
@@ -862,6 +891,152 @@ private slots:
                  shown_run.err.constData());
     }
 
+    // A real FX graph value whose wrapper module (which PyTorch imports on a
+    // hit) calls os.system: the pickle names only PyTorch's globals, the code
+    // audit finds the call.
+    void hostileCodeInAValueIsRefusedUnlessAllowed() {
+        QTemporaryDir scratch;
+        const std::string marker = scratch.path().toStdString() + "/ran";
+        const auto hostile = test::wrapperRunning("os.system('touch " + marker + "')");
+        const auto& key = hostile.key;
+        const auto& content = hostile.content;
+        const std::string redis_key = "pt2:fx-graph-v1::" + key + ":c1";
+        // The devset's values, with this one in place of the real entry under its key.
+        push_devset();
+        set(redis_key, fx_value(content, 41));
+        // Where PyTorch writes a remote hit: fxgraph/<key[1:3]>/<key>/<sha256_hash(content)>.
+        const std::string destination =
+            "fxgraph/" + key.substr(1, 2) + "/" + key + "/" + hash::sha256_hash(content);
+        auto redis = client();
+        QTemporaryDir temp;
+        const fs::path into = fs::path(temp.path().toStdString()) / "c";
+        const QString into_arg = QString::fromStdString(into.string());
+
+        // Refused with its finding, nothing written.
+        auto refused = pull_remote(redis, into, pull_options({key}));
+        QVERIFY_RESULT(refused);
+        QCOMPARE(refused->plan.artifacts.size(), std::size_t{1});
+        const auto& artifact = refused->plan.artifacts[0];
+        QCOMPARE(artifact.action, bundle::ImportAction::Refused);
+        QVERIFY(artifact.check.verdict == safety::Verdict::CodeWithFindings);
+        QVERIFY(artifact.check.consent == safety::CodeConsent::Refused);
+        QCOMPARE(artifact.check.destination, destination);
+        QCOMPARE(artifact.check.findings.size(), std::size_t{1});
+        const auto& finding = artifact.check.findings[0];
+        QCOMPARE(finding.rule, std::string("call-outside-vocabulary"));
+        QCOMPARE(finding.file, std::string("source_code"));
+        QCOMPARE(finding.line, hostile.line);
+        QVERIFY2(finding.text.starts_with("os.system('touch "), finding.text.c_str());
+        QVERIFY(!refused->clean());
+        QVERIFY(walk(into).empty());
+
+        const auto json_run =
+            test::run_cli({"remote", "pull", url(), "--into", into_arg, "--json"});
+        QCOMPARE(json_run.exit_code, 1);
+        QCOMPARE(json_of(json_run).object()["clean"].toBool(), false);
+        QJsonObject refused_json;
+        for (const auto& value : json_of(json_run).object()["artifacts"].toArray()) {
+            const QJsonObject item = value.toObject();
+            if (item["key"].toString().toStdString() == key) {
+                refused_json = item;
+            } else {
+                QCOMPARE(item["action"].toString(), QString("written"));
+                QVERIFY(item["findings"].toArray().isEmpty());
+            }
+        }
+        QCOMPARE(refused_json["verdict"].toString(), QString("code-with-findings"));
+        QCOMPARE(refused_json["action"].toString(), QString("refused"));
+        QCOMPARE(refused_json["consent"].toString(), QString("refused"));
+        const QJsonArray findings = refused_json["findings"].toArray();
+        QCOMPARE(findings.size(), 1);
+        const QJsonObject finding_json = findings[0].toObject();
+        QCOMPARE(finding_json["file"].toString(), QString("source_code"));
+        QCOMPARE(finding_json["line"].toInteger(), qint64(hostile.line));
+        QCOMPARE(finding_json["rule"].toString(), QString("call-outside-vocabulary"));
+        QVERIFY(finding_json["text"].toString().startsWith("os.system('touch "));
+        const QString id = finding_json["id"].toString();
+        QCOMPARE(id.toStdString(), finding.id);
+        // The values beside it were pulled; it was not.
+        QCOMPARE(files_under(into).size(), entries_.size() - 1);
+        QVERIFY(!fs::exists(into / destination));
+
+        // The text names the finding by id, file and line.
+        QTemporaryDir text_temp;
+        const auto text_run = test::run_cli(
+            {"remote", "pull", url(), "--into", text_temp.path(), QString::fromStdString(key)});
+        QCOMPARE(text_run.exit_code, 1);
+        QVERIFY2(text_run.out.contains(
+                     (id + " source_code:" + QString::number(hostile.line) + ": os.system('touch ")
+                         .toUtf8()),
+                 text_run.out.constData());
+        QVERIFY(walk(text_temp.path().toStdString()).empty());
+
+        // An id that is no finding's, alone or beside the right one: an error
+        // naming it, and nothing written, not even the values without findings.
+        const QString wrong = "F0123456789ab";
+        for (const QStringList& ids : {QStringList{wrong}, QStringList{id, wrong}}) {
+            QTemporaryDir typo_temp;
+            const fs::path typo_into = fs::path(typo_temp.path().toStdString()) / "c";
+            QStringList args = {"remote", "pull", url(), "--into",
+                                QString::fromStdString(typo_into.string())};
+            for (const auto& allowed : ids) {
+                args << "--allow-code" << allowed;
+            }
+            const auto typo = test::run_cli(args);
+            QCOMPARE(typo.exit_code, 2);
+            QVERIFY2(typo.err.contains(("--allow-code " + wrong).toUtf8()), typo.err.constData());
+            QVERIFY(!fs::exists(typo_into));
+
+            PullOptions options;
+            for (const auto& allowed : ids) {
+                options.rules.trust.allowed_ids.push_back(allowed.toStdString());
+            }
+            auto engine = pull_remote(redis, typo_into, options);
+            QVERIFY(!engine);
+            QVERIFY2(engine.error().message.find("--allow-code " + wrong.toStdString()) !=
+                         std::string::npos,
+                     engine.error().message.c_str());
+            QVERIFY(!fs::exists(typo_into));
+        }
+
+        // Allowed by its id: pulled where PyTorch writes a remote hit.
+        QTemporaryDir allowed_temp;
+        const fs::path allowed_into = fs::path(allowed_temp.path().toStdString()) / "c";
+        const auto allowed = test::run_cli({"remote", "pull", url(), "--into",
+                                            QString::fromStdString(allowed_into.string()),
+                                            "--allow-code", id, "--json"});
+        QCOMPARE(allowed.exit_code, 0);
+        const QJsonObject allowed_json = json_of(allowed).object();
+        QCOMPARE(allowed_json["clean"].toBool(), true);
+        bool seen = false;
+        for (const auto& value : allowed_json["artifacts"].toArray()) {
+            const QJsonObject item = value.toObject();
+            QCOMPARE(item["action"].toString(), QString("written"));
+            if (item["key"].toString().toStdString() == key) {
+                seen = true;
+                QCOMPARE(item["verdict"].toString(), QString("code-with-findings"));
+                QCOMPARE(item["consent"].toString(), QString("allowed-by-user"));
+                QCOMPARE(item["destination"].toString().toStdString(), destination);
+            }
+        }
+        QVERIFY(seen);
+        QCOMPARE(bytes_of(allowed_into / destination), content);
+        QCOMPARE(files_under(allowed_into).size(), entries_.size());
+
+        // The engine's pull allows it the same way.
+        QTemporaryDir engine_temp;
+        PullOptions options = pull_options({key});
+        options.rules.trust.allowed_ids = {finding.id};
+        auto pulled = pull_remote(redis, engine_temp.path().toStdString(), options);
+        QVERIFY_RESULT(pulled);
+        QCOMPARE(pulled->plan.artifacts.size(), std::size_t{1});
+        QCOMPARE(pulled->plan.artifacts[0].action, bundle::ImportAction::Written);
+        QVERIFY(pulled->plan.artifacts[0].check.consent == safety::CodeConsent::AllowedByUser);
+        QCOMPARE(files_under(engine_temp.path().toStdString()), std::set<std::string>{destination});
+
+        QVERIFY(!fs::exists(marker)); // nothing ran
+    }
+
     // PyTorch's exact layout is read without the JSON parser; every other
     // spelling of the same JSON must read the same, and broken ones fail.
     void valuesInOtherLayoutsReadAsJson_data() {
@@ -1040,6 +1215,13 @@ private slots:
             const QJsonObject artifact = value.toObject();
             QCOMPARE(artifact["action"].toString(), QString("written"));
             QVERIFY(artifact["problems"].toArray().isEmpty());
+            const QString verdict = artifact["verdict"].toString();
+            QVERIFY2(verdict == "data-only" || verdict == "inductor-code", pulled.out.constData());
+            if (artifact["type"].toString() == "inductor") {
+                QCOMPARE(verdict, QString("inductor-code"));
+            }
+            QVERIFY(artifact["findings"].toArray().isEmpty());
+            QCOMPARE(artifact["consent"].toString(), QString("not-needed"));
             destinations.insert(artifact["destination"].toString().toStdString());
         }
         QCOMPARE(destinations, files_under(into));

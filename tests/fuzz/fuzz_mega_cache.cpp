@@ -3,8 +3,11 @@
 // allocation past the input's size; a bundle that decodes encodes to a
 // current-form bundle that decodes to the same artifacts and encodes to the
 // same bytes again; with the crc check off, a bundle that decoded with it
-// decodes the same.
+// decodes the same. Each artifact of a bundle that decodes is judged as an
+// import judges it (key, parse, pickle policy, code audit: issue #17): a
+// verdict with its findings complete, never a crash or a hang.
 
+#include <cachelens/bundle/import.h>
 #include <cachelens/bundle/mega_cache.h>
 
 #include <cstddef>
@@ -35,6 +38,35 @@ bool same_artifacts(const MegaBundle& a, const MegaBundle& b) {
     return true;
 }
 
+void trap_unless(bool promise) {
+    if (!promise) {
+        __builtin_trap();
+    }
+}
+
+// check_artifact's promises: findings only with "code with findings", which
+// the default rules refuse; an unreadable artifact is never let in.
+void judge(const MegaBundle& bundle) {
+    using namespace cachelens;
+    for (const auto& section : bundle.sections) {
+        for (const auto& artifact : section.artifacts) {
+            const auto checked =
+                bundle::check_artifact(section.type, artifact.key, artifact.content);
+            const bool findings = !checked.findings.empty();
+            trap_unless(findings == (checked.verdict == safety::Verdict::CodeWithFindings));
+            trap_unless(findings == (checked.consent == safety::CodeConsent::Refused));
+            // Unreadable: something besides findings refuses it, and no consent can.
+            trap_unless((checked.verdict == safety::Verdict::Unreadable) ==
+                        (!findings && !checked.readable));
+            trap_unless(checked.readable || !checked.problems.empty());
+            for (const auto& finding : checked.findings) {
+                trap_unless(finding.id.size() == 13 && !finding.rule.empty() &&
+                            !finding.file.empty());
+            }
+        }
+    }
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -54,5 +86,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         encode_mega_cache(*again) != encoded) {
         __builtin_trap();
     }
+    judge(*decoded);
     return 0;
 }

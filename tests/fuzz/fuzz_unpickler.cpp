@@ -1,10 +1,15 @@
 // libFuzzer target for the safe pickle VM. Any bytes must either decode to a tree or
 // give an Error, within the Limits, and whatever decodes must be safe to walk and to
 // print: the VM's promise is "an Error, never a crash, a hang or a big allocation".
+// Whatever decodes is then judged by the pickle policy as an entry and as a PGO
+// profile (import safety, issue #17): findings, each complete, and any
+// GraphModule code it carries audited as PyTorch would exec it.
 
 #include <cachelens/core/text.h>
 #include <cachelens/pickle/repr.h>
 #include <cachelens/pickle/unpickler.h>
+#include <cachelens/safety/code_audit.h>
+#include <cachelens/safety/pickle_policy.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -77,6 +82,23 @@ void walk(const Value& root, const Limits& limits) {
     }
 }
 
+// The policy's verdict on a decoded pickle: every finding complete and
+// placed in the pickle; embedded code audited as reduce_graph_module runs it.
+void judge(const Document& doc) {
+    for (const auto schema : {safety::PickleSchema::Entry, safety::PickleSchema::Pgo}) {
+        const auto checked = safety::check_pickle(doc, schema);
+        for (const auto& finding : checked.findings) {
+            check(finding.id.size() == 13 && finding.id[0] == 'F' && !finding.rule.empty() &&
+                  !finding.why.empty() && finding.line == 0);
+        }
+        for (const auto& code : checked.code) {
+            check(!code.where.empty());
+            (void)safety::audit_python(code.import_block + code.source, code.where,
+                                       safety::PythonCode::GraphModule);
+        }
+    }
+}
+
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -97,5 +119,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     qualified.max_items = 4;
     qualified.max_string = 8;
     (void)repr(doc.root(), qualified);
+    judge(doc);
     return 0;
 }

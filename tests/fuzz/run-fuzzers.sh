@@ -64,9 +64,11 @@ seed_corpus() {
     shopt -s nullglob
     case $target in
     fuzz_unpickler)
-        # Real PyTorch entries, and CPython's pickles of every opcode and protocol.
+        # Real PyTorch entries, CPython's pickles of every opcode and
+        # protocol, and the pickle policy's cases (hostile uses of PyTorch's globals).
         add_seeds "$corpus" "$fixtures"/*/cache*/fxgraph/*/*/* "$fixtures"/*/cache*/aotautograd/*/* \
-            "$repo"/tests/data/pickles/*.pkl
+            "$repo"/tests/data/pickles/*.pkl \
+            "$repo"/tests/data/pickles/policy/*.pkl
         ;;
     fuzz_python_literal | fuzz_kernel_module)
         # Kernel modules (their decorators hold the literals) and autotune results.
@@ -96,6 +98,39 @@ seed_corpus() {
         # form without one still reads), and the older forms of tests/data/bundle
         # (type enum with and without crc, pickles of CacheArtifacts and not).
         add_seeds "$corpus" "$fixtures"/*/mega_*.bin "$repo"/tests/data/bundle/*.bin
+        # Whole bundles (crc form) of one real entry each, under max_len, for the import
+        # checks behind a decoded bundle: a GPU FX entry (wrapper and Triton kernels), a
+        # CPU one (C++), an AOT entry with its GraphModule, and the GPU one with a
+        # wrapper line turned into os.system (same length: a finding, not a parse error).
+        python3 - "$corpus" "$fixtures" <<'PY'
+import base64, hashlib, pathlib, struct, sys, zlib
+
+def u64(value):
+    return struct.pack(">Q", value)
+
+def encode(kind, key, content):  # one section of one artifact
+    name, encoded = base64.b64encode(kind.encode()), base64.b64encode(key.encode())
+    stream = (u64(1) + u64(len(name)) + name + u64(1) + u64(len(encoded)) + encoded +
+              u64(len(content)) + content)
+    return struct.pack(">I", zlib.crc32(stream)) + stream
+
+corpus, fixtures = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+def entry(relative):
+    directory = fixtures / relative
+    return directory.name, next(directory.iterdir()).read_bytes()
+
+gpu = entry("devset/cache/fxgraph/3g/f3gunfwvnc2bijojank6na6pplhx6nopcc7cx3stulctblbl4cln")
+cpu = entry("cpu_dev/cache/fxgraph/bs/fbsetkgshductsqall6jpf2scss325b5a4tknlely2yjllovzj4r")
+aot = entry("devset/cache/aotautograd/azz63xekxqvt27cuad3a7l55oldjldqgsdqa4ixhkzcsp3mnrv7i")
+key, content = gpu
+at = content.index(b"# kernel path: ", content.index(b"# AOT ID:"))
+begin, end = content.rindex(b"\n", 0, at) + 1, content.index(b"\n", at)
+hostile = b"os.system('touch /tmp/ran')"
+hostile = content[:begin] + hostile + b" " * (end - begin - len(hostile)) + content[end:]
+for blob in (encode("inductor", *gpu), encode("inductor", *cpu), encode("aot_autograd", *aot),
+             encode("inductor", key, hostile)):
+    (corpus / hashlib.sha1(blob).hexdigest()).write_bytes(blob)
+PY
         ;;
     fuzz_signed_bundle)
         # The devset bundle signed with a throwaway key (cut at max_len: the manifest, the

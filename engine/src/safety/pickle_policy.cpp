@@ -380,39 +380,32 @@ bool is_cpp_grid_expression(std::string_view text) {
     });
 }
 
-bool is_index_tree(const Value* value, std::size_t depth) {
-    if (value == nullptr || value->is_none() || value->is_int()) {
-        return true;
-    }
-    if (depth > 8) {
-        return false;
-    }
-    switch (value->kind()) {
-    case Kind::List:
-    case Kind::Tuple:
-    case Kind::Set:
-    case Kind::FrozenSet:
-        return std::ranges::all_of(
-            value->items(), [depth](const Value* item) { return is_index_tree(item, depth + 1); });
-    default:
-        return false;
-    }
-}
-
 // The first value inside `value` that is not an index, for the message.
-const Value* first_non_index(const Value* value, std::size_t depth) {
+// Each (sequence, depth) is walked once: the memo lets one list appear many
+// times in another, and walking every path through nine levels of such
+// lists would take exponential time.
+const Value* first_non_index(const Value* value, std::size_t depth,
+                             std::set<std::pair<const Value*, std::size_t>>& walked) {
     if (value == nullptr || value->is_none() || value->is_int()) {
         return nullptr;
     }
     if (depth <= 8 && value->is_sequence()) {
+        if (!walked.emplace(value, depth).second) {
+            return nullptr; // walked before at this depth, and all indices: a bad one ends the walk
+        }
         for (const Value* item : value->items()) {
-            if (const Value* bad = first_non_index(item, depth + 1)) {
+            if (const Value* bad = first_non_index(item, depth + 1, walked)) {
                 return bad;
             }
         }
         return nullptr;
     }
     return value;
+}
+
+const Value* first_non_index(const Value* value) {
+    std::set<std::pair<const Value*, std::size_t>> walked;
+    return first_non_index(value, 0, walked);
 }
 
 std::string kind_phrase(const Value& value) {
@@ -749,8 +742,15 @@ private:
             return;
         }
         for (const FieldRule& rule : kFieldRules) {
-            if (rule.cls == cls->name()) {
-                check_field(rule, object.attribute(rule.field));
+            if (rule.cls != cls->name()) {
+                continue;
+            }
+            const Value* value = object.attribute(rule.field);
+            // The memo lets many objects share one value: it is checked once
+            // (a nested pickle decoded once), so the work stays linear in the
+            // pickle's size.
+            if (value == nullptr || checked_fields_.emplace(&rule, value).second) {
+                check_field(rule, value);
             }
         }
     }
@@ -770,7 +770,7 @@ private:
     void check_field(const FieldRule& rule, const Value* value) {
         switch (rule.shape) {
         case FieldShape::Indices:
-            if (const Value* bad = first_non_index(value, 0)) {
+            if (const Value* bad = first_non_index(value)) {
                 report_field(rule, holding(*bad), "ints", rule.why);
             }
             return;
@@ -817,7 +817,11 @@ private:
             report_field(rule, holding(*value), "a list of identifiers", reason);
             return;
         }
+        std::unordered_set<const Value*> checked; // the memo may repeat one str many times
         for (const Value* item : value->items()) {
+            if (!checked.insert(item).second) {
+                continue;
+            }
             if (!item->is_str() || !is_plain_identifier(item->text())) {
                 report_field(rule, holding(*item), "identifiers", reason);
             }
@@ -832,8 +836,9 @@ private:
             report_field(keyed, holding(*grid), "a list of three grid expressions", rule.why);
             return;
         }
+        std::unordered_set<const Value*> checked; // the memo may repeat one str many times
         for (const Value* item : grid->items()) {
-            if (item->is_int()) {
+            if (item->is_int() || !checked.insert(item).second) {
                 continue;
             }
             const bool ok = item->is_str() && (cpp ? is_cpp_grid_expression(item->text())
@@ -880,7 +885,11 @@ private:
             report_field(keyed, holding(*grids), "a list of grids", rule.why);
             return;
         }
+        std::unordered_set<const Value*> checked; // the memo may repeat one dict many times
         for (const Value* candidate : grids->items()) {
+            if (!checked.insert(candidate).second) {
+                continue;
+            }
             if (!candidate->is(Kind::Dict)) {
                 report_field(keyed, holding(*candidate), "a dict per config", rule.why);
                 continue;
@@ -904,15 +913,24 @@ private:
             report_field(keyed, holding(*combo), "a dict of sizes", rule.why);
             return;
         }
+        // The memo may repeat one value many times: each is checked once.
+        std::unordered_set<const Value*> checked;
+        std::unordered_set<const Value*> checked_inner;
         for (const auto& item : combo->dict_items()) {
             const Value* value = item.value;
+            if (!checked.insert(value).second) {
+                continue;
+            }
             if (value->is(Kind::Dict)) {
                 for (const auto& inner : value->dict_items()) {
-                    if (const Value* bad = first_non_index(inner.value, 0)) {
+                    if (!checked_inner.insert(inner.value).second) {
+                        continue;
+                    }
+                    if (const Value* bad = first_non_index(inner.value)) {
                         report_field(keyed, holding(*bad), "ints", rule.why);
                     }
                 }
-            } else if (const Value* bad = first_non_index(value, 0)) {
+            } else if (const Value* bad = first_non_index(value)) {
                 report_field(keyed, holding(*bad), "ints", rule.why);
             }
         }
@@ -930,8 +948,12 @@ private:
         }
         const FieldRule keyed{rule.cls, std::string_view("compile_meta['constants']"), rule.shape,
                               rule.why};
+        std::unordered_set<const Value*> checked; // the memo may repeat one str many times
         for (const auto& item : constants->dict_items()) {
             const Value* value = item.value;
+            if (!checked.insert(value).second) {
+                continue;
+            }
             if (value->is_none() || value->is_int() || value->is(Kind::BigInt) ||
                 value->is(Kind::Float)) {
                 continue;
@@ -1033,6 +1055,10 @@ private:
                    "body holds");
             return;
         }
+        // Objects sharing one body and import block (through the memo) are one code.
+        if (!taken_code_.emplace(code, items.size() == 2 ? items[1] : nullptr).second) {
+            return;
+        }
         out_.code.push_back(EmbeddedCode{
             .where = "graph module " + std::to_string(out_.code.size()),
             .source = std::string(code->text()),
@@ -1044,6 +1070,8 @@ private:
     PickleCheck out_;
     std::unordered_set<const Value*> seen_;
     std::set<std::pair<std::string, std::string>> reported_;
+    std::set<std::pair<const FieldRule*, const Value*>> checked_fields_;
+    std::set<std::pair<const Value*, const Value*>> taken_code_; // (code, import block)
 };
 
 } // namespace
