@@ -6,6 +6,7 @@
 // CACHELENS_SCREENSHOT_DIR set, each panel is also saved there as a PNG.
 
 #include "devset_entries.h"
+#include "hostile_entries.h"
 #include "models/autotune_model.h"
 #include "models/debug_lines_model.h"
 #include "models/entry_fields_model.h"
@@ -204,6 +205,48 @@ private slots:
                                                             QItemSelectionModel::Rows);
         QTest::keyClick(panel.view(), Qt::Key_C, Qt::ControlModifier);
         QCOMPARE(QApplication::clipboard()->text(), QLatin1String(kFxWithWinner));
+    }
+
+    // The Overview's first field says what importing the entry would: its
+    // verdict, the code PyTorch would run, and each finding.
+    void overviewShowsTheSafetyVerdict() {
+        OverviewPanel panel;
+        showPanel(panel);
+        const Loaded fx = load(kFxWithWinner);
+        panel.showEntry(fx.ref, fx.content);
+        QTRY_COMPARE(panel.model()->index(0, 0).data().toString(), QStringLiteral("Safety"));
+        const QModelIndex verdict = panel.model()->index(0, EntryFieldsModel::ValueColumn);
+        QVERIFY2(verdict.data(EntryFieldsModel::FullValueRole)
+                     .toString()
+                     .startsWith(QStringLiteral("Inductor code: PyTorch would run source_code")),
+                 qPrintable(verdict.data(EntryFieldsModel::FullValueRole).toString()));
+        QCOMPARE(panel.model()->rowCount(panel.model()->index(0, 0)), 0);
+
+        // The same entry with its wrapper calling os.system, in a cache of its own.
+        QTemporaryDir temp;
+        const auto hostile = test::wrapperRunning("os.system('id')  # <b>not bold</b>");
+        const std::filesystem::path root = temp.path().toStdString();
+        test::write_bytes(root / "fxgraph" / hostile.key.substr(1, 2) / hostile.key / "entry",
+                          hostile.content);
+        const auto loaded = test::loadEntry(root, hostile.key);
+        panel.showEntry(loaded.ref, loaded.content);
+        QTRY_COMPARE(panel.model()->index(0, 0).data().toString(), QStringLiteral("Safety"));
+        const QModelIndex safety = panel.model()->index(0, 0);
+        QVERIFY(panel.model()
+                    ->index(0, EntryFieldsModel::ValueColumn)
+                    .data()
+                    .toString()
+                    .startsWith(QStringLiteral("code with findings")));
+        QCOMPARE(panel.model()->rowCount(safety), 1);
+        const QModelIndex finding = panel.model()->index(0, 0, safety);
+        QVERIFY(finding.data().toString().endsWith(
+            QStringLiteral(" source_code:%1").arg(hostile.line)));
+        // Shown as written: the markup in the line is text.
+        QVERIFY(finding.siblingAtColumn(EntryFieldsModel::ValueColumn)
+                    .data()
+                    .toString()
+                    .startsWith(QStringLiteral("os.system('id')  # <b>not bold</b>")));
+        QVERIFY(panel.view()->isExpanded(safety));
     }
 
     void overviewOfAnFxEntryAndAModule() {

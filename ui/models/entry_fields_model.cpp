@@ -1,5 +1,6 @@
 #include "models/entry_fields_model.h"
 
+#include "models/engine_text.h"
 #include "models/plain_text.h"
 
 #include <cachelens/core/format.h>
@@ -782,6 +783,37 @@ struct EntryFieldsModel::Node {
     }
 };
 
+FieldNode safetyField(const bundle::ArtifactCheck& check) {
+    FieldNode field;
+    field.name = QObject::tr("Safety");
+    QStringList code;
+    for (const auto& part : check.code) {
+        code << text(part);
+    }
+    field.value = text(safety::to_string(check.verdict));
+    if (!code.isEmpty()) {
+        field.value += QObject::tr(": PyTorch would run %1").arg(code.join(QStringLiteral(", ")));
+    }
+    for (const auto& finding : check.findings) {
+        field.children.push_back({.name = text(finding.id) + u' ' + text(safety::location(finding)),
+                                  .value = text(finding.text) + u'\n' + text(finding.rule) +
+                                           QStringLiteral(": ") + text(finding.why),
+                                  .monospace = true,
+                                  .link = std::nullopt,
+                                  .children = {}});
+    }
+    // A readable entry's one problem is the import's refusal of its findings,
+    // listed above already; an unreadable one's say why.
+    for (const auto& problem : check.readable ? std::vector<std::string>{} : check.problems) {
+        field.children.push_back({.name = QObject::tr("problem"),
+                                  .value = text(problem),
+                                  .monospace = false,
+                                  .link = std::nullopt,
+                                  .children = {}});
+    }
+    return field;
+}
+
 EntryFieldsModel::EntryFieldsModel(QObject* parent)
     : QAbstractItemModel(parent)
     , root_(std::make_unique<Node>()) {}
@@ -804,6 +836,15 @@ void EntryFieldsModel::appendField(FieldNode field) {
     const int row = static_cast<int>(root_->children.size());
     beginInsertRows({}, row, row);
     root_->children.push_back(Node::make(std::move(field), root_.get(), row));
+    endInsertRows();
+}
+
+void EntryFieldsModel::prependField(FieldNode field) {
+    beginInsertRows({}, 0, 0);
+    root_->children.insert(root_->children.begin(), Node::make(std::move(field), root_.get(), 0));
+    for (std::size_t row = 1; row < root_->children.size(); ++row) {
+        root_->children[row]->row = static_cast<int>(row);
+    }
     endInsertRows();
 }
 

@@ -8,6 +8,7 @@
 
 #include "models/entry_links.h"
 
+#include <cachelens/bundle/import.h>
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/entry_content.h>
 
@@ -37,6 +38,9 @@ std::vector<FieldNode> tritonKernelFields(const cachedir::TritonKernelDir& kerne
 // A group of links to Triton kernel dirs (a module's compiled kernels).
 FieldNode tritonKernelsGroup(const QString& name,
                              const std::vector<cachedir::TritonKernelDir>& kernels);
+// "Safety": the entry's verdict and the code PyTorch would run from it, a
+// child per finding (where, the line, why) and per problem.
+FieldNode safetyField(const bundle::ArtifactCheck& check);
 // A group of links to best_configs (a module's kernels' winners).
 FieldNode bestConfigsGroup(const QString& name, const std::vector<LocatedBestConfig>& configs);
 
@@ -58,6 +62,8 @@ public:
     void setFields(std::vector<FieldNode> fields);
     // Adds a top-level field (one found later, off the GUI thread).
     void appendField(FieldNode field);
+    // Adds a top-level field above the others.
+    void prependField(FieldNode field);
     void clear();
 
     std::optional<EntryLink> linkAt(const QModelIndex& index) const;

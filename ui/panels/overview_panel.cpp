@@ -3,6 +3,8 @@
 #include "jobs/job_runner.h"
 #include "models/entry_fields_model.h"
 
+#include <cachelens/bundle/code_verdicts.h>
+
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
@@ -17,6 +19,7 @@ namespace cachelens::ui {
 namespace {
 
 const QString kTritonChannel = QStringLiteral("overview-triton");
+const QString kSafetyChannel = QStringLiteral("overview-safety");
 
 // What a module links to, found on disk.
 struct ModuleLinks {
@@ -80,6 +83,24 @@ void OverviewPanel::showEntry(const EntryRef& ref, const SharedContent& content)
     model_->setEntry(ref.entry, *content);
     view_->expandToDepth(0);
     fitNameColumn();
+
+    // What importing it would say: the verdict of the pickle and the code
+    // PyTorch would run from it, read off the GUI thread (a wrapper is MBs).
+    const std::filesystem::path entryRoot = ref.root;
+    const cachedir::Entry entry = ref.entry;
+    jobs_->run<std::optional<bundle::ArtifactCheck>>(
+        kSafetyChannel, this,
+        [entryRoot, entry](const JobContext&) { return bundle::judge_entry(entryRoot, entry); },
+        [this](std::optional<bundle::ArtifactCheck> check) {
+            if (!check) {
+                return;
+            }
+            model_->prependField(safetyField(*check));
+            if (!check->findings.empty()) {
+                view_->expand(model_->index(0, 0));
+            }
+            fitNameColumn();
+        });
 
     const auto* module = std::get_if<cachedir::ModuleSource>(content.get());
     if (module == nullptr || module->module.kernel_names().empty()) {

@@ -45,19 +45,42 @@ ArtifactCheck judge_source(std::string_view text, const std::string& path) {
     if (!findings) {
         check.problems.push_back(findings.error().message);
         check.verdict = safety::Verdict::Unreadable;
+        check.readable = false;
         return check;
     }
     const auto lines = static_cast<std::size_t>(std::ranges::count(text, '\n'));
     check.code.push_back(path + " (" + std::to_string(lines) + " lines)");
     check.findings = std::move(*findings);
     safety::drop_repeated(check.findings);
-    check.verdict = check.findings.empty() ? safety::Verdict::InductorCode
-                                           : safety::Verdict::CodeWithFindings;
+    check.verdict =
+        check.findings.empty() ? safety::Verdict::InductorCode : safety::Verdict::CodeWithFindings;
     check.consent = safety::consent_for(check.findings, {});
     return check;
 }
 
 } // namespace
+
+std::optional<ArtifactCheck> judge_entry(const std::filesystem::path& root,
+                                         const cachedir::Entry& entry) {
+    if (!is_source(entry.kind) && artifact_type(entry.kind).empty()) {
+        return std::nullopt;
+    }
+    auto file = MappedFile::open(root / entry.path);
+    if (!file) {
+        ArtifactCheck check;
+        check.problems.push_back(file.error().message);
+        check.readable = false;
+        return check;
+    }
+    if (is_source(entry.kind)) {
+        return judge_source((*file)->bytes(), entry.path);
+    }
+    const std::string key =
+        entry.kind == cachedir::FileKind::DynamoProfile ? profile_key(entry.path) : entry.key;
+    // The size limit is for what a stranger sends; this cache is on disk already.
+    return check_artifact(artifact_type(entry.kind), key, (*file)->bytes(),
+                          {.max_artifact_bytes = UINT64_MAX, .trust = {}});
+}
 
 Result<std::vector<FileVerdict>> judge_cache_dir(const cachedir::Scan& scan,
                                                  const ProgressFn& progress) {
@@ -79,21 +102,7 @@ Result<std::vector<FileVerdict>> judge_cache_dir(const cachedir::Scan& scan,
     }
     std::vector<FileVerdict> verdicts;
     for (const auto* entry : judged) {
-        FileVerdict verdict{.path = entry->path, .check = {}};
-        auto file = MappedFile::open(scan.root / entry->path);
-        if (!file) {
-            verdict.check.problems.push_back(file.error().message);
-        } else if (is_source(entry->kind)) {
-            verdict.check = judge_source((*file)->bytes(), entry->path);
-        } else {
-            const std::string key =
-                entry->kind == cachedir::FileKind::DynamoProfile ? profile_key(entry->path)
-                                                                 : entry->key;
-            // The size limit is for what a stranger sends; this cache is on disk already.
-            verdict.check =
-                check_artifact(artifact_type(entry->kind), key, (*file)->bytes(),
-                               {.max_artifact_bytes = UINT64_MAX, .trust = {}});
-        }
+        FileVerdict verdict{.path = entry->path, .check = *judge_entry(scan.root, *entry)};
         checked.bytes += entry->size;
         checked.item = entry->path;
         ++checked.done;

@@ -11,6 +11,8 @@
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/core/progress.h>
 
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,12 @@ struct FileVerdict {
     std::string path; // relative to the cache dir
     ArtifactCheck check;
 };
+
+// The verdict of one entry of a cache dir under `root`, as judge_cache_dir
+// gives it; nullopt for a kind that holds neither a pickle nor source code
+// (best_configs, Triton kernel dirs, locks...).
+std::optional<ArtifactCheck> judge_entry(const std::filesystem::path& root,
+                                         const cachedir::Entry& entry);
 
 // One FileVerdict per pickle and source file of `scan`, sorted by path. A
 // file that cannot be read is "unreadable" with the reason. `progress` hears
