@@ -489,9 +489,25 @@ constexpr PolicyRow kRows[] = {
     refused("torch._inductor.metrics", "CachedMetricsHelper", "in main 2.15a0; 2.5, 2.6, 2.7, 2.8, 2.9, 2.10, 2.11 not read", "computes deltas at compile time; never pickled"),
     refused("torch._inductor.metrics", "MetricTable", "in main 2.15a0; 2.5, 2.6, 2.7, 2.8, 2.9, 2.10, 2.11 not read", "a process-wide table that writes CSV files; never pickled"),
     refused("torch._inductor.metrics", "CppOuterLoopFusedCount", "in main 2.15a0; 2.5, 2.6, 2.7, 2.8, 2.9, 2.10, 2.11 not read", "a compile-time counter; never pickled"),
-    // utils.py: only the classes entries pickle (not inventoried in full).
-    built("torch._inductor.utils", "BoxedBool", "imported from utils by output_code.py in 2.7/2.8 and main 2.15a0; utils.py not read", "a boxed flag (cudagraphs) of an entry"),
-    built("torch._inductor.utils", "GraphPartitionMap", "imported from utils by output_code.py on the 2.8.0 side of 2.7/2.8 (not the 2.7.1 side) and in main; utils.py not read", "CompiledFxGraph.partition_maps with graph partitioning on; a frozen dataclass of indices and constant names"),
+    // utils.py: inventoried in full at rocm-2.10a0+2.8; only BoxedBool and GraphPartitionMap are in entries.
+    built("torch._inductor.utils", "BoxedBool", "in 2.10a0/2.8; 2.5, 2.6, 2.7, 2.9, 2.11 not read (output_code.py imports it from utils in 2.7/2.8 and main)", "a boxed flag (cudagraphs) of an entry"),
+    built("torch._inductor.utils", "GraphPartitionMap", "in 2.10a0/2.8; 2.5, 2.6, 2.7, 2.9, 2.11 not read (output_code.py imports it from utils on the 2.8.0 side of 2.7/2.8, not the 2.7.1 side, and in main)", "CompiledFxGraph.partition_maps with graph partitioning on; a frozen dataclass of indices and constant names"),
+    refused("torch._inductor.utils", "align", "in 2.10a0/2.8; 2.5, 2.6, 2.7, 2.9, 2.11 not read", "a sympy function used while generating code; never in an entry"),
+    refused("torch._inductor.utils", "CachedMethod", "in 2.10a0/2.8; 2.5, 2.6, 2.7, 2.9, 2.11 not read", "a typing Protocol; never instantiated"),
+    refused("torch._inductor.utils", "LineContext", "in 2.10a0/2.8; 2.5, 2.6, 2.7, 2.9, 2.11 not read", "a line-map marker in generated code buffers; never in an entry"),
+    refused("torch._inductor.utils", "ValueWithLineMap", "in 2.10a0/2.8; 2.5, 2.6, 2.7, 2.9, 2.11 not read", "generated code with its line map, before it is written; never in an entry"),
+    refused("torch._inductor.utils", "IndentedBuffer", "in 2.10a0/2.8; 2.5, 2.6, 2.7, 2.9, 2.11 not read", "never in an entry: compile-time state of Inductor's code generation"),
+    refused("torch._inductor.utils", "FakeIndentedBuffer", "in 2.10a0/2.8; 2.5, 2.6, 2.7, 2.9, 2.11 not read", "never in an entry: compile-time state of Inductor's code generation"),
+    refused("torch._inductor.utils", "DeferredLineBase", "in 2.10a0/2.8; 2.5, 2.6, 2.7, 2.9, 2.11 not read", "never in an entry: compile-time state of Inductor's code generation"),
+    refused("torch._inductor.utils", "DelayReplaceLine", "in 2.10a0/2.8; 2.5, 2.6, 2.7, 2.9, 2.11 not read", "holds a value_fn callable; never in an entry: compile-time state of Inductor's code generation"),
+    refused("torch._inductor.utils", "DelayMaybeLine", "in 2.10a0/2.8; 2.5, 2.6, 2.7, 2.9, 2.11 not read", "holds a pred_fn callable; never in an entry: compile-time state of Inductor's code generation"),
+    refused("torch._inductor.utils", "DebugDirManager", "in 2.10a0/2.8; 2.5, 2.6, 2.7, 2.9, 2.11 not read", "a context manager that deletes a debug directory on exit; never in an entry"),
+    refused("torch._inductor.utils", "Placeholder", "in 2.10a0/2.8; 2.5, 2.6, 2.7, 2.9, 2.11 not read", "kernel-name placeholders in generated code; never in an entry"),
+    refused("torch._inductor.utils", "OpDtypeRule", "in 2.10a0/2.8; 2.5, 2.6, 2.7, 2.9, 2.11 not read", "a dtype propagation rule registered at import; never in an entry"),
+    refused("torch._inductor.utils", "ScopedDict", "in 2.10a0/2.8; 2.5, 2.6, 2.7, 2.9, 2.11 not read", "never in an entry: compile-time state of Inductor's code generation"),
+    refused("torch._inductor.utils", "TritonAttrsDescriptorVersion", "in 2.10a0/2.8; 2.5, 2.6, 2.7, 2.9, 2.11 not read", "which Triton AttrsDescriptor API is installed, computed at run time; never in an entry"),
+    refused("torch._inductor.utils", "CUDAGraphWrapperMetadata", "in 2.10a0/2.8; 2.5, 2.6, 2.7, 2.9, 2.11 not read", "passed to a user's cudagraph partition wrapper at run time; never in an entry"),
+    refused("torch._inductor.utils", "CUDAGraphWrapper", "in 2.10a0/2.8; 2.5, 2.6, 2.7, 2.9, 2.11 not read", "holds a user-supplied wrapper function (process-wide); never in an entry"),
     record("torch.utils._ordered_set", "OrderedSet", "in main 2.15a0; 2.5, 2.6, 2.7, 2.8, 2.9, 2.10, 2.11 not read", "an ordered set; __reduce__ (main read) returns (OrderedSet, (list,)) and __init__ only builds a dict"),
 
     // ---- Triton (kept in CachingAutotuner and TritonBundle); triton-main read in full for autotuner.py and jit.py.
