@@ -15,6 +15,7 @@
 # are skipped without redis-server.
 #
 # Usage: docs/make-screenshots.sh [BUILD_DIR]   (default build/default)
+# SHOTS="overview browse" renders only the named pictures.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-$root/build/default}"
@@ -37,6 +38,9 @@ best=$(cd "$work/sample-cache" && ls */*.best_config | head -1)
 shot() {
     local name="$1"
     shift
+    if [[ -n "${SHOTS:-}" && " $SHOTS " != *" $name "* ]]; then
+        return 0
+    fi
     echo "docs/images/$name.png"
     xvfb-run -a -s "-screen 0 1600x1000x24" \
         env XDG_CONFIG_HOME="$work/config" TORCHINDUCTOR_CACHE_DIR= \
@@ -88,6 +92,9 @@ PY
 bundle_shot() {
     local name="$1" bundle="$2"
     shift 2
+    if [[ -n "${SHOTS:-}" && " $SHOTS " != *" $name "* ]]; then
+        return 0
+    fi
     echo "docs/images/$name.png"
     xvfb-run -a -s "-screen 0 1600x1000x24" \
         env XDG_CONFIG_HOME="$work/config" XDG_CACHE_HOME="$work/cache" TORCHINDUCTOR_CACHE_DIR= \
@@ -119,6 +126,9 @@ url="redis://127.0.0.1:$port"
 redis_shot() {
     local name="$1"
     shift
+    if [[ -n "${SHOTS:-}" && " $SHOTS " != *" $name "* ]]; then
+        return 0
+    fi
     echo "docs/images/$name.png"
     xvfb-run -a -s "-screen 0 1600x1000x24" \
         env -u TORCHINDUCTOR_REDIS_URL XDG_CONFIG_HOME="$work/config" XDG_CACHE_HOME="$work/cache" \

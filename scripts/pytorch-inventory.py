@@ -55,6 +55,7 @@ TORCH_MODULES = [
     "torch/_inductor/runtime/static_triton_launcher.py",
     "torch/_inductor/cudagraph_utils.py",
     "torch/_inductor/metrics.py",
+    "torch/_inductor/utils.py",
     "torch/utils/_ordered_set.py",
 ]
 TRITON_MODULES = [
