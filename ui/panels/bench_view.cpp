@@ -6,6 +6,7 @@
 #include "models/highlight_colors.h"
 #include "views/banner.h"
 #include "views/bench_chart.h"
+#include "views/confirm.h"
 
 #include <QChart>
 #include <QChartView>
@@ -20,7 +21,6 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
@@ -789,9 +789,7 @@ void BenchView::acceptSelected(bool askUser) {
     if (!current.isValid() || !accept_->isEnabled()) {
         return;
     }
-    if (askUser && QMessageBox::question(this, tr("Make best config"), acceptConfirmationText(),
-                                         QMessageBox::Yes | QMessageBox::No,
-                                         QMessageBox::No) != QMessageBox::Yes) {
+    if (askUser && !askBeforeWriting(this, tr("Make best config"), acceptConfirmationText())) {
         return;
     }
     const auto& result = results_->result(sorted_->mapToSource(current).row());

@@ -3,9 +3,9 @@
 #include "jobs/job_runner.h"
 #include "models/engine_text.h"
 #include "models/import_plan_model.h"
-#include "models/plain_text.h"
 #include "models/stats_text.h"
 #include "views/banner.h"
+#include "views/confirm.h"
 #include "views/findings_panel.h"
 #include "views/plan_table.h"
 
@@ -21,7 +21,6 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMessageBox>
 #include <QPushButton>
 #include <QTableView>
 #include <QTextDocumentFragment>
@@ -370,9 +369,7 @@ void ImportDialog::confirmAndImport(bool askUser) {
     if (!canImport()) {
         return;
     }
-    if (askUser && QMessageBox::question(this, tr("Import"), literalText(confirmationText()),
-                                         QMessageBox::Yes | QMessageBox::No,
-                                         QMessageBox::No) != QMessageBox::Yes) {
+    if (askUser && !askBeforeWriting(this, tr("Import"), confirmationText())) {
         return;
     }
     importing_ = true;

@@ -5,9 +5,9 @@
 #include "models/engine_text.h"
 #include "models/graph_selection.h"
 #include "models/import_plan_model.h"
-#include "models/plain_text.h"
 #include "models/stats_text.h"
 #include "views/banner.h"
+#include "views/confirm.h"
 #include "views/findings_panel.h"
 #include "views/job_status_line.h"
 #include "views/plan_table.h"
@@ -19,7 +19,6 @@
 #include <QItemSelectionModel>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMessageBox>
 #include <QPushButton>
 #include <QTableView>
 #include <QTimer>
@@ -179,9 +178,7 @@ void PullDialog::confirmAndPull(bool askUser) {
     if (!canPull()) {
         return;
     }
-    if (askUser && QMessageBox::question(this, tr("Pull"), literalText(confirmationText()),
-                                         QMessageBox::Yes | QMessageBox::No,
-                                         QMessageBox::No) != QMessageBox::Yes) {
+    if (askUser && !askBeforeWriting(this, tr("Pull"), confirmationText())) {
         return;
     }
     run(false);

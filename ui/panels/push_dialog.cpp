@@ -4,10 +4,10 @@
 #include "jobs/remote_work.h"
 #include "models/engine_text.h"
 #include "models/graph_selection.h"
-#include "models/plain_text.h"
 #include "models/push_plan_model.h"
 #include "models/stats_text.h"
 #include "views/banner.h"
+#include "views/confirm.h"
 #include "views/job_status_line.h"
 #include "views/plan_table.h"
 
@@ -18,7 +18,6 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
-#include <QMessageBox>
 #include <QPushButton>
 #include <QTableView>
 #include <QTimer>
@@ -266,9 +265,7 @@ void PushDialog::confirmAndPush(bool askUser) {
     if (!canPush()) {
         return;
     }
-    if (askUser && QMessageBox::question(this, tr("Push"), literalText(confirmationText()),
-                                         QMessageBox::Yes | QMessageBox::No,
-                                         QMessageBox::No) != QMessageBox::Yes) {
+    if (askUser && !askBeforeWriting(this, tr("Push"), confirmationText())) {
         return;
     }
     run(false);
