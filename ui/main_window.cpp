@@ -2,28 +2,28 @@
 
 #include "jobs/bundle_work.h"
 #include "jobs/remote_work.h"
-#include "models/engine_text.h"
+#include "text/engine_text.h"
 #include "models/entry_table_model.h"
 #include "models/root_labels_model.h"
 #include "models/roots_model.h"
-#include "models/stats_text.h"
-#include "panels/autotune_panel.h"
-#include "panels/bench_view.h"
-#include "panels/compare_view.h"
-#include "panels/debug_lines_panel.h"
-#include "panels/export_dialog.h"
-#include "panels/guards_panel.h"
-#include "panels/import_dialog.h"
-#include "panels/kernels_panel.h"
-#include "panels/overview_panel.h"
-#include "panels/prune_dialog.h"
-#include "panels/pull_dialog.h"
-#include "panels/push_dialog.h"
-#include "panels/redis_dialog.h"
-#include "panels/source_panel.h"
-#include "panels/stats_view.h"
-#include "panels/why_view.h"
-#include "views/banner.h"
+#include "text/stats_text.h"
+#include "tabs/autotune_tab.h"
+#include "pages/bench_page.h"
+#include "pages/compare_page.h"
+#include "tabs/debug_lines_tab.h"
+#include "dialogs/export_dialog.h"
+#include "tabs/guards_tab.h"
+#include "dialogs/import_dialog.h"
+#include "tabs/kernels_tab.h"
+#include "tabs/overview_tab.h"
+#include "dialogs/prune_dialog.h"
+#include "dialogs/pull_dialog.h"
+#include "dialogs/push_dialog.h"
+#include "dialogs/redis_dialog.h"
+#include "tabs/source_tab.h"
+#include "pages/stats_page.h"
+#include "pages/why_page.h"
+#include "widgets/banner.h"
 
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/catalog/catalog.h>
@@ -98,14 +98,14 @@ MainWindow::MainWindow(QString catalogPath, QWidget* parent)
     pages_ = new QTabWidget;
     pages_->setDocumentMode(true);
     buildBrowsePage();
-    compareView_ = new CompareView(jobs_);
-    whyView_ = new WhyView(jobs_);
-    statsView_ = new StatsView(jobs_, catalogPath_);
-    benchView_ = new BenchView(jobs_, catalogPath_);
-    pages_->addTab(compareView_, tr("Compare"));
-    pages_->addTab(whyView_, tr("Why missed"));
-    pages_->addTab(statsView_, tr("Stats"));
-    pages_->addTab(benchView_, tr("Benchmarks"));
+    comparePage_ = new ComparePage(jobs_);
+    whyPage_ = new WhyPage(jobs_);
+    statsPage_ = new StatsPage(jobs_, catalogPath_);
+    benchPage_ = new BenchPage(jobs_, catalogPath_);
+    pages_->addTab(comparePage_, tr("Compare"));
+    pages_->addTab(whyPage_, tr("Why missed"));
+    pages_->addTab(statsPage_, tr("Stats"));
+    pages_->addTab(benchPage_, tr("Benchmarks"));
     setCentralWidget(pages_);
 
     buildActions();
@@ -114,26 +114,26 @@ MainWindow::MainWindow(QString catalogPath, QWidget* parent)
 
     connect(pages_, &QTabWidget::currentChanged, this, [this](int page) {
         if (page == static_cast<int>(Page::Stats)) {
-            statsView_->showRoot(filterRoot_);
+            statsPage_->showRoot(filterRoot_);
         } else if (page == static_cast<int>(Page::Bench)) {
             showBenchRoot();
         }
     });
-    connect(compareView_, &CompareView::statusMessage, statusText_, &QLabel::setText);
-    connect(whyView_, &WhyView::statusMessage, statusText_, &QLabel::setText);
-    connect(whyView_, &WhyView::compareRequested, this,
+    connect(comparePage_, &ComparePage::statusMessage, statusText_, &QLabel::setText);
+    connect(whyPage_, &WhyPage::statusMessage, statusText_, &QLabel::setText);
+    connect(whyPage_, &WhyPage::compareRequested, this,
             [this](const EntryRef& left, const EntryRef& right) {
-                compareView_->compare(left, right);
+                comparePage_->compare(left, right);
                 showPage(Page::Compare);
             });
-    connect(statsView_, &StatsView::statusMessage, statusText_, &QLabel::setText);
-    connect(benchView_, &BenchView::statusMessage, statusText_, &QLabel::setText);
-    connect(benchView_, &BenchView::planFinished, this, [this] { advanceRequest(); });
-    connect(statsView_, &StatsView::pruneRequested, this, [this](const fs::path& root) {
+    connect(statsPage_, &StatsPage::statusMessage, statusText_, &QLabel::setText);
+    connect(benchPage_, &BenchPage::statusMessage, statusText_, &QLabel::setText);
+    connect(benchPage_, &BenchPage::planFinished, this, [this] { advanceRequest(); });
+    connect(statsPage_, &StatsPage::pruneRequested, this, [this](const fs::path& root) {
         filterRoot_ = root;
         openPruneDialog();
     });
-    connect(statsView_, &StatsView::entryActivated, this,
+    connect(statsPage_, &StatsPage::entryActivated, this,
             [this](const QString& root, const QString& path) {
                 filterRoot_ = root.toStdString();
                 showPage(Page::Browse);
@@ -275,14 +275,14 @@ void MainWindow::buildBrowsePage() {
                                               "background: #b3261e; padding: 4px; }"));
     entryError_->hide();
     details_ = new QTabWidget;
-    panels_ = {new OverviewPanel, new DebugLinesPanel, new GuardsPanel,
-               new SourcePanel,   new KernelsPanel,    new AutotunePanel};
+    panels_ = {new OverviewTab, new DebugLinesTab, new GuardsTab,
+               new SourceTab,   new KernelsTab,    new AutotuneTab};
     const QString titles[] = {tr("Overview"), tr("Debug lines"), tr("Guards"),
                               tr("Source"),   tr("Kernels"),     tr("Autotune")};
     for (std::size_t i = 0; i < panels_.size(); ++i) {
         details_->addTab(panels_[i], titles[i]);
-        connect(panels_[i], &EntryPanel::followRequested, this, &MainWindow::follow);
-        connect(panels_[i], &EntryPanel::statusMessage, this,
+        connect(panels_[i], &EntryTab::followRequested, this, &MainWindow::follow);
+        connect(panels_[i], &EntryTab::statusMessage, this,
                 [this](const QString& message) { statusText_->setText(message); });
     }
     auto* detailArea = new QWidget;
@@ -864,7 +864,7 @@ bool MainWindow::compareWith(const QString& query) {
         statusText_->setText(tr("No FX graph entry %1 to compare with").arg(query));
         return false;
     }
-    compareView_->compare(*current_, other->ref);
+    comparePage_->compare(*current_, other->ref);
     showPage(Page::Compare);
     return true;
 }
@@ -875,7 +875,7 @@ void MainWindow::compareSelection() {
         statusText_->setText(tr("Select two FX graph entries to compare (Ctrl+click)."));
         return;
     }
-    compareView_->compare(refs[0], refs[1]);
+    comparePage_->compare(refs[0], refs[1]);
     showPage(Page::Compare);
 }
 
@@ -884,7 +884,7 @@ void MainWindow::explainCurrent() {
         statusText_->setText(tr("Select an FX graph entry to see why it missed."));
         return;
     }
-    whyView_->explain(*current_, rootDirs());
+    whyPage_->explain(*current_, rootDirs());
     showPage(Page::Why);
 }
 
@@ -1002,7 +1002,7 @@ QWidget* MainWindow::screenshotTarget() {
     return this;
 }
 
-EntryPanel* MainWindow::panel(Tab tab) const {
+EntryTab* MainWindow::panel(Tab tab) const {
     return panels_[static_cast<std::size_t>(tab)];
 }
 
@@ -1143,7 +1143,7 @@ void MainWindow::advanceRequest() {
         }
     }
     // The Benchmarks page's plan listing is a child process, not a job.
-    if (jobs_.isIdle() && !benchView_->isPlanning()) {
+    if (jobs_.isIdle() && !benchPage_->isPlanning()) {
         request_.reset();
         // One more turn of the event loop so that the last results are painted.
         QTimer::singleShot(150, this, &MainWindow::requestDone);

@@ -10,7 +10,7 @@
 // Pull to Cache Dir… and Push to Redis… open their dialogs.
 
 #include "jobs/job_runner.h"
-#include "models/entry_ref.h"
+#include "data/entry_ref.h"
 
 #include <cachelens/cachedir/file_kind.h>
 #include <cachelens/remote/redis_endpoint.h>
@@ -40,9 +40,9 @@ class QTreeView;
 
 namespace cachelens::ui {
 
-class BenchView;
-class CompareView;
-class EntryPanel;
+class BenchPage;
+class ComparePage;
+class EntryTab;
 class EntryTableModel;
 class ExportDialog;
 class ImportDialog;
@@ -51,8 +51,8 @@ class PushDialog;
 class RedisDialog;
 class RootLabelsModel;
 class RootsModel;
-class StatsView;
-class WhyView;
+class StatsPage;
+class WhyPage;
 namespace remote_work {
 struct MirrorOutcome;
 }
@@ -137,11 +137,11 @@ public:
     EntryTableModel* entryModel() const { return entryModel_; }
     QTableView* entryTable() const { return table_; }
     QLineEdit* searchField() const { return search_; }
-    EntryPanel* panel(Tab tab) const;
-    CompareView* compareView() const { return compareView_; }
-    WhyView* whyView() const { return whyView_; }
-    StatsView* statsView() const { return statsView_; }
-    BenchView* benchView() const { return benchView_; }
+    EntryTab* panel(Tab tab) const;
+    ComparePage* comparePage() const { return comparePage_; }
+    WhyPage* whyPage() const { return whyPage_; }
+    StatsPage* statsPage() const { return statsPage_; }
+    BenchPage* benchPage() const { return benchPage_; }
     void showPage(Page page);
     void showTab(Tab tab);
     std::optional<EntryRef> currentEntry() const { return current_; }
@@ -256,11 +256,11 @@ private:
     QLabel* entryError_ = nullptr;
     QLabel* bundleBanner_ = nullptr;
     QTabWidget* details_ = nullptr;
-    std::vector<EntryPanel*> panels_; // in Tab order
-    CompareView* compareView_ = nullptr;
-    WhyView* whyView_ = nullptr;
-    StatsView* statsView_ = nullptr;
-    BenchView* benchView_ = nullptr;
+    std::vector<EntryTab*> panels_; // in Tab order
+    ComparePage* comparePage_ = nullptr;
+    WhyPage* whyPage_ = nullptr;
+    StatsPage* statsPage_ = nullptr;
+    BenchPage* benchPage_ = nullptr;
 
     QLabel* statusText_ = nullptr;
     QProgressBar* progress_ = nullptr;

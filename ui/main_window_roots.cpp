@@ -6,17 +6,17 @@
 #include "jobs/bundle_work.h"
 #include "jobs/remote_work.h"
 #include "main_window.h"
-#include "models/engine_text.h"
-#include "models/graph_selection.h"
+#include "text/engine_text.h"
+#include "data/graph_selection.h"
 #include "models/root_labels_model.h"
 #include "models/roots_model.h"
-#include "panels/bench_view.h"
-#include "panels/export_dialog.h"
-#include "panels/import_dialog.h"
-#include "panels/pull_dialog.h"
-#include "panels/push_dialog.h"
-#include "panels/redis_dialog.h"
-#include "views/banner.h"
+#include "pages/bench_page.h"
+#include "dialogs/export_dialog.h"
+#include "dialogs/import_dialog.h"
+#include "dialogs/pull_dialog.h"
+#include "dialogs/push_dialog.h"
+#include "dialogs/redis_dialog.h"
+#include "widgets/banner.h"
 
 #include <cachelens/catalog/catalog.h>
 #include <cachelens/remote/mirror.h>
@@ -135,7 +135,7 @@ void MainWindow::showBenchRoot() {
     const std::optional<fs::path> root = actionRoot();
     if (root && isRedisRoot(*root)) {
         // `bench accept` would rewrite the mirror, which the next refresh undoes.
-        benchView_->showRoot(std::nullopt);
+        benchPage_->showRoot(std::nullopt);
         statusText_->setText(
             tr("%1 is a Redis server's mirror, browsed read-only: pull its entries into a cache "
                "dir to benchmark their kernels and change their best configs.")
@@ -144,13 +144,13 @@ void MainWindow::showBenchRoot() {
     }
     if (root && isReadOnlyRoot(*root)) {
         // `bench accept` would rewrite the staged copy: a bundle is benchmarked once imported.
-        benchView_->showRoot(std::nullopt);
+        benchPage_->showRoot(std::nullopt);
         statusText_->setText(tr("%1 is a bundle, opened read-only: import it into a cache dir to "
                                 "benchmark its kernels and change their best configs.")
                                  .arg(text(root->filename().string())));
         return;
     }
-    benchView_->showRoot(root);
+    benchPage_->showRoot(root);
 }
 
 void MainWindow::openImportDialog(std::optional<fs::path> bundleFile, std::optional<fs::path> into,

@@ -9,7 +9,7 @@
 // backward graph also in gm. multi_dev: one key, two entries with different
 // guards.
 
-#include "models/entry_ref.h"
+#include "data/entry_ref.h"
 #include "test_paths.h"
 
 #include <cachelens/cachedir/cache_dir.h>

@@ -15,16 +15,16 @@
 #include "main_window.h"
 #include "models/entry_table_model.h"
 #include "models/findings_model.h"
-#include "models/graph_selection.h"
-#include "models/highlight_colors.h"
+#include "data/graph_selection.h"
+#include "widgets/highlight_colors.h"
 #include "models/import_plan_model.h"
-#include "models/plain_text.h"
+#include "text/plain_text.h"
 #include "models/root_labels_model.h"
-#include "panels/export_dialog.h"
-#include "panels/import_dialog.h"
-#include "panels/prune_dialog.h"
+#include "dialogs/export_dialog.h"
+#include "dialogs/import_dialog.h"
+#include "dialogs/prune_dialog.h"
 #include "test_paths.h"
-#include "views/findings_panel.h"
+#include "widgets/findings_panel.h"
 
 #include <cachelens/bundle/bundle_file.h>
 #include <cachelens/bundle/import.h>

@@ -6,11 +6,11 @@
 // written.
 
 #include "main_window.h"
-#include "models/engine_text.h"
+#include "text/engine_text.h"
 #include "models/entry_table_model.h"
-#include "models/plain_text.h"
-#include "panels/entry_panel.h"
-#include "panels/why_view.h"
+#include "text/plain_text.h"
+#include "tabs/entry_tab.h"
+#include "pages/why_page.h"
 #include "test_paths.h"
 
 #include <QAbstractItemView>
@@ -217,7 +217,7 @@ private slots:
         QVERIFY(select([](const EntryRef& ref) { return text(ref.entry.key) == kFxKey; }) >= 0);
         visitEveryTab();
         window_->explainCurrent();
-        const auto* header = window_->whyView()->findChild<QLabel*>(QStringLiteral("whyHeader"));
+        const auto* header = window_->whyPage()->findChild<QLabel*>(QStringLiteral("whyHeader"));
         QVERIFY(header != nullptr);
         QTRY_VERIFY_WITH_TIMEOUT(shown(header).contains(QLatin1String("the nearest of")), 30'000);
         QVERIFY2(shown(header).startsWith(kFxKey + QStringLiteral(" (")),

@@ -1,4 +1,4 @@
-// CompareView, WhyView and GuardsPanel on the real devset, as a user sees
+// ComparePage, WhyPage and GuardsTab on the real devset, as a user sees
 // them: comparing the mega-cache round trip's graphs lists the attributes
 // that differ first and lights them, a changed gm shows its line diff; the why
 // view ranks the original key first with what differs and asks to compare it;
@@ -12,9 +12,9 @@
 #include "models/guard_clauses_model.h"
 #include "models/key_diff_model.h"
 #include "models/nearest_keys_model.h"
-#include "panels/compare_view.h"
-#include "panels/guards_panel.h"
-#include "panels/why_view.h"
+#include "pages/compare_page.h"
+#include "tabs/guards_tab.h"
+#include "pages/why_page.h"
 #include "test_paths.h"
 
 #include <cachelens/cachedir/cache_dir.h>
@@ -89,10 +89,10 @@ class TestCompareWhyGuards : public QObject {
 private slots:
     void compareShowsTheDifferingAttributesFirst() {
         JobRunner jobs;
-        CompareView view(jobs);
+        ComparePage view(jobs);
         view.resize(1200, 800);
         view.show();
-        QSignalSpy status(&view, &CompareView::statusMessage);
+        QSignalSpy status(&view, &ComparePage::statusMessage);
         QAbstractItemModelTester tester(view.model(),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         const EntryRef left = refFor("devset/cache_from_mega", kForwardRerun);
@@ -142,7 +142,7 @@ private slots:
 
     void compareShowsALineDiffInsideTheGraphCode() {
         JobRunner jobs;
-        CompareView view(jobs);
+        ComparePage view(jobs);
         view.resize(1200, 800);
         view.show();
         view.compare(refFor("devset/cache_from_mega", kBackwardRerun),
@@ -174,10 +174,10 @@ private slots:
 
     void compareShowsErrorsInTheView() {
         JobRunner jobs;
-        CompareView view(jobs);
+        ComparePage view(jobs);
         view.resize(900, 400);
         view.show();
-        QSignalSpy status(&view, &CompareView::statusMessage);
+        QSignalSpy status(&view, &ComparePage::statusMessage);
         const EntryRef aot =
             refFor("devset/cache", "azz63xekxqvt27cuad3a7l55oldjldqgsdqa4ixhkzcsp3mnrv7i");
         view.compare(aot, refFor("devset/cache", kForward));
@@ -209,12 +209,12 @@ private slots:
 
     void whyRanksTheOriginalKeyFirst() {
         JobRunner jobs;
-        WhyView view(jobs);
+        WhyPage view(jobs);
         view.resize(1300, 900);
         view.show();
         QAbstractItemModelTester tester(view.model(),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
-        QSignalSpy compareRequested(&view, &WhyView::compareRequested);
+        QSignalSpy compareRequested(&view, &WhyPage::compareRequested);
         const EntryRef target = refFor("devset/cache_from_mega", kForwardRerun);
         view.explain(target, {test::fixture("devset/cache")});
         QTRY_VERIFY(view.model()->rowCount() > 0);
@@ -253,7 +253,7 @@ private slots:
 
     void whyShowsErrorsInTheView() {
         JobRunner jobs;
-        WhyView view(jobs);
+        WhyPage view(jobs);
         view.explain(refFor("devset/cache", kDefault), {"/nonexistent/cache"});
         auto* error = child<QLabel>(view, "whyError");
         QTRY_VERIFY(!error->isHidden());
@@ -267,7 +267,7 @@ private slots:
 
     void guardPlaygroundLightsClausesLive() {
         const auto golden = test::read_json(test::fixture("devset/golden.json"));
-        GuardsPanel panel;
+        GuardsTab panel;
         panel.resize(1100, 750);
         panel.show();
         QVERIFY(panel.appliesTo(cachedir::FileKind::FxGraph));
@@ -341,7 +341,7 @@ private slots:
     }
 
     void guardPlaygroundAcceptsBigIntsAndFlagsBadInput() {
-        GuardsPanel panel;
+        GuardsTab panel;
         panel.show();
         const EntryRef ref =
             refFor("devset/cache", "fkkjvznfduzvetzt76yadqm6ez5k5ymangrh732nwzvbbl3y25oq");
@@ -368,7 +368,7 @@ private slots:
         // The key's second entry: PyTorch tries the first one before it.
         const EntryRef ref =
             refFor("multi_dev/cache", std::string("fxgraph/tk/") + kMultiKey + "/" + kMultiSecond);
-        GuardsPanel panel;
+        GuardsTab panel;
         panel.resize(1100, 750);
         panel.show();
         panel.showEntry(ref, contentOf(ref));
@@ -416,7 +416,7 @@ private slots:
         const auto content = contentOf(ref);
         const auto& aot = std::get<cachedir::AotAutogradEntry>(*content);
         QVERIFY(aot.guards_expr.has_value());
-        GuardsPanel panel;
+        GuardsTab panel;
         panel.show();
         panel.showEntry(ref, content);
         QVERIFY(panel.clauses()->rowCount() > 0);
@@ -433,7 +433,7 @@ private slots:
     }
 
     void entriesWithoutGuardsAlwaysHit() {
-        GuardsPanel panel;
+        GuardsTab panel;
         panel.resize(900, 500);
         panel.show();
         const EntryRef ref = refFor("devset/cache", kDefault);
@@ -450,7 +450,7 @@ private slots:
     }
 
     void badGuardsAreShownNotCrashedOn() {
-        GuardsPanel panel;
+        GuardsTab panel;
         panel.show();
         auto* error = child<QLabel>(panel, "guardsError");
         // guards_expr that does not parse: said in the panel, no clauses.

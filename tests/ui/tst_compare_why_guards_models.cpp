@@ -7,7 +7,7 @@
 
 #include "devset_entries.h"
 #include "models/guard_clauses_model.h"
-#include "models/key_comparison.h"
+#include "data/key_comparison.h"
 #include "models/key_diff_model.h"
 #include "models/nearest_keys_model.h"
 #include "test_paths.h"

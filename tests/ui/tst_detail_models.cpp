@@ -9,12 +9,12 @@
 #include "models/autotune_model.h"
 #include "models/debug_lines_model.h"
 #include "models/entry_fields_model.h"
-#include "models/entry_links.h"
-#include "models/entry_ref.h"
+#include "data/entry_links.h"
+#include "data/entry_ref.h"
 #include "models/kernel_files_model.h"
 #include "test_paths.h"
-#include "views/code_view.h"
-#include "views/python_highlighter.h"
+#include "widgets/code_view.h"
+#include "widgets/python_highlighter.h"
 
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/entry_content.h>

@@ -12,11 +12,11 @@
 #include "models/nearest_keys_model.h"
 #include "models/prune_plan_model.h"
 #include "models/roots_model.h"
-#include "panels/compare_view.h"
-#include "panels/debug_lines_panel.h"
-#include "panels/guards_panel.h"
-#include "panels/prune_dialog.h"
-#include "panels/why_view.h"
+#include "pages/compare_page.h"
+#include "tabs/debug_lines_tab.h"
+#include "tabs/guards_tab.h"
+#include "dialogs/prune_dialog.h"
+#include "pages/why_page.h"
 #include "test_paths.h"
 
 #include <cachelens/catalog/catalog.h>
@@ -122,7 +122,7 @@ private slots:
         QVERIFY(shown.wait(10'000));
         QCOMPARE(QString::fromStdString(window_->currentEntry()->entry.key), kForward);
         window_->showTab(MainWindow::Tab::DebugLines);
-        auto* debug = qobject_cast<DebugLinesPanel*>(window_->panel(MainWindow::Tab::DebugLines));
+        auto* debug = qobject_cast<DebugLinesTab*>(window_->panel(MainWindow::Tab::DebugLines));
         QVERIFY(debug != nullptr);
         QVERIFY(debug->model()->rowCount() > 500);
         const auto attributes = column(*debug->model(), DebugLinesModel::AttributeColumn);
@@ -141,7 +141,7 @@ private slots:
         QVERIFY(window_->selectEntry(kForward));
         QVERIFY(shown.wait(10'000));
         QVERIFY(window_->compareWith(kBackward));
-        KeyDiffModel* diff = window_->compareView()->model();
+        KeyDiffModel* diff = window_->comparePage()->model();
         QTRY_VERIFY_WITH_TIMEOUT(diff->rowCount() > 0, 10'000);
         QAbstractItemModelTester tester(diff,
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -165,7 +165,7 @@ private slots:
         QVERIFY(window_->selectEntry(kGuarded));
         QVERIFY(shown.wait(10'000));
         window_->showTab(MainWindow::Tab::Guards);
-        auto* guards = qobject_cast<GuardsPanel*>(window_->panel(MainWindow::Tab::Guards));
+        auto* guards = qobject_cast<GuardsTab*>(window_->panel(MainWindow::Tab::Guards));
         QVERIFY(guards != nullptr);
         QAbstractItemModel* clauses = guards->clauses();
         QVERIFY(clauses->rowCount() >= 6);
@@ -219,7 +219,7 @@ private slots:
         QVERIFY(window_->selectEntry(kForward));
         QVERIFY(shown.wait(10'000));
         window_->explainCurrent();
-        auto* nearest = window_->whyView()->findChild<NearestKeysModel*>();
+        auto* nearest = window_->whyPage()->findChild<NearestKeysModel*>();
         QVERIFY(nearest != nullptr);
         QTRY_VERIFY_WITH_TIMEOUT(nearest->rowCount() > 0, 10'000);
         bool ranked = false;

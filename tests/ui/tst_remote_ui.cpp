@@ -21,13 +21,13 @@
 #include "models/push_plan_model.h"
 #include "models/root_labels_model.h"
 #include "models/roots_model.h"
-#include "panels/compare_view.h"
-#include "panels/prune_dialog.h"
-#include "panels/pull_dialog.h"
-#include "panels/push_dialog.h"
-#include "panels/redis_dialog.h"
+#include "pages/compare_page.h"
+#include "dialogs/prune_dialog.h"
+#include "dialogs/pull_dialog.h"
+#include "dialogs/push_dialog.h"
+#include "dialogs/redis_dialog.h"
 #include "test_paths.h"
-#include "views/findings_panel.h"
+#include "widgets/findings_panel.h"
 
 #include <cachelens/catalog/catalog.h>
 #include <cachelens/remote/mirror.h>
@@ -270,7 +270,7 @@ private slots:
 
         // The same key: the local entry, not itself; identical inputs.
         QVERIFY(window.compareWith(QString::fromLatin1(test::kForward)));
-        KeyDiffModel* diff = window.compareView()->model();
+        KeyDiffModel* diff = window.comparePage()->model();
         QTRY_VERIFY(diff->comparison() != nullptr);
         QCOMPARE(location(diff->comparison()->left.root), mirror);
         QCOMPARE(location(diff->comparison()->right.root), local);

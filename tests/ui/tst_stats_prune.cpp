@@ -7,10 +7,10 @@
 #include "jobs/job_runner.h"
 #include "models/kind_stats_model.h"
 #include "models/prune_plan_model.h"
-#include "models/stats_snapshot.h"
-#include "models/stats_text.h"
-#include "panels/prune_dialog.h"
-#include "panels/stats_view.h"
+#include "data/stats_snapshot.h"
+#include "text/stats_text.h"
+#include "dialogs/prune_dialog.h"
+#include "pages/stats_page.h"
 #include "test_paths.h"
 
 #include <cachelens/catalog/catalog.h>
@@ -279,10 +279,10 @@ private slots:
         QVERIFY(copy.make());
         const auto stats = copy.stats();
         JobRunner jobs;
-        StatsView view(jobs, copy.catalogArg());
+        StatsPage view(jobs, copy.catalogArg());
         view.resize(1280, 960);
-        QSignalSpy prune(&view, &StatsView::pruneRequested);
-        QSignalSpy activated(&view, &StatsView::entryActivated);
+        QSignalSpy prune(&view, &StatsPage::pruneRequested);
+        QSignalSpy activated(&view, &StatsPage::entryActivated);
         view.showRoot(copy.dir);
         QTRY_COMPARE(view.kindStats()->rowCount(), static_cast<int>(stats.kinds.size()) + 1);
         QVERIFY(view.errorText().isEmpty());

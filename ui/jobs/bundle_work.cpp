@@ -1,7 +1,7 @@
 #include "jobs/bundle_work.h"
 
-#include "models/engine_text.h"
-#include "models/stats_text.h"
+#include "text/engine_text.h"
+#include "text/stats_text.h"
 
 #include <cachelens/bundle/bundle_file.h>
 #include <cachelens/bundle/export.h>

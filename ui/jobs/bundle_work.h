@@ -16,7 +16,7 @@
 // is named by its path. The GUI treats such a root as read-only.
 
 #include "jobs/job_runner.h"
-#include "models/entry_ref.h"
+#include "data/entry_ref.h"
 
 #include <QString>
 #include <QStringList>

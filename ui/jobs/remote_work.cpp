@@ -1,8 +1,8 @@
 #include "jobs/remote_work.h"
 
 #include "jobs/bundle_work.h"
-#include "models/engine_text.h"
-#include "models/stats_text.h"
+#include "text/engine_text.h"
+#include "text/stats_text.h"
 
 #include <cachelens/catalog/catalog.h>
 #include <cachelens/remote/mirror.h>

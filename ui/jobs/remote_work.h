@@ -14,7 +14,7 @@
 // as an entry. The GUI treats a mirror root as read-only.
 
 #include "jobs/job_runner.h"
-#include "models/entry_ref.h"
+#include "data/entry_ref.h"
 
 #include <cachelens/bundle/import.h>
 #include <cachelens/remote/redis_endpoint.h>

@@ -1,6 +1,6 @@
 #include "models/autotune_model.h"
 
-#include "models/plain_text.h"
+#include "text/plain_text.h"
 
 #include <QColor>
 #include <QFont>

@@ -13,7 +13,7 @@
 //  - a module: the best_configs of its kernels and the benchmarks that timed it.
 // Columns a mode does not fill stay empty; isColumnUsed() lets a view hide them.
 
-#include "models/entry_links.h"
+#include "data/entry_links.h"
 
 #include <cachelens/cachedir/benchmark_cache.h>
 #include <cachelens/cachedir/best_config.h>

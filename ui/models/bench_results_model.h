@@ -6,7 +6,7 @@
 // compares with the config the .best_config names, and the fastest ok
 // candidate of each kernel marked and tinted.
 
-#include "models/bench_run_parser.h"
+#include "data/bench_run_parser.h"
 
 #include <QAbstractTableModel>
 #include <QSortFilterProxyModel>

@@ -1,6 +1,6 @@
 #include "models/debug_lines_model.h"
 
-#include "models/plain_text.h"
+#include "text/plain_text.h"
 
 #include <cachelens/explain/debug_line.h>
 

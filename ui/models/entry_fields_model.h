@@ -6,7 +6,7 @@
 // links and follows them on activation. entryFields() builds the tree from
 // parsed content, mirroring what `cachelens show --json` prints.
 
-#include "models/entry_links.h"
+#include "data/entry_links.h"
 
 #include <cachelens/bundle/import.h>
 #include <cachelens/cachedir/cache_dir.h>

@@ -1,7 +1,7 @@
 #include "models/entry_table_model.h"
 
-#include "models/engine_text.h"
-#include "models/plain_text.h"
+#include "text/engine_text.h"
+#include "text/plain_text.h"
 
 #include <cachelens/core/format.h>
 

@@ -10,7 +10,7 @@
 // result. refresh() loads the index again (after an index or a prune).
 
 #include "jobs/job_runner.h"
-#include "models/entry_ref.h"
+#include "data/entry_ref.h"
 
 #include <cachelens/catalog/catalog.h>
 #include <cachelens/catalog/entry_index.h>

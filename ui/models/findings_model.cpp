@@ -1,7 +1,7 @@
 #include "models/findings_model.h"
 
-#include "models/engine_text.h"
-#include "models/plain_text.h"
+#include "text/engine_text.h"
+#include "text/plain_text.h"
 
 #include <QFontDatabase>
 

@@ -1,7 +1,7 @@
 #include "models/guard_clauses_model.h"
 
-#include "models/highlight_colors.h"
-#include "models/plain_text.h"
+#include "widgets/highlight_colors.h"
+#include "text/plain_text.h"
 
 #include <QStringList>
 

@@ -1,6 +1,6 @@
 #include "models/kernel_files_model.h"
 
-#include "models/plain_text.h"
+#include "text/plain_text.h"
 
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/core/format.h>

@@ -1,7 +1,7 @@
 #include "models/key_diff_model.h"
 
-#include "models/highlight_colors.h"
-#include "models/plain_text.h"
+#include "widgets/highlight_colors.h"
+#include "text/plain_text.h"
 
 #include <cachelens/explain/debug_line.h>
 

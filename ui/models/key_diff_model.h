@@ -4,7 +4,7 @@
 // attribute: the differences first (in explain::diff_keys' order), then the
 // attributes both keys share. Columns: attribute, change, left value, right value.
 
-#include "models/key_comparison.h"
+#include "data/key_comparison.h"
 
 #include <cachelens/explain/line_diff.h>
 

@@ -1,6 +1,6 @@
 #include "models/kind_stats_model.h"
 
-#include "models/stats_text.h"
+#include "text/stats_text.h"
 
 #include <QFont>
 

@@ -1,7 +1,7 @@
 #include "models/nearest_keys_model.h"
 
-#include "models/key_comparison.h"
-#include "models/plain_text.h"
+#include "data/key_comparison.h"
+#include "text/plain_text.h"
 
 #include <QStringList>
 

@@ -5,7 +5,7 @@
 // prints), and NearestKeysModel, one row per candidate: rank, key, root,
 // shared debug lines / total, the attributes that differ.
 
-#include "models/entry_ref.h"
+#include "data/entry_ref.h"
 
 #include <cachelens/core/error.h>
 #include <cachelens/explain/nearest_keys.h>

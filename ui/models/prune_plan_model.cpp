@@ -1,7 +1,7 @@
 #include "models/prune_plan_model.h"
 
-#include "models/plain_text.h"
-#include "models/stats_text.h"
+#include "text/plain_text.h"
+#include "text/stats_text.h"
 
 #include <QFont>
 #include <QFontDatabase>

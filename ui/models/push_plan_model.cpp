@@ -1,9 +1,9 @@
 #include "models/push_plan_model.h"
 
-#include "models/engine_text.h"
-#include "models/highlight_colors.h"
-#include "models/plain_text.h"
-#include "models/stats_text.h"
+#include "text/engine_text.h"
+#include "widgets/highlight_colors.h"
+#include "text/plain_text.h"
+#include "text/stats_text.h"
 
 #include <cachelens/core/format.h>
 

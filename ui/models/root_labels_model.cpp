@@ -2,7 +2,7 @@
 
 #include "jobs/bundle_work.h"
 #include "jobs/remote_work.h"
-#include "models/plain_text.h"
+#include "text/plain_text.h"
 #include "models/roots_model.h"
 
 #include <QApplication>

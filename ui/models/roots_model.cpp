@@ -1,6 +1,6 @@
 #include "models/roots_model.h"
 
-#include "models/plain_text.h"
+#include "text/plain_text.h"
 
 #include <cachelens/core/format.h>
 

@@ -1,0 +1,438 @@
+#include "dialogs/import_dialog.h"
+
+#include "jobs/job_runner.h"
+#include "text/engine_text.h"
+#include "models/import_plan_model.h"
+#include "text/stats_text.h"
+#include "widgets/banner.h"
+#include "dialogs/confirm.h"
+#include "widgets/findings_panel.h"
+#include "widgets/plan_table.h"
+
+#include <cachelens/bundle/import.h>
+#include <cachelens/bundle/signed_bundle.h>
+#include <cachelens/bundle/signing.h>
+#include <cachelens/core/format.h>
+
+#include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QTableView>
+#include <QTextDocumentFragment>
+#include <QTimer>
+#include <QVBoxLayout>
+
+namespace cachelens::ui {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// "NVIDIA H100 80GB HBM3 · torch 2.11.0+cu130 · Triton 3.6.0 · CUDA 13.0"
+QString factsText(const bundle::SourceFacts& facts) {
+    QStringList parts;
+    if (facts.gpu) {
+        parts << text(*facts.gpu);
+    }
+    if (facts.torch_version) {
+        parts << QObject::tr("torch %1").arg(text(*facts.torch_version));
+    }
+    if (facts.triton_version) {
+        parts << QObject::tr("Triton %1").arg(text(*facts.triton_version));
+    }
+    if (facts.cuda_version) {
+        parts << QObject::tr("CUDA %1").arg(text(*facts.cuda_version));
+    }
+    return parts.join(QStringLiteral(" · "));
+}
+
+struct PlanResult {
+    std::optional<bundle::ImportPlan> plan;
+    QString error;
+};
+
+} // namespace
+
+struct ImportDialog::Loaded {
+    std::shared_ptr<const bundle::BundleFile> file;
+    QString facts;
+    QString error;
+};
+
+ImportDialog::ImportDialog(JobRunner& jobs, fs::path bundleFile, fs::path destination,
+                           QWidget* parent)
+    : QDialog(parent)
+    , jobs_(jobs)
+    , file_(std::move(bundleFile))
+    , channel_(QStringLiteral("import:%1").arg(quintptr(this)))
+    , model_(new ImportPlanModel(this)) {
+    setWindowTitle(tr("Import %1").arg(text(file_.filename().string())));
+
+    bundleInfo_ = new QLabel(tr("Reading %1…").arg(text(file_.string()).toHtmlEscaped()));
+    bundleInfo_->setObjectName(QStringLiteral("importBundle"));
+    bundleInfo_->setTextFormat(Qt::RichText); // the text from the bundle in it is escaped
+    bundleInfo_->setWordWrap(true);
+    bundleInfo_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    destination_ = new QLineEdit(text(destination.string()));
+    destination_->setObjectName(QStringLiteral("importInto"));
+    destination_->setToolTip(tr("The cache dir to write into (created when missing). PyTorch "
+                                "reads $TORCHINDUCTOR_CACHE_DIR, else /tmp/torchinductor_$USER."));
+    browseDestination_ = new QPushButton(tr("&Browse…"));
+    signer_ = new QLineEdit;
+    signer_->setObjectName(QStringLiteral("importSigner"));
+    signer_->setClearButtonEnabled(true);
+    signer_->setPlaceholderText(tr("none: any bundle, signed or not"));
+    signer_->setToolTip(tr("A public key (cachelens keygen): refuse anything but a bundle "
+                           "signed with it"));
+    browseSigner_ = new QPushButton(tr("Choose &key…"));
+    auto* intoRow = new QHBoxLayout;
+    intoRow->addWidget(destination_, 1);
+    intoRow->addWidget(browseDestination_);
+    auto* signerRow = new QHBoxLayout;
+    signerRow->addWidget(signer_, 1);
+    signerRow->addWidget(browseSigner_);
+    // Labels with buddies: QFormLayout gives a row of a layout no mnemonic.
+    auto* intoLabel = new QLabel(tr("&Into cache dir:"));
+    intoLabel->setBuddy(destination_);
+    auto* signerLabel = new QLabel(tr("Require &signature:"));
+    signerLabel->setBuddy(signer_);
+    auto* form = new QFormLayout;
+    form->addRow(intoLabel, intoRow);
+    form->addRow(signerLabel, signerRow);
+
+    // One plan per pause in typing, not per key.
+    destinationDelay_ = new QTimer(this);
+    destinationDelay_->setSingleShot(true);
+    destinationDelay_->setInterval(300);
+    signerDelay_ = new QTimer(this);
+    signerDelay_->setSingleShot(true);
+    signerDelay_->setInterval(300);
+    connect(destination_, &QLineEdit::textEdited, destinationDelay_, qOverload<>(&QTimer::start));
+    connect(destinationDelay_, &QTimer::timeout, this, &ImportDialog::replan);
+    connect(signer_, &QLineEdit::textChanged, signerDelay_, qOverload<>(&QTimer::start));
+    connect(signerDelay_, &QTimer::timeout, this, &ImportDialog::load);
+    connect(browseDestination_, &QPushButton::clicked, this, &ImportDialog::chooseDestination);
+    connect(browseSigner_, &QPushButton::clicked, this, &ImportDialog::chooseKey);
+
+    error_ = makeBanner(QStringLiteral("importError"), BannerTone::Error);
+    summary_ = new QLabel;
+    summary_->setObjectName(QStringLiteral("importSummary"));
+    summary_->setTextFormat(Qt::PlainText);
+    summary_->setWordWrap(true);
+    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    table_ = makePlanTable(QStringLiteral("importPlan"), model_,
+                           {
+                               {ImportPlanModel::ActionColumn, 7},
+                               {ImportPlanModel::VerdictColumn, 16},
+                               {ImportPlanModel::TypeColumn, 9},
+                               {ImportPlanModel::KeyColumn, 16},
+                               {ImportPlanModel::SizeColumn, 6},
+                               {ImportPlanModel::DestinationColumn, 14},
+                               {ImportPlanModel::ParsesToColumn, 17},
+                           });
+
+    findings_ = new FindingsPanel(QStringLiteral("importFindings"));
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            &ImportDialog::showSelectedFindings);
+    connect(findings_, &FindingsPanel::allowedChanged, this, &ImportDialog::replan);
+
+    import_ = new QPushButton(tr("&Import…"));
+    import_->setEnabled(false);
+    import_->setDefault(true);
+    import_->setToolTip(tr("Write what the report marks \"would write\" (asks first); refused "
+                           "artifacts are never written"));
+    buttons_ = new QDialogButtonBox(QDialogButtonBox::Close);
+    buttons_->addButton(import_, QDialogButtonBox::AcceptRole);
+    connect(import_, &QPushButton::clicked, this, [this] { confirmAndImport(true); });
+    connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(bundleInfo_);
+    layout->addLayout(form);
+    layout->addWidget(error_);
+    layout->addWidget(summary_);
+    layout->addWidget(table_, 2);
+    layout->addWidget(findings_, 1);
+    layout->addWidget(buttons_);
+    resize(1300, 680);
+
+    load();
+}
+
+ImportDialog::~ImportDialog() {
+    // A plan nobody will see is not worth finishing; an import finishes.
+    if (busy_ && !importing_) {
+        jobs_.cancel(channel_);
+    }
+}
+
+fs::path ImportDialog::destination() const {
+    return destination_->text().trimmed().toStdString();
+}
+
+void ImportDialog::setDestination(const fs::path& dir) {
+    destinationDelay_->stop();
+    destination_->setText(text(dir.string()));
+    replan();
+}
+
+void ImportDialog::setRequiredSigner(const fs::path& publicKey) {
+    signer_->setText(text(publicKey.string()));
+    signerDelay_->stop();
+    load();
+}
+
+bool ImportDialog::canImport() const {
+    return !busy_ && bundle_ && model_->plan() && model_->isDryRun() &&
+           model_->count(bundle::ImportAction::Write) > 0;
+}
+
+QString ImportDialog::confirmationText() const {
+    return model_->confirmationText();
+}
+
+QString ImportDialog::bundleText() const {
+    return QTextDocumentFragment::fromHtml(bundleInfo_->text()).toPlainText();
+}
+
+QString ImportDialog::errorText() const {
+    return error_->isHidden() ? QString() : error_->text();
+}
+
+QString ImportDialog::summaryText() const {
+    return summary_->text();
+}
+
+void ImportDialog::setBusy(bool busy) {
+    busy_ = busy;
+    for (QWidget* input : std::initializer_list<QWidget*>{destination_, browseDestination_, signer_,
+                                                          browseSigner_}) {
+        input->setEnabled(!importing_);
+    }
+    import_->setEnabled(canImport());
+}
+
+void ImportDialog::showError(const QString& message) {
+    error_->setText(message);
+    error_->setVisible(!message.isEmpty());
+}
+
+void ImportDialog::load() {
+    bundle_.reset();
+    model_->clear();
+    findings_->clearAllowed(); // ids belong to this bundle as this key reads it
+    findings_->showArtifact(nullptr);
+    summary_->clear();
+    showError({});
+    setBusy(true);
+    const fs::path file = file_;
+    const QString keyText = signer_->text().trimmed();
+    const std::optional<fs::path> key =
+        keyText.isEmpty() ? std::nullopt : std::optional<fs::path>(keyText.toStdString());
+    jobs_.run<Loaded>(
+        channel_, this,
+        [file, key](const JobContext&) {
+            Loaded loaded;
+            std::optional<bundle::PublicKey> signer;
+            if (key) {
+                auto publicKey = bundle::load_public_key(*key);
+                if (!publicKey) {
+                    loaded.error = text(publicKey.error().describe());
+                    return loaded;
+                }
+                signer = *publicKey;
+            }
+            auto opened = bundle::open_bundle_file(file, signer ? &*signer : nullptr);
+            if (!opened) {
+                loaded.error = text(opened.error().describe());
+                return loaded;
+            }
+            if (opened->manifest) {
+                loaded.facts = factsText(opened->manifest->source);
+            } else {
+                loaded.facts = factsText(bundle::source_facts(opened->bundle));
+            }
+            loaded.file = std::make_shared<const bundle::BundleFile>(std::move(*opened));
+            return loaded;
+        },
+        [this](Loaded loaded) {
+            if (!loaded.file) {
+                bundleInfo_->setText(
+                    tr("<b>%1</b>: cannot be imported").arg(text(file_.string()).toHtmlEscaped()));
+                showError(loaded.error);
+                setBusy(false);
+                emit statusMessage(loaded.error);
+                emit planned();
+                return;
+            }
+            bundle_ = std::move(loaded.file);
+            showBundle(*bundle_, loaded.facts);
+            replan();
+        });
+}
+
+void ImportDialog::showBundle(const bundle::BundleFile& file, const QString& facts) {
+    QStringList lines;
+    lines << tr("<b>%1</b> — %2")
+                 .arg(text(file.path.filename().string()).toHtmlEscaped(),
+                      text(file.path.string()).toHtmlEscaped());
+    lines << tr("mega-cache bundle (%1 form, version %2): %3, %4")
+                 .arg(QString::fromUtf8(bundle::to_string(file.bundle.form)))
+                 .arg(file.bundle.version)
+                 .arg(stats_text::count(file.bundle.artifact_count(), "artifact", "artifacts"))
+                 .arg(text(format_bytes(file.size)));
+    if (!file.manifest) {
+        lines << tr("<b>Unsigned</b>: nothing says who made it.");
+        if (!facts.isEmpty()) {
+            lines << tr("Compiled on %1 (as its FX graphs say)").arg(facts.toHtmlEscaped());
+        }
+    } else {
+        const QString signer = text(file.manifest->signer_fingerprint);
+        lines << (file.signature_verified
+                      ? tr("<b>Signed</b> by <tt>%1</tt>: the signature verifies with the "
+                           "required key.")
+                      : tr("<b>Signed</b> by <tt>%1</tt>, not verified: choose the signer's "
+                           "public key under Require signature to check it."))
+                     .arg(signer.toHtmlEscaped());
+        lines << tr("Created %1").arg(text(file.manifest->created).toHtmlEscaped());
+        if (!facts.isEmpty()) {
+            lines << tr("Compiled on %1 (as the manifest says)").arg(facts.toHtmlEscaped());
+        }
+    }
+    bundleInfo_->setText(lines.join(QStringLiteral("<br>")));
+}
+
+void ImportDialog::replan() {
+    if (!bundle_) {
+        return;
+    }
+    const fs::path dir = destination();
+    // The row selected stays selected in the new plan (ticking Allow re-plans).
+    const int selectedRow = table_->currentIndex().row();
+    model_->clear();
+    if (dir.empty()) {
+        summary_->clear();
+        showError(tr("Choose the cache dir to import into."));
+        setBusy(false);
+        emit planned();
+        return;
+    }
+    showError({});
+    summary_->setText(tr("Checking every artifact against %1…").arg(text(dir.string())));
+    setBusy(true);
+    auto file = bundle_;
+    // A signature verified with the required key lets code with findings in,
+    // as --require-signature does; otherwise only the findings ticked Allow.
+    const bundle::ImportRules rules{.max_artifact_bytes = bundle::ImportRules{}.max_artifact_bytes,
+                                    .trust = {.allowed_ids = findings_->allowedIds(),
+                                              .signed_by_trusted_key = file->signature_verified}};
+    jobs_.run<PlanResult>(
+        channel_, this,
+        [file, dir, rules](const JobContext&) {
+            auto plan = bundle::plan_import(file->bundle, dir, rules);
+            if (!plan) {
+                return PlanResult{std::nullopt, text(plan.error().describe())};
+            }
+            return PlanResult{std::move(*plan), {}};
+        },
+        [this, selectedRow](PlanResult result) {
+            if (!result.plan) {
+                summary_->clear();
+                showError(result.error);
+            } else {
+                model_->setPlan(std::move(*result.plan), true);
+                if (selectedRow >= 0 && selectedRow < model_->rowCount()) {
+                    table_->setCurrentIndex(model_->index(selectedRow, 0));
+                }
+                selectPendingArtifact();
+                showSelectedFindings();
+                const auto refused = model_->count(bundle::ImportAction::Refused);
+                summary_->setText(model_->summaryText() +
+                                  (refused > 0 ? tr(". Refused artifacts are never written: select "
+                                                    "one for its findings, hover it for every "
+                                                    "reason.")
+                                               : tr(". Nothing is written before you confirm.")));
+            }
+            setBusy(false);
+            emit planned();
+        });
+}
+
+void ImportDialog::confirmAndImport(bool askUser) {
+    if (!canImport()) {
+        return;
+    }
+    if (askUser && !askBeforeWriting(this, tr("Import"), confirmationText())) {
+        return;
+    }
+    importing_ = true;
+    setBusy(true);
+    summary_->setText(tr("Importing into %1…").arg(text(model_->plan()->cache_dir.string())));
+    auto file = bundle_;
+    bundle::ImportPlan plan = *model_->plan();
+    jobs_.run<bundle::ImportPlan>(
+        channel_, this,
+        [file, plan = std::move(plan)](const JobContext&) mutable {
+            return bundle::run_import(std::move(plan), file->bundle);
+        },
+        [this](bundle::ImportPlan done) {
+            const fs::path dir = done.cache_dir;
+            model_->setPlan(std::move(done), false);
+            showSelectedFindings();
+            importing_ = false;
+            summary_->setText(model_->summaryText());
+            setBusy(false);
+            emit statusMessage(tr("Imported %1 into %2: %3")
+                                   .arg(text(file_.filename().string()), text(dir.string()),
+                                        model_->summaryText()));
+            emit imported(dir);
+        });
+}
+
+void ImportDialog::selectArtifact(const QString& key) {
+    pendingSelection_ = key;
+    selectPendingArtifact();
+}
+
+void ImportDialog::selectPendingArtifact() {
+    if (pendingSelection_.isEmpty() || !model_->plan()) {
+        return;
+    }
+    for (int row = 0; row < model_->rowCount(); ++row) {
+        if (model_->index(row, ImportPlanModel::KeyColumn).data().toString() == pendingSelection_) {
+            table_->setCurrentIndex(model_->index(row, 0));
+            break;
+        }
+    }
+    pendingSelection_.clear();
+}
+
+void ImportDialog::showSelectedFindings() {
+    findings_->showArtifact(model_->artifact(table_->currentIndex().row()));
+}
+
+void ImportDialog::chooseDestination() {
+    const QString dir =
+        QFileDialog::getExistingDirectory(this, tr("Import into cache dir"), destination_->text());
+    if (!dir.isEmpty()) {
+        setDestination(dir.toStdString());
+    }
+}
+
+void ImportDialog::chooseKey() {
+    const QString key =
+        QFileDialog::getOpenFileName(this, tr("The signer's public key"), signer_->text(),
+                                     tr("Public keys (*.pem *.pub);;All files (*)"));
+    if (!key.isEmpty()) {
+        setRequiredSigner(key.toStdString());
+    }
+}
+
+} // namespace cachelens::ui

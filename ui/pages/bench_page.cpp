@@ -1,0 +1,862 @@
+#include "pages/bench_page.h"
+
+#include "jobs/job_runner.h"
+#include "models/bench_history_model.h"
+#include "models/bench_results_model.h"
+#include "widgets/highlight_colors.h"
+#include "widgets/banner.h"
+#include "widgets/bench_chart.h"
+#include "dialogs/confirm.h"
+
+#include <QChart>
+#include <QChartView>
+#include <QCheckBox>
+#include <QCoreApplication>
+#include <QEvent>
+#include <QFileInfo>
+#include <QFontMetrics>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSplitter>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace cachelens::ui {
+
+namespace {
+
+// The stderr kept for an error message: its end says what went wrong.
+constexpr qsizetype kStderrKeptBytes = 16 * 1024;
+constexpr int kKillAfterMs = 2000;
+// A pause in typing before the filter's plan is listed.
+constexpr int kPlanDelayMs = 300;
+
+QTableView* makeTable(const QString& objectName) {
+    auto* table = new QTableView;
+    table->setObjectName(objectName);
+    table->verticalHeader()->hide();
+    table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 8);
+    table->setAlternatingRowColors(true);
+    table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table->setSelectionMode(QAbstractItemView::SingleSelection);
+    table->setSortingEnabled(true);
+    table->horizontalHeader()->setStretchLastSection(true);
+    table->setWordWrap(false);
+    return table;
+}
+
+// Columns as wide as their contents, the long text ones at most so many
+// characters wide (elided; the tooltip has it all): {column, characters}.
+void fitColumns(QTableView* table, std::initializer_list<std::pair<int, int>> caps) {
+    table->resizeColumnsToContents();
+    // Bold: the current best config's row is.
+    QFont bold = table->font();
+    bold.setBold(true);
+    const int character = QFontMetrics(bold).averageCharWidth();
+    for (const auto& [column, characters] : caps) {
+        table->setColumnWidth(column, std::min(table->columnWidth(column), characters * character));
+    }
+}
+
+} // namespace
+
+BenchPage::BenchPage(JobRunner& jobs, QString catalogPath, QWidget* parent)
+    : QWidget(parent)
+    , jobs_(jobs)
+    , catalogPath_(std::move(catalogPath))
+    , program_(findCli())
+    , killTimer_(new QTimer(this))
+    , planTimer_(new QTimer(this))
+    , results_(new BenchResultsModel(this))
+    , sorted_(new BenchResultsSortProxy(this))
+    , history_(new BenchHistoryModel(jobs, catalogPath_, this)) {
+    title_ = new QLabel(tr("Benchmarks"));
+    QFont titleFont = title_->font();
+    titleFont.setBold(true);
+    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.2);
+    title_->setFont(titleFont);
+    dir_ = new QLabel;
+    dir_->setTextFormat(Qt::PlainText);
+    dir_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    dir_->setWordWrap(true);
+    device_ = new QLabel(tr("Re-benchmarks the cache dir's Triton kernels on this machine's GPU "
+                            "with the cachelens command-line tool."));
+    device_->setObjectName(QStringLiteral("benchDevice"));
+    device_->setTextFormat(Qt::PlainText);
+    device_->setWordWrap(true);
+    device_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    filter_ = new QLineEdit;
+    filter_->setObjectName(QStringLiteral("benchKernelFilter"));
+    filter_->setPlaceholderText(tr("every kernel, or kernel names and module keys"));
+    filter_->setClearButtonEnabled(true);
+    filter_->setToolTip(tr("Kernel names or module keys (c…), separated by spaces"));
+    allConfigs_ = new QCheckBox(tr("All configs"));
+    allConfigs_->setToolTip(tr("Time every compiled config of each kernel (--all-configs)"));
+    run_ = new QPushButton(tr("Run"));
+    run_->setToolTip(tr("Run cachelens bench on this cache dir"));
+    cancel_ = new QPushButton(tr("Cancel"));
+    progress_ = new QProgressBar;
+    progress_->setObjectName(QStringLiteral("benchProgress"));
+    progress_->setFormat(QString()); // "%v / %m" once a run says how many
+    progress_->setRange(0, 1);
+    progress_->setValue(0);
+    status_ = new QLabel(tr("Not run yet."));
+    status_->setObjectName(QStringLiteral("benchStatus"));
+    status_->setTextFormat(Qt::PlainText);
+    status_->setWordWrap(true);
+    error_ = makeBanner(QStringLiteral("benchError"), BannerTone::Error);
+    notice_ = makeBanner(QStringLiteral("benchNotice"), BannerTone::Warning);
+    outcome_ = makeBanner(QStringLiteral("benchOutcome"), BannerTone::Success);
+
+    auto* header = new QHBoxLayout;
+    header->addWidget(title_);
+    header->addWidget(dir_, 1);
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Kernels:")));
+    controls->addWidget(filter_, 1);
+    controls->addWidget(allConfigs_);
+    controls->addWidget(run_);
+    controls->addWidget(cancel_);
+    auto* progressRow = new QHBoxLayout;
+    progressRow->addWidget(progress_, 1);
+    progressRow->addWidget(status_, 2);
+
+    sorted_->setSourceModel(results_);
+    table_ = makeTable(QStringLiteral("benchResults"));
+    table_->setModel(sorted_);
+    // No sort column until the user picks one: the order the results arrived.
+    table_->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+    selection_ = new QLabel;
+    selection_->setTextFormat(Qt::PlainText);
+    selection_->setWordWrap(true);
+    selection_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    accept_ = new QPushButton(tr("Make best config"));
+    accept_->setObjectName(QStringLiteral("benchAccept"));
+    accept_->setToolTip(tr("Rewrite the kernel's .best_config, in the dir of the run, to name "
+                           "the selected config (cachelens bench accept --dir; asks first; the "
+                           "old file is backed up)"));
+    auto* resultsBox = new QGroupBox(tr("Results"));
+    auto* resultsLayout = new QVBoxLayout(resultsBox);
+    resultsLayout->addWidget(table_, 1);
+    auto* acceptRow = new QHBoxLayout;
+    acceptRow->addWidget(selection_, 1);
+    acceptRow->addWidget(accept_, 0, Qt::AlignTop);
+    resultsLayout->addLayout(acceptRow);
+
+    auto* chart = new QChart;
+    chart->setAnimationOptions(QChart::NoAnimation);
+    chart->setBackgroundRoundness(0);
+    chart->setMargins(QMargins(4, 4, 4, 4));
+    chartView_ = new QChartView(chart);
+    chartView_->setObjectName(QStringLiteral("benchSamplesChart"));
+    chartView_->setRenderHint(QPainter::Antialiasing);
+    chartView_->setMinimumHeight(260);
+
+    historyTable_ = makeTable(QStringLiteral("benchHistory"));
+    historyTable_->setModel(history_);
+    historyTable_->setSortingEnabled(false);
+    historyTable_->setWordWrap(true);
+    historyTitle_ = new QLabel(tr("Select a result to see its kernel's earlier runs."));
+    historyTitle_->setTextFormat(Qt::PlainText);
+    historyTitle_->setWordWrap(true);
+    auto* historyBox = new QGroupBox(tr("History in the catalog"));
+    auto* historyLayout = new QVBoxLayout(historyBox);
+    historyLayout->addWidget(historyTitle_);
+    historyLayout->addWidget(historyTable_, 1);
+
+    auto* lower = new QSplitter(Qt::Horizontal);
+    lower->addWidget(chartView_);
+    lower->addWidget(historyBox);
+    lower->setChildrenCollapsible(false);
+    // Scaled to the width the page gets: the history's columns need a little more.
+    lower->setSizes({380, 620});
+    auto* parts = new QSplitter(Qt::Vertical);
+    parts->addWidget(resultsBox);
+    parts->addWidget(lower);
+    parts->setChildrenCollapsible(false);
+    parts->setStretchFactor(0, 2);
+    parts->setStretchFactor(1, 3);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(header);
+    layout->addWidget(device_);
+    layout->addLayout(controls);
+    layout->addLayout(progressRow);
+    layout->addWidget(error_);
+    layout->addWidget(notice_);
+    layout->addWidget(outcome_);
+    layout->addWidget(parts, 1);
+
+    killTimer_->setSingleShot(true);
+    connect(killTimer_, &QTimer::timeout, this, [this] {
+        if (process_ != nullptr && process_->state() != QProcess::NotRunning) {
+            process_->kill();
+        }
+    });
+    planTimer_->setSingleShot(true);
+    connect(planTimer_, &QTimer::timeout, this, &BenchPage::listPlans);
+    connect(filter_, &QLineEdit::textChanged, this, [this] { planTimer_->start(kPlanDelayMs); });
+    connect(allConfigs_, &QCheckBox::toggled, this, [this] { planTimer_->start(kPlanDelayMs); });
+    connect(run_, &QPushButton::clicked, this, &BenchPage::run);
+    connect(filter_, &QLineEdit::returnPressed, this, &BenchPage::run);
+    connect(cancel_, &QPushButton::clicked, this, &BenchPage::cancel);
+    connect(accept_, &QPushButton::clicked, this, [this] { acceptSelected(true); });
+    connect(results_, &BenchResultsModel::rowsInserted, this,
+            [this](const QModelIndex&, int first, int last) { onResultsInserted(first, last); });
+    connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            &BenchPage::onSelectionChanged);
+    connect(history_, &BenchHistoryModel::loaded, this, [this](int rows) {
+        // The config wraps onto two lines: the times stay in sight beside it.
+        fitColumns(historyTable_, {{BenchHistoryModel::DeviceColumn, 16}});
+        historyTable_->setColumnWidth(BenchHistoryModel::ConfigColumn,
+                                      fontMetrics().averageCharWidth() * 38);
+        historyTable_->resizeRowsToContents();
+        historyTitle_->setText(
+            rows == 0
+                ? tr("%1 has no results in the catalog yet.").arg(history_->kernel())
+                : tr("%n result(s) of %1 in %2 run(s), oldest first; times in ms.", nullptr, rows)
+                      .arg(history_->kernel())
+                      .arg(history_->runCount()));
+    });
+    connect(history_, &BenchHistoryModel::failed, this, [this](const QString& message) {
+        historyTitle_->setText(tr("Could not read the history: %1").arg(message));
+        emit statusMessage(message);
+    });
+
+    showRoot(std::nullopt);
+    updateChart();
+}
+
+BenchPage::~BenchPage() {
+    // A run, an accept or a plan listing must not outlive the page, nor report to it.
+    for (QProcess* process : {process_, acceptProcess_, planProcess_}) {
+        if (process != nullptr) {
+            process->disconnect(this);
+            if (process->state() != QProcess::NotRunning) {
+                process->kill();
+                process->waitForFinished(kKillAfterMs);
+            }
+        }
+    }
+}
+
+QString BenchPage::findCli() {
+    const QString dir = QCoreApplication::applicationDirPath();
+    for (const QString& candidate :
+         {dir + QStringLiteral("/cachelens"), dir + QStringLiteral("/../cli/cachelens")}) {
+        const QFileInfo info(candidate);
+        if (info.isFile() && info.isExecutable()) {
+            return info.canonicalFilePath();
+        }
+    }
+    const QString onPath = QStandardPaths::findExecutable(QStringLiteral("cachelens"));
+    // Not found anywhere: starting it fails and the page says so.
+    return onPath.isEmpty() ? QStringLiteral("cachelens") : onPath;
+}
+
+void BenchPage::setProgram(const QString& program) {
+    program_ = program;
+    updateButtons();
+}
+
+QChart* BenchPage::chart() const {
+    return chartView_->chart();
+}
+
+bool BenchPage::isRunning() const {
+    return process_ != nullptr;
+}
+
+bool BenchPage::isAccepting() const {
+    return acceptProcess_ != nullptr;
+}
+
+QString BenchPage::statusText() const {
+    return status_->text();
+}
+
+QString BenchPage::errorText() const {
+    return error_->isHidden() ? QString() : error_->text();
+}
+
+QString BenchPage::noticeText() const {
+    return notice_->isHidden() ? QString() : notice_->text();
+}
+
+QString BenchPage::outcomeText() const {
+    return outcome_->isHidden() ? QString() : outcome_->text();
+}
+
+QString BenchPage::deviceText() const {
+    return device_->text();
+}
+
+void BenchPage::showRoot(const std::optional<std::filesystem::path>& root) {
+    // The main window shows the same dir again on every refresh: its plan stands.
+    if (root && root != root_) {
+        planTimer_->start(0);
+    }
+    root_ = root;
+    dir_->setText(root ? QString::fromStdString(root->string())
+                       : tr("Select a cache dir in the sidebar to benchmark its kernels."));
+    updateButtons();
+}
+
+void BenchPage::updateButtons() {
+    const bool running = isRunning();
+    run_->setEnabled(!running && !isAccepting() && root_.has_value() && !program_.isEmpty());
+    cancel_->setEnabled(running);
+    filter_->setEnabled(!running);
+    allConfigs_->setEnabled(!running);
+
+    const QModelIndex current = table_->selectionModel()->currentIndex();
+    const int row = current.isValid() ? sorted_->mapToSource(current).row() : -1;
+    bool acceptable = false;
+    if (row >= 0) {
+        const auto& result = results_->result(row);
+        acceptable = result.ok() && !result.wasBest && !result.tritonHash.isEmpty();
+        QString what;
+        if (result.planned()) {
+            what = (result.wasBest ? tr(" (the current best config; planned, not timed yet: %1)")
+                                   : tr(" (planned, not timed yet: %1)"))
+                       .arg(result.message);
+        } else if (result.wasBest) {
+            what = tr(" (the current best config)");
+        } else if (!result.ok()) {
+            what = tr(" (failed: %1)").arg(result.status);
+        }
+        selection_->setText(tr("%1: %2%3").arg(result.kernel, result.configText, what));
+    } else {
+        selection_->setText(results_->rowCount() == 0
+                                ? QString()
+                                : tr("Select a result to chart its kernel and see its history."));
+    }
+    accept_->setEnabled(acceptable && !running && !isAccepting() && !runDir_.isEmpty());
+}
+
+void BenchPage::setStatus(const QString& message) {
+    status_->setText(message);
+    emit statusMessage(message);
+}
+
+void BenchPage::showError(const QString& message) {
+    error_->setText(message);
+    error_->show();
+    emit statusMessage(message);
+}
+
+std::optional<QStringList> BenchPage::kernelWords() {
+    const QStringList kernels =
+        filter_->text().split(QRegularExpression(QStringLiteral("\\s+")), Qt::SkipEmptyParts);
+    // They are positional arguments: a word starting with '-' would be an option.
+    for (const QString& kernel : kernels) {
+        if (kernel.startsWith(u'-')) {
+            showError(tr("%1 is not a kernel name or module key.").arg(kernel));
+            return std::nullopt;
+        }
+    }
+    return kernels;
+}
+
+void BenchPage::run() {
+    if (isRunning() || isAccepting() || !root_) {
+        return;
+    }
+    const auto words = kernelWords();
+    if (!words) {
+        return;
+    }
+    const QStringList& kernels = *words;
+    // The run's results replace the plans: a listing under way would overwrite them.
+    planTimer_->stop();
+    stopPlan();
+    results_->clear();
+    history_->clear();
+    historyTitle_->setText(tr("Select a result to see its kernel's earlier runs."));
+    parser_.reset();
+    stderr_.clear();
+    start_.reset();
+    end_.reset();
+    fatal_.reset();
+    done_ = 0;
+    total_ = 0;
+    badLines_ = 0;
+    cancelled_ = false;
+    error_->hide();
+    notice_->hide();
+    outcome_->hide();
+    shownKernel_.clear();
+    updateChart();
+
+    runDir_ = QString::fromStdString(root_->string());
+    QStringList arguments{QStringLiteral("bench"), runDir_};
+    arguments << kernels;
+    if (allConfigs_->isChecked()) {
+        arguments << QStringLiteral("--all-configs");
+    }
+    arguments << QStringLiteral("--json-lines") << QStringLiteral("--catalog") << catalogPath_;
+    lastArguments_ = arguments;
+
+    process_ = new QProcess(this);
+    connect(process_, &QProcess::readyReadStandardOutput, this, &BenchPage::readOutput);
+    connect(process_, &QProcess::readyReadStandardError, this, [this] {
+        stderr_.append(process_->readAllStandardError());
+        if (stderr_.size() > kStderrKeptBytes) {
+            stderr_.remove(0, stderr_.size() - kStderrKeptBytes);
+        }
+    });
+    connect(process_, &QProcess::finished, this, &BenchPage::processFinished);
+    connect(process_, &QProcess::errorOccurred, this, &BenchPage::processFailed);
+    progress_->setRange(0, 0); // busy until the start event says how many
+    progress_->setFormat(QString());
+    elapsed_.start();
+    setStatus(tr("Starting %1…").arg(QFileInfo(program_).fileName()));
+    updateButtons();
+    process_->start(program_, arguments);
+}
+
+bool BenchPage::isPlanning() const {
+    return planTimer_->isActive() || planProcess_ != nullptr;
+}
+
+void BenchPage::stopPlan() {
+    if (planProcess_ == nullptr) {
+        return;
+    }
+    // Killed without waiting for it: it deletes itself once it has ended.
+    planProcess_->disconnect(this);
+    connect(planProcess_, &QProcess::finished, planProcess_, &QObject::deleteLater);
+    planProcess_->kill();
+    planProcess_ = nullptr;
+}
+
+void BenchPage::listPlans() {
+    planTimer_->stop();
+    stopPlan();
+    const auto words = (isRunning() || !root_ || program_.isEmpty()) ? std::optional<QStringList>()
+                                                                     : kernelWords();
+    if (!words) {
+        emit planFinished();
+        return;
+    }
+    const QString dir = QString::fromStdString(root_->string());
+    lastPlanArguments_ = QStringList{QStringLiteral("bench"), dir} + *words +
+                         QStringList{QStringLiteral("--plan"), QStringLiteral("--json-lines"),
+                                     QStringLiteral("--catalog"), catalogPath_};
+    planProcess_ = new QProcess(this);
+    planProcess_->setProperty("dir", dir);
+    connect(planProcess_, &QProcess::finished, this, &BenchPage::planDone);
+    connect(planProcess_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
+        if (error == QProcess::FailedToStart && planProcess_ != nullptr) {
+            showError(tr("Could not start %1: %2").arg(program_, planProcess_->errorString()));
+            stopPlan();
+            emit planFinished();
+        }
+    });
+    planProcess_->start(program_, lastPlanArguments_);
+}
+
+void BenchPage::planDone(int exitCode, QProcess::ExitStatus status) {
+    BenchRunParser parser;
+    auto events = parser.feed(planProcess_->readAllStandardOutput());
+    for (auto& event : parser.finish()) {
+        events.push_back(std::move(event));
+    }
+    const QString err = QString::fromUtf8(planProcess_->readAllStandardError()).trimmed();
+    const QString dir = planProcess_->property("dir").toString();
+    planProcess_->disconnect(this);
+    planProcess_->deleteLater();
+    planProcess_ = nullptr;
+
+    // --plan lists every config; without "All configs" a run times the current best only.
+    const bool all = allConfigs_->isChecked();
+    std::vector<BenchResultEvent> rows;
+    std::set<QString> kernels;
+    int planned = 0;
+    std::optional<QString> fatal;
+    // Per kernel: a plan of it and how many configs it has, -1 once one is the current best.
+    std::map<QString, std::pair<BenchPlanEvent, int>> withoutBest;
+    for (const auto& event : events) {
+        if (const auto* plan = std::get_if<BenchPlanEvent>(&event)) {
+            const QString key = plan->module + u'/' + plan->kernel;
+            int& count = withoutBest.try_emplace(key, *plan, 0).first->second.second;
+            count = plan->isCurrentBest ? -1 : (count < 0 ? count : count + 1);
+            if (all || plan->isCurrentBest) {
+                rows.push_back(BenchResultsModel::plannedRow(*plan));
+                kernels.insert(BenchResultsModel::kernelKey(rows.back()));
+                ++planned;
+            }
+        } else if (const auto* unplannable = std::get_if<BenchUnplannableEvent>(&event)) {
+            rows.push_back(BenchResultsModel::unplannableRow(*unplannable));
+        } else if (const auto* error = std::get_if<BenchErrorEvent>(&event)) {
+            fatal = error->message;
+        }
+    }
+    // As a run without --all-configs says of a kernel no .best_config names a config of.
+    for (const auto& [key, planAndCount] : withoutBest) {
+        const auto& [plan, count] = planAndCount;
+        if (!all && count > 0) {
+            rows.push_back(BenchResultsModel::unplannableRow(
+                {plan.kernel, plan.module, tr("current best"),
+                 tr("no .best_config names one of its %n compiled config(s); tick All configs "
+                    "to see them",
+                    nullptr, count)}));
+        }
+    }
+    if (status == QProcess::CrashExit || exitCode != 0 || fatal) {
+        const QString why = fatal ? *fatal : err;
+        showError(tr("cachelens bench --plan failed (exit code %1)%2")
+                      .arg(exitCode)
+                      .arg(why.isEmpty() ? QStringLiteral(".") : QStringLiteral(": ") + why));
+        // The rows shown were another dir's or filter's.
+        results_->clear();
+        shownKernel_.clear();
+        updateChart();
+        setStatus(tr("Could not list the launch plans."));
+        updateButtons();
+        emit planFinished();
+        return;
+    }
+    error_->hide();
+    notice_->hide();
+    runDir_ = dir;
+    shownKernel_.clear();
+    history_->clear();
+    historyTitle_->setText(tr("Select a result to see its kernel's earlier runs."));
+    results_->setRows(std::move(rows));
+    fitColumns(table_,
+               {{BenchResultsModel::KernelColumn, 40}, {BenchResultsModel::ConfigColumn, 64}});
+    // As a run's first result: the chart, the history and the launch geometry in sight.
+    for (int row = 0; row < results_->rowCount(); ++row) {
+        if (results_->result(row).planned()) {
+            selectResult(row);
+            break;
+        }
+    }
+    updateChart();
+    progress_->setFormat(QString());
+    progress_->setRange(0, 1);
+    progress_->setValue(0);
+    setStatus(tr("Planned: %n candidate(s) of %1 kernel(s); Run times them.", nullptr, planned)
+                  .arg(kernels.size()));
+    updateButtons();
+    emit planFinished();
+}
+
+void BenchPage::cancel() {
+    if (!isRunning() || cancelled_) {
+        return;
+    }
+    cancelled_ = true;
+    setStatus(tr("Cancelling…"));
+    process_->terminate();
+    killTimer_->start(kKillAfterMs);
+}
+
+void BenchPage::readOutput() {
+    if (process_ == nullptr) {
+        return;
+    }
+    for (const auto& event : parser_.feed(process_->readAllStandardOutput())) {
+        handle(event);
+    }
+}
+
+void BenchPage::handle(const BenchEvent& event) {
+    if (const auto* start = std::get_if<BenchStartEvent>(&event)) {
+        start_ = *start;
+        total_ = start->candidates;
+        progress_->setFormat(QStringLiteral("%v / %m"));
+        progress_->setRange(0, std::max(total_, 1));
+        progress_->setValue(0);
+        const auto& device = start->device;
+        QStringList facts{device.name, tr("compute capability %1").arg(device.computeCapability),
+                          tr("driver %1").arg(device.driverVersion)};
+        if (device.smClockMhz) {
+            facts << tr("SM clock %1 MHz").arg(*device.smClockMhz);
+        }
+        if (device.l2Bytes > 0) {
+            facts
+                << tr("L2 %1 MiB").arg(static_cast<double>(device.l2Bytes) / (1 << 20), 0, 'f', 0);
+        }
+        device_->setText(tr("%1 · %2").arg(facts.join(QStringLiteral(", ")), start->protocol));
+        setStatus(tr("Running: %n kernel(s), %1 candidate(s)…", nullptr, start->kernels)
+                      .arg(start->candidates));
+    } else if (const auto* result = std::get_if<BenchResultEvent>(&event)) {
+        done_ = std::max(done_, result->index);
+        if (result->total > 0) {
+            total_ = result->total;
+        }
+        progress_->setRange(0, std::max(total_, 1));
+        progress_->setValue(done_);
+        setStatus(tr("Running: %1 of %2 (%3)").arg(done_).arg(total_).arg(result->kernel));
+        results_->appendResult(*result);
+    } else if (const auto* unplannable = std::get_if<BenchUnplannableEvent>(&event)) {
+        results_->appendUnplannable(*unplannable);
+    } else if (const auto* end = std::get_if<BenchEndEvent>(&event)) {
+        end_ = *end;
+    } else if (const auto* error = std::get_if<BenchErrorEvent>(&event)) {
+        fatal_ = error->message;
+        showError(error->message);
+    } else if (const auto* bad = std::get_if<BenchBadLine>(&event)) {
+        // Not fatal: the lines after it may be fine; but never silent.
+        if (++badLines_ == 1) {
+            notice_->setProperty("firstBadLine", tr("%1 (%2)").arg(bad->line, bad->why));
+        }
+        notice_->setText(tr("%n line(s) of cachelens output were not understood; the first: %1",
+                            nullptr, badLines_)
+                             .arg(notice_->property("firstBadLine").toString()));
+        notice_->show();
+    }
+    // A run prints no plans (they come from listPlans()).
+}
+
+void BenchPage::processFailed(QProcess::ProcessError error) {
+    // Only a failed start never reaches finished(); the rest are handled there.
+    if (error != QProcess::FailedToStart || process_ == nullptr) {
+        return;
+    }
+    showError(tr("Could not start %1: %2. The Benchmarks page runs the cachelens command-line "
+                 "tool; install it beside cachelens-gui or on PATH.")
+                  .arg(program_, process_->errorString()));
+    setStatus(tr("Failed."));
+    endRun();
+}
+
+QString BenchPage::stderrTail() const {
+    return QString::fromUtf8(stderr_).trimmed();
+}
+
+void BenchPage::processFinished(int exitCode, QProcess::ExitStatus status) {
+    killTimer_->stop();
+    readOutput();
+    for (const auto& event : parser_.finish()) {
+        handle(event);
+    }
+    const QString seconds =
+        tr("%1 s").arg(static_cast<double>(elapsed_.elapsed()) / 1000, 0, 'f', 1);
+    const QString tail = stderrTail();
+    if (cancelled_) {
+        setStatus(tr("Cancelled after %1 of %2 candidates.").arg(done_).arg(total_));
+    } else if (status == QProcess::CrashExit) {
+        showError(tr("cachelens bench crashed after %1 of %2 candidates%3")
+                      .arg(done_)
+                      .arg(total_)
+                      .arg(tail.isEmpty() ? QStringLiteral(".") : QStringLiteral(": ") + tail));
+        setStatus(tr("Failed."));
+    } else if (end_ && (exitCode == 0 || exitCode == 1)) {
+        // Exit code 1: the run completed and some candidate failed; the end
+        // line counts them and their rows say why.
+        progress_->setRange(0, std::max(total_, 1));
+        progress_->setValue(std::max(total_, 1));
+        setStatus(tr("Run %1 finished in %2: %n result(s), %3 failed.", nullptr, end_->results)
+                      .arg(end_->runId)
+                      .arg(seconds)
+                      .arg(end_->failed));
+    } else if (exitCode != 0) {
+        // The error event says it best; it is shown already.
+        if (!fatal_) {
+            showError(tail.isEmpty()
+                          ? tr("cachelens bench exited with code %1.").arg(exitCode)
+                          : tr("cachelens bench exited with code %1: %2").arg(exitCode).arg(tail));
+        }
+        setStatus(tr("Failed."));
+    } else {
+        showError(tr("cachelens bench ended without finishing the run (no \"end\" line)%1")
+                      .arg(tail.isEmpty() ? QStringLiteral(".") : QStringLiteral(": ") + tail));
+        setStatus(tr("Failed."));
+    }
+    endRun();
+}
+
+void BenchPage::endRun() {
+    if (process_ != nullptr) {
+        process_->disconnect(this);
+        process_->deleteLater();
+        process_ = nullptr;
+    }
+    if (progress_->maximum() == 0) {
+        progress_->setRange(0, 1); // out of the busy state
+        progress_->setValue(0);
+    }
+    updateButtons();
+    // A finished run is in the catalog now.
+    if (end_) {
+        loadHistory();
+    }
+    emit runFinished();
+}
+
+void BenchPage::onResultsInserted(int first, int last) {
+    fitColumns(table_,
+               {{BenchResultsModel::KernelColumn, 40}, {BenchResultsModel::ConfigColumn, 64}});
+    // Nothing selected yet: the first measured result, so that the chart
+    // and the history show something while the run goes on.
+    if (!table_->selectionModel()->currentIndex().isValid()) {
+        for (int row = first; row <= last; ++row) {
+            if (results_->result(row).ok()) {
+                selectResult(row);
+                return;
+            }
+        }
+    }
+    for (int row = first; row <= last; ++row) {
+        if (BenchResultsModel::kernelKey(results_->result(row)) == shownKernel_) {
+            updateChart();
+            return;
+        }
+    }
+}
+
+void BenchPage::selectResult(int row) {
+    const QModelIndex index = sorted_->mapFromSource(results_->index(row, 0));
+    table_->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
+                                                         QItemSelectionModel::Rows);
+}
+
+QString BenchPage::selectedKernel() const {
+    const QModelIndex current = table_->selectionModel()->currentIndex();
+    return current.isValid() ? current.data(BenchResultsModel::KernelKeyRole).toString()
+                             : QString();
+}
+
+void BenchPage::onSelectionChanged() {
+    updateButtons();
+    const QString kernel = selectedKernel();
+    if (kernel.isEmpty() || kernel == shownKernel_) {
+        return;
+    }
+    shownKernel_ = kernel;
+    updateChart();
+    loadHistory();
+}
+
+void BenchPage::loadHistory() {
+    const auto rows = results_->rowsOfKernel(shownKernel_);
+    if (rows.empty()) {
+        return;
+    }
+    // The module key names one kernel; its name alone repeats across graphs.
+    const auto& result = results_->result(rows.front());
+    const QString kernel = result.module.isEmpty() ? result.kernel : result.module;
+    historyTitle_->setText(tr("Reading the history of %1…").arg(kernel));
+    history_->load(kernel);
+}
+
+void BenchPage::updateChart() {
+    buildBenchChart(chartView_->chart(), *results_, shownKernel_);
+    applyPalette();
+}
+
+void BenchPage::applyPalette() {
+    styleBenchChart(chartView_, *this);
+}
+
+void BenchPage::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange) {
+        applyPalette();
+    }
+}
+
+QString BenchPage::acceptConfirmationText() const {
+    const QModelIndex current = table_->selectionModel()->currentIndex();
+    if (!current.isValid() || !accept_->isEnabled()) {
+        return {};
+    }
+    const auto& result = results_->result(sorted_->mapToSource(current).row());
+    return tr("Make %1 the best config of %2? This rewrites its .best_config in %3; the old "
+              "file is kept as a backup beside it.")
+        .arg(result.configText, result.kernel, runDir_);
+}
+
+void BenchPage::acceptSelected(bool askUser) {
+    const QModelIndex current = table_->selectionModel()->currentIndex();
+    if (!current.isValid() || !accept_->isEnabled()) {
+        return;
+    }
+    if (askUser && !askBeforeWriting(this, tr("Make best config"), acceptConfirmationText())) {
+        return;
+    }
+    const auto& result = results_->result(sorted_->mapToSource(current).row());
+    acceptKernel_ = BenchResultsModel::kernelKey(result);
+    acceptHash_ = result.tritonHash;
+    acceptConfig_ = result.configText;
+    const QString kernel = result.module.isEmpty() ? result.kernel : result.module;
+    const QStringList arguments{QStringLiteral("bench"),
+                                QStringLiteral("accept"),
+                                kernel,
+                                result.tritonHash,
+                                QStringLiteral("--dir"),
+                                runDir_,
+                                QStringLiteral("--catalog"),
+                                catalogPath_,
+                                QStringLiteral("--json")};
+    error_->hide();
+    outcome_->hide();
+    acceptProcess_ = new QProcess(this);
+    connect(acceptProcess_, &QProcess::finished, this, &BenchPage::acceptFinishedWith);
+    connect(acceptProcess_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
+        if (error == QProcess::FailedToStart && acceptProcess_ != nullptr) {
+            showError(tr("Could not start %1: %2").arg(program_, acceptProcess_->errorString()));
+            acceptProcess_->disconnect(this);
+            acceptProcess_->deleteLater();
+            acceptProcess_ = nullptr;
+            updateButtons();
+            emit acceptFinished();
+        }
+    });
+    setStatus(tr("Making %1 the best config of %2…").arg(acceptConfig_, result.kernel));
+    updateButtons();
+    acceptProcess_->start(program_, arguments);
+    updateButtons();
+}
+
+void BenchPage::acceptFinishedWith(int exitCode, QProcess::ExitStatus status) {
+    const QByteArray out = acceptProcess_->readAllStandardOutput();
+    const QString err = QString::fromUtf8(acceptProcess_->readAllStandardError()).trimmed();
+    acceptProcess_->disconnect(this);
+    acceptProcess_->deleteLater();
+    acceptProcess_ = nullptr;
+
+    if (status == QProcess::CrashExit || exitCode != 0) {
+        const QString why = !err.isEmpty() ? err : QString::fromUtf8(out).trimmed();
+        showError(status == QProcess::CrashExit
+                      ? tr("cachelens bench accept crashed%1")
+                            .arg(why.isEmpty() ? QStringLiteral(".") : QStringLiteral(": ") + why)
+                      : tr("cachelens bench accept refused (exit code %1)%2")
+                            .arg(exitCode)
+                            .arg(why.isEmpty() ? QStringLiteral(".") : QStringLiteral(": ") + why));
+        setStatus(tr("Make best config failed."));
+    } else if (auto outcome = parseAcceptOutput(out); !outcome) {
+        showError(QString::fromStdString(outcome.error().describe()));
+        setStatus(tr("Make best config failed."));
+    } else {
+        results_->markBest(acceptKernel_, acceptHash_);
+        outcome_->setText(
+            tr("%1 is now the best config. Rewrote %2; the old one (%3) is saved as %4.")
+                .arg(outcome->newConfig.isEmpty() ? acceptConfig_ : outcome->newConfig,
+                     outcome->bestConfig, outcome->oldConfig, outcome->backup));
+        outcome_->show();
+        setStatus(tr("Best config changed."));
+        updateChart();
+    }
+    updateButtons();
+    emit acceptFinished();
+}
+
+} // namespace cachelens::ui

@@ -1,0 +1,181 @@
+#pragma once
+
+// The Benchmarks page: re-benchmarks a cache dir's Triton kernels on this
+// machine's GPU by running `cachelens bench --json-lines` as a child process
+// (the CUDA work stays out of the GUI process: a driver fault cannot take the
+// window down, and Cancel can always kill it). It shows the progress, a table
+// of every candidate's timings with the fastest of each kernel marked, a chart
+// of the selected kernel's samples per config, the kernel's history from the
+// catalog, and "Make best config", which runs `cachelens bench accept`.
+// Before a run (and without a GPU) the table lists what a run would time:
+// `cachelens bench --plan`, again whenever the dir, the filter or "All
+// configs" changes.
+
+#include "data/bench_run_parser.h"
+
+#include <QElapsedTimer>
+#include <QProcess>
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+#include <filesystem>
+#include <optional>
+
+class QChart;
+class QChartView;
+class QCheckBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QTableView;
+class QTimer;
+
+namespace cachelens::ui {
+
+class BenchHistoryModel;
+class BenchResultsModel;
+class BenchResultsSortProxy;
+class JobRunner;
+
+class BenchPage : public QWidget {
+    Q_OBJECT
+
+public:
+    BenchPage(JobRunner& jobs, QString catalogPath, QWidget* parent = nullptr);
+    ~BenchPage() override;
+
+    // The cache dir to benchmark (the sidebar's); nullopt: none chosen.
+    void showRoot(const std::optional<std::filesystem::path>& root);
+    // The `cachelens` binary to run; findCli() by default.
+    void setProgram(const QString& program);
+    const QString& program() const { return program_; }
+    // Beside this executable (installed), then the build tree's app/cli, then $PATH.
+    static QString findCli();
+
+    void run();
+    // Lists the launch plans of the dir and filter now (`bench --plan`),
+    // replacing a listing under way; not while a run is.
+    void listPlans();
+    // A plan listing is asked for or under way.
+    bool isPlanning() const;
+    // Asks the run to stop (SIGTERM), kills it 2 s later if it has not.
+    void cancel();
+    // Makes the selected result's config the kernel's best config, in the
+    // dir of the run it came from; asks first when askUser.
+    void acceptSelected(bool askUser);
+    // What that asks: the kernel, the config and the dir written in; empty
+    // when no result can be accepted.
+    QString acceptConfirmationText() const;
+    bool isRunning() const;
+    bool isAccepting() const;
+
+    // For tests and the main window.
+    const BenchResultsModel* results() const { return results_; }
+    const BenchHistoryModel* history() const { return history_; }
+    QChart* chart() const;
+    QTableView* resultsTable() const { return table_; }
+    QTableView* historyTable() const { return historyTable_; }
+    QProgressBar* progressBar() const { return progress_; }
+    QLineEdit* kernelFilter() const { return filter_; }
+    QCheckBox* allConfigsBox() const { return allConfigs_; }
+    QPushButton* runButton() const { return run_; }
+    QPushButton* cancelButton() const { return cancel_; }
+    QPushButton* acceptButton() const { return accept_; }
+    // The selected result's kernel (BenchResultsModel::kernelKey), or empty.
+    QString selectedKernel() const;
+    // Selects a row of the results model (source row).
+    void selectResult(int row);
+    QString statusText() const;
+    QString errorText() const;   // what failed; empty when nothing did
+    QString noticeText() const;  // what went wrong without stopping the run
+    QString outcomeText() const; // what the last accept did
+    QString deviceText() const;
+    // The arguments of the last run.
+    const QStringList& lastArguments() const { return lastArguments_; }
+    const QStringList& lastPlanArguments() const { return lastPlanArguments_; }
+
+signals:
+    void statusMessage(const QString& message);
+    // The child process ended (or never started) and the page says how.
+    void runFinished();
+    void acceptFinished();
+    // A plan listing ended, failed, or was not started (a run is under way).
+    void planFinished();
+
+protected:
+    void changeEvent(QEvent* event) override;
+
+private:
+    void readOutput();
+    void handle(const BenchEvent& event);
+    void processFinished(int exitCode, QProcess::ExitStatus status);
+    void processFailed(QProcess::ProcessError error);
+    void endRun();
+    std::optional<QStringList> kernelWords();
+    void planDone(int exitCode, QProcess::ExitStatus status);
+    void stopPlan();
+    void acceptFinishedWith(int exitCode, QProcess::ExitStatus status);
+    void onResultsInserted(int first, int last);
+    void onSelectionChanged();
+    void loadHistory();
+    void updateChart();
+    void updateButtons();
+    void applyPalette();
+    void showError(const QString& message);
+    void setStatus(const QString& message);
+    QString stderrTail() const;
+
+    JobRunner& jobs_;
+    QString catalogPath_;
+    QString program_;
+    std::optional<std::filesystem::path> root_;
+
+    QProcess* process_ = nullptr;
+    QProcess* acceptProcess_ = nullptr;
+    QTimer* killTimer_ = nullptr;
+    QProcess* planProcess_ = nullptr;
+    QTimer* planTimer_ = nullptr; // debounces the filter's plan listing
+    QStringList lastPlanArguments_;
+    BenchRunParser parser_;
+    QByteArray stderr_;
+    QElapsedTimer elapsed_;
+    QStringList lastArguments_;
+    std::optional<BenchStartEvent> start_;
+    std::optional<BenchEndEvent> end_;
+    std::optional<QString> fatal_; // the "error" event's message
+    int done_ = 0;
+    int total_ = 0;
+    int badLines_ = 0;
+    bool cancelled_ = false;
+    QString runDir_;       // the cache dir of the results shown
+    QString acceptKernel_; // kernelKey, hash and config of the accept under way
+    QString acceptHash_;
+    QString acceptConfig_;
+    QString shownKernel_; // the kernel the chart and history show
+
+    QLabel* title_ = nullptr;
+    QLabel* dir_ = nullptr;
+    QLabel* device_ = nullptr;
+    QLineEdit* filter_ = nullptr;
+    QCheckBox* allConfigs_ = nullptr;
+    QPushButton* run_ = nullptr;
+    QPushButton* cancel_ = nullptr;
+    QProgressBar* progress_ = nullptr;
+    QLabel* status_ = nullptr;
+    QLabel* error_ = nullptr;
+    QLabel* notice_ = nullptr;
+    QLabel* outcome_ = nullptr;
+    BenchResultsModel* results_ = nullptr;
+    BenchResultsSortProxy* sorted_ = nullptr;
+    QTableView* table_ = nullptr;
+    QLabel* selection_ = nullptr;
+    QPushButton* accept_ = nullptr;
+    QChartView* chartView_ = nullptr;
+    BenchHistoryModel* history_ = nullptr;
+    QTableView* historyTable_ = nullptr;
+    QLabel* historyTitle_ = nullptr;
+};
+
+} // namespace cachelens::ui

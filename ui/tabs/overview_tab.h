@@ -1,0 +1,48 @@
+#pragma once
+
+// The Overview tab (every kind): the entry's fields as a tree, the ones that
+// name another entry shown as links. Double-click, Enter or the context
+// menu's "Go to" follows a link (followRequested); Ctrl+C copies the
+// selected fields. A module's Triton kernels are found off the GUI thread
+// and added when they are known.
+
+#include "tabs/entry_tab.h"
+
+class QLabel;
+class QTreeView;
+
+namespace cachelens::ui {
+
+class EntryFieldsModel;
+class JobRunner;
+
+class OverviewTab : public EntryTab {
+    Q_OBJECT
+
+public:
+    explicit OverviewTab(QWidget* parent = nullptr);
+    ~OverviewTab() override;
+
+    bool appliesTo(cachedir::FileKind kind) const override;
+    void showEntry(const EntryRef& ref, const SharedContent& content) override;
+    void clear() override;
+
+    EntryFieldsModel* model() const { return model_; }
+    QTreeView* view() const { return view_; }
+    // Follows the link at `index` (of model()); false when it is none.
+    bool followLink(const QModelIndex& index);
+    // One selected field: its value; several: "name<TAB>value" lines.
+    void copySelection();
+
+private:
+    void showContextMenu(const QPoint& position);
+    void onActivated(const QModelIndex& index);
+    void fitNameColumn();
+
+    QLabel* title_ = nullptr;
+    QTreeView* view_ = nullptr;
+    EntryFieldsModel* model_ = nullptr;
+    JobRunner* jobs_ = nullptr;
+};
+
+} // namespace cachelens::ui
