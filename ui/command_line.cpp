@@ -1,6 +1,7 @@
 #include "command_line.h"
 
 #include "jobs/remote_work.h"
+#include "pages/browse_page.h"
 
 #include <cachelens/core/format.h>
 
@@ -74,7 +75,7 @@ GuiCommandLine parseCommandLine(const QStringList& arguments, const QString& ver
         "this key, its findings shown.",
         "KEY|PATH|NAME");
     const QCommandLineOption tab(
-        "tab", "Show this detail tab: " + MainWindow::tabNames().join(QStringLiteral(", ")) + '.',
+        "tab", "Show this detail tab: " + BrowsePage::tabNames().join(QStringLiteral(", ")) + '.',
         "TAB");
     const QCommandLineOption compare(
         "compare", "With --select: compare the selected entry with this FX key.", "KEY2");
@@ -181,10 +182,10 @@ GuiCommandLine parseCommandLine(const QStringList& arguments, const QString& ver
     }
     if (parser.isSet(tab)) {
         request.tab = parser.value(tab);
-        if (!MainWindow::tabFromName(request.tab)) {
+        if (!BrowsePage::tabFromName(request.tab)) {
             return failure(
                 QStringLiteral("--tab %1: no such tab (accepted: %2)")
-                    .arg(quoted(request.tab), MainWindow::tabNames().join(QStringLiteral(", "))));
+                    .arg(quoted(request.tab), BrowsePage::tabNames().join(QStringLiteral(", "))));
         }
     }
     if (parser.isSet(compare)) {
@@ -199,10 +200,10 @@ GuiCommandLine parseCommandLine(const QStringList& arguments, const QString& ver
     }
     if (parser.isSet(view)) {
         request.view = parser.value(view);
-        if (!MainWindow::viewNames().contains(request.view)) {
-            return failure(
-                QStringLiteral("--view %1: no such view (accepted: %2)")
-                    .arg(quoted(request.view), MainWindow::viewNames().join(QStringLiteral(", "))));
+        if (!StartupScript::viewNames().contains(request.view)) {
+            return failure(QStringLiteral("--view %1: no such view (accepted: %2)")
+                               .arg(quoted(request.view),
+                                    StartupScript::viewNames().join(QStringLiteral(", "))));
         }
     }
     request.search = parser.value(search);

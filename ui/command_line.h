@@ -5,7 +5,7 @@
 // program (exit 2) with a message naming the option and what it accepts,
 // before a window opens.
 
-#include "main_window.h"
+#include "startup_script.h"
 
 #include <QSize>
 #include <QString>

@@ -4,6 +4,7 @@
 
 #include "command_line.h"
 #include "main_window.h"
+#include "startup_script.h"
 
 #include <cachelens/catalog/catalog.h>
 

@@ -7,14 +7,18 @@
 // the errors a run can end with, and "Make best config" running
 // `bench accept` with the right arguments.
 
+#include "data/bench_run_parser.h"
+#include "dialogs/dialog_launcher.h"
 #include "jobs/job_runner.h"
+#include "jobs/root_jobs.h"
 #include "main_window.h"
 #include "models/bench_history_model.h"
 #include "models/bench_results_model.h"
-#include "data/bench_run_parser.h"
-#include "widgets/highlight_colors.h"
 #include "pages/bench_page.h"
+#include "pages/browse_page.h"
+#include "startup_script.h"
 #include "test_paths.h"
+#include "widgets/highlight_colors.h"
 
 #include <cachelens/bench/bench_store.h>
 #include <cachelens/catalog/catalog.h>

@@ -9,22 +9,26 @@
 // (its entries in the table, the sidebar label, Prune refused), and Export
 // Selection reproducing PyTorch's own bundle byte for byte.
 
-#include "devset_entries.h"
-#include "hostile_entries.h"
-#include "jobs/bundle_work.h"
-#include "main_window.h"
-#include "models/entry_table_model.h"
-#include "models/findings_model.h"
 #include "data/graph_selection.h"
-#include "widgets/highlight_colors.h"
-#include "models/import_plan_model.h"
-#include "text/plain_text.h"
-#include "models/root_labels_model.h"
+#include "devset_entries.h"
+#include "dialogs/dialog_launcher.h"
 #include "dialogs/export_dialog.h"
 #include "dialogs/import_dialog.h"
 #include "dialogs/prune_dialog.h"
+#include "hostile_entries.h"
+#include "jobs/bundle_work.h"
+#include "jobs/root_jobs.h"
+#include "main_window.h"
+#include "models/entry_table_model.h"
+#include "models/findings_model.h"
+#include "models/import_plan_model.h"
+#include "models/root_labels_model.h"
+#include "pages/browse_page.h"
+#include "startup_script.h"
 #include "test_paths.h"
+#include "text/plain_text.h"
 #include "widgets/findings_panel.h"
+#include "widgets/highlight_colors.h"
 
 #include <cachelens/bundle/bundle_file.h>
 #include <cachelens/bundle/import.h>
@@ -611,7 +615,7 @@ private slots:
         request.importInto = temp.filePath("into");
         window.runStartupRequest(request);
         QVERIFY(done.wait(60'000));
-        ImportDialog* dialog = window.importDialog();
+        ImportDialog* dialog = window.dialogs()->importDialog();
         QVERIFY(dialog != nullptr);
         QCOMPARE(dialog->table()->currentIndex().row(), rowOfKey(*dialog->plan(), hostile.key));
         QCOMPARE(dialog->findings()->model()->rowCount(), 1);
@@ -624,14 +628,14 @@ private slots:
         window.resize(1400, 900);
         window.show();
         QSignalSpy done(&window, &MainWindow::requestDone);
-        QSignalSpy opened(&window, &MainWindow::bundleOpened);
+        QSignalSpy opened(window.roots(), &RootJobs::bundleOpened);
         StartupRequest request;
         request.openBundles = {test::fixture(kDevsetBundle)};
         window.runStartupRequest(request);
         QVERIFY(done.wait(60'000));
         QCOMPARE(opened.size(), 1);
         const fs::path root = opened.first().first().toString().toStdString();
-        QVERIFY(window.isReadOnlyRoot(root));
+        QVERIFY(window.roots()->isReadOnlyRoot(root));
         QCOMPARE(root.filename(), fs::path("mega_mlp_train.bin"));
         // The bundle's path, made absolute and normal ("../shared" resolved).
         const fs::path origin = test::fixture(kDevsetBundle).lexically_normal();
@@ -639,12 +643,12 @@ private slots:
         QCOMPARE(files(root).size(), std::size_t{7});
 
         // The 7 artifacts' entries: two FX graphs, the AOT entry, four best configs.
-        QTRY_COMPARE(window.entryModel()->rowCount(), 7);
-        const QStringList kinds = column(*window.entryModel(), EntryTableModel::Kind);
+        QTRY_COMPARE(window.browsePage()->entryModel()->rowCount(), 7);
+        const QStringList kinds = column(*window.browsePage()->entryModel(), EntryTableModel::Kind);
         QCOMPARE(kinds.count(QStringLiteral("fxgraph")), 2);
         QCOMPARE(kinds.count(QStringLiteral("aotautograd")), 1);
         QCOMPARE(kinds.count(QStringLiteral("best_config")), 4);
-        const QStringList keys = column(*window.entryModel(), EntryTableModel::Key);
+        const QStringList keys = column(*window.browsePage()->entryModel(), EntryTableModel::Key);
         QVERIFY(keys.contains(QString::fromLatin1(test::kForward)));
         QVERIFY(keys.contains(QString::fromLatin1(test::kBackward)));
         QVERIFY(
@@ -663,8 +667,9 @@ private slots:
                     .toString()
                     .contains(QString::fromStdString(origin.string())));
         QVERIFY(!labels->index(0, 0, label).data(RootLabelsModel::IsBundleRole).toBool());
-        QTRY_VERIFY(window.bundleBanner()->isVisible());
-        QVERIFY(window.bundleBanner()->text().contains(QStringLiteral("7 shown, 0 refused")));
+        QTRY_VERIFY(window.browsePage()->banner()->isVisible());
+        QVERIFY(
+            window.browsePage()->banner()->text().contains(QStringLiteral("7 shown, 0 refused")));
 
         // Read-only: Prune is off, and refused when asked for anyway.
         QAction* prune = nullptr;
@@ -675,7 +680,7 @@ private slots:
         }
         QVERIFY(prune != nullptr);
         QVERIFY(!prune->isEnabled());
-        window.openPruneDialog(QStringLiteral("1M"));
+        window.dialogs()->openPrune(QStringLiteral("1M"));
         QVERIFY(window.findChild<PruneDialog*>() == nullptr);
         QVERIFY2(window.statusText().contains(QStringLiteral("read-only")),
                  qPrintable(window.statusText()));
@@ -684,10 +689,11 @@ private slots:
         QVERIFY(window.statusText().contains(QStringLiteral("import it")));
 
         // Import… on the bundle root opens its file.
-        window.openImportDialog(std::nullopt, fs::path(temp.filePath("into").toStdString()));
-        QVERIFY(window.importDialog() != nullptr);
-        QVERIFY(window.importDialog()->bundleFile() == origin);
-        QCOMPARE(window.screenshotTarget(), static_cast<QWidget*>(window.importDialog()));
+        window.dialogs()->openImport(std::nullopt, fs::path(temp.filePath("into").toStdString()));
+        QVERIFY(window.dialogs()->importDialog() != nullptr);
+        QVERIFY(window.dialogs()->importDialog()->bundleFile() == origin);
+        QCOMPARE(window.screenshotTarget(),
+                 static_cast<QWidget*>(window.dialogs()->importDialog()));
     }
 
     void importingIntoAnOpenRootIndexesItAgain() {
@@ -701,17 +707,17 @@ private slots:
         request.open = {into};
         window.runStartupRequest(request);
         QVERIFY(done.wait(60'000));
-        QCOMPARE(window.entryModel()->rowCount(), 0);
+        QCOMPARE(window.browsePage()->entryModel()->rowCount(), 0);
 
-        window.openImportDialog(test::fixture(kDevsetBundle), into, false);
-        ImportDialog* dialog = window.importDialog();
+        window.dialogs()->openImport(test::fixture(kDevsetBundle), into, false);
+        ImportDialog* dialog = window.dialogs()->importDialog();
         QVERIFY(dialog != nullptr);
         QSignalSpy planned(dialog, &ImportDialog::planned);
         QVERIFY(planned.wait(30'000));
-        QSignalSpy indexed(&window, &MainWindow::rootIndexed);
+        QSignalSpy indexed(window.roots(), &RootJobs::rootIndexed);
         dialog->confirmAndImport(false);
         QVERIFY(indexed.wait(30'000));
-        QTRY_COMPARE(window.entryModel()->rowCount(), 7);
+        QTRY_COMPARE(window.browsePage()->entryModel()->rowCount(), 7);
         QVERIFY(window.statusText().contains(QStringLiteral("7 entries")));
     }
 
@@ -726,9 +732,9 @@ private slots:
         request.openBundles = {file};
         window.runStartupRequest(request);
         QVERIFY(done.wait(60'000));
-        QTRY_COMPARE(window.entryModel()->rowCount(), 1);
-        QTRY_VERIFY(window.bundleBanner()->isVisible());
-        const QString banner = window.bundleBanner()->text();
+        QTRY_COMPARE(window.browsePage()->entryModel()->rowCount(), 1);
+        QTRY_VERIFY(window.browsePage()->banner()->isVisible());
+        const QString banner = window.browsePage()->banner()->text();
         QVERIFY2(banner.contains(QStringLiteral("1 shown, 2 refused")), qPrintable(banner));
         QVERIFY2(banner.contains(QStringLiteral("os.system")), qPrintable(banner));
         QVERIFY(banner.contains(QStringLiteral("../../x")));
@@ -765,13 +771,13 @@ private slots:
         request.open = {test::fixture("devset/cache")};
         window.runStartupRequest(request);
         QVERIFY(done.wait(120'000));
-        QSignalSpy shown(&window, &MainWindow::entryShown);
-        QVERIFY(window.selectEntry(QString::fromLatin1(test::kForward)));
+        QSignalSpy shown(window.browsePage(), &BrowsePage::entryShown);
+        QVERIFY(window.browsePage()->selectEntry(QString::fromLatin1(test::kForward)));
         QVERIFY(shown.wait(30'000));
-        QCOMPARE(window.entryTable()->selectionModel()->selectedRows().size(), 1);
+        QCOMPARE(window.browsePage()->entryTable()->selectionModel()->selectedRows().size(), 1);
 
-        window.openExportDialog();
-        ExportDialog* dialog = window.exportDialog();
+        window.dialogs()->openExport();
+        ExportDialog* dialog = window.dialogs()->exportDialog();
         QVERIFY(dialog != nullptr);
         QCOMPARE(dialog->keys(), std::vector<std::string>{test::kForward});
         QSignalSpy exported(dialog, &ExportDialog::exported);

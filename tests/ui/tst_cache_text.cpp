@@ -5,13 +5,17 @@
 // Qt's HTML renderer unescaped; the ones that show it are checked to read as
 // written.
 
+#include "dialogs/dialog_launcher.h"
+#include "jobs/root_jobs.h"
 #include "main_window.h"
-#include "text/engine_text.h"
 #include "models/entry_table_model.h"
-#include "text/plain_text.h"
-#include "tabs/entry_tab.h"
+#include "pages/browse_page.h"
 #include "pages/why_page.h"
+#include "startup_script.h"
+#include "tabs/entry_tab.h"
 #include "test_paths.h"
+#include "text/engine_text.h"
+#include "text/plain_text.h"
 
 #include <QAbstractItemView>
 #include <QLabel>
@@ -174,14 +178,16 @@ private slots:
     void aKeyShowsAsText() {
         const int row = select([](const EntryRef& ref) { return text(ref.entry.key) == kKey; });
         QVERIFY(row >= 0);
-        const QString tip = window_->entryModel()
+        const QString tip = window_->browsePage()
+                                ->entryModel()
                                 ->index(row, EntryTableModel::Key)
                                 .data(Qt::ToolTipRole)
                                 .toString();
         QVERIFY(shownToolTip(tip).startsWith(QStringLiteral("4a/%1.best_config\n").arg(kKey)));
         visitEveryTab();
-        window_->showTab(MainWindow::Tab::Overview);
-        const auto* title = window_->panel(MainWindow::Tab::Overview)->findChild<QLabel*>();
+        window_->browsePage()->showTab(BrowsePage::Tab::Overview);
+        const auto* title =
+            window_->browsePage()->tab(BrowsePage::Tab::Overview)->findChild<QLabel*>();
         QVERIFY(title != nullptr);
         QCOMPARE(shown(title), QStringLiteral("best_config ") + kKey);
     }
@@ -205,8 +211,9 @@ private slots:
         QVERIFY(select([](const EntryRef& ref) {
                     return text(ref.entry.path).contains(kKernelDir);
                 }) >= 0);
-        window_->showTab(MainWindow::Tab::Kernels);
-        const auto labels = window_->panel(MainWindow::Tab::Kernels)->findChildren<QLabel*>();
+        window_->browsePage()->showTab(BrowsePage::Tab::Kernels);
+        const auto labels =
+            window_->browsePage()->tab(BrowsePage::Tab::Kernels)->findChildren<QLabel*>();
         QTRY_VERIFY(std::ranges::any_of(labels, [](const QLabel* label) {
             return shown(label).startsWith(kKernel + QStringLiteral("  —  "));
         }));
@@ -240,14 +247,14 @@ private:
     // Selects the first row of the entry table whose entry `match`es and
     // waits until the window shows it; its row, or -1.
     int select(const std::function<bool(const EntryRef&)>& match) {
-        auto* model = window_->entryModel();
+        auto* model = window_->browsePage()->entryModel();
         for (int row = 0; row < model->rowCount(); ++row) {
             const QModelIndex index = model->index(row, 0);
             if (!match(index.data(EntryTableModel::EntryRefRole).value<EntryRef>())) {
                 continue;
             }
-            QSignalSpy shownSpy(&*window_, &MainWindow::entryShown);
-            window_->entryTable()->selectionModel()->setCurrentIndex(
+            QSignalSpy shownSpy(window_->browsePage(), &BrowsePage::entryShown);
+            window_->browsePage()->entryTable()->selectionModel()->setCurrentIndex(
                 index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
             if (!shownSpy.wait(20'000)) {
                 return -1;
@@ -261,9 +268,9 @@ private:
     // renders no markup from the cache.
     void visitEveryTab() {
         for (const auto tab :
-             {MainWindow::Tab::Overview, MainWindow::Tab::DebugLines, MainWindow::Tab::Guards,
-              MainWindow::Tab::Source, MainWindow::Tab::Kernels, MainWindow::Tab::Autotune}) {
-            window_->showTab(tab);
+             {BrowsePage::Tab::Overview, BrowsePage::Tab::DebugLines, BrowsePage::Tab::Guards,
+              BrowsePage::Tab::Source, BrowsePage::Tab::Kernels, BrowsePage::Tab::Autotune}) {
+            window_->browsePage()->showTab(tab);
             QTest::qWait(200);
             const QStringList found = renderedMarkup(&*window_);
             QVERIFY2(found.isEmpty(), qPrintable(found.join(u'\n')));

@@ -4,6 +4,7 @@
 // --version with no display at all, and exiting 2 on a bad value.
 
 #include "command_line.h"
+#include "pages/browse_page.h"
 #include "test_paths.h"
 
 #include <QProcess>
@@ -104,10 +105,10 @@ private slots:
         QVERIFY(bare.catalogPath.isEmpty());
         QVERIFY(bare.screenshot.isEmpty());
 
-        for (const QString& view : MainWindow::viewNames()) {
+        for (const QString& view : StartupScript::viewNames()) {
             QCOMPARE(parse({"--view", view}).outcome, Outcome::Run);
         }
-        for (const QString& tab : MainWindow::tabNames()) {
+        for (const QString& tab : BrowsePage::tabNames()) {
             QCOMPARE(parse({"--tab", tab}).outcome, Outcome::Run);
         }
         QCOMPARE(parse({"--view", "import", "--into", temp_.filePath("new-dir")}).outcome,

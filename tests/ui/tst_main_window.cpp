@@ -4,6 +4,9 @@
 // differs, type hints into the guard playground and see a clause fail, run a
 // prune dry run. And the window's own models under QAbstractItemModelTester.
 
+#include "dialogs/dialog_launcher.h"
+#include "dialogs/prune_dialog.h"
+#include "jobs/root_jobs.h"
 #include "main_window.h"
 #include "models/debug_lines_model.h"
 #include "models/entry_table_model.h"
@@ -12,11 +15,12 @@
 #include "models/nearest_keys_model.h"
 #include "models/prune_plan_model.h"
 #include "models/roots_model.h"
+#include "pages/browse_page.h"
 #include "pages/compare_page.h"
+#include "pages/why_page.h"
+#include "startup_script.h"
 #include "tabs/debug_lines_tab.h"
 #include "tabs/guards_tab.h"
-#include "dialogs/prune_dialog.h"
-#include "pages/why_page.h"
 #include "test_paths.h"
 
 #include <cachelens/catalog/catalog.h>
@@ -81,18 +85,18 @@ private slots:
     void opensTheCacheAndFillsTheTable() {
         auto scan = cachedir::scan_cache_dir(cache_);
         QVERIFY_RESULT(scan);
-        QCOMPARE(window_->entryModel()->rowCount(), int(scan->entries().size()));
-        QAbstractItemModelTester tester(window_->entryModel(),
+        QCOMPARE(window_->browsePage()->entryModel()->rowCount(), int(scan->entries().size()));
+        QAbstractItemModelTester tester(window_->browsePage()->entryModel(),
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
         // Every column of the first rows has been read by the tester; the
         // table shows kinds and keys.
-        const auto kinds = column(*window_->entryModel(), EntryTableModel::Kind);
+        const auto kinds = column(*window_->browsePage()->entryModel(), EntryTableModel::Kind);
         QVERIFY(std::ranges::find(kinds, QStringLiteral("fxgraph")) != kinds.end());
     }
 
     void searchFieldFiltersInSql() {
-        QSignalSpy loaded(window_->entryModel(), &EntryTableModel::loaded);
-        QTest::keyClicks(window_->searchField(), "triton_poi");
+        QSignalSpy loaded(window_->browsePage()->entryModel(), &EntryTableModel::loaded);
+        QTest::keyClicks(window_->browsePage()->searchField(), "triton_poi");
         QVERIFY(loaded.wait(10'000));
         auto catalog = catalog::Catalog::open(temp_->filePath("catalog.sqlite").toStdString());
         QVERIFY_RESULT(catalog);
@@ -101,12 +105,13 @@ private slots:
         auto expected = catalog->count(query);
         QVERIFY_RESULT(expected);
         QVERIFY(*expected > 0);
-        QCOMPARE(window_->entryModel()->rowCount(), int(*expected));
+        QCOMPARE(window_->browsePage()->entryModel()->rowCount(), int(*expected));
         // Sorting by size, descending: in SQL, same rows.
-        window_->entryTable()->sortByColumn(EntryTableModel::Size, Qt::DescendingOrder);
+        window_->browsePage()->entryTable()->sortByColumn(EntryTableModel::Size,
+                                                          Qt::DescendingOrder);
         QVERIFY(loaded.wait(10'000));
-        QCOMPARE(window_->entryModel()->rowCount(), int(*expected));
-        const auto* model = window_->entryModel();
+        QCOMPARE(window_->browsePage()->entryModel()->rowCount(), int(*expected));
+        const auto* model = window_->browsePage()->entryModel();
         for (int row = 1; row < model->rowCount(); ++row) {
             QVERIFY(model->index(row - 1, EntryTableModel::Size)
                         .data(EntryTableModel::RawValueRole)
@@ -117,12 +122,14 @@ private slots:
     }
 
     void selectingAnEntryShowsItsDebugLines() {
-        QSignalSpy shown(&*window_, &MainWindow::entryShown);
-        QVERIFY(window_->selectEntry(kForward));
+        QSignalSpy shown(window_->browsePage(), &BrowsePage::entryShown);
+        QVERIFY(window_->browsePage()->selectEntry(kForward));
         QVERIFY(shown.wait(10'000));
-        QCOMPARE(QString::fromStdString(window_->currentEntry()->entry.key), kForward);
-        window_->showTab(MainWindow::Tab::DebugLines);
-        auto* debug = qobject_cast<DebugLinesTab*>(window_->panel(MainWindow::Tab::DebugLines));
+        QCOMPARE(QString::fromStdString(window_->browsePage()->currentEntry()->entry.key),
+                 kForward);
+        window_->browsePage()->showTab(BrowsePage::Tab::DebugLines);
+        auto* debug =
+            qobject_cast<DebugLinesTab*>(window_->browsePage()->tab(BrowsePage::Tab::DebugLines));
         QVERIFY(debug != nullptr);
         QVERIFY(debug->model()->rowCount() > 500);
         const auto attributes = column(*debug->model(), DebugLinesModel::AttributeColumn);
@@ -132,13 +139,14 @@ private slots:
         QTRY_COMPARE(debug->proxy()->rowCount(), 1);
         // Ctrl+Shift+C copies the selected key.
         QApplication::clipboard()->clear();
-        QTest::keyClick(window_->entryTable(), Qt::Key_C, Qt::ControlModifier | Qt::ShiftModifier);
+        QTest::keyClick(window_->browsePage()->entryTable(), Qt::Key_C,
+                        Qt::ControlModifier | Qt::ShiftModifier);
         QCOMPARE(QApplication::clipboard()->text(), kForward);
     }
 
     void comparingTwoEntriesShowsWhatDiffers() {
-        QSignalSpy shown(&*window_, &MainWindow::entryShown);
-        QVERIFY(window_->selectEntry(kForward));
+        QSignalSpy shown(window_->browsePage(), &BrowsePage::entryShown);
+        QVERIFY(window_->browsePage()->selectEntry(kForward));
         QVERIFY(shown.wait(10'000));
         QVERIFY(window_->compareWith(kBackward));
         KeyDiffModel* diff = window_->comparePage()->model();
@@ -161,11 +169,12 @@ private slots:
     }
 
     void guardPlaygroundFailsAClause() {
-        QSignalSpy shown(&*window_, &MainWindow::entryShown);
-        QVERIFY(window_->selectEntry(kGuarded));
+        QSignalSpy shown(window_->browsePage(), &BrowsePage::entryShown);
+        QVERIFY(window_->browsePage()->selectEntry(kGuarded));
         QVERIFY(shown.wait(10'000));
-        window_->showTab(MainWindow::Tab::Guards);
-        auto* guards = qobject_cast<GuardsTab*>(window_->panel(MainWindow::Tab::Guards));
+        window_->browsePage()->showTab(BrowsePage::Tab::Guards);
+        auto* guards =
+            qobject_cast<GuardsTab*>(window_->browsePage()->tab(BrowsePage::Tab::Guards));
         QVERIFY(guards != nullptr);
         QAbstractItemModel* clauses = guards->clauses();
         QVERIFY(clauses->rowCount() >= 6);
@@ -190,7 +199,7 @@ private slots:
     }
 
     void followingALinkSelectsTheLinkedEntry() {
-        QSignalSpy shown(&*window_, &MainWindow::entryShown);
+        QSignalSpy shown(window_->browsePage(), &BrowsePage::entryShown);
         auto scan = cachedir::scan_cache_dir(cache_);
         QVERIFY_RESULT(scan);
         QString aot;
@@ -200,23 +209,24 @@ private slots:
                 break;
             }
         }
-        QVERIFY(window_->selectEntry(aot));
+        QVERIFY(window_->browsePage()->selectEntry(aot));
         QVERIFY(shown.wait(10'000));
-        auto loaded = cachedir::load_entry(cache_, window_->currentEntry()->entry);
+        auto loaded = cachedir::load_entry(cache_, window_->browsePage()->currentEntry()->entry);
         QVERIFY_RESULT(loaded);
         const auto* entry = std::get_if<cachedir::AotAutogradEntry>(&*loaded);
         QVERIFY(entry != nullptr && entry->forward);
-        emit window_->panel(MainWindow::Tab::Overview)
+        emit window_->browsePage()
+            ->tab(BrowsePage::Tab::Overview)
             ->followRequested(cachedir::FileKind::FxGraph,
                               QString::fromStdString(entry->forward->key));
         QVERIFY(shown.wait(10'000));
-        QCOMPARE(window_->currentEntry()->entry.key, entry->forward->key);
-        QCOMPARE(window_->currentEntry()->entry.kind, cachedir::FileKind::FxGraph);
+        QCOMPARE(window_->browsePage()->currentEntry()->entry.key, entry->forward->key);
+        QCOMPARE(window_->browsePage()->currentEntry()->entry.kind, cachedir::FileKind::FxGraph);
     }
 
     void whyDidThisMissRanksTheOtherGraph() {
-        QSignalSpy shown(&*window_, &MainWindow::entryShown);
-        QVERIFY(window_->selectEntry(kForward));
+        QSignalSpy shown(window_->browsePage(), &BrowsePage::entryShown);
+        QVERIFY(window_->browsePage()->selectEntry(kForward));
         QVERIFY(shown.wait(10'000));
         window_->explainCurrent();
         auto* nearest = window_->whyPage()->findChild<NearestKeysModel*>();
@@ -234,7 +244,7 @@ private slots:
     void pruneDryRunListsAndDeletesNothing() {
         const auto before = std::distance(fs::recursive_directory_iterator(cache_),
                                           fs::recursive_directory_iterator());
-        window_->openPruneDialog();
+        window_->dialogs()->openPrune();
         auto* dialog = window_->findChild<PruneDialog*>();
         QVERIFY(dialog != nullptr);
         dialog->setLimits(QStringLiteral("1M"), std::nullopt, QStringLiteral("0s"));

@@ -10,9 +10,15 @@
 
 #include "../engine/redis_server.h"
 #include "devset_entries.h"
+#include "dialogs/dialog_launcher.h"
+#include "dialogs/prune_dialog.h"
+#include "dialogs/pull_dialog.h"
+#include "dialogs/push_dialog.h"
+#include "dialogs/redis_dialog.h"
 #include "hostile_entries.h"
 #include "jobs/job_runner.h"
 #include "jobs/remote_work.h"
+#include "jobs/root_jobs.h"
 #include "main_window.h"
 #include "models/entry_table_model.h"
 #include "models/findings_model.h"
@@ -21,11 +27,9 @@
 #include "models/push_plan_model.h"
 #include "models/root_labels_model.h"
 #include "models/roots_model.h"
+#include "pages/browse_page.h"
 #include "pages/compare_page.h"
-#include "dialogs/prune_dialog.h"
-#include "dialogs/pull_dialog.h"
-#include "dialogs/push_dialog.h"
-#include "dialogs/redis_dialog.h"
+#include "startup_script.h"
 #include "test_paths.h"
 #include "widgets/findings_panel.h"
 
@@ -167,27 +171,28 @@ private slots:
             MainWindow window(catalogPath);
             window.resize(1400, 900);
             window.show();
-            window.openRedisDialog(url());
-            RedisDialog* dialog = window.redisDialog();
+            window.dialogs()->openRedis(url());
+            RedisDialog* dialog = window.dialogs()->redisDialog();
             QVERIFY(dialog != nullptr);
             QCOMPARE(dialog->url(), url());
-            QSignalSpy added(&window, &MainWindow::redisRootAdded);
+            QSignalSpy added(window.roots(), &RootJobs::redisRootAdded);
             dialog->connectNow();
             QVERIFY(dialog->isBusy());
             QVERIFY(added.wait(60'000));
             root = added.first().first().toString();
             QCOMPARE(root, location(mirror));
-            QVERIFY(window.isRedisRoot(root.toStdString()));
-            QVERIFY(window.isReadOnlyRoot(root.toStdString()));
+            QVERIFY(window.roots()->isRedisRoot(root.toStdString()));
+            QVERIFY(window.roots()->isReadOnlyRoot(root.toStdString()));
             // Connected: the dialog closed itself.
-            QTRY_VERIFY(window.redisDialog() == nullptr);
+            QTRY_VERIFY(window.dialogs()->redisDialog() == nullptr);
 
             // The devset's 19 entries: 10 FX graphs and 9 AOT entries.
-            QTRY_COMPARE(window.entryModel()->rowCount(), 19);
-            const QStringList kinds = column(*window.entryModel(), EntryTableModel::Kind);
+            QTRY_COMPARE(window.browsePage()->entryModel()->rowCount(), 19);
+            const QStringList kinds =
+                column(*window.browsePage()->entryModel(), EntryTableModel::Kind);
             QCOMPARE(kinds.count(QStringLiteral("fxgraph")), 10);
             QCOMPARE(kinds.count(QStringLiteral("aotautograd")), 9);
-            QVERIFY(column(*window.entryModel(), EntryTableModel::Key)
+            QVERIFY(column(*window.browsePage()->entryModel(), EntryTableModel::Key)
                         .contains(QString::fromLatin1(test::kForward)));
 
             // The sidebar names the server, not the dir.
@@ -212,8 +217,8 @@ private slots:
                 displayUrl().toUtf8());
             QCOMPARE(files(mirror).size(), std::size_t{19});
 
-            QTRY_VERIFY(window.bundleBanner()->isVisible());
-            const QString banner = window.bundleBanner()->text();
+            QTRY_VERIFY(window.browsePage()->banner()->isVisible());
+            const QString banner = window.browsePage()->banner()->text();
             QVERIFY2(banner.contains(QStringLiteral("Redis server ") + displayUrl()),
                      qPrintable(banner));
             QVERIFY2(banner.contains(QStringLiteral("19 keys on ")), qPrintable(banner));
@@ -224,7 +229,7 @@ private slots:
             QVERIFY(prune != nullptr);
             QVERIFY(!prune->isEnabled());
             QVERIFY(actionNamed(window, QStringLiteral("Re&fresh Redis server"))->isEnabled());
-            window.openPruneDialog(QStringLiteral("1M"));
+            window.dialogs()->openPrune(QStringLiteral("1M"));
             QVERIFY(window.findChild<PruneDialog*>() == nullptr);
             QVERIFY2(window.statusText().contains(QStringLiteral("read-only")),
                      qPrintable(window.statusText()));
@@ -237,15 +242,15 @@ private slots:
         auto* labels = window.findChild<RootLabelsModel*>();
         QTRY_COMPARE(labels->rowCount(), 1);
         QCOMPARE(labels->index(0, 0).data().toString(), displayUrl() + QStringLiteral(" (Redis)"));
-        QSignalSpy added(&window, &MainWindow::redisRootAdded);
-        window.refreshRedisRoot(root.toStdString());
+        QSignalSpy added(window.roots(), &RootJobs::redisRootAdded);
+        window.roots()->refreshRedisRoot(root.toStdString());
         QVERIFY(added.wait(60'000));
-        QTRY_COMPARE(window.entryModel()->rowCount(), 18);
-        QVERIFY(!column(*window.entryModel(), EntryTableModel::Key)
+        QTRY_COMPARE(window.browsePage()->entryModel()->rowCount(), 18);
+        QVERIFY(!column(*window.browsePage()->entryModel(), EntryTableModel::Key)
                      .contains(QString::fromLatin1(test::kForward)));
         QCOMPARE(files(mirror).size(), std::size_t{18});
-        QVERIFY2(window.bundleBanner()->text().contains(QStringLiteral("1 removed")),
-                 qPrintable(window.bundleBanner()->text()));
+        QVERIFY2(window.browsePage()->banner()->text().contains(QStringLiteral("1 removed")),
+                 qPrintable(window.browsePage()->banner()->text()));
     }
 
     void aRemoteEntryComparesWithALocalOne() {
@@ -263,10 +268,10 @@ private slots:
         const QString local = location(test::fixture("devset/cache"));
 
         // The Redis root is selected once added: its forward graph is the one selected.
-        QSignalSpy shown(&window, &MainWindow::entryShown);
-        QVERIFY(window.selectEntry(QString::fromLatin1(test::kForward)));
+        QSignalSpy shown(window.browsePage(), &BrowsePage::entryShown);
+        QVERIFY(window.browsePage()->selectEntry(QString::fromLatin1(test::kForward)));
         QVERIFY(shown.wait(30'000));
-        QCOMPARE(location(window.currentEntry()->root), mirror);
+        QCOMPARE(location(window.browsePage()->currentEntry()->root), mirror);
 
         // The same key: the local entry, not itself; identical inputs.
         QVERIFY(window.compareWith(QString::fromLatin1(test::kForward)));
@@ -290,24 +295,27 @@ private slots:
         QAction* allRoots = actionNamed(window, QStringLiteral("&All cache dirs"));
         QVERIFY(allRoots != nullptr);
         allRoots->trigger();
-        window.searchField()->setText(QString::fromLatin1(test::kForward));
-        QTRY_VERIFY(!window.entryModel()->isLoading() && window.entryModel()->rowCount() >= 2);
+        window.browsePage()->searchField()->setText(QString::fromLatin1(test::kForward));
+        QTRY_VERIFY(!window.browsePage()->entryModel()->isLoading() &&
+                    window.browsePage()->entryModel()->rowCount() >= 2);
         QItemSelection both;
         QStringList roots;
-        for (int row = 0; row < window.entryModel()->rowCount(); ++row) {
-            const auto ref = window.entryModel()
+        for (int row = 0; row < window.browsePage()->entryModel()->rowCount(); ++row) {
+            const auto ref = window.browsePage()
+                                 ->entryModel()
                                  ->index(row, 0)
                                  .data(EntryTableModel::EntryRefRole)
                                  .value<EntryRef>();
             if (ref.entry.kind == cachedir::FileKind::FxGraph && ref.entry.key == test::kForward) {
-                both.select(window.entryModel()->index(row, 0), window.entryModel()->index(row, 0));
+                both.select(window.browsePage()->entryModel()->index(row, 0),
+                            window.browsePage()->entryModel()->index(row, 0));
                 roots << location(ref.root);
             }
         }
         QCOMPARE(roots.size(), 2);
         QVERIFY(roots.contains(mirror) && roots.contains(local));
-        window.entryTable()->selectionModel()->select(both, QItemSelectionModel::ClearAndSelect |
-                                                                QItemSelectionModel::Rows);
+        window.browsePage()->entryTable()->selectionModel()->select(
+            both, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
         QAction* compare = actionNamed(window, QStringLiteral("&Compare the two selected"));
         QVERIFY(compare != nullptr && compare->isEnabled());
         compare->trigger();
@@ -332,14 +340,14 @@ private slots:
         QVERIFY(pull != nullptr);
         QVERIFY(!pull->isEnabled());
 
-        QSignalSpy shown(&window, &MainWindow::entryShown);
-        QVERIFY(window.selectEntry(QString::fromLatin1(test::kForward)));
+        QSignalSpy shown(window.browsePage(), &BrowsePage::entryShown);
+        QVERIFY(window.browsePage()->selectEntry(QString::fromLatin1(test::kForward)));
         QVERIFY(shown.wait(30'000));
-        QCOMPARE(window.entryTable()->selectionModel()->selectedRows().size(), 1);
+        QCOMPARE(window.browsePage()->entryTable()->selectionModel()->selectedRows().size(), 1);
         QVERIFY(pull->isEnabled());
 
-        window.openPullDialog(into);
-        PullDialog* dialog = window.pullDialog();
+        window.dialogs()->openPull(into);
+        PullDialog* dialog = window.dialogs()->pullDialog();
         QVERIFY(dialog != nullptr);
         QCOMPARE(dialog->keys(), std::vector<std::string>{test::kForward});
         QAbstractItemModelTester tester(dialog->table()->model(),
@@ -536,10 +544,10 @@ private slots:
         QVERIFY(done.wait(120'000));
         // The Redis root is shown: without the deleted key, and without the
         // forward key's value, which the importer refuses (not its graph).
-        QTRY_COMPARE(window.entryModel()->rowCount(), 17);
-        QTRY_VERIFY(window.bundleBanner()->isVisible());
-        QVERIFY2(window.bundleBanner()->text().contains(QStringLiteral("refused")),
-                 qPrintable(window.bundleBanner()->text()));
+        QTRY_COMPARE(window.browsePage()->entryModel()->rowCount(), 17);
+        QTRY_VERIFY(window.browsePage()->banner()->isVisible());
+        QVERIFY2(window.browsePage()->banner()->text().contains(QStringLiteral("refused")),
+                 qPrintable(window.browsePage()->banner()->text()));
 
         // Browse the local dir and select its forward and backward graphs.
         QTreeView* sidebar = nullptr;
@@ -560,12 +568,17 @@ private slots:
         QVERIFY(localRow.isValid());
         sidebar->selectionModel()->setCurrentIndex(localRow, QItemSelectionModel::ClearAndSelect |
                                                                  QItemSelectionModel::Rows);
-        QTRY_VERIFY(window.entryModel()->rowCount() > 19 && !window.entryModel()->isLoading());
+        QTRY_VERIFY(window.browsePage()->entryModel()->rowCount() > 19 &&
+                    !window.browsePage()->entryModel()->isLoading());
         QItemSelection selection;
-        for (int row = 0; row < window.entryModel()->rowCount(); ++row) {
-            const QModelIndex key = window.entryModel()->index(row, EntryTableModel::Key);
-            const QString kind =
-                window.entryModel()->index(row, EntryTableModel::Kind).data().toString();
+        for (int row = 0; row < window.browsePage()->entryModel()->rowCount(); ++row) {
+            const QModelIndex key =
+                window.browsePage()->entryModel()->index(row, EntryTableModel::Key);
+            const QString kind = window.browsePage()
+                                     ->entryModel()
+                                     ->index(row, EntryTableModel::Kind)
+                                     .data()
+                                     .toString();
             if (kind == QStringLiteral("fxgraph") &&
                 (key.data().toString() == QLatin1String(test::kForward) ||
                  key.data().toString() == QLatin1String(test::kBackward))) {
@@ -573,11 +586,11 @@ private slots:
             }
         }
         QCOMPARE(selection.size(), 2);
-        window.entryTable()->selectionModel()->select(
+        window.browsePage()->entryTable()->selectionModel()->select(
             selection, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
 
-        window.openPushDialog();
-        PushDialog* dialog = window.pushDialog();
+        window.dialogs()->openPush();
+        PushDialog* dialog = window.dialogs()->pushDialog();
         QVERIFY(dialog != nullptr);
         QCOMPARE(location(dialog->sourceDir()), local);
         QCOMPARE(std::set<std::string>(dialog->keys().begin(), dialog->keys().end()),
@@ -620,7 +633,7 @@ private slots:
                      .arg(displayUrl()));
         QVERIFY(dialog->canPush());
 
-        QSignalSpy remirrored(&window, &MainWindow::redisRootAdded);
+        QSignalSpy remirrored(window.roots(), &RootJobs::redisRootAdded);
         dialog->confirmAndPush(false);
         QVERIFY(pushed.wait(30'000));
         QCOMPARE(plan->count(remote::PushAction::Set), std::size_t{1});
@@ -636,7 +649,7 @@ private slots:
         QVERIFY(backward->has_value());
         // The server's root is mirrored again: the backward graph is back in it.
         QVERIFY(remirrored.wait(60'000));
-        QTRY_COMPARE(window.entryModel()->rowCount(), 18);
+        QTRY_COMPARE(window.browsePage()->entryModel()->rowCount(), 18);
 
         // With Force: the conflict is replaced by the local graph.
         dialog->setForce(true);
@@ -657,7 +670,7 @@ private slots:
                  test::read_file(test::fixture("devset/cache") / devsetFxFile(test::kForward)));
         // And mirrored again: every devset entry is in the Redis root now.
         QVERIFY(remirrored.wait(60'000));
-        QTRY_COMPARE(window.entryModel()->rowCount(), 19);
+        QTRY_COMPARE(window.browsePage()->entryModel()->rowCount(), 19);
     }
 
     void aStoppedServerIsAnErrorAndAddsNothing() {
@@ -666,11 +679,11 @@ private slots:
         server_.stop();
         MainWindow window(catalogPath);
         window.show();
-        window.openRedisDialog(url());
-        RedisDialog* dialog = window.redisDialog();
+        window.dialogs()->openRedis(url());
+        RedisDialog* dialog = window.dialogs()->redisDialog();
         QVERIFY(dialog != nullptr);
         QSignalSpy failed(dialog, &RedisDialog::failed);
-        QSignalSpy added(&window, &MainWindow::redisRootAdded);
+        QSignalSpy added(window.roots(), &RootJobs::redisRootAdded);
         dialog->connectNow();
         QVERIFY(failed.wait(30'000));
         QVERIFY2(dialog->errorText().contains(QStringLiteral("connection refused")),

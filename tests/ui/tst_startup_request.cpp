@@ -8,8 +8,12 @@
 // another job ended first.
 
 #include "devset_entries.h"
+#include "dialogs/dialog_launcher.h"
+#include "jobs/root_jobs.h"
 #include "main_window.h"
 #include "models/entry_table_model.h"
+#include "pages/browse_page.h"
+#include "startup_script.h"
 #include "test_paths.h"
 
 #include <cachelens/catalog/catalog.h>
@@ -48,7 +52,7 @@ QProgressBar* progressBar(MainWindow& window) {
 // Every root the table's rows are in.
 std::set<std::string> rootsOfRows(const MainWindow& window) {
     std::set<std::string> roots;
-    const auto* model = window.entryModel();
+    const auto* model = window.browsePage()->entryModel();
     for (int row = 0; row < model->rowCount(); ++row) {
         const QVariant ref = model->index(row, 0).data(EntryTableModel::EntryRefRole);
         if (ref.isValid()) {
@@ -122,7 +126,7 @@ private slots:
         request.select = query;
         window.runStartupRequest(request);
         QVERIFY(done.wait(60'000));
-        const auto current = window.currentEntry();
+        const auto current = window.browsePage()->currentEntry();
         QVERIFY2(current, qPrintable(window.statusText()));
         QCOMPARE(QString::fromStdString(std::string(cachedir::to_string(current->entry.kind))),
                  kind);
@@ -135,7 +139,7 @@ private slots:
             QCOMPARE(QString::fromStdString(current->entry.name), query);
         }
         // The table selects it too.
-        const auto rows = window.entryTable()->selectionModel()->selectedRows();
+        const auto rows = window.browsePage()->entryTable()->selectionModel()->selectedRows();
         QCOMPARE(rows.size(), 1);
         QCOMPARE(rows.front().data(EntryTableModel::EntryRefRole).value<EntryRef>(), *current);
     }
@@ -160,7 +164,7 @@ private slots:
         request.select = query;
         window.runStartupRequest(request);
         QVERIFY(done.wait(60'000));
-        QVERIFY(!window.currentEntry());
+        QVERIFY(!window.browsePage()->currentEntry());
         QCOMPARE(window.statusText(), QStringLiteral("No entry %1 in the catalog").arg(query));
     }
 

@@ -1,9 +1,7 @@
 #include "models/root_labels_model.h"
 
-#include "jobs/bundle_work.h"
-#include "jobs/remote_work.h"
-#include "text/plain_text.h"
 #include "models/roots_model.h"
+#include "text/plain_text.h"
 
 #include <QApplication>
 #include <QFont>
@@ -11,15 +9,13 @@
 
 namespace cachelens::ui {
 
-RootLabelsModel::RootLabelsModel(std::filesystem::path stagingBase,
-                                 std::filesystem::path mirrorBase, QObject* parent)
+RootLabelsModel::RootLabelsModel(ProvenanceFn provenance, QObject* parent)
     : QIdentityProxyModel(parent)
-    , stagingBase_(std::move(stagingBase))
-    , mirrorBase_(std::move(mirrorBase)) {
+    , provenance_(std::move(provenance)) {
     connect(this, &QAbstractItemModel::modelReset, this, [this] { roots_.clear(); });
 }
 
-RootLabelsModel::Known RootLabelsModel::knownRow(const QModelIndex& index) const {
+RootProvenance RootLabelsModel::knownRow(const QModelIndex& index) const {
     if (!index.isValid() || index.parent().isValid()) {
         return {};
     }
@@ -29,15 +25,7 @@ RootLabelsModel::Known RootLabelsModel::knownRow(const QModelIndex& index) const
     }
     auto known = roots_.constFind(root);
     if (known == roots_.cend()) {
-        const std::filesystem::path path = root.toStdString();
-        Known found;
-        if (bundle_work::isStagedBundle(path, stagingBase_)) {
-            found.type = RootType::Bundle;
-        } else if (!mirrorBase_.empty() && remote_work::isMirrorRoot(path, mirrorBase_)) {
-            found.type = RootType::Redis;
-            found.server = remote_work::mirrorOrigin(path).value_or(root);
-        }
-        known = roots_.insert(root, found);
+        known = roots_.insert(root, provenance_(root.toStdString()));
     }
     return *known;
 }
@@ -46,25 +34,29 @@ QVariant RootLabelsModel::data(const QModelIndex& index, int role) const {
     const bool labelled = role == Qt::DisplayRole || role == Qt::ToolTipRole ||
                           role == Qt::DecorationRole || role == Qt::FontRole ||
                           role == IsBundleRole || role == IsRedisRole;
-    const Known known = labelled ? knownRow(index) : Known{};
+    const RootProvenance known = labelled ? knownRow(index) : RootProvenance{};
     if (role == IsBundleRole) {
-        return known.type == RootType::Bundle;
+        return known.kind == RootProvenance::Kind::Bundle;
     }
     if (role == IsRedisRole) {
-        return known.type == RootType::Redis;
+        return known.kind == RootProvenance::Kind::Redis;
     }
-    switch (known.type) {
-    case RootType::Bundle:
-        return bundleData(index, role);
-    case RootType::Redis:
-        return redisData(index, role, known.server);
-    case RootType::Plain:
+    switch (known.kind) {
+    case RootProvenance::Kind::Bundle:
+        return bundleData(index, role, known);
+    case RootProvenance::Kind::Redis:
+        return redisData(index, role,
+                         known.origin.isEmpty()
+                             ? QIdentityProxyModel::data(index, RootsModel::RootPathRole).toString()
+                             : known.origin);
+    case RootProvenance::Kind::CacheDir:
         break;
     }
     return QIdentityProxyModel::data(index, role);
 }
 
-QVariant RootLabelsModel::bundleData(const QModelIndex& index, int role) const {
+QVariant RootLabelsModel::bundleData(const QModelIndex& index, int role,
+                                     const RootProvenance& known) const {
     const std::filesystem::path root =
         QIdentityProxyModel::data(index, RootsModel::RootPathRole).toString().toStdString();
     const bool nameColumn = index.column() == RootsModel::Name;
@@ -75,11 +67,10 @@ QVariant RootLabelsModel::bundleData(const QModelIndex& index, int role) const {
         }
         break;
     case Qt::ToolTipRole: {
-        const auto origin = bundle_work::stagedOrigin(root);
-        return literalText(
-            tr("Bundle %1, opened read-only: its safe artifacts, staged in %2.\n%3")
-                .arg(origin ? QString::fromStdString(origin->string()) : tr("(origin unknown)"),
-                     QString::fromStdString(root.string()), bundle_work::stagedReport(root)));
+        return literalText(tr("Bundle %1, opened read-only: its safe artifacts, staged in %2.\n%3")
+                               .arg(known.origin.isEmpty() ? tr("(origin unknown)") : known.origin,
+                                    QString::fromStdString(root.string()),
+                                    known.report.join(u'\n')));
     }
     case Qt::DecorationRole:
         if (nameColumn) {

@@ -1,0 +1,231 @@
+#include "dialogs/dialog_launcher.h"
+
+#include "data/graph_selection.h"
+#include "dialogs/export_dialog.h"
+#include "dialogs/import_dialog.h"
+#include "dialogs/prune_dialog.h"
+#include "dialogs/pull_dialog.h"
+#include "dialogs/push_dialog.h"
+#include "dialogs/redis_dialog.h"
+#include "jobs/bundle_work.h"
+#include "jobs/remote_work.h"
+#include "jobs/root_jobs.h"
+#include "pages/browse_page.h"
+#include "text/engine_text.h"
+
+#include <QFileDialog>
+
+namespace cachelens::ui {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// "Select ... to export." and, after it, why some of the selection was left out.
+QString withIgnored(const QString& message, const QStringList& ignored) {
+    return ignored.isEmpty() ? message : message + u' ' + ignored.join(QStringLiteral("; "));
+}
+
+} // namespace
+
+DialogLauncher::DialogLauncher(JobRunner& jobs, const QString& catalogPath, BrowsePage& browse,
+                               RootJobs& roots, QWidget* window)
+    : QObject(window)
+    , jobs_(jobs)
+    , catalogPath_(catalogPath)
+    , browse_(browse)
+    , roots_(roots)
+    , window_(window) {}
+
+template <class Dialog>
+void DialogLauncher::show(Dialog* dialog) {
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &Dialog::statusMessage, this, &DialogLauncher::statusMessage);
+    dialog->show();
+}
+
+void DialogLauncher::openImport(std::optional<fs::path> bundleFile, std::optional<fs::path> into,
+                                bool askForFile) {
+    if (!bundleFile) {
+        if (const auto root = browse_.actionRoot(); root && roots_.isReadOnlyRoot(*root)) {
+            bundleFile = bundle_work::stagedOrigin(*root);
+            if (!bundleFile) {
+                emit statusMessage(tr("Where %1 came from is not recorded: choose the bundle "
+                                      "file.")
+                                       .arg(text(root->filename().string())));
+            }
+        }
+    }
+    if (!bundleFile && askForFile) {
+        const QString file = QFileDialog::getOpenFileName(window_, tr("Import a bundle"), {},
+                                                          tr("Bundles (*.bin);;All files (*)"));
+        if (!file.isEmpty()) {
+            bundleFile = file.toStdString();
+        }
+    }
+    if (!bundleFile) {
+        if (!askForFile) {
+            emit statusMessage(tr("Open a bundle to import it."));
+        }
+        return;
+    }
+    import_ = new ImportDialog(jobs_, *bundleFile, into.value_or(bundle_work::defaultImportDir()),
+                               window_);
+    connect(import_, &ImportDialog::imported, this, &DialogLauncher::reindexIfShown);
+    show(import_.data());
+}
+
+void DialogLauncher::openExport() {
+    const auto selection = graphSelection(browse_.selectedEntries(), tr("exported"));
+    if (selection.keys.empty()) {
+        emit statusMessage(
+            withIgnored(tr("Select FX graph or AOT entries to export."), selection.ignored));
+        return;
+    }
+    export_ = new ExportDialog(jobs_, selection.root, selection.keys, selection.ignored, window_);
+    show(export_.data());
+}
+
+void DialogLauncher::openPrune(const QString& previewMaxSize, std::optional<fs::path> root) {
+    if (!root) {
+        root = browse_.actionRoot();
+    }
+    if (!root) {
+        emit statusMessage(tr("Select a cache dir in the sidebar to prune it."));
+        return;
+    }
+    if (roots_.isRedisRoot(*root)) {
+        emit statusMessage(
+            tr("%1 is a Redis server's mirror, browsed read-only: nothing in it is pruned (the "
+               "next refresh would bring it back). Pull its entries into a cache dir to prune "
+               "there.")
+                .arg(remote_work::mirrorOrigin(*root).value_or(text(root->string()))));
+        return;
+    }
+    if (roots_.isReadOnlyRoot(*root)) {
+        emit statusMessage(tr("%1 is a bundle, opened read-only: nothing in it is pruned. "
+                              "Import it into a cache dir to prune there.")
+                               .arg(text(root->filename().string())));
+        return;
+    }
+    prune_ = new PruneDialog(jobs_, catalogPath_, *root, window_);
+    connect(prune_, &PruneDialog::pruned, this, &DialogLauncher::entriesChanged);
+    show(prune_.data());
+    if (!previewMaxSize.isEmpty()) {
+        prune_->setLimits(previewMaxSize, std::nullopt, QStringLiteral("10m"));
+        prune_->preview();
+    }
+}
+
+void DialogLauncher::openRedis(const QString& url) {
+    auto* dialog = new RedisDialog(jobs_, catalogPath_.toStdString(), url, window_);
+    redis_ = dialog;
+    connect(dialog, &RedisDialog::mirrored, this,
+            [this, dialog] { roots_.addMirrored(*dialog->endpoint(), dialog->outcome()); });
+    show(dialog);
+}
+
+void DialogLauncher::openPull(std::optional<fs::path> into) {
+    const auto selection =
+        graphSelection(browse_.selectedEntries(), tr("pulled"),
+                       [this](const fs::path& root) { return roots_.isRedisRoot(root); });
+    const auto endpoint = selection.root.empty() ? std::nullopt : roots_.endpointOf(selection.root);
+    if (selection.keys.empty() || !endpoint) {
+        emit statusMessage(withIgnored(
+            tr("Select FX graph or AOT entries of a Redis root to pull them."), selection.ignored));
+        return;
+    }
+    pull_ = new PullDialog(jobs_, *endpoint, selection.keys, selection.ignored,
+                           into.value_or(bundle_work::defaultImportDir()), window_);
+    connect(pull_, &PullDialog::pulled, this, &DialogLauncher::reindexIfShown);
+    show(pull_.data());
+}
+
+void DialogLauncher::openPush(std::optional<fs::path> wholeDir, const QString& server) {
+    fs::path dir;
+    std::vector<std::string> keys;
+    QStringList ignored;
+    if (wholeDir) {
+        dir = *wholeDir;
+    } else {
+        const auto refs = browse_.selectedEntries();
+        auto selection = graphSelection(
+            refs, tr("pushed"), [this](const fs::path& root) { return !roots_.isRedisRoot(root); });
+        const auto root = browse_.actionRoot();
+        if (!selection.keys.empty()) {
+            dir = selection.root;
+            keys = std::move(selection.keys);
+            ignored = std::move(selection.ignored);
+        } else if (refs.empty() && root && !roots_.isRedisRoot(*root)) {
+            dir = *root; // nothing selected: the cache dir shown, whole
+        } else {
+            emit statusMessage(
+                withIgnored(tr("Select FX graph or AOT entries of a local cache dir to push them."),
+                            selection.ignored));
+            return;
+        }
+    }
+    // The servers of the Redis roots shown, with the passwords they were added with.
+    std::vector<remote::RedisEndpoint> servers;
+    for (const auto& root : browse_.rootDirs()) {
+        if (auto endpoint = roots_.endpointOf(root)) {
+            servers.push_back(std::move(*endpoint));
+        }
+    }
+    auto* dialog = new PushDialog(jobs_, dir, std::move(keys), ignored, servers, window_);
+    push_ = dialog;
+    if (!server.isEmpty()) {
+        dialog->setServer(server);
+    }
+    connect(dialog, &PushDialog::pushed, this, [this, dialog] {
+        // The server's root, when shown, mirrors what is there now.
+        const auto endpoint = dialog->server();
+        if (endpoint && browse_.showsRoot(roots_.mirrorDirOf(*endpoint))) {
+            roots_.addRedisServer(*endpoint);
+        }
+    });
+    show(dialog);
+}
+
+void DialogLauncher::reindexIfShown(const fs::path& dir) {
+    // The catalog learns what was written when that dir is one it shows.
+    if (browse_.showsRoot(dir)) {
+        roots_.index(dir);
+    }
+}
+
+ImportDialog* DialogLauncher::importDialog() const {
+    return import_;
+}
+
+ExportDialog* DialogLauncher::exportDialog() const {
+    return export_;
+}
+
+PruneDialog* DialogLauncher::pruneDialog() const {
+    return prune_;
+}
+
+RedisDialog* DialogLauncher::redisDialog() const {
+    return redis_;
+}
+
+PullDialog* DialogLauncher::pullDialog() const {
+    return pull_;
+}
+
+PushDialog* DialogLauncher::pushDialog() const {
+    return push_;
+}
+
+QWidget* DialogLauncher::visibleDialog() const {
+    for (QWidget* dialog :
+         std::initializer_list<QWidget*>{import_, export_, prune_, redis_, pull_, push_}) {
+        if (dialog != nullptr && dialog->isVisible()) {
+            return dialog;
+        }
+    }
+    return nullptr;
+}
+
+} // namespace cachelens::ui

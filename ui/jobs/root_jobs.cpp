@@ -1,0 +1,276 @@
+#include "jobs/root_jobs.h"
+
+#include "jobs/bundle_work.h"
+#include "jobs/remote_work.h"
+#include "text/engine_text.h"
+#include "text/stats_text.h"
+
+#include <cachelens/catalog/catalog.h>
+#include <cachelens/remote/mirror.h>
+
+namespace cachelens::ui {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kMirrorChannel = "mirror:";
+
+struct IndexOutcome {
+    QString root;
+    QString summary;
+    QString error;
+    bool cancelled = false;
+};
+
+} // namespace
+
+RootJobs::RootJobs(JobRunner& jobs, const QString& catalogPath, QObject* parent)
+    : QObject(parent)
+    , jobs_(jobs)
+    , catalogPath_(catalogPath)
+    , stagingBase_(bundle_work::stagingBase())
+    , mirrorBase_(remote_work::mirrorBase(catalogPath.toStdString())) {
+    connect(this, &RootJobs::rootIndexed, this, &RootJobs::onIndexed);
+    connect(&jobs_, &JobRunner::progress, this,
+            [this](const QString& channel, qint64 done, qint64 total, const QString& what) {
+                if (!running_.contains(channel)) {
+                    return;
+                }
+                if (channel.startsWith(QLatin1String(kMirrorChannel))) {
+                    emit progress(0, 0, what); // how many keys there are is not known
+                } else {
+                    emit progress(done, total, what);
+                }
+            });
+}
+
+RootJobs::~RootJobs() = default;
+
+void RootJobs::jobStarted(const QString& channel) {
+    running_.append(channel);
+    if (running_.size() == 1) {
+        emit busyChanged(true);
+    }
+}
+
+void RootJobs::jobEnded(const QString& channel) {
+    running_.removeOne(channel);
+    --pending_;
+    if (running_.isEmpty()) {
+        emit busyChanged(false);
+    }
+}
+
+void RootJobs::cancel() {
+    for (const QString& channel : running_) {
+        jobs_.cancel(channel);
+    }
+}
+
+void RootJobs::index(const fs::path& dir) {
+    const QString channel = QStringLiteral("index:") + text(dir.string());
+    ++pending_;
+    jobStarted(channel);
+    emit progress(0, 0, {});
+    emit statusMessage(tr("Indexing %1…").arg(text(dir.string())));
+    const fs::path catalogPath = catalogPath_.toStdString();
+    jobs_.run<IndexOutcome>(
+        channel, this,
+        [catalogPath, dir](const JobContext& context) {
+            IndexOutcome outcome;
+            auto catalog = catalog::Catalog::open(catalogPath);
+            if (!catalog) {
+                outcome.error = text(catalog.error().describe());
+                return outcome;
+            }
+            catalog::IndexOptions options;
+            const QString name = text(dir.filename().string());
+            options.progress = context.engineProgress([name](const Progress& progress) {
+                if (progress.stage == ProgressStage::Scanning) {
+                    return QObject::tr("Indexing %1: %2 found…")
+                        .arg(name, stats_text::count(progress.done, "file", "files"));
+                }
+                return QObject::tr("Indexing %1: %2 of %3 entries")
+                    .arg(name)
+                    .arg(progress.done)
+                    .arg(progress.total);
+            });
+            auto report = catalog->index(dir, options);
+            if (!report) {
+                outcome.error = text(report.error().describe());
+                return outcome;
+            }
+            outcome.root = text(report->root);
+            outcome.cancelled = report->cancelled;
+            outcome.summary = QObject::tr("%1: %2 entries (%3 parsed, %4 unchanged, %5 removed, "
+                                          "%6 parse errors)")
+                                  .arg(outcome.root)
+                                  .arg(report->entries)
+                                  .arg(report->parsed)
+                                  .arg(report->unchanged)
+                                  .arg(report->removed)
+                                  .arg(report->parse_errors);
+            return outcome;
+        },
+        [this, channel](IndexOutcome outcome) {
+            jobEnded(channel);
+            if (!outcome.error.isEmpty()) {
+                emit failed(outcome.error);
+                emit settled();
+                return;
+            }
+            emit statusMessage(outcome.summary);
+            emit rootsChanged();
+            emit rootIndexed(outcome.root);
+            emit settled();
+        },
+        [this, channel](bool delivered) {
+            if (delivered) {
+                return; // ended above
+            }
+            // Cancelled (or indexed again meanwhile): no outcome comes.
+            jobEnded(channel);
+            emit statusMessage(tr("Indexing cancelled; what was indexed is kept."));
+            emit rootsChanged();
+            emit settled();
+        });
+}
+
+void RootJobs::openBundle(const fs::path& file) {
+    ++pending_; // settled() waits for the bundle's root too
+    emit statusMessage(tr("Reading bundle %1…").arg(text(file.string())));
+    const fs::path base = stagingBase_;
+    // One channel per bundle opened: opening a second must not drop the first.
+    const QString channel = QStringLiteral("bundle:%1").arg(++jobCount_);
+    jobs_.run<bundle_work::StagedBundle>(
+        channel, this,
+        [file, base](const JobContext&) { return bundle_work::stageBundle(file, base); },
+        [this](bundle_work::StagedBundle staged) {
+            if (!staged.error.isEmpty()) {
+                --pending_;
+                emit failed(tr("Cannot open the bundle %1: %2")
+                                .arg(text(staged.file.string()), staged.error));
+                emit settled();
+                return;
+            }
+            bundlesIndexing_.append(text(catalog::root_location(staged.root)));
+            index(staged.root); // counted in pending_ before this one is let go
+            --pending_;
+        });
+}
+
+void RootJobs::addRedisServer(const remote::RedisEndpoint& endpoint) {
+    ++pending_; // settled() waits for the server's root too
+    const QString server = text(endpoint.display());
+    // One channel per mirroring: adding a second server must not drop the first.
+    const QString channel = QLatin1String(kMirrorChannel) + QString::number(++jobCount_);
+    jobStarted(channel);
+    emit progress(0, 0, {});
+    emit statusMessage(remote_work::progressText(remote_work::MirrorStage::Connecting, 0, server));
+    const fs::path catalogPath = catalogPath_.toStdString();
+    jobs_.run<remote_work::MirrorOutcome>(
+        channel, this,
+        [endpoint, catalogPath, server](const JobContext& context) {
+            return remote_work::mirrorServer(endpoint, catalogPath,
+                                             remote_work::jobProgress(context, server));
+        },
+        [this, endpoint, channel](remote_work::MirrorOutcome outcome) {
+            if (!outcome.error.isEmpty()) {
+                jobEnded(channel);
+                emit failed(tr("Cannot add the Redis server: %1").arg(outcome.errorText()));
+                emit settled();
+                return;
+            }
+            addMirrored(endpoint, outcome); // indexes: counted before this one is let go
+            jobEnded(channel);
+        },
+        [this, channel](bool delivered) {
+            if (delivered) {
+                return; // ended above
+            }
+            jobEnded(channel);
+            emit statusMessage(tr("Mirroring cancelled: nothing changed."));
+            emit settled();
+        });
+}
+
+void RootJobs::addMirrored(const remote::RedisEndpoint& endpoint,
+                           const remote_work::MirrorOutcome& outcome) {
+    const std::string location = catalog::root_location(outcome.root);
+    endpoints_[location] = endpoint;
+    mirrorReports_[location] = QStringList{outcome.summary()} + outcome.notes;
+    redisIndexing_.append(text(location));
+    index(outcome.root);
+}
+
+bool RootJobs::refreshRedisRoot(const fs::path& root) {
+    const auto endpoint = endpointOf(root);
+    if (!endpoint) {
+        emit statusMessage(tr("%1 is not a Redis server's mirror.").arg(text(root.string())));
+        return false;
+    }
+    addRedisServer(*endpoint);
+    return true;
+}
+
+void RootJobs::onIndexed(const QString& root) {
+    if (redisIndexing_.removeOne(root)) {
+        const auto report = mirrorReports_.find(root.toStdString());
+        if (report != mirrorReports_.end()) {
+            emit statusMessage(tr("Mirrored %1").arg(report->second.value(0)));
+        }
+        emit redisRootAdded(root);
+        return;
+    }
+    if (bundlesIndexing_.removeOne(root)) {
+        const fs::path dir = root.toStdString();
+        emit statusMessage(tr("Bundle %1 opened read-only: %2")
+                               .arg(text(dir.filename().string()),
+                                    bundle_work::stagedReport(dir).section(u'\n', 0, 0)));
+        emit bundleOpened(root);
+    }
+}
+
+bool RootJobs::isReadOnlyRoot(const fs::path& root) const {
+    return bundle_work::isStagedBundle(root, stagingBase_) || isRedisRoot(root);
+}
+
+bool RootJobs::isRedisRoot(const fs::path& root) const {
+    return remote_work::isMirrorRoot(root, mirrorBase_);
+}
+
+RootProvenance RootJobs::provenance(const fs::path& root) const {
+    RootProvenance provenance;
+    if (isRedisRoot(root)) {
+        provenance.kind = RootProvenance::Kind::Redis;
+        provenance.origin = remote_work::mirrorOrigin(root).value_or(QString());
+        if (const auto report = mirrorReports_.find(catalog::root_location(root));
+            report != mirrorReports_.end()) {
+            provenance.report = report->second;
+        }
+    } else if (isReadOnlyRoot(root)) {
+        provenance.kind = RootProvenance::Kind::Bundle;
+        if (const auto origin = bundle_work::stagedOrigin(root)) {
+            provenance.origin = text(origin->string());
+        }
+        provenance.report = bundle_work::stagedReport(root).split(u'\n', Qt::SkipEmptyParts);
+    }
+    return provenance;
+}
+
+std::optional<remote::RedisEndpoint> RootJobs::endpointOf(const fs::path& root) const {
+    if (!isRedisRoot(root)) {
+        return std::nullopt;
+    }
+    if (auto known = endpoints_.find(catalog::root_location(root)); known != endpoints_.end()) {
+        return known->second;
+    }
+    return remote_work::mirrorEndpoint(root);
+}
+
+fs::path RootJobs::mirrorDirOf(const remote::RedisEndpoint& endpoint) const {
+    return remote::mirror_dir_for(fs::absolute(catalogPath_.toStdString()), endpoint);
+}
+
+} // namespace cachelens::ui

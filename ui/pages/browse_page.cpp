@@ -1,0 +1,594 @@
+#include "pages/browse_page.h"
+
+#include "jobs/root_jobs.h"
+#include "models/entry_table_model.h"
+#include "models/root_labels_model.h"
+#include "models/roots_model.h"
+#include "tabs/autotune_tab.h"
+#include "tabs/debug_lines_tab.h"
+#include "tabs/guards_tab.h"
+#include "tabs/kernels_tab.h"
+#include "tabs/overview_tab.h"
+#include "tabs/source_tab.h"
+#include "text/engine_text.h"
+#include "widgets/root_banner.h"
+
+#include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/catalog/catalog.h>
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSettings>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTimer>
+#include <QTreeView>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <map>
+
+namespace cachelens::ui {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct LoadedEntry {
+    SharedContent content;
+    QString error;
+};
+
+const char* const kTabNames[] = {"overview", "debug", "guards", "source", "kernels", "autotune"};
+
+} // namespace
+
+BrowsePage::BrowsePage(JobRunner& jobs, const QString& catalogPath, const RootJobs& roots,
+                       QWidget* parent)
+    : QWidget(parent)
+    , jobs_(jobs)
+    , catalogPath_(catalogPath)
+    , roots_(roots)
+    , rootsModel_(new RootsModel(jobs, catalogPath, this))
+    , rootLabels_(new RootLabelsModel(
+          [&roots](const fs::path& root) { return roots.provenance(root); }, this))
+    , entryModel_(new EntryTableModel(jobs, catalogPath, this)) {
+    rootLabels_->setSourceModel(rootsModel_);
+
+    sidebar_ = new QTreeView;
+    sidebar_->setModel(rootLabels_);
+    sidebar_->setRootIsDecorated(true);
+    sidebar_->setUniformRowHeights(true);
+    sidebar_->setSelectionMode(QAbstractItemView::SingleSelection);
+    // Names elide; the counts and sizes beside them are always whole.
+    sidebar_->header()->setStretchLastSection(false);
+    sidebar_->header()->setSectionResizeMode(RootsModel::Name, QHeaderView::Stretch);
+    sidebar_->header()->setSectionResizeMode(RootsModel::Entries, QHeaderView::ResizeToContents);
+    sidebar_->header()->setSectionResizeMode(RootsModel::Size, QHeaderView::ResizeToContents);
+    sidebar_->setTextElideMode(Qt::ElideMiddle);
+    connect(sidebar_->selectionModel(), &QItemSelectionModel::currentChanged, this,
+            [this](const QModelIndex& index) { onRootSelected(index); });
+
+    tableSplitter_ = new QSplitter(Qt::Vertical);
+    tableSplitter_->addWidget(buildTableArea());
+    tableSplitter_->addWidget(buildDetailArea());
+    tableSplitter_->setStretchFactor(0, 2);
+    tableSplitter_->setStretchFactor(1, 3);
+    browseSplitter_ = new QSplitter(Qt::Horizontal);
+    browseSplitter_->addWidget(sidebar_);
+    browseSplitter_->addWidget(tableSplitter_);
+    browseSplitter_->setStretchFactor(0, 1);
+    browseSplitter_->setStretchFactor(1, 4);
+    // First start: room for the sidebar's counts; later starts restore the user's sizes.
+    browseSplitter_->setSizes({300, 1100});
+    tableSplitter_->setSizes({380, 520});
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(browseSplitter_);
+
+    connect(rootsModel_, &RootsModel::failed, this, &BrowsePage::failed);
+    connect(rootsModel_, &RootsModel::refreshed, this, [this] {
+        sidebar_->expandToDepth(0);
+        // A root just opened is selected in the sidebar once the sidebar lists it.
+        if (sidebarRoot_) {
+            const QModelIndex index =
+                rootLabels_->mapFromSource(rootsModel_->indexOfRoot(*sidebarRoot_));
+            if (index.isValid()) {
+                sidebarRoot_.reset();
+                sidebar_->selectionModel()->setCurrentIndex(
+                    index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+            }
+        }
+        updateBanner();
+    });
+    connect(entryModel_, &EntryTableModel::failed, this, &BrowsePage::failed);
+    connect(entryModel_, &EntryTableModel::loaded, this, [this](int rows, qint64 elapsedMs) {
+        tableSummary_->setText(tr("%n entries", nullptr, rows) + tr(" (%1 ms)").arg(elapsedMs));
+        if (pendingSelection_) {
+            if (auto row = entryModel_->rowOfId(*pendingSelection_)) {
+                selectOnly(*row);
+            }
+            pendingSelection_.reset();
+        }
+        emit rowsLoaded();
+    });
+    refresh();
+}
+
+BrowsePage::~BrowsePage() = default;
+
+QWidget* BrowsePage::buildTableArea() {
+    search_ = new QLineEdit;
+    search_->setPlaceholderText(tr("Search keys, kernel names, debug lines, source… (Ctrl+F)"));
+    search_->setClearButtonEnabled(true);
+    searchDelay_ = new QTimer(this);
+    searchDelay_->setSingleShot(true);
+    searchDelay_->setInterval(150); // one query per pause in typing, not per key
+    connect(search_, &QLineEdit::textChanged, searchDelay_, qOverload<>(&QTimer::start));
+    connect(searchDelay_, &QTimer::timeout, this, &BrowsePage::applyFilter);
+    tableSummary_ = new QLabel;
+    tableSummary_->setTextFormat(Qt::PlainText);
+
+    table_ = new QTableView;
+    table_->setModel(entryModel_);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+    table_->setSortingEnabled(true);
+    table_->sortByColumn(EntryTableModel::Kind, Qt::AscendingOrder);
+    table_->verticalHeader()->hide();
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->setWordWrap(false);
+    table_->setContextMenuPolicy(Qt::ActionsContextMenu);
+    const int charWidth = table_->fontMetrics().horizontalAdvance(QLatin1Char('m'));
+    const std::pair<int, int> widths[] = {
+        {EntryTableModel::Kind, 11},        {EntryTableModel::Key, 40},
+        {EntryTableModel::KeyEntries, 7},   {EntryTableModel::Size, 9},
+        {EntryTableModel::Modified, 11},    {EntryTableModel::Device, 7},
+        {EntryTableModel::CompileTime, 10}, {EntryTableModel::Guards, 6},
+    };
+    for (auto [column, chars] : widths) {
+        table_->setColumnWidth(column, chars * charWidth);
+    }
+    connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            [this] { onEntrySelected(); });
+
+    banner_ = new RootBanner;
+    connect(banner_, &RootBanner::importRequested, this, &BrowsePage::importRequested);
+    connect(banner_, &RootBanner::pullRequested, this, &BrowsePage::pullRequested);
+    connect(banner_, &RootBanner::refreshRequested, this, [this] {
+        if (const auto root = actionRoot()) {
+            emit refreshRequested(*root);
+        }
+    });
+
+    auto* area = new QWidget;
+    auto* layout = new QVBoxLayout(area);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto* searchRow = new QHBoxLayout;
+    searchRow->addWidget(search_, 1);
+    searchRow->addWidget(tableSummary_);
+    layout->addLayout(searchRow);
+    layout->addWidget(banner_);
+    layout->addWidget(table_);
+    return area;
+}
+
+QWidget* BrowsePage::buildDetailArea() {
+    entryError_ = new QLabel;
+    entryError_->setTextFormat(Qt::PlainText);
+    entryError_->setWordWrap(true);
+    entryError_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    entryError_->setStyleSheet(QStringLiteral("QLabel { color: palette(bright-text); "
+                                              "background: #b3261e; padding: 4px; }"));
+    entryError_->hide();
+    details_ = new QTabWidget;
+    tabs_ = {new OverviewTab, new DebugLinesTab, new GuardsTab,
+             new SourceTab,   new KernelsTab,    new AutotuneTab};
+    const QString titles[] = {tr("Overview"), tr("Debug lines"), tr("Guards"),
+                              tr("Source"),   tr("Kernels"),     tr("Autotune")};
+    for (std::size_t i = 0; i < tabs_.size(); ++i) {
+        details_->addTab(tabs_[i], titles[i]);
+        connect(tabs_[i], &EntryTab::followRequested, this, &BrowsePage::follow);
+        connect(tabs_[i], &EntryTab::statusMessage, this, &BrowsePage::statusMessage);
+    }
+    auto* area = new QWidget;
+    auto* layout = new QVBoxLayout(area);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(entryError_);
+    layout->addWidget(details_);
+    return area;
+}
+
+void BrowsePage::refresh() {
+    rootsModel_->refresh();
+    entryModel_->refresh();
+}
+
+bool BrowsePage::isLoading() const {
+    return rootsModel_->isRefreshing() || entryModel_->isLoading();
+}
+
+void BrowsePage::applyFilter() {
+    catalog::SearchQuery query;
+    query.text = search_->text().toStdString();
+    if (filterRoot_) {
+        query.root = filterRoot_->string();
+    }
+    if (filterKind_) {
+        query.kinds = {*filterKind_};
+    }
+    entryModel_->setQuery(query);
+}
+
+void BrowsePage::setSearchText(const QString& text) {
+    search_->setText(text);
+    applyFilter();
+}
+
+void BrowsePage::focusSearch() {
+    search_->setFocus();
+    search_->selectAll();
+}
+
+void BrowsePage::onRootSelected(const QModelIndex& index) {
+    std::optional<fs::path> root;
+    std::optional<cachedir::FileKind> kind;
+    if (index.isValid()) {
+        root = index.data(RootsModel::RootPathRole).toString().toStdString();
+        const QString kindName = index.data(RootsModel::KindRole).toString();
+        kind = kindName.isEmpty() ? std::nullopt
+                                  : cachedir::file_kind_from_string(kindName.toStdString());
+    }
+    // Selecting what is already shown (a bundle selected for the user) keeps the table.
+    const bool same = root == filterRoot_ && kind == filterKind_;
+    filterRoot_ = root;
+    filterKind_ = kind;
+    updateBanner();
+    if (!same) {
+        applyFilter();
+    }
+}
+
+void BrowsePage::browseRoot(const fs::path& root) {
+    const QModelIndex index = rootLabels_->mapFromSource(rootsModel_->indexOfRoot(root));
+    if (index.isValid()) {
+        // The sidebar's current row filters the table (onRootSelected).
+        sidebar_->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
+                                                               QItemSelectionModel::Rows);
+        return;
+    }
+    filterRoot_ = root;
+    filterKind_.reset();
+    sidebarRoot_ = root; // selected once the sidebar lists it
+    applyFilter();
+    updateBanner();
+}
+
+void BrowsePage::browseAllRoots() {
+    sidebar_->selectionModel()->clearSelection();
+    sidebar_->selectionModel()->clearCurrentIndex();
+    onRootSelected(QModelIndex());
+}
+
+void BrowsePage::setFilterRoot(const fs::path& root) {
+    filterRoot_ = root;
+}
+
+std::vector<EntryRef> BrowsePage::selectedEntries() const {
+    std::vector<EntryRef> refs;
+    for (const QModelIndex& row : table_->selectionModel()->selectedRows()) {
+        const QVariant ref = row.data(EntryTableModel::EntryRefRole);
+        if (ref.isValid()) {
+            refs.push_back(ref.value<EntryRef>());
+        }
+    }
+    return refs;
+}
+
+void BrowsePage::onEntrySelected() {
+    emit selectionChanged();
+    const auto refs = selectedEntries();
+    if (refs.size() == 1 && !(current_ && *current_ == refs.front())) {
+        loadEntry(refs.front());
+    }
+}
+
+void BrowsePage::loadEntry(const EntryRef& ref) {
+    jobs_.run<LoadedEntry>(
+        "entry", this,
+        [ref](const JobContext&) {
+            auto loaded = cachedir::load_entry(ref.root, ref.entry);
+            if (!loaded) {
+                return LoadedEntry{nullptr, text(loaded.error().describe())};
+            }
+            return LoadedEntry{std::make_shared<const cachedir::EntryContent>(std::move(*loaded)),
+                               {}};
+        },
+        [this, ref](LoadedEntry loaded) {
+            current_ = ref;
+            updateBanner();
+            if (!loaded.content) {
+                entryError_->setText(
+                    tr("Cannot show %1: %2").arg(text(ref.entry.path), loaded.error));
+                entryError_->show();
+                for (auto* tab : tabs_) {
+                    tab->clear();
+                }
+                emit entryShown(ref);
+                return;
+            }
+            entryError_->hide();
+            for (std::size_t i = 0; i < tabs_.size(); ++i) {
+                const bool applies = tabs_[i]->appliesTo(ref.entry.kind);
+                details_->setTabEnabled(static_cast<int>(i), applies);
+                if (applies) {
+                    tabs_[i]->showEntry(ref, loaded.content);
+                } else {
+                    tabs_[i]->clear();
+                }
+            }
+            if (!details_->isTabEnabled(details_->currentIndex())) {
+                details_->setCurrentIndex(static_cast<int>(Tab::Overview));
+            }
+            setWindowTitle(text(ref.entry.key));
+            emit entryShown(ref);
+        });
+}
+std::optional<BrowsePage::FoundEntry>
+BrowsePage::findEntry(const QString& query, cachedir::FileKind kind,
+                      const std::optional<fs::path>& root,
+                      const std::optional<fs::path>& avoidRoot) const {
+    auto catalog = catalog::Catalog::open(catalogPath_.toStdString());
+    if (!catalog) {
+        return std::nullopt;
+    }
+    const std::string wanted = query.toStdString();
+    catalog::SearchQuery search;
+    if (root) {
+        search.root = catalog::root_location(*root);
+    }
+    // An absolute path names its root.
+    if (fs::path(wanted).is_absolute()) {
+        auto roots = catalog->roots();
+        if (!roots) {
+            return std::nullopt;
+        }
+        std::error_code ec;
+        const fs::path absolute = fs::weakly_canonical(wanted, ec);
+        const auto inside = std::ranges::find_if(*roots, [&](const catalog::Root& candidate) {
+            const fs::path relative = absolute.lexically_relative(candidate.location);
+            return !relative.empty() && *relative.begin() != "..";
+        });
+        if (inside == roots->end() || (search.root && *search.root != inside->location)) {
+            return std::nullopt;
+        }
+        search.root = inside->location;
+    }
+    search.text = cachedir::EntryQuery(search.root.value_or(std::string()), wanted).search_key();
+    if (kind != cachedir::FileKind::Unknown) {
+        search.kinds = {kind};
+    }
+    // The entry its path names, else the first its key or name names; with
+    // avoidRoot, one elsewhere first (a Redis root's entry is compared with
+    // the local one, not with itself).
+    const std::string avoid = avoidRoot ? catalog::root_location(*avoidRoot) : std::string();
+    const auto rank = [&](cachedir::EntryQuery::Match match, const std::string& hitRoot) {
+        const int how = match == cachedir::EntryQuery::Match::Path  ? 4
+                        : match == cachedir::EntryQuery::Match::Key ? 2
+                                                                    : 0;
+        return how == 0 ? 0 : how + (avoidRoot && hitRoot != avoid ? 1 : 0);
+    };
+    // No better match can come: its path names it (a key or name names several
+    // entries: the first is taken), in another root than avoidRoot.
+    const bool byPath = wanted.find('/') != std::string::npos;
+    const int bestPossible = (byPath ? 4 : 2) + (avoidRoot ? 1 : 0);
+    std::map<std::string, cachedir::EntryQuery> queries; // per root: a path is relative to it
+    std::optional<catalog::SearchHit> best;
+    int bestRank = 0;
+    search.limit = 500;
+    for (search.offset = 0; bestRank < bestPossible; search.offset += search.limit) {
+        auto hits = catalog->search(search);
+        if (!hits) {
+            return std::nullopt;
+        }
+        for (auto& hit : *hits) {
+            auto entryQuery = queries.find(hit.root);
+            if (entryQuery == queries.end()) {
+                entryQuery =
+                    queries.emplace(hit.root, cachedir::EntryQuery(hit.root, wanted)).first;
+            }
+            cachedir::Entry entry;
+            entry.kind = hit.kind;
+            entry.key = hit.key;
+            entry.path = hit.path;
+            entry.name = hit.name;
+            const int hitRank = rank(entryQuery->second.match(entry), hit.root);
+            if (hitRank > bestRank) {
+                bestRank = hitRank;
+                best = std::move(hit);
+            }
+        }
+        if (hits->size() < search.limit) {
+            break;
+        }
+    }
+    if (!best) {
+        return std::nullopt;
+    }
+    FoundEntry found;
+    found.id = best->entry_id;
+    found.ref.root = best->root;
+    found.ref.entry.kind = best->kind;
+    found.ref.entry.key = best->key;
+    found.ref.entry.path = best->path;
+    found.ref.entry.name = best->name;
+    found.ref.entry.size = best->size;
+    found.ref.entry.mtime_ns = best->mtime_ns;
+    return found;
+}
+
+bool BrowsePage::selectEntry(const QString& query) {
+    auto found = findEntry(query, cachedir::FileKind::Unknown, filterRoot_);
+    if (!found && filterRoot_) {
+        found = findEntry(query, cachedir::FileKind::Unknown, std::nullopt);
+    }
+    if (!found) {
+        emit statusMessage(tr("No entry %1 in the catalog").arg(query));
+        return false;
+    }
+    showFoundEntry(*found);
+    return true;
+}
+
+std::optional<EntryRef> BrowsePage::findGraphToCompare(const QString& query) const {
+    if (!current_) {
+        return std::nullopt;
+    }
+    auto found = findEntry(query, cachedir::FileKind::FxGraph, std::nullopt, current_->root);
+    if (!found) {
+        return std::nullopt;
+    }
+    return found->ref;
+}
+
+void BrowsePage::showFoundEntry(const FoundEntry& found) {
+    emit showRequested();
+    if (auto row = entryModel_->rowOfId(found.id)) {
+        pendingSelection_.reset();
+        selectOnly(*row);
+        return;
+    }
+    // Hidden by the filter: show everything, then select it when the rows are in.
+    pendingSelection_ = found.id;
+    search_->blockSignals(true);
+    search_->clear();
+    search_->blockSignals(false);
+    sidebar_->selectionModel()->clearCurrentIndex();
+    filterRoot_.reset();
+    filterKind_.reset();
+    applyFilter();
+}
+
+// Not QTableView::selectRow: that honours the keyboard modifiers held at the
+// time, and would extend or toggle the selection instead.
+void BrowsePage::selectOnly(int row) {
+    const QModelIndex index = entryModel_->index(row, 0);
+    table_->selectionModel()->setCurrentIndex(index, QItemSelectionModel::ClearAndSelect |
+                                                         QItemSelectionModel::Rows);
+    table_->scrollTo(index);
+}
+
+void BrowsePage::follow(cachedir::FileKind kind, const QString& keyOrPath) {
+    const std::optional<fs::path> root =
+        current_ ? std::optional(current_->root) : std::optional<fs::path>();
+    const auto found = findEntry(keyOrPath, kind, root);
+    if (!found) {
+        emit statusMessage(tr("%1 %2 is not in this cache dir")
+                               .arg(text(std::string(cachedir::to_string(kind))), keyOrPath));
+        return;
+    }
+    showFoundEntry(*found);
+}
+
+std::vector<fs::path> BrowsePage::rootDirs() const {
+    std::vector<fs::path> roots;
+    for (int row = 0; row < rootsModel_->rowCount(); ++row) {
+        roots.emplace_back(
+            rootsModel_->index(row, 0).data(RootsModel::RootPathRole).toString().toStdString());
+    }
+    return roots;
+}
+
+bool BrowsePage::showsRoot(const fs::path& dir) const {
+    const std::string location = catalog::root_location(dir);
+    return std::ranges::any_of(
+        rootDirs(), [&](const fs::path& root) { return catalog::root_location(root) == location; });
+}
+
+std::optional<fs::path> BrowsePage::actionRoot() const {
+    std::optional<fs::path> root = filterRoot_;
+    if (!root && current_) {
+        root = current_->root;
+    }
+    const auto roots = rootDirs();
+    if (!root && roots.size() == 1) {
+        root = roots.front();
+    }
+    return root;
+}
+
+void BrowsePage::updateBanner() {
+    if (const auto root = actionRoot()) {
+        banner_->showRoot(*root, roots_.provenance(*root));
+    } else {
+        banner_->hide();
+    }
+    emit actionRootChanged();
+}
+
+void BrowsePage::copyFromSelection(int column) {
+    QStringList lines;
+    for (const QModelIndex& row : table_->selectionModel()->selectedRows()) {
+        const auto hit = entryModel_->hitAt(row.row());
+        if (hit) {
+            lines << text(column == EntryTableModel::Path ? hit->path : hit->key);
+        }
+    }
+    if (!lines.isEmpty()) {
+        QApplication::clipboard()->setText(lines.join('\n'));
+        emit statusMessage(tr("Copied %n line(s)", nullptr, static_cast<int>(lines.size())));
+    }
+}
+
+void BrowsePage::addTableActions(const QList<QAction*>& actions) {
+    table_->addActions(actions);
+}
+
+void BrowsePage::showTab(Tab tab) {
+    details_->setCurrentIndex(static_cast<int>(tab));
+}
+
+EntryTab* BrowsePage::tab(Tab tab) const {
+    return tabs_[static_cast<std::size_t>(tab)];
+}
+
+QLabel* BrowsePage::banner() const {
+    return banner_;
+}
+
+QStringList BrowsePage::tabNames() {
+    QStringList names;
+    for (const char* name : kTabNames) {
+        names << QLatin1String(name);
+    }
+    return names;
+}
+
+std::optional<BrowsePage::Tab> BrowsePage::tabFromName(const QString& name) {
+    for (std::size_t i = 0; i < std::size(kTabNames); ++i) {
+        if (name == QLatin1String(kTabNames[i])) {
+            return static_cast<Tab>(i);
+        }
+    }
+    return std::nullopt;
+}
+
+void BrowsePage::saveSettings(QSettings& settings) const {
+    settings.setValue("browse/splitter", browseSplitter_->saveState());
+    settings.setValue("browse/tableSplitter", tableSplitter_->saveState());
+}
+
+void BrowsePage::restoreSettings(const QSettings& settings) {
+    browseSplitter_->restoreState(settings.value("browse/splitter").toByteArray());
+    tableSplitter_->restoreState(settings.value("browse/tableSplitter").toByteArray());
+}
+
+} // namespace cachelens::ui

@@ -1,0 +1,200 @@
+#include "startup_script.h"
+
+#include "dialogs/dialog_launcher.h"
+#include "dialogs/import_dialog.h"
+#include "jobs/remote_work.h"
+#include "jobs/root_jobs.h"
+#include "main_window.h"
+#include "models/entry_table_model.h"
+#include "models/roots_model.h"
+#include "pages/bench_page.h"
+#include "pages/browse_page.h"
+#include "text/engine_text.h"
+
+#include <cachelens/catalog/catalog.h>
+
+#include <QTimer>
+
+namespace cachelens::ui {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* const kViewNames[] = {"browse", "compare", "why",   "stats", "prune",
+                                  "bench",  "import",  "redis", "pull",  "push"};
+
+} // namespace
+
+StartupScript::StartupScript(MainWindow& window)
+    : QObject(&window)
+    , window_(window) {
+    BrowsePage* browse = window.browsePage();
+    connect(window.roots(), &RootJobs::settled, this, &StartupScript::advance);
+    connect(browse, &BrowsePage::rowsLoaded, this, &StartupScript::advance);
+    connect(browse, &BrowsePage::entryShown, this, [this] {
+        waitingForEntry_ = false;
+        advance();
+    });
+    connect(&window.jobs(), &JobRunner::finished, this, &StartupScript::advance);
+    // The Benchmarks page's plan listing is a child process, not a job.
+    connect(window.benchPage(), &BenchPage::planFinished, this, &StartupScript::advance);
+}
+
+QStringList StartupScript::viewNames() {
+    QStringList names;
+    for (const char* name : kViewNames) {
+        names << QLatin1String(name);
+    }
+    return names;
+}
+
+void StartupScript::run(const StartupRequest& request) {
+    request_ = request;
+    step_ = Step::BrowseOpened;
+    RootJobs* roots = window_.roots();
+    for (const auto& dir : request.open) {
+        roots->index(dir);
+    }
+    for (const auto& file : request.openBundles) {
+        roots->openBundle(file);
+    }
+    for (const QString& url : request.openRedis) {
+        const auto parsed = remote_work::parseEndpoint(url);
+        if (parsed.endpoint) {
+            roots->addRedisServer(*parsed.endpoint);
+        } else {
+            emit roots->failed(tr("Cannot add the Redis server %1: %2").arg(url, parsed.error));
+        }
+    }
+    QTimer::singleShot(0, this, &StartupScript::advance);
+}
+
+void StartupScript::advance() {
+    BrowsePage* browse = window_.browsePage();
+    if (!request_ || window_.roots()->pending() > 0 || browse->entryModel()->isLoading() ||
+        waitingForEntry_) {
+        return;
+    }
+    while (step_ != Step::Finished) {
+        const Step step = step_;
+        const Then then = runStep(step);
+        if (then == Then::Retry) {
+            return;
+        }
+        step_ = static_cast<Step>(static_cast<int>(step) + 1);
+        if (then == Then::WaitForWork) {
+            return;
+        }
+    }
+    if (window_.jobs().isIdle() && !window_.benchPage()->isPlanning()) {
+        request_.reset();
+        // One more turn of the event loop so that the last results are painted.
+        QTimer::singleShot(150, this, &StartupScript::done);
+    }
+}
+
+StartupScript::Then StartupScript::runStep(Step step) {
+    const StartupRequest& request = *request_;
+    BrowsePage* browse = window_.browsePage();
+    switch (step) {
+    case Step::BrowseOpened:
+        return browseOpened();
+    case Step::Search:
+        if (request.search.isEmpty()) {
+            return Then::Next;
+        }
+        browse->setSearchText(request.search);
+        return Then::WaitForWork;
+    case Step::Select:
+        if (request.select.isEmpty() || !browse->selectEntry(request.select)) {
+            return Then::Next;
+        }
+        waitingForEntry_ = true; // entryShown continues
+        return Then::WaitForWork;
+    case Step::Tab:
+        if (!request.tab.isEmpty()) {
+            if (auto tab = BrowsePage::tabFromName(request.tab)) {
+                window_.showPage(MainWindow::Page::Browse);
+                browse->showTab(*tab);
+            }
+        }
+        return Then::Next;
+    case Step::Compare:
+        if (!request.compare.isEmpty()) {
+            window_.compareWith(request.compare);
+        }
+        return Then::Next;
+    case Step::View:
+        if (!request.view.isEmpty()) {
+            showView();
+        }
+        return Then::Next;
+    case Step::Finished:
+        break;
+    }
+    return Then::Next;
+}
+
+// The first dir opened, browsed: once the sidebar lists it (not when
+// indexing it failed).
+StartupScript::Then StartupScript::browseOpened() {
+    const StartupRequest& request = *request_;
+    if (!request.browseOpened || request.open.empty() || !request.openBundles.empty() ||
+        !request.openRedis.isEmpty()) {
+        return Then::Next;
+    }
+    BrowsePage* browse = window_.browsePage();
+    if (browse->rootsModel()->isRefreshing()) {
+        return Then::Retry; // the sidebar lists the root once this refresh is in
+    }
+    const fs::path root = catalog::root_location(request.open.front());
+    if (!browse->rootsModel()->indexOfRoot(root).isValid()) {
+        return Then::Next;
+    }
+    browse->browseRoot(root);
+    return browse->entryModel()->isLoading() ? Then::WaitForWork : Then::Next;
+}
+
+void StartupScript::showView() {
+    const StartupRequest& request = *request_;
+    DialogLauncher* dialogs = window_.dialogs();
+    const QString& view = request.view;
+    const auto into = request.importInto.isEmpty()
+                          ? std::nullopt
+                          : std::optional<fs::path>(request.importInto.toStdString());
+    if (view == "compare") {
+        window_.showPage(MainWindow::Page::Compare);
+    } else if (view == "why") {
+        window_.explainCurrent();
+    } else if (view == "stats") {
+        window_.showPage(MainWindow::Page::Stats);
+    } else if (view == "bench") {
+        window_.showPage(MainWindow::Page::Bench);
+    } else if (view == "import") {
+        dialogs->openImport(
+            request.openBundles.empty() ? std::nullopt : std::optional(request.openBundles.front()),
+            into, false);
+        if (dialogs->importDialog() && !request.select.isEmpty()) {
+            dialogs->importDialog()->selectArtifact(request.select);
+        }
+    } else if (view == "redis") {
+        dialogs->openRedis(request.openRedis.value(0));
+    } else if (view == "pull") {
+        dialogs->openPull(into);
+    } else if (view == "push") {
+        // Without --select: the whole of the first dir opened.
+        const bool whole = request.select.isEmpty() && !request.open.empty();
+        const auto server = remote_work::parseEndpoint(request.openRedis.value(0));
+        dialogs->openPush(whole ? std::optional(request.open.front()) : std::nullopt,
+                          server.endpoint ? text(server.endpoint->display()) : QString());
+    } else if (view == "prune") {
+        dialogs->openPrune(
+            request.pruneMaxSize.isEmpty() ? QStringLiteral("1M") : request.pruneMaxSize,
+            request.open.empty() ? std::nullopt : std::optional(request.open.front()));
+    } else {
+        window_.showPage(MainWindow::Page::Browse);
+    }
+}
+
+} // namespace cachelens::ui
