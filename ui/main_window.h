@@ -9,13 +9,9 @@
 #include "jobs/job_runner.h"
 
 #include <QMainWindow>
-#include <QStringList>
 
 class QAction;
 class QLabel;
-class QMenu;
-class QProgressBar;
-class QPushButton;
 class QTabWidget;
 
 namespace cachelens::ui {
@@ -24,9 +20,11 @@ class BenchPage;
 class BrowsePage;
 class ComparePage;
 class DialogLauncher;
+class RecentRootsMenu;
 class RootJobs;
 class StartupScript;
 class StatsPage;
+struct EntryRef;
 class WhyPage;
 struct StartupRequest;
 
@@ -82,13 +80,11 @@ private:
     void buildMenus();
     void buildStatusBar();
     void updateActions();
+    void showComparison(const EntryRef& left, const EntryRef& right);
     void compareSelection();
     void showBenchRoot();
     void showStatus(const QString& message);
     void showError(const QString& message);
-    void showAbout();
-    void addRecentRoot(const QString& root);
-    void updateRecentMenu();
 
     QString catalogPath_;
     JobRunner jobs_;
@@ -102,11 +98,8 @@ private:
     DialogLauncher* dialogs_;
     StartupScript* startup_;
     Actions actions_;
-    QMenu* recentMenu_ = nullptr;
-    QStringList recentRoots_;
+    RecentRootsMenu* recentMenu_ = nullptr;
     QLabel* statusText_ = nullptr;
-    QProgressBar* progress_ = nullptr;
-    QPushButton* cancel_ = nullptr;
 };
 
 } // namespace cachelens::ui

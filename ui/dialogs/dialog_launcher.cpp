@@ -13,7 +13,11 @@
 #include "pages/browse_page.h"
 #include "text/engine_text.h"
 
+#include <sqlite3.h>
+
+#include <QApplication>
 #include <QFileDialog>
+#include <QMessageBox>
 
 namespace cachelens::ui {
 
@@ -42,6 +46,33 @@ void DialogLauncher::show(Dialog* dialog) {
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &Dialog::statusMessage, this, &DialogLauncher::statusMessage);
     dialog->show();
+}
+
+void DialogLauncher::chooseCacheDir() {
+    const QString dir = QFileDialog::getExistingDirectory(window_, tr("Open a cache dir"));
+    if (!dir.isEmpty()) {
+        roots_.index(dir.toStdString());
+    }
+}
+
+void DialogLauncher::chooseBundle() {
+    const QString bundle = QFileDialog::getOpenFileName(
+        window_, tr("Open a bundle (browsed read-only)"), {}, tr("Bundles (*.bin);;All files (*)"));
+    if (!bundle.isEmpty()) {
+        roots_.openBundle(bundle.toStdString());
+    }
+}
+
+void DialogLauncher::showAbout() {
+    QMessageBox::about(
+        window_, tr("About cachelens"),
+        tr("<h3>cachelens %1</h3>"
+           "<p>An inspector and tuner for PyTorch's compile caches: what sits in the Inductor "
+           "cache, why a graph missed it, whether a shape would hit it, which kernel configs "
+           "won.</p>"
+           "<p>Qt %2 · SQLite %3<br>Catalog: %4</p>")
+            .arg(QApplication::applicationVersion(), QString::fromLatin1(qVersion()),
+                 QString::fromLatin1(sqlite3_libversion()), catalogPath_.toHtmlEscaped()));
 }
 
 void DialogLauncher::openImport(std::optional<fs::path> bundleFile, std::optional<fs::path> into,

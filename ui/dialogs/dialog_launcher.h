@@ -1,9 +1,9 @@
 #pragma once
 
-// Opens the window's dialogs — import, export, prune, Add Redis Server, pull
-// and push — on what the Browse page has selected, and keeps the open one of
-// each (for tests and --screenshot). Each dialog writes only where the user
-// points it; what it wrote is indexed again when the window shows that dir.
+// Opens the window's dialogs — open a cache dir or a bundle, import, export,
+// prune, Add Redis Server, pull, push, about — on what the Browse page has selected, and keeps the
+// open one of each (for tests and --screenshot). Each dialog writes only where the user points it;
+// what it wrote is indexed again when the window shows that dir.
 
 #include <QObject>
 #include <QPointer>
@@ -34,6 +34,12 @@ public:
     // The dialogs are children of `window`.
     DialogLauncher(JobRunner& jobs, const QString& catalogPath, BrowsePage& browse, RootJobs& roots,
                    QWidget* window);
+
+    // Asks for a cache dir and indexes it.
+    void chooseCacheDir();
+    // Asks for a bundle file and opens it read-only.
+    void chooseBundle();
+    void showAbout();
 
     // Import `bundleFile`, else the selected bundle root's file, else (with
     // `askForFile`) the one the user picks; into `into`, else PyTorch's cache dir.

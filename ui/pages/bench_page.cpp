@@ -1,12 +1,12 @@
 #include "pages/bench_page.h"
 
+#include "dialogs/confirm.h"
 #include "jobs/job_runner.h"
 #include "models/bench_history_model.h"
 #include "models/bench_results_model.h"
-#include "widgets/highlight_colors.h"
 #include "widgets/banner.h"
 #include "widgets/bench_chart.h"
-#include "dialogs/confirm.h"
+#include "widgets/highlight_colors.h"
 
 #include <QChart>
 #include <QChartView>
@@ -314,6 +314,22 @@ void BenchPage::showRoot(const std::optional<std::filesystem::path>& root) {
     dir_->setText(root ? QString::fromStdString(root->string())
                        : tr("Select a cache dir in the sidebar to benchmark its kernels."));
     updateButtons();
+}
+
+void BenchPage::showReadOnlyRoot(const std::filesystem::path& root,
+                                 const RootProvenance& provenance) {
+    showRoot(std::nullopt);
+    if (provenance.kind == RootProvenance::Kind::Redis) {
+        emit statusMessage(
+            tr("%1 is a Redis server's mirror, browsed read-only: pull its entries into a cache "
+               "dir to benchmark their kernels and change their best configs.")
+                .arg(provenance.origin.isEmpty() ? QString::fromStdString(root.string())
+                                                 : provenance.origin));
+    } else {
+        emit statusMessage(tr("%1 is a bundle, opened read-only: import it into a cache dir to "
+                              "benchmark its kernels and change their best configs.")
+                               .arg(QString::fromStdString(root.filename().string())));
+    }
 }
 
 void BenchPage::updateButtons() {

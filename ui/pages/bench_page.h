@@ -12,6 +12,7 @@
 // configs" changes.
 
 #include "data/bench_run_parser.h"
+#include "data/root_provenance.h"
 
 #include <QElapsedTimer>
 #include <QProcess>
@@ -48,6 +49,10 @@ public:
 
     // The cache dir to benchmark (the sidebar's); nullopt: none chosen.
     void showRoot(const std::optional<std::filesystem::path>& root);
+    // A bundle or a Redis server's mirror, browsed read-only: none to
+    // benchmark, and the status says why (`bench accept` would rewrite the
+    // staged copy, or the mirror the next refresh undoes).
+    void showReadOnlyRoot(const std::filesystem::path& root, const RootProvenance& provenance);
     // The `cachelens` binary to run; findCli() by default.
     void setProgram(const QString& program);
     const QString& program() const { return program_; }

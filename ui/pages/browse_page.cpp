@@ -278,8 +278,10 @@ void BrowsePage::browseAllRoots() {
     onRootSelected(QModelIndex());
 }
 
-void BrowsePage::setFilterRoot(const fs::path& root) {
+bool BrowsePage::selectEntryIn(const fs::path& root, const QString& path) {
     filterRoot_ = root;
+    emit showRequested();
+    return selectEntry(path);
 }
 
 std::vector<EntryRef> BrowsePage::selectedEntries() const {

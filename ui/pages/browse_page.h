@@ -64,6 +64,8 @@ public:
     // entry exactly), in the root shown first; false when the catalog has no
     // such entry.
     bool selectEntry(const QString& query);
+    // Selects the entry at `path` (relative) of `root`, searched there first.
+    bool selectEntryIn(const std::filesystem::path& root, const QString& path);
     // The FX graph entry `query` names, in another root than the selected
     // entry's before that one (a Redis root's entry is compared with the local one).
     std::optional<EntryRef> findGraphToCompare(const QString& query) const;
@@ -83,7 +85,6 @@ public:
     std::optional<std::filesystem::path> actionRoot() const;
     // The root the sidebar filters the table by, if any.
     std::optional<std::filesystem::path> filterRoot() const { return filterRoot_; }
-    void setFilterRoot(const std::filesystem::path& root);
     // Loading its roots or its rows.
     bool isLoading() const;
 

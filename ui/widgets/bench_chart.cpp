@@ -1,9 +1,9 @@
 #include "widgets/bench_chart.h"
 
 #include "models/bench_results_model.h"
-#include "widgets/highlight_colors.h"
 #include "text/plain_text.h"
 #include "widgets/chart_style.h"
+#include "widgets/highlight_colors.h"
 
 #include <QBarCategoryAxis>
 #include <QBoxPlotSeries>

@@ -1,8 +1,8 @@
 #include "widgets/findings_panel.h"
 
-#include "text/engine_text.h"
 #include "models/findings_model.h"
 #include "models/import_plan_model.h"
+#include "text/engine_text.h"
 #include "widgets/plan_table.h"
 
 #include <QHeaderView>
