@@ -8,11 +8,7 @@
 #include "write_target.h"
 
 #include <cachelens/bundle/export.h>
-#include <cachelens/bundle/signed_bundle.h>
-#include <cachelens/bundle/signing.h>
-#include <cachelens/core/dir_handle.h>
 #include <cachelens/core/format.h>
-#include <cachelens/hash/sha256.h>
 
 #include <cstdio>
 
@@ -28,64 +24,26 @@ struct ExportOptions {
     bool json = false;
 };
 
-// Replaces `file` atomically: a reader (PyTorch, a copy) never sees half of it.
-Result<void> write_whole(const std::filesystem::path& file, std::string_view bytes) {
-    const auto parent = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
-    auto dir = DirHandle::open_root(parent);
-    if (!dir) {
-        return std::unexpected(dir.error());
-    }
-    auto written = dir->write_file(file.filename().string(), bytes, DirHandle::WriteMode::Replace);
-    if (!written) {
-        return std::unexpected(written.error());
-    }
-    return {};
-}
-
 int run_export(const ExportOptions& options) {
-    std::optional<bundle::PrivateKey> key;
-    if (!options.sign.empty()) {
-        auto loaded = bundle::load_private_key(options.sign);
-        if (!loaded) {
-            return report(loaded.error());
-        }
-        key = std::move(*loaded);
-    }
     ProgressLine progress("exporting " + options.dir, options.json);
-    auto exported = bundle::export_bundle(options.dir, {.keys = options.keys}, progress.callback());
+    const bundle::ExportFileRequest request{
+        .keys = options.keys,
+        .file = options.output,
+        .signing_key = options.sign.empty() ? std::nullopt
+                                            : std::optional<std::filesystem::path>(options.sign)};
+    auto exported = bundle::export_bundle_file(
+        options.dir, request, [&progress, &options](const Progress& report) {
+            if (report.stage == ProgressStage::Writing && report.done == 0) {
+                progress.set_label("exporting to " + options.output);
+            }
+            return progress(report);
+        });
     progress.clear();
     if (!exported) {
         if (exported.error().kind == ErrorKind::Cancelled) {
             return report_stopped(progress, "export stopped; nothing was written");
         }
         return report(exported.error());
-    }
-    if (exported->bundle.artifact_count() == 0) {
-        return report(Error{ErrorKind::NotFound, "nothing to export: no entries", options.dir});
-    }
-    std::string bytes = bundle::encode_mega_cache(exported->bundle);
-    if (key) {
-        auto signed_bytes = bundle::sign_bundle(bytes, *key);
-        if (!signed_bytes) {
-            return report(signed_bytes.error());
-        }
-        bytes = std::move(*signed_bytes);
-    }
-    if (progress.interrupted()) {
-        return report_stopped(progress, "export stopped; nothing was written");
-    }
-    // One atomic write, not stopped half way: the file is there whole or not at all.
-    progress.set_label("exporting to " + options.output);
-    progress({.stage = ProgressStage::Writing,
-              .unit = ProgressUnit::Files,
-              .done = 0,
-              .total = 1,
-              .bytes = 0,
-              .item = options.output});
-    auto written = write_whole(options.output, bytes);
-    progress.clear();
-    if (!written) {
-        return report(written.error());
     }
     if (options.json) {
         Json notes = Json::array();
@@ -94,9 +52,9 @@ int run_export(const ExportOptions& options) {
         }
         print_json({{"file", text(options.output)},
                     {"target", text(target_path(options.output))},
-                    {"size", bytes.size()},
-                    {"sha256", hash::sha256_hex(bytes)},
-                    {"signed_by", key ? Json(key->public_key().fingerprint()) : Json(nullptr)},
+                    {"size", exported->size},
+                    {"sha256", exported->sha256},
+                    {"signed_by", exported->signer ? Json(*exported->signer) : Json(nullptr)},
                     {"artifacts", artifacts_json(exported->bundle)},
                     {"notes", notes}});
         return kExitOk;
@@ -108,8 +66,8 @@ int run_export(const ExportOptions& options) {
         std::printf("%s%zu %s", separator, section.artifacts.size(), section.type.c_str());
         separator = ", ";
     }
-    std::printf("), %s%s\n", format_bytes(bytes.size()).c_str(),
-                key ? (", signed by " + key->public_key().fingerprint()).c_str() : "");
+    std::printf("), %s%s\n", format_bytes(exported->size).c_str(),
+                exported->signer ? (", signed by " + *exported->signer).c_str() : "");
     for (const auto& note : exported->notes) {
         std::printf("note: %s\n", note.c_str());
     }

@@ -4,12 +4,18 @@
 // backward graph it needs and the best_configs of every kernel. The whole
 // dir round-trips through import into an empty dir, file for file. Unknown
 // keys, damaged entries and missing best_configs are reported.
+// export_bundle_file, the CLI's and the GUI's one pipeline, writes that
+// bundle (or its signed container) to a file, reports Reading then Writing,
+// and a stop leaves the file as it was.
 
 #include "test_paths.h"
 
 #include <cachelens/bundle/export.h>
 #include <cachelens/bundle/import.h>
 #include <cachelens/bundle/mega_cache.h>
+#include <cachelens/bundle/signed_bundle.h>
+#include <cachelens/bundle/signing.h>
+#include <cachelens/hash/sha256.h>
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -196,6 +202,120 @@ private slots:
         QCOMPARE(result->notes.size(), std::size_t{1});
         QVERIFY(result->notes[0].find("a6/b92708b62fd1") != std::string::npos);
         QVERIFY(result->notes[0].find("will autotune again") != std::string::npos);
+    }
+
+    void exportFileWritesPyTorchsBundleAndReportsEachStage() {
+        QTemporaryDir temp;
+        const fs::path file = fs::path(temp.path().toStdString()) / "mlp.bin";
+        std::vector<Progress> reports;
+        std::vector<std::string> items;
+        auto written = bundle::export_bundle_file(test::fixture("devset/cache"),
+                                                  {.keys = {kForwardKey}, .file = file},
+                                                  [&](const Progress& report) {
+                                                      reports.push_back(report);
+                                                      items.emplace_back(report.item);
+                                                      return true;
+                                                  });
+        QVERIFY_RESULT(written);
+        const std::string bytes = file_bytes(file);
+        QVERIFY(bytes == file_bytes(test::fixture("devset/mega_mlp_train.bin")));
+        QCOMPARE(written->size, bytes.size());
+        QCOMPARE(written->sha256, hash::sha256_hex(bytes));
+        QCOMPARE(written->bundle.artifact_count(), std::size_t{7});
+        QVERIFY(!written->signer);
+        QVERIFY(written->notes.empty());
+
+        // Reading (each stage's done growing to its total), then one file written.
+        QVERIFY(reports.size() >= 3);
+        const auto writing = reports.end() - 2;
+        for (auto it = reports.begin(); it != writing; ++it) {
+            QCOMPARE(it->stage, ProgressStage::Reading);
+        }
+        QCOMPARE((writing - 1)->done, (writing - 1)->total);
+        QCOMPARE(writing->stage, ProgressStage::Writing);
+        QCOMPARE(writing->done, std::uint64_t{0});
+        QCOMPARE(writing->total, std::uint64_t{1});
+        QCOMPARE(reports.back().stage, ProgressStage::Writing);
+        QCOMPARE(reports.back().done, std::uint64_t{1});
+        QCOMPARE(reports.back().bytes, std::uint64_t{bytes.size()});
+        QCOMPARE(items.back(), file.string());
+    }
+
+    // A stop while reading or just before the write leaves the file as it
+    // was: absent, or the earlier bundle.
+    void exportFileStopsBeforeWriting() {
+        QTemporaryDir temp;
+        const fs::path file = fs::path(temp.path().toStdString()) / "mlp.bin";
+        const fs::path cache = test::fixture("devset/cache");
+        auto stopped_reading = bundle::export_bundle_file(cache, {.file = file},
+                                                          [](const Progress&) { return false; });
+        QVERIFY(!stopped_reading);
+        QCOMPARE(stopped_reading.error().kind, ErrorKind::Cancelled);
+        QVERIFY(!fs::exists(file));
+
+        const std::string earlier = "an earlier file";
+        {
+            std::ofstream out(file, std::ios::binary);
+            out << earlier;
+        }
+        auto stopped_writing = bundle::export_bundle_file(
+            cache, {.keys = {kAotKey}, .file = file},
+            [](const Progress& report) { return report.stage != ProgressStage::Writing; });
+        QVERIFY(!stopped_writing);
+        QCOMPARE(stopped_writing.error().kind, ErrorKind::Cancelled);
+        QCOMPARE(file_bytes(file), earlier);
+        // Nothing left beside it either: the temp file of a write never started.
+        QCOMPARE(files_under(temp.path().toStdString()), std::vector<std::string>{"mlp.bin"});
+    }
+
+    void exportFileSignsWithTheKeyGiven() {
+        QTemporaryDir temp;
+        const fs::path dir = temp.path().toStdString();
+        QVERIFY_RESULT(bundle::write_key_pair(dir / "ours.key", dir / "ours.pub"));
+        const fs::path file = dir / "signed.bin";
+        auto written = bundle::export_bundle_file(
+            test::fixture("devset/cache"),
+            {.keys = {kAotKey}, .file = file, .signing_key = dir / "ours.key"});
+        QVERIFY_RESULT(written);
+        auto public_key = bundle::load_public_key(dir / "ours.pub");
+        QVERIFY_RESULT(public_key);
+        QCOMPARE(written->signer, std::optional(public_key->fingerprint()));
+        const std::string bytes = file_bytes(file);
+        QCOMPARE(written->size, bytes.size());
+        QCOMPARE(written->sha256, hash::sha256_hex(bytes));
+        auto verified = bundle::verify_signed_bundle(bytes, *public_key);
+        QVERIFY_RESULT(verified);
+        QVERIFY(verified->payload == file_bytes(test::fixture("devset/mega_mlp_train.bin")));
+    }
+
+    // Nothing is read (no progress) when the key does not load; an empty
+    // dir is nothing to export. Neither writes a file.
+    void exportFileRefusesABadKeyAndAnEmptyDir() {
+        QTemporaryDir temp;
+        const fs::path dir = temp.path().toStdString();
+        const fs::path file = dir / "out.bin";
+        {
+            std::ofstream out(dir / "not-a-key.pem");
+            out << "hello\n";
+        }
+        bool heard = false;
+        auto bad_key = bundle::export_bundle_file(
+            test::fixture("devset/cache"), {.file = file, .signing_key = dir / "not-a-key.pem"},
+            [&heard](const Progress&) {
+                heard = true;
+                return true;
+            });
+        QVERIFY(!bad_key);
+        QCOMPARE(bad_key.error().path, (dir / "not-a-key.pem").string());
+        QVERIFY(!heard);
+
+        fs::create_directories(dir / "empty");
+        auto empty = bundle::export_bundle_file(dir / "empty", {.file = file});
+        QVERIFY(!empty);
+        QCOMPARE(empty.error().kind, ErrorKind::NotFound);
+        QCOMPARE(empty.error().message, std::string("nothing to export: no entries"));
+        QCOMPARE(empty.error().path, (dir / "empty").string());
+        QVERIFY(!fs::exists(file));
     }
 
     void cliExportsAndReportsJson() {

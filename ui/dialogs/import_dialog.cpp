@@ -1,12 +1,10 @@
 #include "dialogs/import_dialog.h"
 
-#include "jobs/job_runner.h"
-#include "text/engine_text.h"
 #include "models/import_plan_model.h"
+#include "text/engine_text.h"
 #include "text/stats_text.h"
-#include "widgets/banner.h"
-#include "dialogs/confirm.h"
 #include "widgets/findings_panel.h"
+#include "widgets/job_status_line.h"
 #include "widgets/plan_table.h"
 
 #include <cachelens/bundle/import.h>
@@ -14,7 +12,6 @@
 #include <cachelens/bundle/signing.h>
 #include <cachelens/core/format.h>
 
-#include <QDialogButtonBox>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -24,7 +21,6 @@
 #include <QPushButton>
 #include <QTableView>
 #include <QTextDocumentFragment>
-#include <QTimer>
 #include <QVBoxLayout>
 
 namespace cachelens::ui {
@@ -66,10 +62,15 @@ struct ImportDialog::Loaded {
 
 ImportDialog::ImportDialog(JobRunner& jobs, fs::path bundleFile, fs::path destination,
                            QWidget* parent)
-    : QDialog(parent)
-    , jobs_(jobs)
+    : PlanDialog(jobs,
+                 {.channel = QStringLiteral("import:%1").arg(quintptr(this)),
+                  .objectPrefix = QStringLiteral("import"),
+                  .runText = tr("&Import…"),
+                  .runToolTip = tr("Write what the report marks \"would write\" (asks first); "
+                                   "refused artifacts are never written"),
+                  .confirmTitle = tr("Import")},
+                 parent)
     , file_(std::move(bundleFile))
-    , channel_(QStringLiteral("import:%1").arg(quintptr(this)))
     , model_(new ImportPlanModel(this)) {
     setWindowTitle(tr("Import %1").arg(text(file_.filename().string())));
 
@@ -106,26 +107,10 @@ ImportDialog::ImportDialog(JobRunner& jobs, fs::path bundleFile, fs::path destin
     form->addRow(intoLabel, intoRow);
     form->addRow(signerLabel, signerRow);
 
-    // One plan per pause in typing, not per key.
-    destinationDelay_ = new QTimer(this);
-    destinationDelay_->setSingleShot(true);
-    destinationDelay_->setInterval(300);
-    signerDelay_ = new QTimer(this);
-    signerDelay_->setSingleShot(true);
-    signerDelay_->setInterval(300);
-    connect(destination_, &QLineEdit::textEdited, destinationDelay_, qOverload<>(&QTimer::start));
-    connect(destinationDelay_, &QTimer::timeout, this, &ImportDialog::replan);
-    connect(signer_, &QLineEdit::textChanged, signerDelay_, qOverload<>(&QTimer::start));
-    connect(signerDelay_, &QTimer::timeout, this, &ImportDialog::load);
+    connect(destination_, &QLineEdit::textEdited, this, &ImportDialog::schedulePlan);
+    connect(signer_, &QLineEdit::textChanged, this, &ImportDialog::schedulePlan);
     connect(browseDestination_, &QPushButton::clicked, this, &ImportDialog::chooseDestination);
     connect(browseSigner_, &QPushButton::clicked, this, &ImportDialog::chooseKey);
-
-    error_ = makeBanner(QStringLiteral("importError"), BannerTone::Error);
-    summary_ = new QLabel;
-    summary_->setObjectName(QStringLiteral("importSummary"));
-    summary_->setTextFormat(Qt::PlainText);
-    summary_->setWordWrap(true);
-    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     table_ = makePlanTable(QStringLiteral("importPlan"), model_,
                            {
@@ -141,57 +126,46 @@ ImportDialog::ImportDialog(JobRunner& jobs, fs::path bundleFile, fs::path destin
     findings_ = new FindingsPanel(QStringLiteral("importFindings"));
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &ImportDialog::showSelectedFindings);
-    connect(findings_, &FindingsPanel::allowedChanged, this, &ImportDialog::replan);
-
-    import_ = new QPushButton(tr("&Import…"));
-    import_->setEnabled(false);
-    import_->setDefault(true);
-    import_->setToolTip(tr("Write what the report marks \"would write\" (asks first); refused "
-                           "artifacts are never written"));
-    buttons_ = new QDialogButtonBox(QDialogButtonBox::Close);
-    buttons_->addButton(import_, QDialogButtonBox::AcceptRole);
-    connect(import_, &QPushButton::clicked, this, [this] { confirmAndImport(true); });
-    connect(buttons_, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(findings_, &FindingsPanel::allowedChanged, this, &ImportDialog::planNow);
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(bundleInfo_);
     layout->addLayout(form);
-    layout->addWidget(error_);
-    layout->addWidget(summary_);
+    layout->addWidget(errorBanner());
+    layout->addWidget(statusLine());
     layout->addWidget(table_, 2);
     layout->addWidget(findings_, 1);
-    layout->addWidget(buttons_);
+    layout->addWidget(buttonBox());
     resize(1300, 680);
 
-    load();
-}
-
-ImportDialog::~ImportDialog() {
-    // A plan nobody will see is not worth finishing; an import finishes.
-    if (busy_ && !importing_) {
-        jobs_.cancel(channel_);
-    }
+    planNow();
 }
 
 fs::path ImportDialog::destination() const {
     return destination_->text().trimmed().toStdString();
 }
 
+QString ImportDialog::signerText() const {
+    return signer_->text().trimmed();
+}
+
 void ImportDialog::setDestination(const fs::path& dir) {
-    destinationDelay_->stop();
     destination_->setText(text(dir.string()));
-    replan();
+    planNow();
 }
 
 void ImportDialog::setRequiredSigner(const fs::path& publicKey) {
     signer_->setText(text(publicKey.string()));
-    signerDelay_->stop();
-    load();
+    planNow();
 }
 
-bool ImportDialog::canImport() const {
-    return !busy_ && bundle_ && model_->plan() && model_->isDryRun() &&
+bool ImportDialog::planWrites() const {
+    return bundle_ && model_->plan() && model_->isDryRun() &&
            model_->count(bundle::ImportAction::Write) > 0;
+}
+
+void ImportDialog::clearPlan() {
+    model_->clear();
 }
 
 QString ImportDialog::confirmationText() const {
@@ -202,26 +176,19 @@ QString ImportDialog::bundleText() const {
     return QTextDocumentFragment::fromHtml(bundleInfo_->text()).toPlainText();
 }
 
-QString ImportDialog::errorText() const {
-    return error_->isHidden() ? QString() : error_->text();
-}
-
-QString ImportDialog::summaryText() const {
-    return summary_->text();
-}
-
-void ImportDialog::setBusy(bool busy) {
-    busy_ = busy;
+void ImportDialog::showPhase(Phase phase) {
     for (QWidget* input : std::initializer_list<QWidget*>{destination_, browseDestination_, signer_,
                                                           browseSigner_}) {
-        input->setEnabled(!importing_);
+        input->setEnabled(phase != Phase::Running);
     }
-    import_->setEnabled(canImport());
 }
 
-void ImportDialog::showError(const QString& message) {
-    error_->setText(message);
-    error_->setVisible(!message.isEmpty());
+void ImportDialog::startPlan() {
+    if (loadedSigner_ != signerText()) {
+        load();
+    } else {
+        replan(); // a bundle that could not be read is not read again for another dir
+    }
 }
 
 void ImportDialog::load() {
@@ -229,15 +196,13 @@ void ImportDialog::load() {
     model_->clear();
     findings_->clearAllowed(); // ids belong to this bundle as this key reads it
     findings_->showArtifact(nullptr);
-    summary_->clear();
-    showError({});
-    setBusy(true);
     const fs::path file = file_;
-    const QString keyText = signer_->text().trimmed();
-    const std::optional<fs::path> key =
-        keyText.isEmpty() ? std::nullopt : std::optional<fs::path>(keyText.toStdString());
-    jobs_.run<Loaded>(
-        channel_, this,
+    loadedSigner_ = signerText();
+    const std::optional<fs::path> key = loadedSigner_->isEmpty()
+                                            ? std::nullopt
+                                            : std::optional<fs::path>(loadedSigner_->toStdString());
+    runPlanJob<Loaded>(
+        {},
         [file, key](const JobContext&) {
             Loaded loaded;
             std::optional<bundle::PublicKey> signer;
@@ -266,10 +231,8 @@ void ImportDialog::load() {
             if (!loaded.file) {
                 bundleInfo_->setText(
                     tr("<b>%1</b>: cannot be imported").arg(text(file_.string()).toHtmlEscaped()));
-                showError(loaded.error);
-                setBusy(false);
                 emit statusMessage(loaded.error);
-                emit planned();
+                failed(loaded.error);
                 return;
             }
             bundle_ = std::move(loaded.file);
@@ -318,23 +281,17 @@ void ImportDialog::replan() {
     const int selectedRow = table_->currentIndex().row();
     model_->clear();
     if (dir.empty()) {
-        summary_->clear();
-        showError(tr("Choose the cache dir to import into."));
-        setBusy(false);
-        emit planned();
+        failed(tr("Choose the cache dir to import into."));
         return;
     }
-    showError({});
-    summary_->setText(tr("Checking every artifact against %1…").arg(text(dir.string())));
-    setBusy(true);
     auto file = bundle_;
     // A signature verified with the required key lets code with findings in,
     // as --require-signature does; otherwise only the findings ticked Allow.
     const bundle::ImportRules rules{.max_artifact_bytes = bundle::ImportRules{}.max_artifact_bytes,
                                     .trust = {.allowed_ids = findings_->allowedIds(),
                                               .signed_by_trusted_key = file->signature_verified}};
-    jobs_.run<PlanResult>(
-        channel_, this,
+    runPlanJob<PlanResult>(
+        tr("Checking every artifact against %1…").arg(text(dir.string())),
         [file, dir, rules](const JobContext&) {
             auto plan = bundle::plan_import(file->bundle, dir, rules);
             if (!plan) {
@@ -344,41 +301,29 @@ void ImportDialog::replan() {
         },
         [this, selectedRow](PlanResult result) {
             if (!result.plan) {
-                summary_->clear();
-                showError(result.error);
-            } else {
-                model_->setPlan(std::move(*result.plan), true);
-                if (selectedRow >= 0 && selectedRow < model_->rowCount()) {
-                    table_->setCurrentIndex(model_->index(selectedRow, 0));
-                }
-                selectPendingArtifact();
-                showSelectedFindings();
-                const auto refused = model_->count(bundle::ImportAction::Refused);
-                summary_->setText(model_->summaryText() +
-                                  (refused > 0 ? tr(". Refused artifacts are never written: select "
-                                                    "one for its findings, hover it for every "
-                                                    "reason.")
-                                               : tr(". Nothing is written before you confirm.")));
+                failed(result.error);
+                return;
             }
-            setBusy(false);
-            emit planned();
+            model_->setPlan(std::move(*result.plan), true);
+            if (selectedRow >= 0 && selectedRow < model_->rowCount()) {
+                table_->setCurrentIndex(model_->index(selectedRow, 0));
+            }
+            selectPendingArtifact();
+            showSelectedFindings();
+            const auto refused = model_->count(bundle::ImportAction::Refused);
+            setStatus(model_->summaryText() +
+                      (refused > 0 ? tr(". Refused artifacts are never written: select one for "
+                                        "its findings, hover it for every reason.")
+                                   : tr(". Nothing is written before you confirm.")));
+            planShown();
         });
 }
 
-void ImportDialog::confirmAndImport(bool askUser) {
-    if (!canImport()) {
-        return;
-    }
-    if (askUser && !askBeforeWriting(this, tr("Import"), confirmationText())) {
-        return;
-    }
-    importing_ = true;
-    setBusy(true);
-    summary_->setText(tr("Importing into %1…").arg(text(model_->plan()->cache_dir.string())));
+void ImportDialog::startRun() {
     auto file = bundle_;
     bundle::ImportPlan plan = *model_->plan();
-    jobs_.run<bundle::ImportPlan>(
-        channel_, this,
+    runWriteJob<bundle::ImportPlan>(
+        tr("Importing into %1…").arg(text(plan.cache_dir.string())),
         [file, plan = std::move(plan)](const JobContext&) mutable {
             return bundle::run_import(std::move(plan), file->bundle);
         },
@@ -386,9 +331,8 @@ void ImportDialog::confirmAndImport(bool askUser) {
             const fs::path dir = done.cache_dir;
             model_->setPlan(std::move(done), false);
             showSelectedFindings();
-            importing_ = false;
-            summary_->setText(model_->summaryText());
-            setBusy(false);
+            setStatus(model_->summaryText());
+            runDone();
             emit statusMessage(tr("Imported %1 into %2: %3")
                                    .arg(text(file_.filename().string()), text(dir.string()),
                                         model_->summaryText()));

@@ -11,36 +11,33 @@
 // will not be written."), writes in a job and shows what happened to each
 // artifact in the same table.
 
+#include "dialogs/plan_dialog.h"
+
 #include <cachelens/bundle/bundle_file.h>
 
-#include <QDialog>
 #include <QString>
 
 #include <filesystem>
 #include <memory>
 #include <optional>
 
-class QDialogButtonBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
 class QTableView;
-class QTimer;
 
 namespace cachelens::ui {
 
 class FindingsPanel;
 class ImportPlanModel;
-class JobRunner;
 
-class ImportDialog : public QDialog {
+class ImportDialog : public PlanDialog {
     Q_OBJECT
 
 public:
     // Starts reading `bundleFile` and planning an import into `destination`.
     ImportDialog(JobRunner& jobs, std::filesystem::path bundleFile,
                  std::filesystem::path destination, QWidget* parent = nullptr);
-    ~ImportDialog() override;
 
     // What the fields do, for tests and the startup request: each replans at once.
     void setDestination(const std::filesystem::path& dir);
@@ -50,50 +47,47 @@ public:
     // the plan shows it: now, or when the plan under way is in.
     void selectArtifact(const QString& key);
     // Imports what the plan shown writes; asks first when `askUser`.
-    void confirmAndImport(bool askUser);
+    void confirmAndImport(bool askUser) { confirmAndRun(askUser); }
 
     const std::filesystem::path& bundleFile() const { return file_; }
     std::filesystem::path destination() const;
     const ImportPlanModel* plan() const { return model_; }
     QTableView* table() const { return table_; }
     FindingsPanel* findings() const { return findings_; }
-    QPushButton* importButton() const { return import_; }
-    bool isBusy() const { return busy_; }
-    bool canImport() const;
+    QPushButton* importButton() const { return runButton(); }
+    bool canImport() const { return canRun(); }
     // The question Import asks, for the plan shown.
-    QString confirmationText() const;
-    // What the dialog shows: the bundle, an error (empty when none), the
-    // plan's or the import's summary.
+    QString confirmationText() const override;
+    // What the dialog shows: the bundle (errorText() and summaryText(): PlanDialog's).
     QString bundleText() const;
-    QString errorText() const;
-    QString summaryText() const;
 
 signals:
-    // A plan (or an error instead) is shown.
-    void planned();
     // An import ran into `dir` (whatever it managed to write).
     void imported(const std::filesystem::path& dir);
-    void statusMessage(const QString& message);
 
 private:
     struct Loaded;
 
+    // The bundle is read again (a plan follows) when the required signer changed.
+    void startPlan() override;
+    void startRun() override;
+    bool planWrites() const override;
+    void clearPlan() override;
+    void showPhase(Phase phase) override;
+
     void load();
     void replan();
     void showBundle(const bundle::BundleFile& file, const QString& facts);
-    void showError(const QString& message);
-    void setBusy(bool busy);
     void chooseDestination();
     void chooseKey();
     void showSelectedFindings();
     void selectPendingArtifact();
+    QString signerText() const;
 
-    JobRunner& jobs_;
     std::filesystem::path file_;
-    QString channel_;
     std::shared_ptr<const bundle::BundleFile> bundle_;
-    bool busy_ = false;
-    bool importing_ = false;
+    // The signer key the bundle was last read with (read or not); nullopt before.
+    std::optional<QString> loadedSigner_;
     QString pendingSelection_; // selectArtifact's key, until a plan is shown
 
     QLabel* bundleInfo_ = nullptr;
@@ -101,15 +95,9 @@ private:
     QPushButton* browseDestination_ = nullptr;
     QLineEdit* signer_ = nullptr;
     QPushButton* browseSigner_ = nullptr;
-    QLabel* error_ = nullptr;
-    QLabel* summary_ = nullptr;
     QTableView* table_ = nullptr;
     ImportPlanModel* model_ = nullptr;
     FindingsPanel* findings_ = nullptr;
-    QPushButton* import_ = nullptr;
-    QDialogButtonBox* buttons_ = nullptr;
-    QTimer* destinationDelay_ = nullptr;
-    QTimer* signerDelay_ = nullptr;
 };
 
 } // namespace cachelens::ui

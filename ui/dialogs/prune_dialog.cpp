@@ -1,16 +1,14 @@
 #include "dialogs/prune_dialog.h"
 
-#include "jobs/job_runner.h"
-#include "text/engine_text.h"
 #include "models/prune_plan_model.h"
+#include "text/engine_text.h"
 #include "text/stats_text.h"
-#include "widgets/banner.h"
+#include "widgets/job_status_line.h"
 
 #include <cachelens/catalog/catalog.h>
 
 #include <QApplication>
 #include <QClipboard>
-#include <QDialogButtonBox>
 #include <QFontDatabase>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -53,11 +51,19 @@ QString stageName(const Progress& progress) {
 
 PruneDialog::PruneDialog(JobRunner& jobs, QString catalogPath, std::filesystem::path root,
                          QWidget* parent)
-    : QDialog(parent)
-    , jobs_(jobs)
+    : PlanDialog(jobs,
+                 {.channel = QStringLiteral("prune:") + QString::fromStdString(root.string()),
+                  .objectPrefix = QStringLiteral("prune"),
+                  .runText = tr("&Delete…"),
+                  .runToolTip = tr("Delete what the preview lists (asks first)"),
+                  .confirmTitle = tr("Delete cache entries"),
+                  .runRole = QDialogButtonBox::DestructiveRole,
+                  .runIsDefault = false,
+                  .planDelay = std::chrono::milliseconds(0),
+                  .statusText = tr("Set a max size or an age and press Preview.")},
+                 parent)
     , catalogPath_(std::move(catalogPath))
     , root_(std::move(root))
-    , channel_(QStringLiteral("prune:") + QString::fromStdString(root_.string()))
     , plan_(new PrunePlanModel(this)) {
     const QString rootText = QString::fromStdString(root_.string());
     setWindowTitle(tr("Prune %1").arg(rootText));
@@ -91,29 +97,14 @@ PruneDialog::PruneDialog(JobRunner& jobs, QString catalogPath, std::filesystem::
         connect(input, &QLineEdit::textChanged, this, &PruneDialog::inputsChanged);
     }
 
-    preview_ = new QPushButton(tr("&Preview"));
-    preview_->setDefault(true);
-    preview_->setToolTip(tr("Index the dir and list what these limits delete; deletes nothing"));
-    cancel_ = new QPushButton(tr("Cancel"));
-    cancel_->setEnabled(false);
-    progress_ = new QProgressBar;
-    progress_->setTextVisible(false);
-    progress_->hide();
-    progressText_ = new QLabel;
-    progressText_->setTextFormat(Qt::PlainText);
+    previewButton()->setToolTip(
+        tr("Index the dir and list what these limits delete; deletes nothing"));
     auto* actions = new QHBoxLayout;
-    actions->addWidget(preview_);
-    actions->addWidget(cancel_);
-    actions->addWidget(progress_, 1);
-    actions->addWidget(progressText_);
+    actions->addWidget(previewButton());
+    actions->addWidget(cancelButton());
+    actions->addWidget(progressBar(), 1);
+    actions->addWidget(progressLabel());
     actions->addStretch();
-
-    error_ = makeBanner(QStringLiteral("pruneError"), BannerTone::Error);
-    summary_ = new QLabel(tr("Set a max size or an age and press Preview."));
-    summary_->setObjectName(QStringLiteral("pruneSummary"));
-    summary_->setTextFormat(Qt::PlainText);
-    summary_->setWordWrap(true);
-    summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     tree_ = new QTreeView;
     tree_->setObjectName(QStringLiteral("prunePlan"));
@@ -133,36 +124,16 @@ PruneDialog::PruneDialog(JobRunner& jobs, QString catalogPath, std::filesystem::
     outcome_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     outcome_->hide();
 
-    delete_ = new QPushButton(tr("&Delete…"));
-    delete_->setEnabled(false);
-    delete_->setAutoDefault(false);
-    delete_->setToolTip(tr("Delete what the preview lists (asks first)"));
-    buttons_ = new QDialogButtonBox(QDialogButtonBox::Close);
-    buttons_->addButton(delete_, QDialogButtonBox::DestructiveRole);
-
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(intro);
     layout->addLayout(form);
     layout->addLayout(actions);
-    layout->addWidget(error_);
-    layout->addWidget(summary_);
+    layout->addWidget(errorBanner());
+    layout->addWidget(statusLine());
     layout->addWidget(tree_, 1);
     layout->addWidget(outcome_);
-    layout->addWidget(buttons_);
+    layout->addWidget(buttonBox());
     resize(900, 640);
-
-    connect(preview_, &QPushButton::clicked, this, &PruneDialog::preview);
-    connect(cancel_, &QPushButton::clicked, this, &PruneDialog::cancelJob);
-    connect(delete_, &QPushButton::clicked, this, [this] { confirmAndDelete(true); });
-    connect(buttons_, &QDialogButtonBox::rejected, this, &PruneDialog::reject);
-    connect(&jobs_, &JobRunner::progress, this, &PruneDialog::onProgress);
-}
-
-PruneDialog::~PruneDialog() {
-    // A preview nobody will see is not worth finishing; a delete finishes.
-    if (state_ == State::Previewing) {
-        jobs_.cancel(channel_);
-    }
 }
 
 void PruneDialog::setLimits(std::optional<QString> maxSize, std::optional<QString> olderThan,
@@ -172,102 +143,71 @@ void PruneDialog::setLimits(std::optional<QString> maxSize, std::optional<QStrin
     keepRecent_->setText(keepRecent);
 }
 
-bool PruneDialog::canDelete() const {
-    return delete_->isEnabled();
+bool PruneDialog::planWrites() const {
+    return plan_->unitCount() > 0;
 }
 
-bool PruneDialog::isBusy() const {
-    return state_ == State::Previewing || state_ == State::Deleting;
-}
-
-QString PruneDialog::errorText() const {
-    return error_->isHidden() ? QString() : error_->text();
-}
-
-QString PruneDialog::summaryText() const {
-    return summary_->text();
+void PruneDialog::clearPlan() {
+    plan_->clear();
 }
 
 QString PruneDialog::outcomeText() const {
     return outcome_->isHidden() ? QString() : outcome_->toPlainText();
 }
 
-void PruneDialog::setState(State state) {
-    state_ = state;
-    const bool busy = isBusy();
-    preview_->setEnabled(state != State::Deleting);
-    // A delete runs to the end: stopping it halfway would leave half a unit.
-    cancel_->setEnabled(state == State::Previewing);
-    delete_->setEnabled(state == State::Previewed && plan_->unitCount() > 0);
+void PruneDialog::showPhase(Phase phase) {
     for (auto* input : {maxSize_, olderThan_, keepRecent_}) {
-        input->setReadOnly(state == State::Deleting);
+        input->setReadOnly(phase == Phase::Running);
     }
-    tree_->setEnabled(state == State::Previewed || state == State::Deleted);
-    progress_->setVisible(busy);
-    progressText_->setVisible(busy);
-    if (busy) {
-        progress_->setRange(0, 0);
-        progressText_->setText(state == State::Previewing ? tr("Indexing…") : tr("Deleting…"));
-    }
+    tree_->setEnabled(phase == Phase::Planned || phase == Phase::Done);
 }
 
-void PruneDialog::showError(const QString& message) {
-    error_->setText(message);
-    error_->show();
+void PruneDialog::reportError(const QString& message) {
+    showError(message);
     emit statusMessage(message);
 }
 
 void PruneDialog::inputsChanged() {
-    if (state_ == State::Deleting) {
+    if (phase() == Phase::Running) {
         return;
     }
-    if (state_ == State::Previewing) {
-        jobs_.cancel(channel_);
+    const bool previewShown = phase() == Phase::Planned || phase() == Phase::Planning;
+    invalidatePlan();
+    showError({});
+    if (previewShown) {
+        setStatus(tr("The limits changed: Preview again to see what they delete."));
     }
-    error_->hide();
-    if (state_ == State::Previewed || state_ == State::Previewing) {
-        summary_->setText(tr("The limits changed: Preview again to see what they delete."));
-    }
-    setState(State::Idle);
 }
 
-void PruneDialog::cancelJob() {
-    if (state_ != State::Previewing) {
-        return;
-    }
-    jobs_.cancel(channel_);
-    summary_->setText(tr("Preview cancelled."));
-    setState(State::Idle);
+void PruneDialog::planCancelled() {
+    setStatus(tr("Preview cancelled."));
 }
 
 void PruneDialog::reject() {
-    if (state_ == State::Deleting) {
+    if (phase() == Phase::Running) {
         emit statusMessage(tr("Deleting: the dialog closes when it is done."));
         return;
     }
-    cancelJob();
+    if (cancelPlan()) {
+        planCancelled();
+    }
     QDialog::reject();
 }
 
-void PruneDialog::preview() {
-    if (state_ == State::Deleting) {
-        return;
-    }
-    error_->hide();
+void PruneDialog::startPlan() {
+    showError({});
     auto options =
         stats_text::pruneOptions(maxSize_->text(), olderThan_->text(), keepRecent_->text());
     if (!options) {
-        showError(QString::fromStdString(options.error().message));
-        setState(State::Idle);
+        reportError(QString::fromStdString(options.error().message));
+        invalidatePlan();
         return;
     }
     outcome_->hide();
-    summary_->setText(tr("Indexing %1 and planning…").arg(QString::fromStdString(root_.string())));
-    setState(State::Previewing);
     const std::filesystem::path catalogPath = catalogPath_.toStdString();
     const auto root = root_;
-    jobs_.run<Result<catalog::PrunePlan>>(
-        channel_, this,
+    runPlanJob<Result<catalog::PrunePlan>>(
+        tr("Indexing %1 and planning…").arg(QString::fromStdString(root_.string())),
         [catalogPath, root,
          options = *options](const JobContext& context) -> Result<catalog::PrunePlan> {
             auto catalog = catalog::Catalog::open(catalogPath);
@@ -289,10 +229,9 @@ void PruneDialog::preview() {
         },
         [this](Result<catalog::PrunePlan> plan) {
             if (!plan) {
-                showError(QString::fromStdString(plan.error().describe()));
-                summary_->setText(tr("No preview."));
-                plan_->clear();
-                setState(State::Idle);
+                const QString error = QString::fromStdString(plan.error().describe());
+                emit statusMessage(error);
+                failed(error, tr("No preview."));
                 return;
             }
             showPlan(std::move(*plan));
@@ -330,49 +269,47 @@ void PruneDialog::showPlan(catalog::PrunePlan plan) {
                          "kept.")
                           .arg(stats_text::bytes(*shown.max_size));
     }
-    summary_->setText(text);
+    setStatus(text);
     if (entries <= 200) {
         tree_->expandAll();
     }
     for (int column = 0; column < PrunePlanModel::PathColumn; ++column) {
         tree_->resizeColumnToContents(column);
     }
-    setState(State::Previewed);
+    planShown();
     emit statusMessage(shown.units.empty()
                            ? tr("Prune preview: nothing to delete")
                            : tr("Prune preview: %n entries, %1", nullptr, static_cast<int>(entries))
                                  .arg(stats_text::bytes(plan_->bytes())));
 }
 
-void PruneDialog::confirmAndDelete(bool askUser) {
-    if (state_ != State::Previewed || plan_->unitCount() == 0) {
-        return;
+QString PruneDialog::confirmationText() const {
+    if (!plan_->prunePlan()) {
+        return {};
     }
-    const std::size_t entries = plan_->entryCount();
-    if (askUser) {
-        QMessageBox ask(
-            QMessageBox::Warning, tr("Delete cache entries"),
-            tr("Delete %n entries in %1 groups (%2) from %3?", nullptr, static_cast<int>(entries))
-                .arg(plan_->unitCount())
-                .arg(stats_text::bytes(plan_->bytes()), QString::fromStdString(root_.string())),
-            QMessageBox::Cancel, this);
-        ask.setTextFormat(Qt::PlainText); // the root may hold anything
-        ask.setInformativeText(tr("The files are deleted, not moved to the trash. PyTorch "
-                                  "compiles them again when it needs them."));
-        auto* yes = ask.addButton(tr("Delete"), QMessageBox::DestructiveRole);
-        ask.setDefaultButton(QMessageBox::Cancel);
-        ask.exec();
-        if (ask.clickedButton() != yes) {
-            return;
-        }
-    }
-    error_->hide();
-    summary_->setText(tr("Deleting %n entries…", nullptr, static_cast<int>(entries)));
-    setState(State::Deleting);
+    return tr("Delete %n entries in %1 groups (%2) from %3?", nullptr,
+              static_cast<int>(plan_->entryCount()))
+        .arg(plan_->unitCount())
+        .arg(stats_text::bytes(plan_->bytes()), QString::fromStdString(root_.string()));
+}
+
+bool PruneDialog::confirmRun() {
+    QMessageBox ask(QMessageBox::Warning, tr("Delete cache entries"), confirmationText(),
+                    QMessageBox::Cancel, this);
+    ask.setTextFormat(Qt::PlainText); // the root may hold anything
+    ask.setInformativeText(tr("The files are deleted, not moved to the trash. PyTorch "
+                              "compiles them again when it needs them."));
+    auto* yes = ask.addButton(tr("Delete"), QMessageBox::DestructiveRole);
+    ask.setDefaultButton(QMessageBox::Cancel);
+    ask.exec();
+    return ask.clickedButton() == yes;
+}
+
+void PruneDialog::startRun() {
     const std::filesystem::path catalogPath = catalogPath_.toStdString();
     catalog::PrunePlan plan = *plan_->prunePlan();
-    jobs_.run<Result<catalog::PruneOutcome>>(
-        channel_, this,
+    runWriteJob<Result<catalog::PruneOutcome>>(
+        tr("Deleting %n entries…", nullptr, static_cast<int>(plan_->entryCount())),
         [catalogPath,
          plan = std::move(plan)](const JobContext& context) -> Result<catalog::PruneOutcome> {
             auto catalog = catalog::Catalog::open(catalogPath);
@@ -388,9 +325,9 @@ void PruneDialog::confirmAndDelete(bool askUser) {
         },
         [this](Result<catalog::PruneOutcome> outcome) {
             if (!outcome) {
-                showError(QString::fromStdString(outcome.error().describe()));
-                summary_->setText(tr("Nothing was deleted. Preview again."));
-                setState(State::Idle);
+                const QString error = QString::fromStdString(outcome.error().describe());
+                emit statusMessage(error);
+                failed(error, tr("Nothing was deleted. Preview again."));
                 emit pruned(); // the catalog may have changed
                 return;
             }
@@ -418,7 +355,7 @@ void PruneDialog::showOutcome(const catalog::PruneOutcome& outcome) {
         for (const auto& error : outcome.errors) {
             lines << QStringLiteral("  ") + QString::fromStdString(error.describe());
         }
-        showError(tr("Some files could not be deleted: see below."));
+        reportError(tr("Some files could not be deleted: see below."));
     }
     outcome_->setPlainText(lines.join(u'\n'));
     // As tall as what it says, up to 8 lines (then it scrolls).
@@ -427,33 +364,28 @@ void PruneDialog::showOutcome(const catalog::PruneOutcome& outcome) {
                              2 * outcome_->frameWidth() +
                              2 * static_cast<int>(outcome_->document()->documentMargin()));
     outcome_->show();
-    summary_->setText(tr("Deleted what is listed below, except what the outcome says was kept. "
-                         "Preview again to see the dir as it is now."));
-    setState(State::Deleted);
+    setStatus(tr("Deleted what is listed below, except what the outcome says was kept. "
+                 "Preview again to see the dir as it is now."));
+    runDone();
     emit statusMessage(lines.front());
     emit pruned();
 }
 
-void PruneDialog::onProgress(const QString& channel, qint64 done, qint64 total,
-                             const QString& what) {
-    if (channel != channel_ || !isBusy()) {
-        return;
-    }
+QString PruneDialog::progressText(qint64 done, qint64 total, const QString& what) const {
     const bool deleting = what == u"deleting";
+    const bool again = phase() == Phase::Running; // a delete indexes before and after
     if (total <= 0) {
-        progress_->setRange(0, 0);
-        progressText_->setText(what == u"planning"         ? tr("Planning…")
-                               : deleting                  ? tr("Deleting…")
-                               : state_ == State::Deleting ? tr("Indexing again…")
-                                                           : tr("Indexing…"));
-        return;
+        if (what.isEmpty()) {
+            return again ? tr("Deleting…") : tr("Indexing…");
+        }
+        return what == u"planning" ? tr("Planning…")
+               : deleting          ? tr("Deleting…")
+               : again             ? tr("Indexing again…")
+                                   : tr("Indexing…");
     }
-    progress_->setRange(0, static_cast<int>(total));
-    progress_->setValue(static_cast<int>(done));
-    progressText_->setText(deleting ? tr("Deleting: %1 / %2 entries").arg(done).arg(total)
-                           : state_ == State::Deleting
-                               ? tr("Indexing again: %1 / %2").arg(done).arg(total)
-                               : tr("Indexing: %1 / %2").arg(done).arg(total));
+    return deleting ? tr("Deleting: %1 / %2 entries").arg(done).arg(total)
+           : again  ? tr("Indexing again: %1 / %2").arg(done).arg(total)
+                    : tr("Indexing: %1 / %2").arg(done).arg(total);
 }
 
 } // namespace cachelens::ui

@@ -7,92 +7,79 @@
 // for a preview of the inputs as they are, asks, deletes in a job and shows
 // what was deleted, what was kept and why, and what failed.
 
+#include "dialogs/plan_dialog.h"
+
 #include <cachelens/catalog/prune.h>
 
-#include <QDialog>
 #include <QString>
 
 #include <filesystem>
 #include <optional>
 
-class QDialogButtonBox;
-class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
-class QProgressBar;
-class QPushButton;
 class QTreeView;
 
 namespace cachelens::ui {
 
-class JobRunner;
 class PrunePlanModel;
 
-class PruneDialog : public QDialog {
+class PruneDialog : public PlanDialog {
     Q_OBJECT
 
 public:
     PruneDialog(JobRunner& jobs, QString catalogPath, std::filesystem::path root,
                 QWidget* parent = nullptr);
-    ~PruneDialog() override;
 
     // Test hooks, and what the buttons do.
     // Sets the inputs as if typed (an absent limit is left empty).
     void setLimits(std::optional<QString> maxSize, std::optional<QString> olderThan,
                    QString keepRecent);
     // Indexes the dir and plans with the inputs, in a job on this dialog's channel.
-    void preview();
+    void preview() { planNow(); }
     // Deletes what the current preview lists; asks first when `askUser`.
-    void confirmAndDelete(bool askUser);
+    void confirmAndDelete(bool askUser) { confirmAndRun(askUser); }
     const PrunePlanModel* plan() const { return plan_; }
 
-    bool canDelete() const;
-    bool isBusy() const;
-    // What the dialog shows: an error (empty when none), the plan's summary,
-    // and the outcome of a delete (empty before one).
-    QString errorText() const;
-    QString summaryText() const;
+    bool canDelete() const { return canRun(); }
+    // The question Delete asks, for the preview shown.
+    QString confirmationText() const override;
+    // The outcome of a delete (empty before one); errorText() and
+    // summaryText() are PlanDialog's.
     QString outcomeText() const;
 
 signals:
     // After a delete ran (whatever it managed to delete).
     void pruned();
-    void statusMessage(const QString& message);
 
 public slots:
     void reject() override;
 
 private:
-    enum class State { Idle, Previewing, Previewed, Deleting, Deleted };
+    void startPlan() override;
+    void startRun() override;
+    bool planWrites() const override;
+    void clearPlan() override;
+    void showPhase(Phase phase) override;
+    bool confirmRun() override;
+    QString progressText(qint64 done, qint64 total, const QString& what) const override;
+    void planCancelled() override;
 
     void inputsChanged();
-    void setState(State state);
-    void showError(const QString& message);
+    // Shows `message` in the error banner and the window's status bar.
+    void reportError(const QString& message);
     void showPlan(catalog::PrunePlan plan);
     void showOutcome(const catalog::PruneOutcome& outcome);
-    void onProgress(const QString& channel, qint64 done, qint64 total, const QString& what);
-    void cancelJob();
 
-    JobRunner& jobs_;
     QString catalogPath_;
     std::filesystem::path root_;
-    QString channel_;
-    State state_ = State::Idle;
 
     PrunePlanModel* plan_ = nullptr;
     QLineEdit* maxSize_ = nullptr;
     QLineEdit* olderThan_ = nullptr;
     QLineEdit* keepRecent_ = nullptr;
-    QLabel* error_ = nullptr;
-    QLabel* summary_ = nullptr;
     QTreeView* tree_ = nullptr;
     QPlainTextEdit* outcome_ = nullptr;
-    QLabel* progressText_ = nullptr;
-    QProgressBar* progress_ = nullptr;
-    QPushButton* preview_ = nullptr;
-    QPushButton* cancel_ = nullptr;
-    QPushButton* delete_ = nullptr;
-    QDialogButtonBox* buttons_ = nullptr;
 };
 
 } // namespace cachelens::ui

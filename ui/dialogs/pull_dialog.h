@@ -8,9 +8,10 @@
 // Pull writes it in a job and the same table shows what happened. Values
 // are as untrusted as a bundle: the importer's safety checks apply.
 
+#include "dialogs/plan_dialog.h"
+
 #include <cachelens/remote/redis_endpoint.h>
 
-#include <QDialog>
 #include <QString>
 #include <QStringList>
 
@@ -22,16 +23,13 @@ class QLabel;
 class QLineEdit;
 class QPushButton;
 class QTableView;
-class QTimer;
 
 namespace cachelens::ui {
 
 class FindingsPanel;
 class ImportPlanModel;
-class JobStatusLine;
-class JobRunner;
 
-class PullDialog : public QDialog {
+class PullDialog : public PlanDialog {
     Q_OBJECT
 
 public:
@@ -39,60 +37,50 @@ public:
     // selection that is not pulled. Starts the dry run into `destination`.
     PullDialog(JobRunner& jobs, remote::RedisEndpoint server, std::vector<std::string> keys,
                QStringList ignored, std::filesystem::path destination, QWidget* parent = nullptr);
-    ~PullDialog() override;
 
     // Each replans at once.
     void setDestination(const std::filesystem::path& dir);
     // Pulls what the plan shown writes; asks first (naming the dir) when askUser.
-    void confirmAndPull(bool askUser);
+    void confirmAndPull(bool askUser) { confirmAndRun(askUser); }
     // What that asks; empty without a plan.
-    QString confirmationText() const;
+    QString confirmationText() const override;
 
     std::filesystem::path destination() const;
     const std::vector<std::string>& keys() const { return keys_; }
     const ImportPlanModel* plan() const { return model_; }
     QTableView* table() const { return table_; }
     FindingsPanel* findings() const { return findings_; }
-    QPushButton* pullButton() const { return pull_; }
-    bool isBusy() const { return busy_; }
-    bool canPull() const;
-    QString errorText() const;
-    QString summaryText() const;
+    QPushButton* pullButton() const { return runButton(); }
+    bool canPull() const { return canRun(); }
     // What was not pulled and why (values that do not decode, keys not on
     // the server), then the engine's notes.
     QString notesText() const;
 
 signals:
-    // A dry run (or an error instead) is shown.
-    void planned();
     // The pull ran into `dir` (whatever it managed to write).
     void pulled(const std::filesystem::path& dir);
-    void statusMessage(const QString& message);
 
 private:
+    void startPlan() override { run(true); }
+    void startRun() override { run(false); }
+    bool planWrites() const override;
+    void clearPlan() override;
+    void showPhase(Phase phase) override;
+
+    // The dry run or the pull: one engine call, one outcome.
     void run(bool dryRun);
-    void setBusy(bool busy);
-    void showError(const QString& message);
     void chooseDestination();
     void showSelectedFindings();
 
-    JobRunner& jobs_;
     remote::RedisEndpoint server_;
     std::vector<std::string> keys_;
-    QString channel_;
-    bool busy_ = false;
-    bool pulling_ = false;
 
     QLineEdit* destination_ = nullptr;
     QPushButton* browse_ = nullptr;
-    QLabel* error_ = nullptr;
-    JobStatusLine* summary_ = nullptr;
     QTableView* table_ = nullptr;
     ImportPlanModel* model_ = nullptr;
     FindingsPanel* findings_ = nullptr;
     QLabel* notes_ = nullptr;
-    QPushButton* pull_ = nullptr;
-    QTimer* destinationDelay_ = nullptr;
 };
 
 } // namespace cachelens::ui

@@ -1,26 +1,21 @@
 #include "dialogs/push_dialog.h"
 
-#include "jobs/job_runner.h"
-#include "jobs/remote_work.h"
-#include "text/engine_text.h"
 #include "data/graph_selection.h"
+#include "jobs/remote_work.h"
 #include "models/push_plan_model.h"
+#include "text/engine_text.h"
 #include "text/stats_text.h"
-#include "widgets/banner.h"
-#include "dialogs/confirm.h"
 #include "widgets/job_status_line.h"
 #include "widgets/plan_table.h"
 
 #include <QCheckBox>
 #include <QComboBox>
-#include <QDialogButtonBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QTableView>
-#include <QTimer>
 #include <QVBoxLayout>
 
 namespace cachelens::ui {
@@ -30,12 +25,18 @@ namespace fs = std::filesystem;
 PushDialog::PushDialog(JobRunner& jobs, fs::path sourceDir, std::vector<std::string> keys,
                        QStringList ignored, std::vector<remote::RedisEndpoint> servers,
                        QWidget* parent)
-    : QDialog(parent)
-    , jobs_(jobs)
+    : PlanDialog(jobs,
+                 {.channel = QStringLiteral("push:%1").arg(quintptr(this)),
+                  .objectPrefix = QStringLiteral("push"),
+                  .runText = tr("&Push…"),
+                  .runToolTip = tr("Store what the table marks \"would set\" (asks first); "
+                                   "conflicts are left alone unless Force is checked"),
+                  .confirmTitle = tr("Push"),
+                  .planDelay = std::chrono::milliseconds(400)},
+                 parent)
     , dir_(std::move(sourceDir))
     , keys_(std::move(keys))
     , servers_(std::move(servers))
-    , channel_(QStringLiteral("push:%1").arg(quintptr(this)))
     , model_(new PushPlanModel(this)) {
     setWindowTitle(tr("Push to Redis"));
 
@@ -91,16 +92,9 @@ PushDialog::PushDialog(JobRunner& jobs, fs::path sourceDir, std::vector<std::str
     form->addRow(passwordLabel, password_);
     form->addRow(QString(), force_);
 
-    checkDelay_ = new QTimer(this);
-    checkDelay_->setSingleShot(true);
-    checkDelay_->setInterval(400); // one dry run per pause in typing, not per key
-    connect(checkDelay_, &QTimer::timeout, this, &PushDialog::check);
     connect(server_, &QComboBox::currentTextChanged, this, &PushDialog::scheduleCheck);
     connect(password_, &QLineEdit::textEdited, this, &PushDialog::scheduleCheck);
-    connect(force_, &QCheckBox::toggled, this, &PushDialog::check);
-
-    error_ = makeBanner(QStringLiteral("pushError"), BannerTone::Error);
-    summary_ = new JobStatusLine(jobs_, channel_, QStringLiteral("pushSummary"));
+    connect(force_, &QCheckBox::toggled, this, &PushDialog::planNow);
 
     table_ = makePlanTable(QStringLiteral("pushPlan"), model_,
                            {
@@ -117,34 +111,17 @@ PushDialog::PushDialog(JobRunner& jobs, fs::path sourceDir, std::vector<std::str
     notes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     notes_->hide();
 
-    push_ = new QPushButton(tr("&Push…"));
-    push_->setDefault(true);
-    push_->setEnabled(false);
-    push_->setToolTip(tr("Store what the table marks \"would set\" (asks first); conflicts are "
-                         "left alone unless Force is checked"));
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
-    buttons->addButton(push_, QDialogButtonBox::AcceptRole);
-    connect(push_, &QPushButton::clicked, this, [this] { confirmAndPush(true); });
-    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(header);
     layout->addLayout(form);
-    layout->addWidget(error_);
-    layout->addWidget(summary_);
+    layout->addWidget(errorBanner());
+    layout->addWidget(statusLine());
     layout->addWidget(table_, 1);
     layout->addWidget(notes_);
-    layout->addWidget(buttons);
+    layout->addWidget(buttonBox());
     resize(1320, 520);
 
-    check();
-}
-
-PushDialog::~PushDialog() {
-    // A dry run nobody will see is not worth finishing; a push finishes.
-    if (busy_ && !pushing_) {
-        jobs_.cancel(channel_);
-    }
+    planNow();
 }
 
 void PushDialog::setServer(const QString& url) {
@@ -187,9 +164,14 @@ std::optional<remote::RedisEndpoint> PushDialog::server() const {
     return remote_work::parseEndpoint(chosen, password).endpoint;
 }
 
-bool PushDialog::canPush() const {
-    return !busy_ && model_->result() && model_->isDryRun() &&
+bool PushDialog::planWrites() const {
+    return model_->result() && model_->isDryRun() &&
            model_->count(remote::PushAction::Set) + model_->count(remote::PushAction::Replaced) > 0;
+}
+
+void PushDialog::clearPlan() {
+    model_->clear();
+    notes_->hide();
 }
 
 QString PushDialog::confirmationText() const {
@@ -222,123 +204,79 @@ QString PushDialog::confirmationText() const {
     return question;
 }
 
-QString PushDialog::errorText() const {
-    return error_->isHidden() ? QString() : error_->text();
-}
-
-QString PushDialog::summaryText() const {
-    return summary_->text();
-}
-
 QString PushDialog::notesText() const {
     return notes_->isHidden() ? QString() : notes_->text();
 }
 
-void PushDialog::showError(const QString& message) {
-    error_->setText(message);
-    error_->setVisible(!message.isEmpty());
-}
-
-void PushDialog::setBusy(bool busy) {
-    busy_ = busy;
+void PushDialog::showPhase(Phase phase) {
     for (QWidget* input : std::initializer_list<QWidget*>{server_, password_, force_}) {
-        input->setEnabled(!pushing_);
+        input->setEnabled(phase != Phase::Running);
     }
-    summary_->setBusy(busy);
-    push_->setEnabled(canPush());
 }
 
 void PushDialog::scheduleCheck() {
-    // What is shown no longer answers for the server typed: nothing to push until checked.
+    invalidatePlan();
     model_->clear();
-    summary_->clear();
-    push_->setEnabled(false);
-    checkDelay_->start();
-}
-
-void PushDialog::check() {
-    checkDelay_->stop();
-    run(true);
-}
-
-void PushDialog::confirmAndPush(bool askUser) {
-    if (!canPush()) {
-        return;
-    }
-    if (askUser && !askBeforeWriting(this, tr("Push"), confirmationText())) {
-        return;
-    }
-    run(false);
+    setStatus({});
+    schedulePlan();
 }
 
 void PushDialog::run(bool dryRun) {
     const auto endpoint = server();
     if (!endpoint) {
-        model_->clear();
-        summary_->clear();
         const auto parsed = remote_work::parseEndpoint(server_->currentText(), {});
-        showError(parsed.error.isEmpty() ? tr("Choose the Redis server to push to.")
-                                         : parsed.error);
-        setBusy(false);
-        emit planned();
+        failed(parsed.error.isEmpty() ? tr("Choose the Redis server to push to.") : parsed.error);
         return;
     }
-    showError({});
     const bool force = force_->isChecked();
     const QString where = text(endpoint->display());
-    pushing_ = !dryRun;
     if (dryRun) {
         model_->clear();
-        summary_->setText(tr("Checking what %1 holds…").arg(where));
-    } else {
-        summary_->setText(tr("Pushing to %1…").arg(where));
     }
-    setBusy(true);
+    const QString status =
+        dryRun ? tr("Checking what %1 holds…").arg(where) : tr("Pushing to %1…").arg(where);
     const fs::path dir = dir_;
     const std::vector<std::string> keys = keys_;
     const remote::RedisEndpoint target = *endpoint;
-    jobs_.run<remote_work::PushOutcome>(
-        channel_, this,
-        [target, dir, keys, dryRun, force, where](const JobContext& context) {
-            return remote_work::pushEntries(
-                target, dir, keys, dryRun, force,
-                remote_work::transferProgress(context, remote_work::Transfer::Push, where,
-                                              text(dir.string())));
-        },
-        [this, dryRun](remote_work::PushOutcome outcome) {
-            pushing_ = false;
-            if (!outcome.result) {
-                model_->clear();
-                summary_->clear();
-                notes_->hide();
-                showError(outcome.error);
-                setBusy(false);
-                emit statusMessage(tr("Cannot push to %1: %2").arg(outcome.server, outcome.error));
-                emit planned();
-                return;
-            }
-            QStringList notes;
-            for (const auto& note : outcome.result->notes) {
-                notes << text(note);
-            }
-            notes_->setText(notes.join(u'\n'));
-            notes_->setVisible(!notes.isEmpty());
-            model_->setResult(std::move(*outcome.result), dryRun, outcome.server);
-            QString summary = model_->summaryText();
-            if (dryRun) {
-                summary += model_->count(remote::PushAction::Conflict) > 0 && !outcome.force
-                               ? tr(". Conflicting keys are left alone unless Force is checked.")
-                               : tr(". Nothing is stored before you confirm.");
-            }
-            summary_->setText(summary);
-            setBusy(false);
-            if (dryRun) {
-                emit planned();
-                return;
-            }
-            emit statusMessage(tr("Pushed %1").arg(model_->summaryText()));
-            emit pushed(outcome.server);
-        });
+    auto work = [target, dir, keys, dryRun, force, where](const JobContext& context) {
+        return remote_work::pushEntries(target, dir, keys, dryRun, force,
+                                        remote_work::transferProgress(context,
+                                                                      remote_work::Transfer::Push,
+                                                                      where, text(dir.string())));
+    };
+    auto show = [this, dryRun](remote_work::PushOutcome outcome) {
+        if (!outcome.result) {
+            emit statusMessage(tr("Cannot push to %1: %2").arg(outcome.server, outcome.error));
+            failed(outcome.error);
+            return;
+        }
+        QStringList notes;
+        for (const auto& note : outcome.result->notes) {
+            notes << text(note);
+        }
+        notes_->setText(notes.join(u'\n'));
+        notes_->setVisible(!notes.isEmpty());
+        model_->setResult(std::move(*outcome.result), dryRun, outcome.server);
+        QString summary = model_->summaryText();
+        if (dryRun) {
+            summary += model_->count(remote::PushAction::Conflict) > 0 && !outcome.force
+                           ? tr(". Conflicting keys are left alone unless Force is checked.")
+                           : tr(". Nothing is stored before you confirm.");
+        }
+        setStatus(summary);
+        if (dryRun) {
+            planShown();
+            return;
+        }
+        runDone();
+        emit statusMessage(tr("Pushed %1").arg(model_->summaryText()));
+        emit pushed(outcome.server);
+    };
+    if (dryRun) {
+        runPlanJob<remote_work::PushOutcome>(status, work, show);
+    } else {
+        runWriteJob<remote_work::PushOutcome>(status, work, show);
+    }
 }
 
 } // namespace cachelens::ui

@@ -8,9 +8,10 @@
 // unless Force). Push asks, stores in a job and shows what happened in the
 // same table; `pushed` lets the window mirror that server again.
 
+#include "dialogs/plan_dialog.h"
+
 #include <cachelens/remote/redis_endpoint.h>
 
-#include <QDialog>
 #include <QString>
 #include <QStringList>
 
@@ -25,15 +26,12 @@ class QLabel;
 class QLineEdit;
 class QPushButton;
 class QTableView;
-class QTimer;
 
 namespace cachelens::ui {
 
-class JobRunner;
-class JobStatusLine;
 class PushPlanModel;
 
-class PushDialog : public QDialog {
+class PushDialog : public PlanDialog {
     Q_OBJECT
 
 public:
@@ -43,7 +41,6 @@ public:
     PushDialog(JobRunner& jobs, std::filesystem::path sourceDir, std::vector<std::string> keys,
                QStringList ignored, std::vector<remote::RedisEndpoint> servers,
                QWidget* parent = nullptr);
-    ~PushDialog() override;
 
     // Each checks again at once: one of the servers offered (by its URL as
     // display() writes it) or any URL.
@@ -52,10 +49,10 @@ public:
     void setPassword(const QString& password);
     void setForce(bool force);
     // The dry run, now.
-    void check();
+    void check() { planNow(); }
     // Pushes what the dry run shown sets (and, with Force, replaces); asks
     // first when `askUser`.
-    void confirmAndPush(bool askUser);
+    void confirmAndPush(bool askUser) { confirmAndRun(askUser); }
 
     // The server chosen, with its password; nullopt when the URL does not parse.
     std::optional<remote::RedisEndpoint> server() const;
@@ -63,47 +60,39 @@ public:
     const std::vector<std::string>& keys() const { return keys_; }
     const PushPlanModel* plan() const { return model_; }
     QTableView* table() const { return table_; }
-    QPushButton* pushButton() const { return push_; }
-    bool isBusy() const { return busy_; }
-    bool canPush() const;
+    QPushButton* pushButton() const { return runButton(); }
+    bool canPush() const { return canRun(); }
     // The question Push asks, for the dry run shown.
-    QString confirmationText() const;
-    QString errorText() const;
-    QString summaryText() const;
+    QString confirmationText() const override;
     // push_local's notes: what was not pushed and why.
     QString notesText() const;
 
 signals:
-    // A dry run (or an error instead) is shown.
-    void planned();
     // Values were stored on `server` (display()).
     void pushed(const QString& server);
-    void statusMessage(const QString& message);
 
 private:
+    void startPlan() override { run(true); }
+    void startRun() override { run(false); }
+    bool planWrites() const override;
+    void clearPlan() override;
+    void showPhase(Phase phase) override;
+
+    // The dry run or the push: one engine call, one outcome.
     void run(bool dryRun);
-    void setBusy(bool busy);
-    void showError(const QString& message);
+    // The server or password is being typed: what is shown no longer answers for it.
     void scheduleCheck();
 
-    JobRunner& jobs_;
     std::filesystem::path dir_;
     std::vector<std::string> keys_;
     std::vector<remote::RedisEndpoint> servers_;
-    QString channel_;
-    bool busy_ = false;
-    bool pushing_ = false;
 
     QComboBox* server_ = nullptr;
     QLineEdit* password_ = nullptr;
     QCheckBox* force_ = nullptr;
-    QLabel* error_ = nullptr;
-    JobStatusLine* summary_ = nullptr;
     QTableView* table_ = nullptr;
     PushPlanModel* model_ = nullptr;
     QLabel* notes_ = nullptr;
-    QPushButton* push_ = nullptr;
-    QTimer* checkDelay_ = nullptr;
 };
 
 } // namespace cachelens::ui

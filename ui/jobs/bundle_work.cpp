@@ -241,37 +241,10 @@ ExportOutcome exportBundle(const fs::path& root, const std::vector<std::string>&
                            const fs::path& file, const std::optional<fs::path>& privateKey) {
     ExportOutcome outcome;
     outcome.file = file;
-    std::optional<bundle::PrivateKey> key;
-    if (privateKey) {
-        auto loaded = bundle::load_private_key(*privateKey);
-        if (!loaded) {
-            outcome.error = text(loaded.error().describe());
-            return outcome;
-        }
-        key = std::move(*loaded);
-    }
-    auto exported = bundle::export_bundle(root, {.keys = keys});
+    auto exported =
+        bundle::export_bundle_file(root, {.keys = keys, .file = file, .signing_key = privateKey});
     if (!exported) {
         outcome.error = text(exported.error().describe());
-        return outcome;
-    }
-    if (exported->bundle.artifact_count() == 0) {
-        outcome.error = text(
-            Error{ErrorKind::NotFound, "nothing to export: no entries", root.string()}.describe());
-        return outcome;
-    }
-    std::string bytes = bundle::encode_mega_cache(exported->bundle);
-    if (key) {
-        auto signedBytes = bundle::sign_bundle(bytes, *key);
-        if (!signedBytes) {
-            outcome.error = text(signedBytes.error().describe());
-            return outcome;
-        }
-        bytes = std::move(*signedBytes);
-        outcome.signer = text(key->public_key().fingerprint());
-    }
-    if (auto written = writeWhole(file, bytes); !written) {
-        outcome.error = text(written.error().describe());
         return outcome;
     }
     QStringList sections;
@@ -280,7 +253,8 @@ ExportOutcome exportBundle(const fs::path& root, const std::vector<std::string>&
     }
     outcome.artifacts = exported->bundle.artifact_count();
     outcome.sections = sections.join(QStringLiteral(", "));
-    outcome.size = bytes.size();
+    outcome.size = exported->size;
+    outcome.signer = text(exported->signer.value_or(std::string()));
     for (const auto& note : exported->notes) {
         outcome.notes << text(note);
     }

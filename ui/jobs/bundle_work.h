@@ -15,8 +15,8 @@
 // The root's last two components read "bundle/<file name>" wherever a root
 // is named by its path. The GUI treats such a root as read-only.
 
-#include "jobs/job_runner.h"
 #include "data/entry_ref.h"
+#include "jobs/job_runner.h"
 
 #include <QString>
 #include <QStringList>
@@ -77,8 +77,8 @@ struct ExportOutcome {
     QString summary() const;
 };
 
-// `cachelens export ROOT KEYS -o FILE [--sign KEY]`: export_bundle, encode,
-// sign when a key is given, and replace `file` atomically.
+// `cachelens export ROOT KEYS -o FILE [--sign KEY]`: bundle::export_bundle_file,
+// its outcome in the dialog's words.
 ExportOutcome exportBundle(const std::filesystem::path& root, const std::vector<std::string>& keys,
                            const std::filesystem::path& file,
                            const std::optional<std::filesystem::path>& privateKey);

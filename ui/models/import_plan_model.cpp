@@ -1,15 +1,12 @@
 #include "models/import_plan_model.h"
 
 #include "text/engine_text.h"
-#include "widgets/highlight_colors.h"
-#include "text/plain_text.h"
 #include "text/stats_text.h"
+#include "widgets/highlight_colors.h"
 
 #include <cachelens/core/format.h>
 
 #include <QBrush>
-#include <QFont>
-#include <QFontDatabase>
 #include <QStringList>
 
 namespace cachelens::ui {
@@ -38,7 +35,12 @@ bool isTrouble(ImportAction action) {
 } // namespace
 
 ImportPlanModel::ImportPlanModel(QObject* parent)
-    : QAbstractTableModel(parent) {}
+    : PlanTableModel({.headers = {tr("Action"), tr("Verdict"), tr("Type"), tr("Key"), tr("Size"),
+                                  tr("Destination"), tr("Parses to"), tr("Problems")},
+                      .action = ActionColumn,
+                      .size = SizeColumn,
+                      .fixedFont = {KeyColumn, DestinationColumn}},
+                     parent) {}
 
 void ImportPlanModel::setPlan(bundle::ImportPlan plan, bool dryRun) {
     beginResetModel();
@@ -114,82 +116,57 @@ QString ImportPlanModel::confirmationText() const {
     return question;
 }
 
-int ImportPlanModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() || !plan_ ? 0 : static_cast<int>(plan_->artifacts.size());
+int ImportPlanModel::rows() const {
+    return plan_ ? static_cast<int>(plan_->artifacts.size()) : 0;
 }
 
-int ImportPlanModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant ImportPlanModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) {
-        return {};
-    }
-    const auto* row = artifact(index.row());
-    if (row == nullptr) {
-        return {};
-    }
-    const int column = index.column();
-    switch (role) {
-    case Qt::DisplayRole:
-        switch (column) {
-        case ActionColumn:
-            return actionText(row->action, dryRun_);
-        case VerdictColumn:
-            return verdictText(row->check);
-        case TypeColumn:
-            return text(row->type);
-        case KeyColumn:
-            return text(row->key);
-        case SizeColumn:
-            return text(format_bytes(row->size));
-        case DestinationColumn:
-            return text(row->check.destination);
-        case ParsesToColumn:
-            return text(row->check.parses_to);
-        case ProblemsColumn:
-            return reasons(*row).join(QStringLiteral("; "));
-        }
-        return {};
-    case SortRole:
-        if (column == SizeColumn) {
-            return QVariant::fromValue<qulonglong>(row->size);
-        }
-        return data(index, Qt::DisplayRole);
-    case ActionRole:
-        return static_cast<int>(row->action);
-    case Qt::ToolTipRole:
-        return literalText(toolTip(*row));
-    case Qt::FontRole:
-        if (column == KeyColumn || column == DestinationColumn) {
-            return QFontDatabase::systemFont(QFontDatabase::FixedFont);
-        }
-        if (column == ActionColumn && isTrouble(row->action)) {
-            QFont bold;
-            bold.setBold(true);
-            return bold;
-        }
-        return {};
-    case Qt::BackgroundRole:
-        switch (row->action) {
-        case ImportAction::Refused:
-        case ImportAction::Failed:
-            return QBrush(highlight::fail());
-        case ImportAction::Conflict:
-            return QBrush(highlight::changed());
-        case ImportAction::Written:
-            return QBrush(highlight::pass());
-        default:
-            return {};
-        }
-    case Qt::TextAlignmentRole:
-        if (column == SizeColumn) {
-            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
-        }
-        return {};
+QString ImportPlanModel::display(int row, int column) const {
+    const auto& artifact = plan_->artifacts[static_cast<std::size_t>(row)];
+    switch (column) {
+    case ActionColumn:
+        return actionText(artifact.action, dryRun_);
+    case VerdictColumn:
+        return verdictText(artifact.check);
+    case TypeColumn:
+        return text(artifact.type);
+    case KeyColumn:
+        return text(artifact.key);
+    case SizeColumn:
+        return text(format_bytes(artifact.size));
+    case DestinationColumn:
+        return text(artifact.check.destination);
+    case ParsesToColumn:
+        return text(artifact.check.parses_to);
+    case ProblemsColumn:
+        return reasons(artifact).join(QStringLiteral("; "));
     }
     return {};
+}
+
+std::uint64_t ImportPlanModel::bytes(int row) const {
+    return plan_->artifacts[static_cast<std::size_t>(row)].size;
+}
+
+int ImportPlanModel::action(int row) const {
+    return static_cast<int>(plan_->artifacts[static_cast<std::size_t>(row)].action);
+}
+
+bool ImportPlanModel::needsALook(int row) const {
+    return isTrouble(plan_->artifacts[static_cast<std::size_t>(row)].action);
+}
+
+QVariant ImportPlanModel::background(int row) const {
+    switch (plan_->artifacts[static_cast<std::size_t>(row)].action) {
+    case ImportAction::Refused:
+    case ImportAction::Failed:
+        return QBrush(highlight::fail());
+    case ImportAction::Conflict:
+        return QBrush(highlight::changed());
+    case ImportAction::Written:
+        return QBrush(highlight::pass());
+    default:
+        return {};
+    }
 }
 
 QString ImportPlanModel::verdictText(const bundle::ArtifactCheck& check) {
@@ -212,7 +189,8 @@ QString ImportPlanModel::verdictText(const bundle::ArtifactCheck& check) {
     return verdict;
 }
 
-QString ImportPlanModel::toolTip(const bundle::PlannedArtifact& artifact) const {
+QString ImportPlanModel::toolTip(int row) const {
+    const auto& artifact = plan_->artifacts[static_cast<std::size_t>(row)];
     QStringList lines;
     lines << tr("%1 %2").arg(text(artifact.type), text(artifact.key));
     lines << tr("%L1 bytes, sha256 %2")
@@ -240,31 +218,6 @@ QString ImportPlanModel::toolTip(const bundle::PlannedArtifact& artifact) const 
         lines << text(note);
     }
     return lines.join(u'\n');
-}
-
-QVariant ImportPlanModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
-        return {};
-    }
-    switch (section) {
-    case ActionColumn:
-        return tr("Action");
-    case VerdictColumn:
-        return tr("Verdict");
-    case TypeColumn:
-        return tr("Type");
-    case KeyColumn:
-        return tr("Key");
-    case SizeColumn:
-        return tr("Size");
-    case DestinationColumn:
-        return tr("Destination");
-    case ParsesToColumn:
-        return tr("Parses to");
-    case ProblemsColumn:
-        return tr("Problems");
-    }
-    return {};
 }
 
 } // namespace cachelens::ui

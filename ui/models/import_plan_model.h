@@ -8,15 +8,15 @@
 // failed rows are tinted; a row's tooltip lists the code it runs, every
 // finding, problem and note.
 
-#include <cachelens/bundle/import.h>
+#include "models/plan_table_model.h"
 
-#include <QAbstractTableModel>
+#include <cachelens/bundle/import.h>
 
 #include <optional>
 
 namespace cachelens::ui {
 
-class ImportPlanModel : public QAbstractTableModel {
+class ImportPlanModel : public PlanTableModel {
     Q_OBJECT
 
 public:
@@ -31,10 +31,7 @@ public:
         ProblemsColumn,
         ColumnCount
     };
-    enum Role {
-        ActionRole = Qt::UserRole + 1, // the row's bundle::ImportAction, as an int
-        SortRole,                      // raw size; the display text elsewhere
-    };
+    // ActionRole: the row's bundle::ImportAction.
 
     explicit ImportPlanModel(QObject* parent = nullptr);
 
@@ -43,7 +40,6 @@ public:
     void clear();
 
     const std::optional<bundle::ImportPlan>& plan() const { return plan_; }
-    bool isDryRun() const { return dryRun_; }
     std::size_t count(bundle::ImportAction action) const;
     const bundle::PlannedArtifact* artifact(int row) const;
 
@@ -62,17 +58,16 @@ public:
     // without a plan.
     QString confirmationText() const;
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation,
-                        int role = Qt::DisplayRole) const override;
-
 private:
-    QString toolTip(const bundle::PlannedArtifact& artifact) const;
+    int rows() const override;
+    QString display(int row, int column) const override;
+    std::uint64_t bytes(int row) const override;
+    int action(int row) const override;
+    bool needsALook(int row) const override;
+    QVariant background(int row) const override;
+    QString toolTip(int row) const override;
 
     std::optional<bundle::ImportPlan> plan_;
-    bool dryRun_ = true;
 };
 
 } // namespace cachelens::ui

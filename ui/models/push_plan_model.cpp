@@ -1,15 +1,12 @@
 #include "models/push_plan_model.h"
 
 #include "text/engine_text.h"
-#include "widgets/highlight_colors.h"
-#include "text/plain_text.h"
 #include "text/stats_text.h"
+#include "widgets/highlight_colors.h"
 
 #include <cachelens/core/format.h>
 
 #include <QBrush>
-#include <QFont>
-#include <QFontDatabase>
 #include <QStringList>
 
 namespace cachelens::ui {
@@ -21,7 +18,12 @@ using remote::PushAction;
 } // namespace
 
 PushPlanModel::PushPlanModel(QObject* parent)
-    : QAbstractTableModel(parent) {}
+    : PlanTableModel({.headers = {tr("Action"), tr("Cache"), tr("Key"), tr("Size"),
+                                  tr("Local file"), tr("Redis key")},
+                      .action = ActionColumn,
+                      .size = SizeColumn,
+                      .fixedFont = {KeyColumn, SourceColumn, RedisKeyColumn}},
+                     parent) {}
 
 void PushPlanModel::setResult(remote::PushResult result, bool dryRun, QString server) {
     beginResetModel();
@@ -78,112 +80,70 @@ QString PushPlanModel::summaryText() const {
     return summary;
 }
 
-int PushPlanModel::rowCount(const QModelIndex& parent) const {
-    return parent.isValid() || !result_ ? 0 : static_cast<int>(result_->items.size());
+int PushPlanModel::rows() const {
+    return result_ ? static_cast<int>(result_->items.size()) : 0;
 }
 
-int PushPlanModel::columnCount(const QModelIndex& parent) const {
-    return parent.isValid() ? 0 : ColumnCount;
-}
-
-QVariant PushPlanModel::data(const QModelIndex& index, int role) const {
-    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) {
-        return {};
-    }
-    const auto* row = item(index.row());
-    if (row == nullptr) {
-        return {};
-    }
-    const int column = index.column();
-    switch (role) {
-    case Qt::DisplayRole:
-        switch (column) {
-        case ActionColumn:
-            return actionText(row->action, dryRun_);
-        case CacheColumn:
-            return QString::fromUtf8(remote::to_string(row->key.kind));
-        case KeyColumn:
-            return text(row->key.key);
-        case SizeColumn:
-            return text(format_bytes(row->size));
-        case SourceColumn:
-            return text(row->source);
-        case RedisKeyColumn:
-            return text(row->key.redis_key);
-        }
-        return {};
-    case SortRole:
-        if (column == SizeColumn) {
-            return QVariant::fromValue<qulonglong>(row->size);
-        }
-        return data(index, Qt::DisplayRole);
-    case ActionRole:
-        return static_cast<int>(row->action);
-    case Qt::ToolTipRole: {
-        QStringList lines;
-        lines << tr("%1 %2").arg(QString::fromUtf8(remote::to_string(row->key.kind)),
-                                 text(row->key.key));
-        lines << tr("Redis key %1").arg(text(row->key.redis_key));
-        lines << tr("from %1, %L2 bytes; the stored value is %L3 bytes")
-                     .arg(text(row->source))
-                     .arg(static_cast<qulonglong>(row->size))
-                     .arg(static_cast<qulonglong>(row->value.size()));
-        if (row->action == PushAction::Conflict) {
-            lines << tr("The server holds other data under this key: left alone unless Force is "
-                        "checked.");
-        }
-        return literalText(lines.join(u'\n'));
-    }
-    case Qt::FontRole:
-        if (column == KeyColumn || column == SourceColumn || column == RedisKeyColumn) {
-            return QFontDatabase::systemFont(QFontDatabase::FixedFont);
-        }
-        if (column == ActionColumn &&
-            (row->action == PushAction::Conflict || row->action == PushAction::Replaced)) {
-            QFont bold;
-            bold.setBold(true);
-            return bold;
-        }
-        return {};
-    case Qt::BackgroundRole:
-        switch (row->action) {
-        case PushAction::Conflict:
-            return QBrush(highlight::changed());
-        case PushAction::Replaced:
-            return QBrush(dryRun_ ? highlight::changed() : highlight::pass());
-        case PushAction::Set:
-            return dryRun_ ? QVariant() : QVariant(QBrush(highlight::pass()));
-        default:
-            return {};
-        }
-    case Qt::TextAlignmentRole:
-        if (column == SizeColumn) {
-            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
-        }
-        return {};
-    }
-    return {};
-}
-
-QVariant PushPlanModel::headerData(int section, Qt::Orientation orientation, int role) const {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole) {
-        return {};
-    }
-    switch (section) {
+QString PushPlanModel::display(int row, int column) const {
+    const auto& pushed = result_->items[static_cast<std::size_t>(row)];
+    switch (column) {
     case ActionColumn:
-        return tr("Action");
+        return actionText(pushed.action, dryRun_);
     case CacheColumn:
-        return tr("Cache");
+        return QString::fromUtf8(remote::to_string(pushed.key.kind));
     case KeyColumn:
-        return tr("Key");
+        return text(pushed.key.key);
     case SizeColumn:
-        return tr("Size");
+        return text(format_bytes(pushed.size));
     case SourceColumn:
-        return tr("Local file");
+        return text(pushed.source);
     case RedisKeyColumn:
-        return tr("Redis key");
+        return text(pushed.key.redis_key);
     }
     return {};
+}
+
+std::uint64_t PushPlanModel::bytes(int row) const {
+    return result_->items[static_cast<std::size_t>(row)].size;
+}
+
+int PushPlanModel::action(int row) const {
+    return static_cast<int>(result_->items[static_cast<std::size_t>(row)].action);
+}
+
+bool PushPlanModel::needsALook(int row) const {
+    const auto action = result_->items[static_cast<std::size_t>(row)].action;
+    return action == PushAction::Conflict || action == PushAction::Replaced;
+}
+
+QVariant PushPlanModel::background(int row) const {
+    switch (result_->items[static_cast<std::size_t>(row)].action) {
+    case PushAction::Conflict:
+        return QBrush(highlight::changed());
+    case PushAction::Replaced:
+        return QBrush(dryRun_ ? highlight::changed() : highlight::pass());
+    case PushAction::Set:
+        return dryRun_ ? QVariant() : QVariant(QBrush(highlight::pass()));
+    default:
+        return {};
+    }
+}
+
+QString PushPlanModel::toolTip(int row) const {
+    const auto& pushed = result_->items[static_cast<std::size_t>(row)];
+    QStringList lines;
+    lines << tr("%1 %2").arg(QString::fromUtf8(remote::to_string(pushed.key.kind)),
+                             text(pushed.key.key));
+    lines << tr("Redis key %1").arg(text(pushed.key.redis_key));
+    lines << tr("from %1, %L2 bytes; the stored value is %L3 bytes")
+                 .arg(text(pushed.source))
+                 .arg(static_cast<qulonglong>(pushed.size))
+                 .arg(static_cast<qulonglong>(pushed.value.size()));
+    if (pushed.action == PushAction::Conflict) {
+        lines << tr("The server holds other data under this key: left alone unless Force is "
+                    "checked.");
+    }
+    return lines.join(u'\n');
 }
 
 } // namespace cachelens::ui

@@ -6,16 +6,17 @@
 // file it comes from and its Redis key. Conflicts are tinted and bold; a
 // row's tooltip holds the whole Redis key and source.
 
+#include "models/plan_table_model.h"
+
 #include <cachelens/remote/remote_ops.h>
 
-#include <QAbstractTableModel>
 #include <QString>
 
 #include <optional>
 
 namespace cachelens::ui {
 
-class PushPlanModel : public QAbstractTableModel {
+class PushPlanModel : public PlanTableModel {
     Q_OBJECT
 
 public:
@@ -28,10 +29,7 @@ public:
         RedisKeyColumn,
         ColumnCount
     };
-    enum Role {
-        ActionRole = Qt::UserRole + 1, // the row's remote::PushAction, as an int
-        SortRole,                      // raw size; the display text elsewhere
-    };
+    // ActionRole: the row's remote::PushAction.
 
     explicit PushPlanModel(QObject* parent = nullptr);
 
@@ -40,7 +38,6 @@ public:
     void clear();
 
     const std::optional<remote::PushResult>& result() const { return result_; }
-    bool isDryRun() const { return dryRun_; }
     std::size_t count(remote::PushAction action) const;
     const remote::PushItem* item(int row) const;
 
@@ -50,15 +47,16 @@ public:
     // already there, 1 conflicts".
     QString summaryText() const;
 
-    int rowCount(const QModelIndex& parent = {}) const override;
-    int columnCount(const QModelIndex& parent = {}) const override;
-    QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-    QVariant headerData(int section, Qt::Orientation orientation,
-                        int role = Qt::DisplayRole) const override;
-
 private:
+    int rows() const override;
+    QString display(int row, int column) const override;
+    std::uint64_t bytes(int row) const override;
+    int action(int row) const override;
+    bool needsALook(int row) const override;
+    QVariant background(int row) const override;
+    QString toolTip(int row) const override;
+
     std::optional<remote::PushResult> result_;
-    bool dryRun_ = true;
     QString server_;
 };
 

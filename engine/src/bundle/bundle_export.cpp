@@ -1,7 +1,10 @@
 #include <cachelens/bundle/export.h>
+#include <cachelens/bundle/signed_bundle.h>
+#include <cachelens/bundle/signing.h>
 #include <cachelens/cachedir/aot_autograd_entry.h>
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
+#include <cachelens/core/dir_handle.h>
 #include <cachelens/core/mapped_file.h>
 #include <cachelens/hash/sha256.h>
 
@@ -353,6 +356,56 @@ Result<ExportResult> export_bundle(const fs::path& cache_dir, const ExportReques
         return cancelled();
     }
     return exporter.finish();
+}
+
+Result<ExportedFile> export_bundle_file(const fs::path& cache_dir, const ExportFileRequest& request,
+                                        const ProgressFn& progress) {
+    std::optional<PrivateKey> key;
+    if (request.signing_key) {
+        auto loaded = load_private_key(*request.signing_key);
+        if (!loaded) {
+            return std::unexpected(loaded.error());
+        }
+        key = std::move(*loaded);
+    }
+    auto exported = export_bundle(cache_dir, {.keys = request.keys}, progress);
+    if (!exported) {
+        return std::unexpected(exported.error());
+    }
+    if (exported->bundle.artifact_count() == 0) {
+        return fail(ErrorKind::NotFound, "nothing to export: no entries", cache_dir.string());
+    }
+    std::string bytes = encode_mega_cache(exported->bundle);
+    if (key) {
+        auto signed_bytes = sign_bundle(bytes, *key);
+        if (!signed_bytes) {
+            return std::unexpected(signed_bytes.error());
+        }
+        bytes = std::move(*signed_bytes);
+    }
+    const std::string item = request.file.string();
+    Progress writing{.stage = ProgressStage::Writing,
+                     .unit = ProgressUnit::Files,
+                     .done = 0,
+                     .total = 1,
+                     .bytes = 0,
+                     .item = item};
+    if (!report_progress(progress, writing)) {
+        return cancelled();
+    }
+    if (auto written = replace_file_atomically(request.file, bytes); !written) {
+        return std::unexpected(written.error());
+    }
+    writing.done = 1;
+    writing.bytes = bytes.size();
+    // The file is written: a stop asked now has nothing left to stop.
+    (void)report_progress(progress, writing);
+    return ExportedFile{.bundle = std::move(exported->bundle),
+                        .notes = std::move(exported->notes),
+                        .size = bytes.size(),
+                        .sha256 = hash::sha256_hex(bytes),
+                        .signer =
+                            key ? std::optional(key->public_key().fingerprint()) : std::nullopt};
 }
 
 } // namespace cachelens::bundle

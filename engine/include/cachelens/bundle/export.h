@@ -17,7 +17,9 @@
 #include <cachelens/core/error.h>
 #include <cachelens/core/progress.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,5 +41,33 @@ struct ExportResult {
 Result<ExportResult> export_bundle(const std::filesystem::path& cache_dir,
                                    const ExportRequest& request = {},
                                    const ProgressFn& progress = {});
+
+// `cachelens export DIR [KEY...] -o FILE [--sign KEY]`, the one pipeline the
+// CLI and the GUI run: export_bundle, encode, sign, replace the file.
+struct ExportFileRequest {
+    std::vector<std::string> keys{}; // as ExportRequest::keys
+    std::filesystem::path file{};    // the bundle file to write (replaced atomically)
+    // A private key file (load_private_key) to sign with: a signed cachelens
+    // bundle (signed_bundle.h); nullopt: a plain PyTorch bundle.
+    std::optional<std::filesystem::path> signing_key{};
+};
+
+struct ExportedFile {
+    MegaBundle bundle;              // what the file holds (inside the signed container, if signed)
+    std::vector<std::string> notes; // export_bundle's
+    std::uint64_t size = 0;         // of the file written
+    std::string sha256;             // hex, of the file written
+    std::optional<std::string> signer; // the signing key's fingerprint
+};
+
+// The key is loaded first (a bad one fails before anything is read); a
+// bundle without artifacts is a NotFound error ("nothing to export: no
+// entries"). `progress` hears export_bundle's Reading stage, then Writing:
+// 0 of 1 file before the write, the last point where a stop is heard (a
+// Cancelled error; the file is left as it was), and 1 of 1 after it. The one
+// write is not stopped half way: the file is there whole or not changed.
+Result<ExportedFile> export_bundle_file(const std::filesystem::path& cache_dir,
+                                        const ExportFileRequest& request,
+                                        const ProgressFn& progress = {});
 
 } // namespace cachelens::bundle

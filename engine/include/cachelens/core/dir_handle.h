@@ -73,4 +73,9 @@ private:
 // False for "", ".", ".." and names with a '/' or a NUL: not one directory entry.
 bool is_plain_name(std::string_view name);
 
+// Replaces `file` (a path the user named; its parent may be reached through
+// symlinks) as DirHandle::write_file does: a reader (PyTorch, a copy) sees the
+// old file or the whole new one, never half of either.
+Result<void> replace_file_atomically(const std::filesystem::path& file, std::string_view bytes);
+
 } // namespace cachelens
