@@ -11,7 +11,6 @@
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
-#include <QCoreApplication>
 #include <QEvent>
 #include <QFileInfo>
 #include <QFontMetrics>
@@ -25,7 +24,6 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSplitter>
-#include <QStandardPaths>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -38,9 +36,6 @@ namespace cachelens::ui {
 
 namespace {
 
-// The stderr kept for an error message: its end says what went wrong.
-constexpr qsizetype kStderrKeptBytes = 16 * 1024;
-constexpr int kKillAfterMs = 2000;
 // A pause in typing before the filter's plan is listed.
 constexpr int kPlanDelayMs = 300;
 
@@ -77,8 +72,7 @@ BenchPage::BenchPage(JobRunner& jobs, QString catalogPath, QWidget* parent)
     : QWidget(parent)
     , jobs_(jobs)
     , catalogPath_(std::move(catalogPath))
-    , program_(findCli())
-    , killTimer_(new QTimer(this))
+    , processes_(new BenchProcesses(catalogPath_, this))
     , planTimer_(new QTimer(this))
     , results_(new BenchResultsModel(this))
     , sorted_(new BenchResultsSortProxy(this))
@@ -201,12 +195,10 @@ BenchPage::BenchPage(JobRunner& jobs, QString catalogPath, QWidget* parent)
     layout->addWidget(outcome_);
     layout->addWidget(parts, 1);
 
-    killTimer_->setSingleShot(true);
-    connect(killTimer_, &QTimer::timeout, this, [this] {
-        if (process_ != nullptr && process_->state() != QProcess::NotRunning) {
-            process_->kill();
-        }
-    });
+    connect(processes_, &BenchProcesses::runEvent, this, &BenchPage::handle);
+    connect(processes_, &BenchProcesses::runEnded, this, &BenchPage::showRunEnd);
+    connect(processes_, &BenchProcesses::plansListed, this, &BenchPage::showPlans);
+    connect(processes_, &BenchProcesses::acceptEnded, this, &BenchPage::showAcceptEnd);
     planTimer_->setSingleShot(true);
     connect(planTimer_, &QTimer::timeout, this, &BenchPage::listPlans);
     connect(filter_, &QLineEdit::textChanged, this, [this] { planTimer_->start(kPlanDelayMs); });
@@ -241,35 +233,8 @@ BenchPage::BenchPage(JobRunner& jobs, QString catalogPath, QWidget* parent)
     updateChart();
 }
 
-BenchPage::~BenchPage() {
-    // A run, an accept or a plan listing must not outlive the page, nor report to it.
-    for (QProcess* process : {process_, acceptProcess_, planProcess_}) {
-        if (process != nullptr) {
-            process->disconnect(this);
-            if (process->state() != QProcess::NotRunning) {
-                process->kill();
-                process->waitForFinished(kKillAfterMs);
-            }
-        }
-    }
-}
-
-QString BenchPage::findCli() {
-    const QString dir = QCoreApplication::applicationDirPath();
-    for (const QString& candidate :
-         {dir + QStringLiteral("/cachelens"), dir + QStringLiteral("/../cli/cachelens")}) {
-        const QFileInfo info(candidate);
-        if (info.isFile() && info.isExecutable()) {
-            return info.canonicalFilePath();
-        }
-    }
-    const QString onPath = QStandardPaths::findExecutable(QStringLiteral("cachelens"));
-    // Not found anywhere: starting it fails and the page says so.
-    return onPath.isEmpty() ? QStringLiteral("cachelens") : onPath;
-}
-
 void BenchPage::setProgram(const QString& program) {
-    program_ = program;
+    processes_->setProgram(program);
     updateButtons();
 }
 
@@ -278,11 +243,11 @@ QChart* BenchPage::chart() const {
 }
 
 bool BenchPage::isRunning() const {
-    return process_ != nullptr;
+    return processes_->isRunning();
 }
 
 bool BenchPage::isAccepting() const {
-    return acceptProcess_ != nullptr;
+    return processes_->isAccepting();
 }
 
 QString BenchPage::statusText() const {
@@ -334,7 +299,7 @@ void BenchPage::showReadOnlyRoot(const std::filesystem::path& root,
 
 void BenchPage::updateButtons() {
     const bool running = isRunning();
-    run_->setEnabled(!running && !isAccepting() && root_.has_value() && !program_.isEmpty());
+    run_->setEnabled(!running && !isAccepting() && root_.has_value() && !program().isEmpty());
     cancel_->setEnabled(running);
     filter_->setEnabled(!running);
     allConfigs_->setEnabled(!running);
@@ -399,19 +364,16 @@ void BenchPage::run() {
     const QStringList& kernels = *words;
     // The run's results replace the plans: a listing under way would overwrite them.
     planTimer_->stop();
-    stopPlan();
+    processes_->stopPlans();
     results_->clear();
     history_->clear();
     historyTitle_->setText(tr("Select a result to see its kernel's earlier runs."));
-    parser_.reset();
-    stderr_.clear();
     start_.reset();
     end_.reset();
     fatal_.reset();
     done_ = 0;
     total_ = 0;
     badLines_ = 0;
-    cancelled_ = false;
     error_->hide();
     notice_->hide();
     outcome_->hide();
@@ -419,85 +381,38 @@ void BenchPage::run() {
     updateChart();
 
     runDir_ = QString::fromStdString(root_->string());
-    QStringList arguments{QStringLiteral("bench"), runDir_};
-    arguments << kernels;
-    if (allConfigs_->isChecked()) {
-        arguments << QStringLiteral("--all-configs");
-    }
-    arguments << QStringLiteral("--json-lines") << QStringLiteral("--catalog") << catalogPath_;
-    lastArguments_ = arguments;
-
-    process_ = new QProcess(this);
-    connect(process_, &QProcess::readyReadStandardOutput, this, &BenchPage::readOutput);
-    connect(process_, &QProcess::readyReadStandardError, this, [this] {
-        stderr_.append(process_->readAllStandardError());
-        if (stderr_.size() > kStderrKeptBytes) {
-            stderr_.remove(0, stderr_.size() - kStderrKeptBytes);
-        }
-    });
-    connect(process_, &QProcess::finished, this, &BenchPage::processFinished);
-    connect(process_, &QProcess::errorOccurred, this, &BenchPage::processFailed);
     progress_->setRange(0, 0); // busy until the start event says how many
     progress_->setFormat(QString());
     elapsed_.start();
-    setStatus(tr("Starting %1…").arg(QFileInfo(program_).fileName()));
+    setStatus(tr("Starting %1…").arg(QFileInfo(program()).fileName()));
+    processes_->startRun(runDir_, kernels, allConfigs_->isChecked());
     updateButtons();
-    process_->start(program_, arguments);
 }
 
 bool BenchPage::isPlanning() const {
-    return planTimer_->isActive() || planProcess_ != nullptr;
-}
-
-void BenchPage::stopPlan() {
-    if (planProcess_ == nullptr) {
-        return;
-    }
-    // Killed without waiting for it: it deletes itself once it has ended.
-    planProcess_->disconnect(this);
-    connect(planProcess_, &QProcess::finished, planProcess_, &QObject::deleteLater);
-    planProcess_->kill();
-    planProcess_ = nullptr;
+    return planTimer_->isActive() || processes_->isPlanning();
 }
 
 void BenchPage::listPlans() {
     planTimer_->stop();
-    stopPlan();
-    const auto words = (isRunning() || !root_ || program_.isEmpty()) ? std::optional<QStringList>()
-                                                                     : kernelWords();
+    processes_->stopPlans();
+    const auto words = (isRunning() || !root_ || program().isEmpty()) ? std::optional<QStringList>()
+                                                                      : kernelWords();
     if (!words) {
         emit planFinished();
         return;
     }
-    const QString dir = QString::fromStdString(root_->string());
-    lastPlanArguments_ = QStringList{QStringLiteral("bench"), dir} + *words +
-                         QStringList{QStringLiteral("--plan"), QStringLiteral("--json-lines"),
-                                     QStringLiteral("--catalog"), catalogPath_};
-    planProcess_ = new QProcess(this);
-    planProcess_->setProperty("dir", dir);
-    connect(planProcess_, &QProcess::finished, this, &BenchPage::planDone);
-    connect(planProcess_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
-        if (error == QProcess::FailedToStart && planProcess_ != nullptr) {
-            showError(tr("Could not start %1: %2").arg(program_, planProcess_->errorString()));
-            stopPlan();
-            emit planFinished();
-        }
-    });
-    planProcess_->start(program_, lastPlanArguments_);
+    processes_->listPlans(QString::fromStdString(root_->string()), *words);
 }
 
-void BenchPage::planDone(int exitCode, QProcess::ExitStatus status) {
-    BenchRunParser parser;
-    auto events = parser.feed(planProcess_->readAllStandardOutput());
-    for (auto& event : parser.finish()) {
-        events.push_back(std::move(event));
+void BenchPage::showPlans(const BenchPlanListing& listing) {
+    if (!listing.exit.started()) {
+        showError(tr("Could not start %1: %2").arg(program(), listing.exit.notStarted));
+        emit planFinished();
+        return;
     }
-    const QString err = QString::fromUtf8(planProcess_->readAllStandardError()).trimmed();
-    const QString dir = planProcess_->property("dir").toString();
-    planProcess_->disconnect(this);
-    planProcess_->deleteLater();
-    planProcess_ = nullptr;
-
+    const QString& dir = listing.dir;
+    const QString& err = listing.exit.stderrText;
     // --plan lists every config; without "All configs" a run times the current best only.
     const bool all = allConfigs_->isChecked();
     std::vector<BenchResultEvent> rows;
@@ -506,7 +421,7 @@ void BenchPage::planDone(int exitCode, QProcess::ExitStatus status) {
     std::optional<QString> fatal;
     // Per kernel: a plan of it and how many configs it has, -1 once one is the current best.
     std::map<QString, std::pair<BenchPlanEvent, int>> withoutBest;
-    for (const auto& event : events) {
+    for (const auto& event : listing.events) {
         if (const auto* plan = std::get_if<BenchPlanEvent>(&event)) {
             const QString key = plan->module + u'/' + plan->kernel;
             int& count = withoutBest.try_emplace(key, *plan, 0).first->second.second;
@@ -533,10 +448,10 @@ void BenchPage::planDone(int exitCode, QProcess::ExitStatus status) {
                     nullptr, count)}));
         }
     }
-    if (status == QProcess::CrashExit || exitCode != 0 || fatal) {
+    if (!listing.exit.succeeded() || fatal) {
         const QString why = fatal ? *fatal : err;
         showError(tr("cachelens bench --plan failed (exit code %1)%2")
-                      .arg(exitCode)
+                      .arg(listing.exit.code)
                       .arg(why.isEmpty() ? QStringLiteral(".") : QStringLiteral(": ") + why));
         // The rows shown were another dir's or filter's.
         results_->clear();
@@ -574,22 +489,11 @@ void BenchPage::planDone(int exitCode, QProcess::ExitStatus status) {
 }
 
 void BenchPage::cancel() {
-    if (!isRunning() || cancelled_) {
+    if (!isRunning() || processes_->isCancelling()) {
         return;
     }
-    cancelled_ = true;
     setStatus(tr("Cancelling…"));
-    process_->terminate();
-    killTimer_->start(kKillAfterMs);
-}
-
-void BenchPage::readOutput() {
-    if (process_ == nullptr) {
-        return;
-    }
-    for (const auto& event : parser_.feed(process_->readAllStandardOutput())) {
-        handle(event);
-    }
+    processes_->cancelRun();
 }
 
 void BenchPage::handle(const BenchEvent& event) {
@@ -641,40 +545,27 @@ void BenchPage::handle(const BenchEvent& event) {
     // A run prints no plans (they come from listPlans()).
 }
 
-void BenchPage::processFailed(QProcess::ProcessError error) {
-    // Only a failed start never reaches finished(); the rest are handled there.
-    if (error != QProcess::FailedToStart || process_ == nullptr) {
+void BenchPage::showRunEnd(const BenchExit& exit) {
+    if (!exit.started()) {
+        showError(tr("Could not start %1: %2. The Benchmarks page runs the cachelens command-line "
+                     "tool; install it beside cachelens-gui or on PATH.")
+                      .arg(program(), exit.notStarted));
+        setStatus(tr("Failed."));
+        endRun();
         return;
-    }
-    showError(tr("Could not start %1: %2. The Benchmarks page runs the cachelens command-line "
-                 "tool; install it beside cachelens-gui or on PATH.")
-                  .arg(program_, process_->errorString()));
-    setStatus(tr("Failed."));
-    endRun();
-}
-
-QString BenchPage::stderrTail() const {
-    return QString::fromUtf8(stderr_).trimmed();
-}
-
-void BenchPage::processFinished(int exitCode, QProcess::ExitStatus status) {
-    killTimer_->stop();
-    readOutput();
-    for (const auto& event : parser_.finish()) {
-        handle(event);
     }
     const QString seconds =
         tr("%1 s").arg(static_cast<double>(elapsed_.elapsed()) / 1000, 0, 'f', 1);
-    const QString tail = stderrTail();
-    if (cancelled_) {
+    const QString& tail = exit.stderrText;
+    if (exit.cancelled) {
         setStatus(tr("Cancelled after %1 of %2 candidates.").arg(done_).arg(total_));
-    } else if (status == QProcess::CrashExit) {
+    } else if (exit.crashed) {
         showError(tr("cachelens bench crashed after %1 of %2 candidates%3")
                       .arg(done_)
                       .arg(total_)
                       .arg(tail.isEmpty() ? QStringLiteral(".") : QStringLiteral(": ") + tail));
         setStatus(tr("Failed."));
-    } else if (end_ && (exitCode == 0 || exitCode == 1)) {
+    } else if (end_ && (exit.code == 0 || exit.code == 1)) {
         // Exit code 1: the run completed and some candidate failed; the end
         // line counts them and their rows say why.
         progress_->setRange(0, std::max(total_, 1));
@@ -683,12 +574,12 @@ void BenchPage::processFinished(int exitCode, QProcess::ExitStatus status) {
                       .arg(end_->runId)
                       .arg(seconds)
                       .arg(end_->failed));
-    } else if (exitCode != 0) {
+    } else if (exit.code != 0) {
         // The error event says it best; it is shown already.
         if (!fatal_) {
             showError(tail.isEmpty()
-                          ? tr("cachelens bench exited with code %1.").arg(exitCode)
-                          : tr("cachelens bench exited with code %1: %2").arg(exitCode).arg(tail));
+                          ? tr("cachelens bench exited with code %1.").arg(exit.code)
+                          : tr("cachelens bench exited with code %1: %2").arg(exit.code).arg(tail));
         }
         setStatus(tr("Failed."));
     } else {
@@ -700,11 +591,6 @@ void BenchPage::processFinished(int exitCode, QProcess::ExitStatus status) {
 }
 
 void BenchPage::endRun() {
-    if (process_ != nullptr) {
-        process_->disconnect(this);
-        process_->deleteLater();
-        process_ = nullptr;
-    }
     if (progress_->maximum() == 0) {
         progress_->setRange(0, 1); // out of the busy state
         progress_->setValue(0);
@@ -812,53 +698,32 @@ void BenchPage::acceptSelected(bool askUser) {
     acceptKernel_ = BenchResultsModel::kernelKey(result);
     acceptHash_ = result.tritonHash;
     acceptConfig_ = result.configText;
-    const QString kernel = result.module.isEmpty() ? result.kernel : result.module;
-    const QStringList arguments{QStringLiteral("bench"),
-                                QStringLiteral("accept"),
-                                kernel,
-                                result.tritonHash,
-                                QStringLiteral("--dir"),
-                                runDir_,
-                                QStringLiteral("--catalog"),
-                                catalogPath_,
-                                QStringLiteral("--json")};
     error_->hide();
     outcome_->hide();
-    acceptProcess_ = new QProcess(this);
-    connect(acceptProcess_, &QProcess::finished, this, &BenchPage::acceptFinishedWith);
-    connect(acceptProcess_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
-        if (error == QProcess::FailedToStart && acceptProcess_ != nullptr) {
-            showError(tr("Could not start %1: %2").arg(program_, acceptProcess_->errorString()));
-            acceptProcess_->disconnect(this);
-            acceptProcess_->deleteLater();
-            acceptProcess_ = nullptr;
-            updateButtons();
-            emit acceptFinished();
-        }
-    });
     setStatus(tr("Making %1 the best config of %2…").arg(acceptConfig_, result.kernel));
-    updateButtons();
-    acceptProcess_->start(program_, arguments);
+    processes_->accept(result.module.isEmpty() ? result.kernel : result.module, result.tritonHash,
+                       runDir_);
     updateButtons();
 }
 
-void BenchPage::acceptFinishedWith(int exitCode, QProcess::ExitStatus status) {
-    const QByteArray out = acceptProcess_->readAllStandardOutput();
-    const QString err = QString::fromUtf8(acceptProcess_->readAllStandardError()).trimmed();
-    acceptProcess_->disconnect(this);
-    acceptProcess_->deleteLater();
-    acceptProcess_ = nullptr;
-
-    if (status == QProcess::CrashExit || exitCode != 0) {
-        const QString why = !err.isEmpty() ? err : QString::fromUtf8(out).trimmed();
-        showError(status == QProcess::CrashExit
+void BenchPage::showAcceptEnd(const BenchAcceptEnd& end) {
+    const BenchExit& exit = end.exit;
+    if (!exit.started()) {
+        showError(tr("Could not start %1: %2").arg(program(), exit.notStarted));
+        updateButtons();
+        emit acceptFinished();
+        return;
+    }
+    if (!exit.succeeded()) {
+        const QString& why = !exit.stderrText.isEmpty() ? exit.stderrText : end.output;
+        showError(exit.crashed
                       ? tr("cachelens bench accept crashed%1")
                             .arg(why.isEmpty() ? QStringLiteral(".") : QStringLiteral(": ") + why)
                       : tr("cachelens bench accept refused (exit code %1)%2")
-                            .arg(exitCode)
+                            .arg(exit.code)
                             .arg(why.isEmpty() ? QStringLiteral(".") : QStringLiteral(": ") + why));
         setStatus(tr("Make best config failed."));
-    } else if (auto outcome = parseAcceptOutput(out); !outcome) {
+    } else if (const auto& outcome = *end.outcome; !outcome) {
         showError(QString::fromStdString(outcome.error().describe()));
         setStatus(tr("Make best config failed."));
     } else {

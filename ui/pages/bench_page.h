@@ -1,9 +1,8 @@
 #pragma once
 
 // The Benchmarks page: re-benchmarks a cache dir's Triton kernels on this
-// machine's GPU by running `cachelens bench --json-lines` as a child process
-// (the CUDA work stays out of the GUI process: a driver fault cannot take the
-// window down, and Cancel can always kill it). It shows the progress, a table
+// machine's GPU with `cachelens bench`, run as a child process by
+// BenchProcesses (jobs/bench_processes.h). It shows the progress, a table
 // of every candidate's timings with the fastest of each kernel marked, a chart
 // of the selected kernel's samples per config, the kernel's history from the
 // catalog, and "Make best config", which runs `cachelens bench accept`.
@@ -13,9 +12,9 @@
 
 #include "data/bench_run_parser.h"
 #include "data/root_provenance.h"
+#include "jobs/bench_processes.h"
 
 #include <QElapsedTimer>
-#include <QProcess>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
@@ -45,7 +44,6 @@ class BenchPage : public QWidget {
 
 public:
     BenchPage(JobRunner& jobs, QString catalogPath, QWidget* parent = nullptr);
-    ~BenchPage() override;
 
     // The cache dir to benchmark (the sidebar's); nullopt: none chosen.
     void showRoot(const std::optional<std::filesystem::path>& root);
@@ -55,9 +53,9 @@ public:
     void showReadOnlyRoot(const std::filesystem::path& root, const RootProvenance& provenance);
     // The `cachelens` binary to run; findCli() by default.
     void setProgram(const QString& program);
-    const QString& program() const { return program_; }
+    const QString& program() const { return processes_->program(); }
     // Beside this executable (installed), then the build tree's app/cli, then $PATH.
-    static QString findCli();
+    static QString findCli() { return BenchProcesses::findCli(); }
 
     void run();
     // Lists the launch plans of the dir and filter now (`bench --plan`),
@@ -98,8 +96,8 @@ public:
     QString outcomeText() const; // what the last accept did
     QString deviceText() const;
     // The arguments of the last run.
-    const QStringList& lastArguments() const { return lastArguments_; }
-    const QStringList& lastPlanArguments() const { return lastPlanArguments_; }
+    const QStringList& lastArguments() const { return processes_->lastRunArguments(); }
+    const QStringList& lastPlanArguments() const { return processes_->lastPlanArguments(); }
 
 signals:
     void statusMessage(const QString& message);
@@ -113,15 +111,12 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
-    void readOutput();
     void handle(const BenchEvent& event);
-    void processFinished(int exitCode, QProcess::ExitStatus status);
-    void processFailed(QProcess::ProcessError error);
+    void showRunEnd(const BenchExit& exit);
     void endRun();
     std::optional<QStringList> kernelWords();
-    void planDone(int exitCode, QProcess::ExitStatus status);
-    void stopPlan();
-    void acceptFinishedWith(int exitCode, QProcess::ExitStatus status);
+    void showPlans(const BenchPlanListing& listing);
+    void showAcceptEnd(const BenchAcceptEnd& end);
     void onResultsInserted(int first, int last);
     void onSelectionChanged();
     void loadHistory();
@@ -130,30 +125,20 @@ private:
     void applyPalette();
     void showError(const QString& message);
     void setStatus(const QString& message);
-    QString stderrTail() const;
 
     JobRunner& jobs_;
     QString catalogPath_;
-    QString program_;
     std::optional<std::filesystem::path> root_;
 
-    QProcess* process_ = nullptr;
-    QProcess* acceptProcess_ = nullptr;
-    QTimer* killTimer_ = nullptr;
-    QProcess* planProcess_ = nullptr;
+    BenchProcesses* processes_ = nullptr;
     QTimer* planTimer_ = nullptr; // debounces the filter's plan listing
-    QStringList lastPlanArguments_;
-    BenchRunParser parser_;
-    QByteArray stderr_;
     QElapsedTimer elapsed_;
-    QStringList lastArguments_;
     std::optional<BenchStartEvent> start_;
     std::optional<BenchEndEvent> end_;
     std::optional<QString> fatal_; // the "error" event's message
     int done_ = 0;
     int total_ = 0;
     int badLines_ = 0;
-    bool cancelled_ = false;
     QString runDir_;       // the cache dir of the results shown
     QString acceptKernel_; // kernelKey, hash and config of the accept under way
     QString acceptHash_;
