@@ -311,4 +311,17 @@ Result<std::vector<std::string>> DirHandle::subdir_names() const {
     return names;
 }
 
+Result<void> replace_file(const std::filesystem::path& file, std::string_view bytes) {
+    const auto parent = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+    auto dir = DirHandle::open_root(parent);
+    if (!dir) {
+        return std::unexpected(dir.error());
+    }
+    auto written = dir->write_file(file.filename().string(), bytes, DirHandle::WriteMode::Replace);
+    if (!written) {
+        return std::unexpected(written.error());
+    }
+    return {};
+}
+
 } // namespace cachelens

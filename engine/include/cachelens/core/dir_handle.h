@@ -73,4 +73,8 @@ private:
 // False for "", ".", ".." and names with a '/' or a NUL: not one directory entry.
 bool is_plain_name(std::string_view name);
 
+// Replaces `file` as DirHandle::write_file does (a reader never sees half of
+// it), in the dir that holds it, which must exist.
+Result<void> replace_file(const std::filesystem::path& file, std::string_view bytes);
+
 } // namespace cachelens
