@@ -228,6 +228,43 @@ private slots:
         QVERIFY(cachedir::read_best_configs_of(temp.path().toStdString(), fx).empty());
     }
 
+    // A kernel the FX entry's bundle carries reads as the dir it becomes does.
+    void aBundledKernelReadsAsItsDir() {
+        const fs::path root = test::fixture("devset/cache");
+        const auto fx = std::get<cachedir::FxGraphEntry>(load(root, kFx));
+        QVERIFY(!fx.triton_artifacts.empty());
+        std::size_t compared = 0;
+        for (const auto& artifacts : fx.triton_artifacts) {
+            const auto bundled = cachedir::bundled_triton_kernel(artifacts);
+            QCOMPARE(bundled.hash, artifacts.kernel_hash);
+            QCOMPARE(bundled.device, std::to_string(artifacts.device));
+            QVERIFY(bundled.metadata.has_value());
+            QVERIFY(bundled.ptx.has_value());
+            const auto on_disk = cachedir::find_triton_dir(root, artifacts.kernel_hash);
+            if (!on_disk) {
+                continue;
+            }
+            QCOMPARE(bundled.kernel_name, on_disk->kernel_name);
+            QCOMPARE(bundled.module_key, on_disk->module_key);
+            QCOMPARE(bundled.module_path, on_disk->module_path);
+            // The same files; the compiled code byte for byte (JSON that names
+            // paths differs where the bundle was written from).
+            std::map<std::string, std::uint64_t> bundled_files;
+            for (const auto& file : bundled.files) {
+                bundled_files[file.name] = file.size;
+            }
+            QCOMPARE(bundled_files.size(), on_disk->files.size());
+            for (const auto& file : on_disk->files) {
+                QVERIFY2(bundled_files.contains(file.name), file.name.c_str());
+                if (file.name.ends_with(".cubin") || file.name.ends_with(".ptx")) {
+                    QCOMPARE(bundled_files[file.name], file.size);
+                }
+            }
+            ++compared;
+        }
+        QVERIFY(compared > 0);
+    }
+
     void theBenchmarkCaches() {
         const fs::path root = test::fixture("devset/cache");
         const auto caches = cachedir::read_benchmark_caches(root);

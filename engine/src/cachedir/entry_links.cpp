@@ -1,3 +1,4 @@
+#include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/entry_links.h>
 #include <cachelens/cachedir/file_kind.h>
 #include <cachelens/core/mapped_file.h>
@@ -195,6 +196,40 @@ std::map<std::string, BestConfig> read_best_configs_of(const fs::path& root, con
         }
     }
     return found;
+}
+
+TritonKernelDir bundled_triton_kernel(const TritonKernelArtifacts& artifacts) {
+    TritonKernelDir dir;
+    dir.hash = artifacts.kernel_hash;
+    dir.device = std::to_string(artifacts.device);
+    for (const auto& file : artifacts.files) {
+        dir.files.push_back({file.name, file.payload.size()});
+        // __grp__*.json lists a kernel's files; the other .json is its metadata.
+        if (file.name.ends_with(".json") && !file.name.starts_with("__grp__")) {
+            if (auto meta = parse_triton_metadata(file.payload)) {
+                dir.metadata = std::move(*meta);
+            }
+        } else if (file.name.ends_with(".ptx")) {
+            if (auto ptx = parse_ptx(file.payload)) {
+                dir.ptx = std::move(*ptx);
+            }
+        }
+    }
+    if (dir.metadata) {
+        dir.kernel_name = dir.metadata->name;
+    } else {
+        for (const auto& file : dir.files) {
+            if (!file.name.starts_with("__grp__")) {
+                dir.kernel_name = std::string(stem_of(file.name));
+                break;
+            }
+        }
+    }
+    if (dir.ptx && !dir.ptx->files.empty()) {
+        dir.module_path = dir.ptx->files.front();
+        dir.module_key = module_key_from_path(dir.module_path);
+    }
+    return dir;
 }
 
 std::vector<BenchmarkCache> read_benchmark_caches(const fs::path& root) {

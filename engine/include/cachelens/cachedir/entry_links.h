@@ -72,6 +72,12 @@ std::map<std::string, BestConfig> read_best_configs_of(const std::filesystem::pa
                                                        const FxGraphEntry& fx,
                                                        const std::atomic<bool>* cancel = nullptr);
 
+// A Triton kernel an FX entry's bundle carries (triton_artifacts), read as
+// read_triton_kernel_dir() reads the dir it becomes: its files and sizes,
+// metadata, PTX, kernel name and module. A payload that does not parse is
+// left out.
+TritonKernelDir bundled_triton_kernel(const TritonKernelArtifacts& artifacts);
+
 // Every benchmark cache of the dir (cache/<system hash>), by file name;
 // unreadable ones and temporary files are skipped.
 std::vector<BenchmarkCache> read_benchmark_caches(const std::filesystem::path& root);
