@@ -37,8 +37,7 @@ Result<std::string> mirror_if_remote(const std::string& argument, const catalog:
         return std::unexpected(client.error());
     }
     progress.set_label("mirroring " + endpoint->display());
-    auto mirrored = remote::mirror_remote(
-        *client, remote::mirror_dir_for(catalog.path(), *endpoint), progress.callback());
+    auto mirrored = remote::mirror_server(*client, *endpoint, catalog.path(), progress.callback());
     progress.clear();
     if (!mirrored) {
         return std::unexpected(mirrored.error());

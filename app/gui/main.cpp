@@ -6,6 +6,7 @@
 #include "main_window.h"
 #include "startup_script.h"
 
+#include <cachelens/cachedir/default_dir.h>
 #include <cachelens/catalog/catalog.h>
 
 #include <QApplication>
@@ -17,22 +18,21 @@
 #include <cstdio>
 #include <filesystem>
 #include <optional>
+#include <system_error>
 
 namespace {
 
 namespace fs = std::filesystem;
 
-// $TORCHINDUCTOR_CACHE_DIR, else /tmp/torchinductor_$USER, else the sample
+// $TORCHINDUCTOR_CACHE_DIR, else PyTorch's default cache dir, else the sample
 // cache that ships with cachelens (installed, or in the source tree).
 std::optional<fs::path> defaultCacheDir() {
-    const QString fromEnv = qEnvironmentVariable("TORCHINDUCTOR_CACHE_DIR");
-    if (!fromEnv.isEmpty() && QFileInfo(fromEnv).isDir()) {
-        return fromEnv.toStdString();
-    }
-    const QString user = qEnvironmentVariable("USER");
-    const QString tmp = QStringLiteral("/tmp/torchinductor_") + user;
-    if (!user.isEmpty() && QFileInfo(tmp).isDir()) {
-        return tmp.toStdString();
+    std::error_code error;
+    for (const fs::path& dir : {cachelens::cachedir::inductor_cache_dir(),
+                                cachelens::cachedir::default_inductor_cache_dir()}) {
+        if (fs::is_directory(dir, error)) {
+            return dir;
+        }
     }
     const QString installed =
         QCoreApplication::applicationDirPath() + "/../share/cachelens/sample-cache";

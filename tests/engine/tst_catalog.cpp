@@ -1183,6 +1183,126 @@ private slots:
                  std::int64_t(1));
     }
 
+    // Catalog::find_entry: what the GUI's --select, links and Browse page resolve.
+    void findEntryByKeyPathNameAndPrefix() {
+        QTemporaryDir temp;
+        auto opened = catalog::Catalog::open(path_of(temp) / "find.sqlite");
+        QVERIFY_RESULT(opened);
+        catalog::Catalog& catalog = *opened;
+        const fs::path multi = test::fixture("multi_dev/cache");
+        for (const auto& root : {devset_, multi}) {
+            QVERIFY_RESULT(catalog.index(root));
+        }
+        const std::string fx_key = "f4h6wj3z2ch3hwiotz5hct4ivdtd6blgc4qcfuyiepcwtjzdmfuy";
+        const std::string fx_path =
+            "fxgraph/4h/" + fx_key + "/wb5pwutyolod2kkboe3mgfb2jxkgnulf4zpbmjrt6txut7urnto";
+        const auto find = [&](std::string_view query, FileKind kind = FileKind::Unknown,
+                              std::optional<fs::path> root = std::nullopt,
+                              std::optional<fs::path> avoid = std::nullopt) {
+            auto found = catalog.find_entry(query, kind, root, avoid);
+            if (!found) {
+                qFatal("%s", found.error().describe().c_str());
+            }
+            return std::move(*found);
+        };
+
+        // A key; the id is the catalog's own.
+        auto by_key = find(fx_key);
+        QVERIFY(by_key.has_value());
+        QCOMPARE(by_key->root, catalog::root_location(devset_));
+        QCOMPARE(by_key->path, fx_path);
+        QCOMPARE(by_key->kind, FileKind::FxGraph);
+        auto by_id = catalog.entries_by_id(std::vector<std::int64_t>{by_key->entry_id});
+        QVERIFY_RESULT(by_id);
+        QCOMPARE(by_id->size(), std::size_t{1});
+        QCOMPARE(by_id->front().path, fx_path);
+
+        // A path, relative (to any root) or absolute, and a key dir.
+        QCOMPARE(find(fx_path)->path, fx_path);
+        QCOMPARE(find((devset_ / fx_path).string())->path, fx_path);
+        QCOMPARE(find("fxgraph/4h/" + fx_key + "/")->path, fx_path);
+        QVERIFY(!find((devset_ / "fxgraph/4h/nothing").string()));
+        QVERIFY(!find("/nowhere/fxgraph/4h/" + fx_key));
+
+        // A key names both of multi_dev's entries: the first; a path beats
+        // that, naming exactly its own.
+        const std::string multi_key = "ftk5o3esbiwgxl7lmk4qxfqciu7xafyi4yfigwtqep4irctgaowt";
+        const std::string multi_dir = "fxgraph/tk/" + multi_key + "/";
+        const std::string first = multi_dir + "hjhnw6azgd6tla6trsnehzke4j5doxsegqmai4fpurmrc2yqoas";
+        const std::string second =
+            multi_dir + "ndyhf46ldwmlkvpp4mky6repcjnctgzt5cojksekpxljmat467r";
+        QCOMPARE(find(multi_key)->path, first);
+        QCOMPARE(find(second)->path, second);
+        QCOMPARE(find((multi / second).string())->path, second);
+
+        // A Triton kernel by its name, its hash and a file in its dir.
+        const std::string winner = "2NNRW3X2CAAVD2JMNKYZEQW4LQHPTFRFTALBPFV27IWAOPVZHTEA";
+        auto by_name = find("triton_red_fused_cat_cumsum_sin_0");
+        QVERIFY(by_name.has_value());
+        QCOMPARE(by_name->kind, FileKind::Triton);
+        QCOMPARE(by_name->name, std::string("triton_red_fused_cat_cumsum_sin_0"));
+        QCOMPARE(find(winner)->path, "triton/0/" + winner);
+        QCOMPARE(find("triton/0/" + winner + "/triton_red_fused_cat_cumsum_sin_0.ptx")->path,
+                 "triton/0/" + winner);
+
+        // The start of one key, of one kind: that key's entry.
+        QCOMPARE(find(fx_key.substr(0, 12))->path, fx_path);
+        QCOMPARE(find(multi_key.substr(0, 10), FileKind::FxGraph)->path, first);
+        // The start of several: an error naming them.
+        auto ambiguous = catalog.find_entry("f");
+        QVERIFY(!ambiguous);
+        QCOMPARE(ambiguous.error().kind, ErrorKind::InvalidArgument);
+        QVERIFY2(ambiguous.error().message.find("is the start of") != std::string::npos,
+                 ambiguous.error().message.c_str());
+
+        // The kind and root filters.
+        QVERIFY(!find(fx_key, FileKind::Module));
+        QVERIFY(find(fx_key, FileKind::FxGraph).has_value());
+        QVERIFY(!find(fx_key, FileKind::Unknown, multi));
+        QCOMPARE(find(fx_key, FileKind::Unknown, devset_)->path, fx_path);
+        // An absolute path in another root than the filter's names nothing.
+        QVERIFY(!find((devset_ / fx_path).string(), FileKind::Unknown, multi));
+
+        // No match.
+        QVERIFY(!find("nosuchkeyanywhere"));
+        QVERIFY(!find(""));
+    }
+
+    void findEntryPrefersAPathAndAnotherRoot() {
+        QTemporaryDir temp;
+        const fs::path copy = path_of(temp) / "copy";
+        test::copy_tree(devset_, copy);
+        auto opened = catalog::Catalog::open(path_of(temp) / "find.sqlite");
+        QVERIFY_RESULT(opened);
+        catalog::Catalog& catalog = *opened;
+        for (const auto& root : {devset_, copy}) {
+            QVERIFY_RESULT(catalog.index(root));
+        }
+        const std::string fx_key = "f4h6wj3z2ch3hwiotz5hct4ivdtd6blgc4qcfuyiepcwtjzdmfuy";
+        const std::string fx_path =
+            "fxgraph/4h/" + fx_key + "/wb5pwutyolod2kkboe3mgfb2jxkgnulf4zpbmjrt6txut7urnto";
+        const std::string devset = catalog::root_location(devset_);
+        const std::string copied = catalog::root_location(copy);
+        const auto root_of_hit = [&](std::string_view query, std::optional<fs::path> avoid) {
+            auto found = catalog.find_entry(query, FileKind::Unknown, std::nullopt, avoid);
+            if (!found || !*found) {
+                return std::string();
+            }
+            return (*found)->root;
+        };
+        // With a root to avoid, the same entry elsewhere, by key, prefix or path,
+        // whichever root search order puts first.
+        for (const auto& avoid : {devset_, copy}) {
+            const std::string other = avoid == devset_ ? copied : devset;
+            QCOMPARE(root_of_hit(fx_key, avoid), other);
+            QCOMPARE(root_of_hit(fx_key.substr(0, 14), avoid), other);
+            QCOMPARE(root_of_hit(fx_path, avoid), other);
+            // An absolute path names its root, even the one to avoid.
+            const fs::path in_avoided = (avoid == devset_ ? devset_ : copy) / fx_path;
+            QCOMPARE(root_of_hit(in_avoided.string(), avoid), catalog::root_location(avoid));
+        }
+    }
+
     void refusesACatalogFromANewerCachelens() {
         QTemporaryDir temp;
         const fs::path path = path_of(temp) / "newer.sqlite";

@@ -73,6 +73,29 @@ private slots:
         QVERIFY(!fs::exists(dir / "fxgraph/lg" / kForwardKey)); // no empty key dir left
     }
 
+    void mirroringAServerRecordsItsOrigin() {
+        auto client = remote::RedisClient::connect(server_.endpoint());
+        QVERIFY_RESULT(client);
+        QVERIFY_RESULT(remote::push_local(*client, test::fixture("devset/cache"), {}));
+        QTemporaryDir temp;
+        const fs::path catalog = fs::path(temp.path().toStdString()) / "catalog.sqlite";
+
+        auto mirrored = remote::mirror_server(*client, server_.endpoint(), catalog);
+        QVERIFY_RESULT(mirrored);
+        QCOMPARE(mirrored->dir, remote::mirror_dir_for(catalog, server_.endpoint()));
+        QCOMPARE(mirrored->pulled, std::size_t{19});
+        QVERIFY(mirrored->notes.empty());
+        QVERIFY(remote::is_mirror_root(mirrored->dir, remote::mirror_base(catalog)));
+        QCOMPARE(test::read_bytes(remote::mirror_origin_file(mirrored->dir)),
+                 server_.endpoint().display());
+        // Beside the dir, not in it: mirroring again neither lists nor removes it.
+        auto again = remote::mirror_server(*client, server_.endpoint(), catalog);
+        QVERIFY_RESULT(again);
+        QCOMPARE(again->removed, std::size_t{0});
+        QCOMPARE(files_under(mirrored->dir), std::size_t{19});
+        QCOMPARE(remote::mirror_origin(mirrored->dir), std::optional(server_.endpoint().display()));
+    }
+
     void indexingAUrlMakesItSearchable() {
         auto client = remote::RedisClient::connect(server_.endpoint());
         QVERIFY_RESULT(client);
@@ -94,6 +117,11 @@ private slots:
                            catalog, "--json"});
         QCOMPARE(found.exit_code, 0);
         QVERIFY2(found.out.contains(QByteArray::fromStdString(kForwardKey)), found.out.constData());
+
+        // The CLI records the server beside its mirror, as the GUI reads it.
+        const fs::path mirror = root["root"].toString().toStdString();
+        QVERIFY(fs::is_regular_file(remote::mirror_origin_file(mirror)));
+        QCOMPARE(remote::mirror_origin(mirror), std::optional(server_.endpoint().display()));
 
         server_.stop();
         const auto down = test::run_cli({"index", url, "--catalog", catalog});

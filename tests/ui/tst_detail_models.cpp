@@ -5,12 +5,12 @@
 // behind a module's links (its Triton kernels and best_configs); and the
 // views' building blocks (Python colouring, CodeView on large text).
 
+#include "data/entry_links.h"
+#include "data/entry_ref.h"
 #include "devset_entries.h"
 #include "models/autotune_model.h"
 #include "models/debug_lines_model.h"
 #include "models/entry_fields_model.h"
-#include "data/entry_links.h"
-#include "data/entry_ref.h"
 #include "models/kernel_files_model.h"
 #include "test_paths.h"
 #include "widgets/code_view.h"
@@ -202,7 +202,8 @@ private slots:
         const auto root = test::fixture("devset/cache");
         const Loaded module = load(kKernelModule);
         const auto& source = std::get<cachedir::ModuleSource>(*module.content);
-        const auto dirs = findTritonDirsOfModule(root, kKernelModule, source.module.kernel_names());
+        const auto dirs =
+            cachedir::find_triton_dirs_of_module(root, kKernelModule, source.module.kernel_names());
         // The four autotune candidates of the FX entry's kernel.
         QCOMPARE(dirs.size(), std::size_t{4});
         std::set<std::string> hashes;
@@ -211,9 +212,10 @@ private slots:
             hashes.insert(dir.hash);
         }
         QVERIFY(hashes.contains(kWinner));
-        QVERIFY(findTritonDirsOfModule(root, kKernelModule, {"no_such_kernel"}).empty());
+        QVERIFY(
+            cachedir::find_triton_dirs_of_module(root, kKernelModule, {"no_such_kernel"}).empty());
 
-        const auto bests = findBestConfigsOfModule(root, kKernelModule);
+        const auto bests = cachedir::find_best_configs_of_module(root, kKernelModule);
         QCOMPARE(bests.size(), std::size_t{1});
         QCOMPARE(bests.front().path, std::string(kBestConfig));
         QCOMPARE(bests.front().config.triton_cache_hash.value_or(""), std::string(kWinner));
@@ -232,12 +234,13 @@ private slots:
     }
 
     void linkHelpers() {
-        QCOMPARE(cacheRelativePath("/tmp/x/cache/nf/abc.best_config"),
+        QCOMPARE(cachedir::cache_relative_path("/tmp/x/cache/nf/abc.best_config"),
                  std::string("nf/abc.best_config"));
-        QCOMPARE(cacheRelativePath("abc.best_config"), std::string("abc.best_config"));
-        QCOMPARE(moduleKeyOfChoice(std::string("triton_mm-") + kMmChoice), std::string(kMmChoice));
-        QCOMPARE(moduleKeyOfChoice("triton_mm-cXYZ"), std::string());
-        QCOMPARE(moduleKeyOfChoice("mm"), std::string());
+        QCOMPARE(cachedir::cache_relative_path("abc.best_config"), std::string("abc.best_config"));
+        QCOMPARE(cachedir::module_key_of_choice(std::string("triton_mm-") + kMmChoice),
+                 std::string(kMmChoice));
+        QCOMPARE(cachedir::module_key_of_choice("triton_mm-cXYZ"), std::string());
+        QCOMPARE(cachedir::module_key_of_choice("mm"), std::string());
     }
 
     void debugLinesSplitAndKeepEveryLine() {
@@ -345,7 +348,8 @@ private slots:
         QVERIFY(!bestConfig.triton_cache_hash);
         QCOMPARE(entry.autotuners.size(), std::size_t{1});
         const auto& tuner = entry.autotuners.front();
-        QCOMPARE(cacheRelativePath(tuner.best_config_path), std::string(kCoordescBestConfig));
+        QCOMPARE(cachedir::cache_relative_path(tuner.best_config_path),
+                 std::string(kCoordescBestConfig));
         const int candidates = static_cast<int>(tuner.candidates.size());
         AutotuneModel model;
         QAbstractItemModelTester tester(&model,
@@ -435,8 +439,8 @@ private slots:
         QCOMPARE(marked, 1);
         QCOMPARE(model.bestCount(), 1);
         // A kernel module: its best_config.
-        model.showModule(QLatin1String(kKernelModule), findBestConfigsOfModule(root, kKernelModule),
-                         {cache});
+        model.showModule(QLatin1String(kKernelModule),
+                         cachedir::find_best_configs_of_module(root, kKernelModule), {cache});
         QCOMPARE(model.rowCount(), 1);
         QCOMPARE(model.index(0, AutotuneModel::BestConfigColumn).data().toString(),
                  QLatin1String(kBestConfig));

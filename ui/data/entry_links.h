@@ -3,24 +3,17 @@
 // Links between entries of one cache dir, as the detail tabs show them: an
 // AOT entry names its FX graphs, an FX entry its wrapper module, kernel
 // modules, best_configs and Triton kernels, a module the Triton kernels
-// compiled from it, a best_config its winner's cubin. Plus the two lookups
-// that need the disk (a module's Triton kernels and best_configs), meant to
-// run off the GUI thread.
+// compiled from it, a best_config its winner's cubin. Which entries those
+// are is the engine's (cachedir/entry_links.h); this is their Qt face.
 
-#include <cachelens/cachedir/best_config.h>
+#include <cachelens/cachedir/entry_links.h>
 #include <cachelens/cachedir/file_kind.h>
-#include <cachelens/cachedir/triton_kernel.h>
 
 #include <QMetaType>
 #include <QModelIndex>
 #include <QString>
 
-#include <atomic>
-#include <filesystem>
 #include <optional>
-#include <string>
-#include <string_view>
-#include <vector>
 
 namespace cachelens::ui {
 
@@ -42,37 +35,8 @@ inline constexpr int kLinkTargetRole = Qt::UserRole + 101; // QString
 // The link at `index` (through any proxy), or nullopt.
 std::optional<EntryLink> linkAt(const QModelIndex& index);
 
-// ".../2c/1d47….best_config" -> "2c/1d47….best_config": where a file an
-// autotuner recorded on the compiling machine sits in this cache dir.
-std::string cacheRelativePath(std::string_view recordedPath);
-
-// The module key in a benchmark choice name ("triton_mm-c4xg…" -> "c4xg…"),
-// or empty when the choice names none.
-std::string moduleKeyOfChoice(std::string_view choice);
-
-// The Triton kernel dirs (triton/<device>/<hash>/) compiled from the module
-// `moduleKey`, as their PTX names it. Only dirs holding a file of one of
-// `kernelNames` are read, so a large cache costs a directory listing. Dirs
-// that cannot be read are skipped. Stops early when `cancel` is set.
-std::vector<cachedir::TritonKernelDir>
-findTritonDirsOfModule(const std::filesystem::path& root, const std::string& moduleKey,
-                       const std::vector<std::string>& kernelNames,
-                       const std::atomic<bool>* cancel = nullptr);
-
-// triton/<device>/<hash>, relative to the root, for a kernel dir read from it.
+// triton/<device>/<hash> (cachedir::triton_dir_path()), for a link target.
 QString tritonDirPath(const cachedir::TritonKernelDir& dir);
-
-struct LocatedBestConfig {
-    std::string path; // relative to the root
-    cachedir::BestConfig config;
-};
-
-// The .best_configs beside the module `moduleKey` (<xx>/*.best_config) whose
-// winner was compiled from it: their winner's Triton dir names the module, or
-// (when that dir is gone) the module is the only one in its dir.
-std::vector<LocatedBestConfig> findBestConfigsOfModule(const std::filesystem::path& root,
-                                                       const std::string& moduleKey,
-                                                       const std::atomic<bool>* cancel = nullptr);
 
 } // namespace cachelens::ui
 

@@ -8,24 +8,17 @@
 #include <cachelens/bundle/import.h>
 #include <cachelens/bundle/signed_bundle.h>
 #include <cachelens/bundle/signing.h>
-#include <cachelens/catalog/catalog.h>
+#include <cachelens/bundle/staging.h>
+#include <cachelens/cachedir/default_dir.h>
 #include <cachelens/core/dir_handle.h>
 #include <cachelens/core/format.h>
 #include <cachelens/core/mapped_file.h>
-#include <cachelens/hash/sha256.h>
 
-#include <pwd.h>
-#include <unistd.h>
-
-#include <QDir>
 #include <QObject>
 #include <QStandardPaths>
 
 #include <algorithm>
-#include <cctype>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <system_error>
 
 namespace cachelens::ui::bundle_work {
@@ -33,45 +26,6 @@ namespace cachelens::ui::bundle_work {
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr std::size_t kStagingNameLength = 16; // hex digits of the file's sha256
-constexpr const char* kOriginFile = "origin";
-constexpr const char* kReportFile = "report";
-constexpr const char* kBundleDir = "bundle";
-
-// The staging dir's own dir (bundles/<hash>) when `root` is one, else nullopt.
-std::optional<fs::path> stagingEntry(const fs::path& root, const fs::path& base) {
-    const fs::path location = catalog::root_location(root);
-    const fs::path baseLocation = catalog::root_location(base);
-    const fs::path relative = location.lexically_relative(baseLocation);
-    // bundles/<hash>/bundle/<name>: three components below the base.
-    std::vector<std::string> parts;
-    for (const auto& part : relative) {
-        parts.push_back(part.string());
-    }
-    if (parts.size() != 3 || parts[1] != kBundleDir || parts[0].size() != kStagingNameLength ||
-        !std::ranges::all_of(
-            parts[0], [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; })) {
-        return std::nullopt;
-    }
-    return baseLocation / parts[0];
-}
-
-// The base a root would be staged under if it is a staged bundle: the origin
-// and report are found beside any staging dir, not only the GUI's own.
-fs::path stagingBaseOf(const fs::path& root) {
-    return fs::path(catalog::root_location(root)).parent_path().parent_path().parent_path();
-}
-
-std::optional<std::string> readSmallFile(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) {
-        return std::nullopt;
-    }
-    std::ostringstream content;
-    content << in.rdbuf();
-    return content.str();
-}
 
 Result<void> writeWhole(const fs::path& file, std::string_view bytes) {
     const fs::path parent = file.has_parent_path() ? file.parent_path() : fs::path(".");
@@ -107,27 +61,15 @@ fs::path stagingBase() {
 }
 
 bool isStagedBundle(const fs::path& root, const fs::path& base) {
-    return stagingEntry(root, base).has_value();
+    return bundle::is_staged_bundle(root, base);
 }
 
 std::optional<fs::path> stagedOrigin(const fs::path& root) {
-    const auto entry = stagingEntry(root, stagingBaseOf(root));
-    if (!entry) {
-        return std::nullopt;
-    }
-    auto origin = readSmallFile(*entry / kOriginFile);
-    if (!origin || origin->empty()) {
-        return std::nullopt;
-    }
-    return fs::path(*origin);
+    return bundle::staged_origin(root);
 }
 
 QString stagedReport(const fs::path& root) {
-    const auto entry = stagingEntry(root, stagingBaseOf(root));
-    if (!entry) {
-        return {};
-    }
-    return text(readSmallFile(*entry / kReportFile).value_or(std::string()));
+    return text(bundle::staged_report(root).value_or(std::string()));
 }
 
 QString StagedBundle::report() const {
@@ -157,16 +99,13 @@ StagedBundle stageBundle(const fs::path& file, const fs::path& base) {
         staged.error = text(bytes.error().describe());
         return staged;
     }
-    const std::string hash = hash::sha256_hex((*bytes)->bytes()).substr(0, kStagingNameLength);
-    const fs::path entry = base / hash;
-    const fs::path root = entry / kBundleDir / staged.file.filename();
+    const bundle::StagingPaths paths = bundle::staging_paths(base, staged.file, (*bytes)->bytes());
     // The staged copy is exactly the bundle: what an earlier staging left goes first.
-    fs::remove_all(entry, error);
-    if (error || !fs::create_directories(root, error)) {
-        staged.error = QObject::tr("cannot create the staging dir %1: %2")
-                           .arg(text(root.string()), text(error.message()));
+    if (auto prepared = bundle::prepare_staging(paths); !prepared) {
+        staged.error = text(prepared.error().describe());
         return staged;
     }
+    const fs::path& root = paths.root;
     staged.artifacts = opened->bundle.artifact_count();
     if (opened->manifest) {
         staged.signer = text(opened->manifest->signer_fingerprint);
@@ -192,39 +131,17 @@ StagedBundle stageBundle(const fs::path& file, const fs::path& base) {
         }
         staged.problems << describeProblem(artifact);
     }
-    const std::string origin = staged.file.string();
-    const std::string report = staged.report().toStdString();
-    for (const auto& [name, content] :
-         {std::pair<const char*, const std::string&>{kOriginFile, origin}, {kReportFile, report}}) {
-        if (auto written = writeWhole(entry / name, content); !written) {
-            staged.error = text(written.error().describe());
-            return staged;
-        }
+    if (auto recorded = bundle::record_staging(paths, staged.file, staged.report().toStdString());
+        !recorded) {
+        staged.error = text(recorded.error().describe());
+        return staged;
     }
     staged.root = root;
     return staged;
 }
 
 fs::path defaultImportDir() {
-    const QString fromEnv = qEnvironmentVariable("TORCHINDUCTOR_CACHE_DIR");
-    if (!fromEnv.isEmpty()) {
-        return fromEnv.toStdString();
-    }
-    // Python's getpass.getuser(): the first of these variables set, else the
-    // password database.
-    QString user;
-    for (const char* name : {"LOGNAME", "USER", "LNAME", "USERNAME"}) {
-        user = qEnvironmentVariable(name);
-        if (!user.isEmpty()) {
-            break;
-        }
-    }
-    if (user.isEmpty()) {
-        if (const passwd* entry = getpwuid(getuid()); entry != nullptr) {
-            user = QString::fromLocal8Bit(entry->pw_name);
-        }
-    }
-    return (QDir::tempPath() + QStringLiteral("/torchinductor_") + user).toStdString();
+    return cachedir::inductor_cache_dir();
 }
 
 QString ExportOutcome::summary() const {

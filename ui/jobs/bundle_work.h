@@ -6,14 +6,8 @@
 //
 // A bundle opened for browsing is imported (plan_import + run_import: the
 // same safety checks as `cachelens import`) into a private dir under
-// QStandardPaths::CacheLocation:
-//
-//   bundles/<first 16 hex of the file's sha256>/bundle/<file name>   the cache dir, a root
-//   bundles/<...>/origin                                             the bundle file's path
-//   bundles/<...>/report                                             what staging did, as text
-//
-// The root's last two components read "bundle/<file name>" wherever a root
-// is named by its path. The GUI treats such a root as read-only.
+// QStandardPaths::CacheLocation, laid out as bundle/staging.h says. The GUI
+// treats such a root as read-only.
 
 #include "data/entry_ref.h"
 #include "jobs/job_runner.h"
@@ -31,7 +25,7 @@ namespace cachelens::ui::bundle_work {
 
 // <QStandardPaths::CacheLocation>/bundles.
 std::filesystem::path stagingBase();
-// Whether `root` is a bundle staged under `base` (the GUI's, by default).
+// bundle::is_staged_bundle() under `base` (the GUI's, by default).
 bool isStagedBundle(const std::filesystem::path& root,
                     const std::filesystem::path& base = stagingBase());
 // The bundle file a staged root was made from; nullopt when not recorded.
@@ -60,8 +54,7 @@ struct StagedBundle {
 StagedBundle stageBundle(const std::filesystem::path& file,
                          const std::filesystem::path& base = stagingBase());
 
-// Where PyTorch keeps its cache by default, as it decides it:
-// $TORCHINDUCTOR_CACHE_DIR, else <temp dir>/torchinductor_<user>.
+// Where PyTorch keeps its cache, as it decides it: cachedir::inductor_cache_dir().
 std::filesystem::path defaultImportDir();
 
 struct ExportOutcome {

@@ -4,14 +4,10 @@
 #include "text/engine_text.h"
 #include "text/stats_text.h"
 
-#include <cachelens/catalog/catalog.h>
 #include <cachelens/remote/mirror.h>
 #include <cachelens/remote/redis_client.h>
 
-#include <QFile>
 #include <QObject>
-#include <QRegularExpression>
-#include <QSaveFile>
 
 #include <algorithm>
 #include <map>
@@ -21,58 +17,20 @@ namespace cachelens::ui::remote_work {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-constexpr const char* kOriginSuffix = ".origin";
-
-// <host>-<port>-db<N>, as mirror_dir_for names a server's dir.
-const QRegularExpression& mirrorName() {
-    static const QRegularExpression name(QStringLiteral("^(.+)-([0-9]{1,5})-db([0-9]+)$"));
-    return name;
-}
-
-fs::path originFileOf(const fs::path& root) {
-    const fs::path location = catalog::root_location(root);
-    return location.parent_path() / (location.filename().string() + kOriginSuffix);
-}
-
-void writeOrigin(const fs::path& root, const std::string& url) {
-    // The label falls back to the dir's name when this cannot be written.
-    QSaveFile file(QString::fromStdString(originFileOf(root).string()));
-    if (file.open(QIODevice::WriteOnly)) {
-        file.write(url.data(), static_cast<qint64>(url.size()));
-        file.commit();
-    }
-}
-
-} // namespace
-
 fs::path mirrorBase(const fs::path& catalogPath) {
-    std::error_code error;
-    return fs::absolute(catalogPath, error).parent_path() / "remote";
+    return remote::mirror_base(catalogPath);
 }
 
 bool isMirrorRoot(const fs::path& root, const fs::path& base) {
-    const fs::path location = catalog::root_location(root);
-    return location.parent_path() == fs::path(catalog::root_location(base)) &&
-           mirrorName().match(text(location.filename().string())).hasMatch();
+    return remote::is_mirror_root(root, base);
 }
 
 std::optional<QString> mirrorOrigin(const fs::path& root) {
-    QFile file(QString::fromStdString(originFileOf(root).string()));
-    if (file.open(QIODevice::ReadOnly)) {
-        const QString url = QString::fromUtf8(file.read(4096)).trimmed();
-        if (remote::parse_redis_endpoint(url.toStdString())) {
-            return url;
-        }
-    }
-    const auto match =
-        mirrorName().match(text(fs::path(catalog::root_location(root)).filename().string()));
-    if (!match.hasMatch()) {
+    const auto origin = remote::mirror_origin(root);
+    if (!origin) {
         return std::nullopt;
     }
-    return QStringLiteral("redis://%1:%2/%3")
-        .arg(match.captured(1), match.captured(2), match.captured(3));
+    return text(*origin);
 }
 
 std::optional<remote::RedisEndpoint> mirrorEndpoint(const fs::path& root) {
@@ -179,22 +137,21 @@ MirrorOutcome mirrorServer(const remote::RedisEndpoint& endpoint, const fs::path
         outcome.error = text(client.error().describe());
         return outcome;
     }
-    const fs::path dir = remote::mirror_dir_for(fs::absolute(catalogPath), endpoint);
-    auto mirrored = remote::mirror_remote(*client, dir, [&](const Progress& reported) {
-        if (reported.stage == ProgressStage::Scanning) {
-            return report(MirrorStage::Scanning, reported.done);
-        }
-        if (reported.stage == ProgressStage::Reading) {
-            outcome.keys = reported.total;
-        }
-        return report(MirrorStage::Pulling, outcome.keys);
-    });
+    auto mirrored =
+        remote::mirror_server(*client, endpoint, catalogPath, [&](const Progress& reported) {
+            if (reported.stage == ProgressStage::Scanning) {
+                return report(MirrorStage::Scanning, reported.done);
+            }
+            if (reported.stage == ProgressStage::Reading) {
+                outcome.keys = reported.total;
+            }
+            return report(MirrorStage::Pulling, outcome.keys);
+        });
     if (!mirrored) {
         outcome.cancelled = stopped;
         outcome.error = stopped ? QObject::tr("cancelled") : text(mirrored.error().describe());
         return outcome;
     }
-    writeOrigin(dir, endpoint.display());
     outcome.root = mirrored->dir;
     outcome.pulled = mirrored->pulled;
     outcome.unchanged = mirrored->unchanged;

@@ -4,17 +4,13 @@
 // a server into a root, pulling and pushing selected entries, and what the
 // sidebar and the dialogs need to know about a mirror root.
 //
-// A Redis server is one more root: its entries are mirrored (remote/mirror.h)
-// into <catalog's dir>/remote/<host>-<port>-db<N>, laid out as PyTorch would
-// lay out a remote hit, and that dir is indexed like any other. Beside it,
-// <...>/remote/<host>-<port>-db<N>.origin holds the server's URL as
-// RedisEndpoint::display() writes it (never a password), so the label and
-// Refresh survive a restart. It sits beside the dir, not in it: mirroring
-// removes whatever the server does not hold, and the catalog would list it
-// as an entry. The GUI treats a mirror root as read-only.
+// A Redis server is one more root: its entries are mirrored into a dir
+// beside the catalog and indexed like any other, with an origin file naming
+// the server; remote/mirror.h owns that layout, the same for the CLI's
+// `index redis://...`. The GUI treats a mirror root as read-only.
 
-#include "jobs/job_runner.h"
 #include "data/entry_ref.h"
+#include "jobs/job_runner.h"
 
 #include <cachelens/bundle/import.h>
 #include <cachelens/remote/redis_endpoint.h>
@@ -32,13 +28,11 @@
 
 namespace cachelens::ui::remote_work {
 
-// <catalog's dir>/remote: where mirror_dir_for puts every server's mirror.
+// remote::mirror_base(): where mirror_dir_for puts every server's mirror.
 std::filesystem::path mirrorBase(const std::filesystem::path& catalogPath);
-// Whether `root` is a server's mirror dir under `base`.
+// remote::is_mirror_root().
 bool isMirrorRoot(const std::filesystem::path& root, const std::filesystem::path& base);
-// The server `root` mirrors, as display() wrote it: from the origin file,
-// else read back from the dir's name (a root `cachelens index redis://...`
-// made). nullopt when `root` is not named as a mirror dir is.
+// remote::mirror_origin(): the server `root` mirrors, as display() wrote it.
 std::optional<QString> mirrorOrigin(const std::filesystem::path& root);
 // The endpoint to reach `root`'s server with: its origin, with the password
 // of PyTorch's environment (TORCHINDUCTOR_REDIS_URL) when that names the
@@ -92,7 +86,7 @@ struct MirrorOutcome {
 };
 
 // Connects, scans PyTorch's keys (for progress and cancel), mirrors the
-// server into mirror_dir_for(catalogPath, endpoint) and records its origin.
+// server through remote::mirror_server() (which records its origin).
 MirrorOutcome mirrorServer(const remote::RedisEndpoint& endpoint,
                            const std::filesystem::path& catalogPath,
                            const MirrorProgress& progress = {});

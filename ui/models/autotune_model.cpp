@@ -81,7 +81,7 @@ void AutotuneModel::appendBenchmarkRows(std::vector<Row>& rows,
     const std::string module = moduleKey.toStdString();
     std::set<std::tuple<std::string, std::string, std::string>> groupsWithModule;
     for (const auto& choice : cache.choices) {
-        if (!module.empty() && moduleKeyOfChoice(choice.choice) == module) {
+        if (!module.empty() && cachedir::module_key_of_choice(choice.choice) == module) {
             groupsWithModule.insert({choice.op, choice.inputs, choice.precision});
         }
     }
@@ -96,7 +96,7 @@ void AutotuneModel::appendBenchmarkRows(std::vector<Row>& rows,
         row.cells[PrecisionColumn] = qs(choice.precision);
         row.cells[ConfigColumn] = qs(choice.choice);
         row.cells[TimeColumn] = choice.ms;
-        const std::string choiceModule = moduleKeyOfChoice(choice.choice);
+        const std::string choiceModule = cachedir::module_key_of_choice(choice.choice);
         if (!choiceModule.empty()) {
             row.links[ConfigColumn] = EntryLink{FileKind::Module, qs(choiceModule)};
         }
@@ -123,7 +123,7 @@ void AutotuneModel::showFxGraph(const cachedir::FxGraphEntry& fx,
     for (const auto& tuner : fx.autotuners) {
         const std::string bestPath = tuner.best_config_path.empty()
                                          ? std::string()
-                                         : cacheRelativePath(tuner.best_config_path);
+                                         : cachedir::cache_relative_path(tuner.best_config_path);
         const auto found = bestConfigs.find(bestPath);
         const cachedir::BestConfig* best = found == bestConfigs.end() ? nullptr : &found->second;
         std::vector<std::string> dirs;
@@ -185,7 +185,7 @@ void AutotuneModel::showBenchmarkCache(const cachedir::BenchmarkCache& cache,
 }
 
 void AutotuneModel::showModule(const QString& moduleKey,
-                               const std::vector<LocatedBestConfig>& bestConfigs,
+                               const std::vector<cachedir::LocatedBestConfig>& bestConfigs,
                                const std::vector<cachedir::BenchmarkCache>& caches) {
     std::vector<Row> rows;
     for (const auto& located : bestConfigs) {

@@ -69,7 +69,8 @@ public:
     // `moduleKey`: a module whose choices to mark; empty for none.
     void showBenchmarkCache(const cachedir::BenchmarkCache& cache, const QString& moduleKey = {});
     // A module's best_configs, and the benchmarks (from `caches`) that timed it.
-    void showModule(const QString& moduleKey, const std::vector<LocatedBestConfig>& bestConfigs,
+    void showModule(const QString& moduleKey,
+                    const std::vector<cachedir::LocatedBestConfig>& bestConfigs,
                     const std::vector<cachedir::BenchmarkCache>& caches);
     void clear();
 

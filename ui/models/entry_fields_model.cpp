@@ -206,7 +206,7 @@ FieldNode kernelNode(const KernelAutotuner& tuner) {
     children.push_back(field(QStringLiteral("Size hints"), pairsText(tuner.size_hints), true));
     children.push_back(field(QStringLiteral("Cache key"), qs(tuner.cache_key), true));
     if (!tuner.best_config_path.empty()) {
-        const QString relative = qs(cacheRelativePath(tuner.best_config_path));
+        const QString relative = qs(cachedir::cache_relative_path(tuner.best_config_path));
         children.push_back(
             linkField(QStringLiteral("Best config"), relative, FileKind::BestConfig, relative));
     }
@@ -546,7 +546,7 @@ void addBenchmarkCache(std::vector<FieldNode>& out, const BenchmarkCache& cache)
         node.children.push_back(field(QStringLiteral("Inputs"), qs(choice.inputs), true));
         node.children.push_back(field(QStringLiteral("Precision"), qs(choice.precision)));
         if (best) {
-            const std::string module = moduleKeyOfChoice(best->choice);
+            const std::string module = cachedir::module_key_of_choice(best->choice);
             FieldNode fastest = module.empty()
                                     ? field(QStringLiteral("Fastest"), qs(best->choice), true)
                                     : linkField(QStringLiteral("Fastest"), qs(best->choice),
@@ -691,7 +691,8 @@ FieldNode tritonKernelsGroup(const QString& name, const std::vector<TritonKernel
     return group(name, QString::number(children.size()), std::move(children));
 }
 
-FieldNode bestConfigsGroup(const QString& name, const std::vector<LocatedBestConfig>& configs) {
+FieldNode bestConfigsGroup(const QString& name,
+                           const std::vector<cachedir::LocatedBestConfig>& configs) {
     std::vector<FieldNode> children;
     for (const auto& located : configs) {
         const QString path = qs(located.path);

@@ -42,7 +42,8 @@ FieldNode tritonKernelsGroup(const QString& name,
 // child per finding (where, the line, why) and per problem.
 FieldNode safetyField(const bundle::ArtifactCheck& check);
 // A group of links to best_configs (a module's kernels' winners).
-FieldNode bestConfigsGroup(const QString& name, const std::vector<LocatedBestConfig>& configs);
+FieldNode bestConfigsGroup(const QString& name,
+                           const std::vector<cachedir::LocatedBestConfig>& configs);
 
 class EntryFieldsModel : public QAbstractItemModel {
     Q_OBJECT

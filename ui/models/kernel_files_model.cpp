@@ -3,6 +3,7 @@
 #include "text/plain_text.h"
 
 #include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/cachedir/entry_links.h>
 #include <cachelens/core/format.h>
 
 #include <QFontDatabase>
@@ -24,35 +25,9 @@ std::vector<KernelDirItem> bundleKernelItems(const cachedir::FxGraphEntry& fx) {
     std::vector<KernelDirItem> out;
     for (const auto& artifacts : fx.triton_artifacts) {
         KernelDirItem item;
-        item.dir.hash = artifacts.kernel_hash;
-        item.dir.device = std::to_string(artifacts.device);
+        item.dir = cachedir::bundled_triton_kernel(artifacts);
         for (const auto& file : artifacts.files) {
-            item.dir.files.push_back({file.name, file.payload.size()});
             item.payloads.push_back(file.payload);
-            // What read_triton_kernel_dir reads from disk, read from the bundle.
-            if (file.name.ends_with(".json") && !file.name.starts_with("__grp__")) {
-                if (auto meta = cachedir::parse_triton_metadata(file.payload)) {
-                    item.dir.metadata = std::move(*meta);
-                }
-            } else if (file.name.ends_with(".ptx")) {
-                if (auto ptx = cachedir::parse_ptx(file.payload)) {
-                    item.dir.ptx = std::move(*ptx);
-                }
-            }
-        }
-        if (item.dir.metadata) {
-            item.dir.kernel_name = item.dir.metadata->name;
-        } else {
-            for (const auto& file : item.dir.files) {
-                if (!file.name.starts_with("__grp__")) {
-                    item.dir.kernel_name = std::string(cachedir::stem_of(file.name));
-                    break;
-                }
-            }
-        }
-        if (item.dir.ptx && !item.dir.ptx->files.empty()) {
-            item.dir.module_path = item.dir.ptx->files.front();
-            item.dir.module_key = cachedir::module_key_from_path(item.dir.module_path);
         }
         out.push_back(std::move(item));
     }

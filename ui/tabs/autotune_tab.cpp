@@ -3,7 +3,7 @@
 #include "jobs/job_runner.h"
 #include "models/autotune_model.h"
 
-#include <cachelens/core/mapped_file.h>
+#include <cachelens/cachedir/entry_links.h>
 
 #include <QAction>
 #include <QApplication>
@@ -29,27 +29,9 @@ QString count(qsizetype n, const char* singular, const char* plural) {
 }
 
 struct ModuleTuning {
-    std::vector<LocatedBestConfig> bestConfigs;
+    std::vector<cachedir::LocatedBestConfig> bestConfigs;
     std::vector<cachedir::BenchmarkCache> caches;
 };
-
-// Every benchmark cache of the dir (cache/<system hash>); unreadable ones are skipped.
-std::vector<cachedir::BenchmarkCache> readBenchmarkCaches(const std::filesystem::path& root) {
-    std::vector<cachedir::BenchmarkCache> out;
-    std::error_code ec;
-    for (std::filesystem::directory_iterator it(root / "cache", ec), end; !ec && it != end;
-         it.increment(ec)) {
-        if (!it->is_regular_file(ec) || cachedir::is_temp_name(it->path().filename().string())) {
-            continue;
-        }
-        if (auto text = read_text_file(it->path())) {
-            if (auto cache = cachedir::parse_benchmark_cache(*text)) {
-                out.push_back(std::move(*cache));
-            }
-        }
-    }
-    return out;
-}
 
 } // namespace
 
@@ -118,18 +100,7 @@ void AutotuneTab::showEntry(const EntryRef& ref, const SharedContent& content) {
         const std::string hash = *best->triton_cache_hash;
         jobs_->run<std::optional<cachedir::TritonKernelDir>>(
             kChannel, this,
-            [root, hash](const JobContext&) -> std::optional<cachedir::TritonKernelDir> {
-                std::error_code ec;
-                for (std::filesystem::directory_iterator it(root / "triton", ec), end;
-                     !ec && it != end; it.increment(ec)) {
-                    if (std::filesystem::is_directory(it->path() / hash, ec)) {
-                        if (auto kernel = cachedir::read_triton_kernel_dir(it->path() / hash)) {
-                            return std::move(*kernel);
-                        }
-                    }
-                }
-                return std::nullopt;
-            },
+            [root, hash](const JobContext&) { return cachedir::find_triton_dir(root, hash); },
             [this, content](std::optional<cachedir::TritonKernelDir> kernel) {
                 if (!kernel) {
                     summary_->setText(tr("The config autotuning chose for one kernel (its "
@@ -158,40 +129,28 @@ void AutotuneTab::showEntry(const EntryRef& ref, const SharedContent& content) {
     } else if (const auto* fx = std::get_if<cachedir::FxGraphEntry>(content.get())) {
         model_->showFxGraph(*fx);
         std::size_t candidates = 0;
-        std::vector<std::string> paths;
+        std::size_t bestConfigs = 0; // the kernels that record one
         for (const auto& tuner : fx->autotuners) {
             candidates += tuner.candidates.size();
-            if (!tuner.best_config_path.empty()) {
-                paths.push_back(cacheRelativePath(tuner.best_config_path));
-            }
+            bestConfigs += tuner.best_config_path.empty() ? 0 : 1;
         }
         const QString counts =
             tr("%1 of %2")
                 .arg(count(static_cast<qsizetype>(candidates), "candidate", "candidates"),
                      count(static_cast<qsizetype>(fx->autotuners.size()), "kernel", "kernels"));
-        summary_->setText(paths.empty() ? counts + tr("; no kernel records a best_config.")
-                                        : counts + tr("; reading their best_configs…"));
-        if (paths.empty()) {
+        summary_->setText(bestConfigs == 0 ? counts + tr("; no kernel records a best_config.")
+                                           : counts + tr("; reading their best_configs…"));
+        if (bestConfigs == 0) {
             return;
         }
         jobs_->run<std::map<std::string, cachedir::BestConfig>>(
             kChannel, this,
-            [root, paths](const JobContext& context) {
-                std::map<std::string, cachedir::BestConfig> found;
-                for (const auto& path : paths) {
-                    if (context.cancelled()) {
-                        break;
-                    }
-                    if (auto text = read_text_file(root / path)) {
-                        if (auto parsed = cachedir::parse_best_config(*text)) {
-                            found.emplace(path, std::move(*parsed));
-                        }
-                    }
-                }
-                return found;
+            [root, content](const JobContext& context) {
+                return cachedir::read_best_configs_of(
+                    root, std::get<cachedir::FxGraphEntry>(*content), context.cancelFlag());
             },
             [this, content, counts,
-             kernels = paths.size()](std::map<std::string, cachedir::BestConfig> found) {
+             kernels = bestConfigs](std::map<std::string, cachedir::BestConfig> found) {
                 model_->showFxGraph(std::get<cachedir::FxGraphEntry>(*content), found);
                 summary_->setText(counts + tr("; %1 of %2 found in this dir, the winners "
                                               "they name marked best.")
@@ -207,8 +166,9 @@ void AutotuneTab::showEntry(const EntryRef& ref, const SharedContent& content) {
             kChannel, this,
             [root, key](const JobContext& context) {
                 ModuleTuning out;
-                out.bestConfigs = findBestConfigsOfModule(root, key, context.cancelFlag());
-                out.caches = readBenchmarkCaches(root);
+                out.bestConfigs =
+                    cachedir::find_best_configs_of_module(root, key, context.cancelFlag());
+                out.caches = cachedir::read_benchmark_caches(root);
                 return out;
             },
             [this, key](ModuleTuning tuning) {

@@ -166,7 +166,8 @@ void KernelsTab::showEntry(const EntryRef& ref, const SharedContent& content) {
             kKernelsChannel, this,
             [root, key, names](const JobContext& context) {
                 std::vector<KernelDirItem> items;
-                for (auto& found : findTritonDirsOfModule(root, key, names, context.cancelFlag())) {
+                for (auto& found :
+                     cachedir::find_triton_dirs_of_module(root, key, names, context.cancelFlag())) {
                     KernelDirItem item;
                     item.location = tritonDirPath(found);
                     item.dir = std::move(found);

@@ -24,7 +24,7 @@ const QString kSafetyChannel = QStringLiteral("overview-safety");
 // What a module links to, found on disk.
 struct ModuleLinks {
     std::vector<cachedir::TritonKernelDir> kernels;
-    std::vector<LocatedBestConfig> bestConfigs;
+    std::vector<cachedir::LocatedBestConfig> bestConfigs;
 };
 
 } // namespace
@@ -114,8 +114,10 @@ void OverviewTab::showEntry(const EntryRef& ref, const SharedContent& content) {
         kTritonChannel, this,
         [root, key, names](const JobContext& context) {
             ModuleLinks out;
-            out.kernels = findTritonDirsOfModule(root, key, names, context.cancelFlag());
-            out.bestConfigs = findBestConfigsOfModule(root, key, context.cancelFlag());
+            out.kernels =
+                cachedir::find_triton_dirs_of_module(root, key, names, context.cancelFlag());
+            out.bestConfigs =
+                cachedir::find_best_configs_of_module(root, key, context.cancelFlag());
             return out;
         },
         [this](ModuleLinks links) {

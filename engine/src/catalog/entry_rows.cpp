@@ -1,6 +1,7 @@
 #include "entry_rows.h"
 
 #include <cachelens/cachedir/entry_content.h>
+#include <cachelens/cachedir/entry_links.h>
 #include <cachelens/explain/debug_line.h>
 #include <cachelens/hash/sha256.h>
 
@@ -22,17 +23,6 @@ void append_word(std::string& out, std::string_view word) {
     out += word;
 }
 
-// ".../2c/1d47....best_config" -> "2c/1d47....best_config": where the file
-// sits in this cache dir, whatever machine recorded the path.
-std::string cache_relative(std::string_view absolute) {
-    const auto last = absolute.rfind('/');
-    if (last == std::string_view::npos || last == 0) {
-        return std::string(absolute);
-    }
-    const auto before = absolute.rfind('/', last - 1);
-    return std::string(absolute.substr(before == std::string_view::npos ? 0 : before + 1));
-}
-
 void read_fx(const FxGraphEntry& fx, ParsedEntry& out) {
     FxRow row;
     row.guards_expr = fx.guards_expr;
@@ -50,7 +40,7 @@ void read_fx(const FxGraphEntry& fx, ParsedEntry& out) {
                          tuner.heuristic,
                          tuner.grid_type,
                          tuner.module_key,
-                         cache_relative(tuner.best_config_path),
+                         cachedir::cache_relative_path(tuner.best_config_path),
                          static_cast<std::int64_t>(tuner.candidates.size())};
         if (tuner.best_config_path.empty()) {
             kernel.best_config.clear();

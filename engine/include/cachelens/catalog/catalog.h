@@ -18,6 +18,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 struct sqlite3;
@@ -157,6 +158,19 @@ public:
     // The ids (ascending) of the entries `text` matches as search() matches
     // it; nullopt when it has no words (it matches everything).
     Result<std::optional<std::vector<std::int64_t>>> text_match_ids(std::string_view text) const;
+    // The entry `query` names, as cachedir::EntryQuery reads it (a key, a
+    // Triton kernel name, a key dir, a path relative to a root or an absolute
+    // one, which names its root), else the one key it is the start of: of
+    // `kind` unless Unknown, in `root` unless none. Its path naming it beats
+    // its key or name (several entries may share those: the first in search
+    // order is taken), which beats a key prefix; with `avoid_root`, an entry in
+    // another root beats one there (a mirrored entry is compared with the
+    // local one, not with itself). nullopt when nothing matches;
+    // InvalidArgument when the query is the start of several keys.
+    Result<std::optional<SearchHit>>
+    find_entry(std::string_view query, cachedir::FileKind kind = cachedir::FileKind::Unknown,
+               const std::optional<std::filesystem::path>& root = std::nullopt,
+               const std::optional<std::filesystem::path>& avoid_root = std::nullopt) const;
     // Every entry's filter and sort fields, for search_ids() again and again
     // without a query (entry_index.h).
     Result<EntryIndex> load_index() const;

@@ -12,14 +12,47 @@
 #include <cachelens/remote/remote_ops.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace cachelens::remote {
 
-// <catalog's dir>/remote/<host>-<port>-db<db>
+// The layout, shared by `cachelens index redis://...` and the GUI:
+//
+//   <catalog's dir>/remote/                          mirror_base()
+//   <catalog's dir>/remote/<host>-<port>-db<N>        a server's mirror, a root
+//   <catalog's dir>/remote/<host>-<port>-db<N>.origin its server, as display() writes it
+//
+// The origin file holds the URL without a password, so the server can be
+// named and mirrored again after a restart (a host with '/', ':', '[' or ']'
+// cannot be read back from the dir's name). It sits beside the dir, not in
+// it: mirroring removes whatever the server does not hold, and the catalog
+// would list it as an entry.
+
+// <catalog's dir>/remote, absolute.
+std::filesystem::path mirror_base(const std::filesystem::path& catalog_path);
+
+// mirror_base(catalog_path)/<host>-<port>-db<db>
 std::filesystem::path mirror_dir_for(const std::filesystem::path& catalog_path,
                                      const RedisEndpoint& endpoint);
+
+// Whether `root` is a server's mirror dir directly under `base`: named as
+// mirror_dir_for names one. Paths are compared as the catalog records them.
+bool is_mirror_root(const std::filesystem::path& root, const std::filesystem::path& base);
+
+// <mirror dir>.origin
+std::filesystem::path mirror_origin_file(const std::filesystem::path& mirror_dir);
+
+// Records which server `mirror_dir` mirrors (its display(), never a password).
+Result<void> write_mirror_origin(const std::filesystem::path& mirror_dir,
+                                 const RedisEndpoint& endpoint);
+
+// The server `mirror_dir` mirrors, as a URL display() wrote: its origin file
+// when that holds one, else read back from the dir's name
+// ("127.0.0.1-6379-db0" -> "redis://127.0.0.1:6379/0"); nullopt when neither
+// names a server.
+std::optional<std::string> mirror_origin(const std::filesystem::path& mirror_dir);
 
 struct MirrorReport {
     std::filesystem::path dir;
@@ -29,8 +62,15 @@ struct MirrorReport {
     std::vector<std::string> notes; // unreadable and refused values, skipped caches
 };
 
-// `progress` as pull_remote's.
+// `progress` as pull_remote's. Writes no origin: mirror_server() does.
 Result<MirrorReport> mirror_remote(RedisClient& client, const std::filesystem::path& dir,
+                                   const ProgressFn& progress = {});
+
+// Mirrors `endpoint`'s server (connected as `client`) into
+// mirror_dir_for(catalog_path, endpoint) and records its origin there: what
+// every front end that mirrors a server calls.
+Result<MirrorReport> mirror_server(RedisClient& client, const RedisEndpoint& endpoint,
+                                   const std::filesystem::path& catalog_path,
                                    const ProgressFn& progress = {});
 
 } // namespace cachelens::remote
