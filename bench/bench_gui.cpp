@@ -21,6 +21,7 @@
 
 #include "bench_support.h"
 #include "main_window.h"
+#include "pages/browse_page.h"
 #include "models/entry_table_model.h"
 
 #include <cachelens/catalog/catalog.h>
@@ -87,8 +88,8 @@ Json summary(const std::vector<double>& samples) {
 class TableWatch : public QObject {
 public:
     explicit TableWatch(MainWindow& window) {
-        window.entryTable()->viewport()->installEventFilter(this);
-        EntryTableModel* model = window.entryModel();
+        window.browsePage()->entryTable()->viewport()->installEventFilter(this);
+        EntryTableModel* model = window.browsePage()->entryModel();
         QObject::connect(model, &EntryTableModel::loaded, this, [this](int rows, qint64 elapsedMs) {
             loaded_ns = now_ns();
             rows_ = rows;
@@ -313,7 +314,7 @@ Json filterRuns(const QString& catalogPath, const std::vector<Filter>& filters, 
     showWindow(window);
     watch.wait();
     const double first_paint = ms(before, watch.paint_end_ns);
-    EntryTableModel* model = window.entryModel();
+    EntryTableModel* model = window.browsePage()->entryModel();
     const auto setText = [model](const std::string& text) {
         SearchQuery query;
         query.text = text;
@@ -334,17 +335,17 @@ Json filterRuns(const QString& catalogPath, const std::vector<Filter>& filters, 
             s.samples.push_back(measure(watch, [&] { setText(s.text); }));
             clear.samples.push_back(measure(watch, [&] { setText(""); }));
         }
-        QHeaderView* header = window.entryTable()->horizontalHeader();
+        QHeaderView* header = window.browsePage()->entryTable()->horizontalHeader();
         bySize.samples.push_back(measure(
             watch, [&] { header->setSortIndicator(EntryTableModel::Size, Qt::DescendingOrder); }));
         byKind.samples.push_back(measure(
             watch, [&] { header->setSortIndicator(EntryTableModel::Kind, Qt::AscendingOrder); }));
         typed.samples.push_back(measure(
-            watch, [&] { window.searchField()->setText(QString::fromStdString(typed.text)); }));
+            watch, [&] { window.browsePage()->searchField()->setText(QString::fromStdString(typed.text)); }));
         // Back to no text the way the benchmark's other changes go.
-        window.searchField()->blockSignals(true);
-        window.searchField()->clear();
-        window.searchField()->blockSignals(false);
+        window.browsePage()->searchField()->blockSignals(true);
+        window.browsePage()->searchField()->clear();
+        window.browsePage()->searchField()->blockSignals(false);
         measure(watch, [&] { setText(""); });
     }
     Json out{{"runs", runs}, {"in_process_first_paint_ms", first_paint}};

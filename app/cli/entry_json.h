@@ -5,12 +5,15 @@
 
 #include "output.h"
 
-#include <cachelens/cachedir/entry_content.h>
+#include <cachelens/cachedir/entry_description.h>
+
+#include <vector>
 
 namespace cachelens::cli {
 
 Json entry_json(const cachedir::Entry& entry, const cachedir::EntryContent& content);
 
-Json config_json(const cachedir::KernelConfig& config);
+// The JSON object of described fields: those for kJson, by their keys.
+Json fields_json(const std::vector<cachedir::Field>& fields);
 
 } // namespace cachelens::cli

@@ -2,7 +2,10 @@
 
 // What `cachelens show` prints for people.
 
-#include <cachelens/cachedir/entry_content.h>
+#include <cachelens/cachedir/entry_description.h>
+
+#include <string>
+#include <vector>
 
 namespace cachelens::cli {
 
@@ -13,5 +16,9 @@ struct TextOptions {
 
 void print_entry(const cachedir::Entry& entry, const cachedir::EntryContent& content,
                  const TextOptions& options);
+
+// The text of described fields, as print_entry() prints them below the
+// entry's "kind key" line: the fields for kText whose detail `options` asks for.
+std::string fields_text(const std::vector<cachedir::Field>& fields, const TextOptions& options);
 
 } // namespace cachelens::cli

@@ -27,19 +27,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Result<void> writeWhole(const fs::path& file, std::string_view bytes) {
-    const fs::path parent = file.has_parent_path() ? file.parent_path() : fs::path(".");
-    auto dir = DirHandle::open_root(parent);
-    if (!dir) {
-        return std::unexpected(dir.error());
-    }
-    auto written = dir->write_file(file.filename().string(), bytes, DirHandle::WriteMode::Replace);
-    if (!written) {
-        return std::unexpected(written.error());
-    }
-    return {};
-}
-
 QString describeProblem(const bundle::PlannedArtifact& artifact) {
     QStringList why;
     for (const auto& problem : artifact.check.problems) {

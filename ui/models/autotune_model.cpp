@@ -1,5 +1,6 @@
 #include "models/autotune_model.h"
 
+#include "text/engine_text.h"
 #include "text/plain_text.h"
 
 #include <QColor>
@@ -17,10 +18,6 @@ namespace {
 
 using cachedir::FileKind;
 
-QString qs(std::string_view text) {
-    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
-}
-
 QVariant optionalInt(const std::optional<std::int64_t>& value) {
     return value ? QVariant(static_cast<qlonglong>(*value)) : QVariant();
 }
@@ -28,7 +25,7 @@ QVariant optionalInt(const std::optional<std::int64_t>& value) {
 QString kwargsText(const cachedir::KernelConfig& config) {
     QStringList out;
     for (const auto& [name, value] : config.kwargs) {
-        out << qs(name) + QLatin1Char('=') + qs(cachedir::to_string(value));
+        out << text(name) + QLatin1Char('=') + text(cachedir::to_string(value));
     }
     return out.isEmpty() ? QStringLiteral("(no block sizes)") : out.join(QStringLiteral(", "));
 }
@@ -64,7 +61,7 @@ AutotuneModel::Row AutotuneModel::bestConfigRow(const cachedir::BestConfig& best
             *best.found_by_coordesc ? QStringLiteral("yes") : QStringLiteral("no");
     }
     if (best.triton_cache_hash) {
-        const QString hash = qs(*best.triton_cache_hash);
+        const QString hash = text(*best.triton_cache_hash);
         row.cells[TritonColumn] = hash;
         row.links[TritonColumn] = EntryLink{FileKind::Triton, hash};
     }
@@ -91,14 +88,14 @@ void AutotuneModel::appendBenchmarkRows(std::vector<Row>& rows,
             continue;
         }
         Row row;
-        row.cells[KernelColumn] = qs(choice.op);
-        row.cells[InputsColumn] = qs(choice.inputs);
-        row.cells[PrecisionColumn] = qs(choice.precision);
-        row.cells[ConfigColumn] = qs(choice.choice);
+        row.cells[KernelColumn] = text(choice.op);
+        row.cells[InputsColumn] = text(choice.inputs);
+        row.cells[PrecisionColumn] = text(choice.precision);
+        row.cells[ConfigColumn] = text(choice.choice);
         row.cells[TimeColumn] = choice.ms;
         const std::string choiceModule = cachedir::module_key_of_choice(choice.choice);
         if (!choiceModule.empty()) {
-            row.links[ConfigColumn] = EntryLink{FileKind::Module, qs(choiceModule)};
+            row.links[ConfigColumn] = EntryLink{FileKind::Module, text(choiceModule)};
         }
         row.best = cache.best(choice.op, choice.inputs, choice.precision) == &choice;
         row.marked = !module.empty() && choiceModule == module;
@@ -138,13 +135,13 @@ void AutotuneModel::showFxGraph(const cachedir::FxGraphEntry& fx,
         const cachedir::CurrentBest current = cachedir::current_best(best, compiled);
         for (std::size_t i = 0; i < tuner.candidates.size(); ++i) {
             Row row = configRow(tuner.candidates[i].config);
-            row.cells[KernelColumn] = qs(tuner.kernel_name);
-            const QString dir = qs(dirs[i]);
+            row.cells[KernelColumn] = text(tuner.kernel_name);
+            const QString dir = text(dirs[i]);
             row.cells[TritonColumn] = dir;
             row.links[TritonColumn] = EntryLink{FileKind::Triton, dir};
             if (!bestPath.empty()) {
-                row.cells[BestConfigColumn] = qs(bestPath);
-                row.links[BestConfigColumn] = EntryLink{FileKind::BestConfig, qs(bestPath)};
+                row.cells[BestConfigColumn] = text(bestPath);
+                row.links[BestConfigColumn] = EntryLink{FileKind::BestConfig, text(bestPath)};
             }
             row.best = current.kind == cachedir::CurrentBest::Kind::Candidate && current.index == i;
             if (row.best && best != nullptr) {
@@ -161,8 +158,8 @@ void AutotuneModel::showFxGraph(const cachedir::FxGraphEntry& fx,
         if (current.kind == cachedir::CurrentBest::Kind::NotACandidate) {
             // The winner is none of the compiled candidates (coordinate
             // descent refined it afterwards): a row of its own.
-            Row row = bestConfigRow(*best, qs(bestPath));
-            row.cells[KernelColumn] = qs(tuner.kernel_name);
+            Row row = bestConfigRow(*best, text(bestPath));
+            row.cells[KernelColumn] = text(tuner.kernel_name);
             row.note = best->found_by_coordesc.value_or(false)
                            ? QStringLiteral("Found by coordinate descent, starting from the "
                                             "best of the %1 compiled candidates: it is none of "
@@ -189,7 +186,7 @@ void AutotuneModel::showModule(const QString& moduleKey,
                                const std::vector<cachedir::BenchmarkCache>& caches) {
     std::vector<Row> rows;
     for (const auto& located : bestConfigs) {
-        Row row = bestConfigRow(located.config, qs(located.path));
+        Row row = bestConfigRow(located.config, text(located.path));
         row.marked = true;
         rows.push_back(std::move(row));
     }

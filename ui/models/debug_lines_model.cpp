@@ -1,5 +1,6 @@
 #include "models/debug_lines_model.h"
 
+#include "text/engine_text.h"
 #include "text/plain_text.h"
 
 #include <cachelens/explain/debug_line.h>
@@ -9,10 +10,6 @@
 namespace cachelens::ui {
 
 namespace {
-
-QString qs(std::string_view text) {
-    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
-}
 
 // Tooltips of a whole graph would cover the screen.
 constexpr qsizetype kMaxTooltip = 4000;
@@ -29,10 +26,10 @@ void DebugLinesModel::setLines(const std::vector<std::string_view>& lines) {
     for (const auto line : lines) {
         const explain::DebugLine parsed = explain::parse_debug_line(line);
         Row row;
-        row.hash = qs(parsed.hash);
+        row.hash = text(parsed.hash);
         row.attribute = parsed.hash.empty() ? QString() : QString::fromStdString(parsed.name());
-        row.value = qs(parsed.value);
-        row.text = qs(parsed.text);
+        row.value = text(parsed.value);
+        row.text = text(parsed.text);
         const qsizetype newline = row.value.indexOf(QLatin1Char('\n'));
         if (newline < 0) {
             row.firstLine = row.value;

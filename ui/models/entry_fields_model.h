@@ -3,14 +3,16 @@
 // The Overview tab's model: an entry's fields as a two-column tree (name,
 // value), groups nested for kernels, candidates, metadata and attributes.
 // Fields that name another entry carry an EntryLink; the view shows them as
-// links and follows them on activation. entryFields() builds the tree from
-// parsed content, mirroring what `cachelens show --json` prints.
+// links and follows them on activation. The fields of an entry are the
+// engine's description (cachedir/entry_description.h), the one `cachelens
+// show` and `show --json` render too.
 
 #include "data/entry_links.h"
 
 #include <cachelens/bundle/import.h>
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/entry_content.h>
+#include <cachelens/cachedir/entry_description.h>
 
 #include <QAbstractItemModel>
 #include <QString>
@@ -29,6 +31,8 @@ struct FieldNode {
     std::vector<FieldNode> children;
 };
 
+// The described fields for kTree, as the tree shows them.
+std::vector<FieldNode> fieldNodes(const std::vector<cachedir::Field>& fields);
 // The fields of an entry, from its scan record and parsed content.
 std::vector<FieldNode> entryFields(const cachedir::Entry& entry,
                                    const cachedir::EntryContent& content);

@@ -1,5 +1,6 @@
 #include "models/kernel_files_model.h"
 
+#include "text/engine_text.h"
 #include "text/plain_text.h"
 
 #include <cachelens/cachedir/cache_dir.h>
@@ -11,10 +12,6 @@
 namespace cachelens::ui {
 
 namespace {
-
-QString qs(std::string_view text) {
-    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
-}
 
 // A file row's internal id: its kernel's index + 1; kernel rows have 0.
 constexpr quintptr kKernelRow = 0;
@@ -65,7 +62,7 @@ QModelIndex KernelFilesModel::findFile(int kernel, const QString& suffix) const 
     }
     const auto& files = kernels_[static_cast<std::size_t>(kernel)].dir.files;
     for (std::size_t row = 0; row < files.size(); ++row) {
-        if (qs(files[row].name).endsWith(suffix)) {
+        if (text(files[row].name).endsWith(suffix)) {
             return index(static_cast<int>(row), 0, parentIndex);
         }
     }
@@ -145,11 +142,11 @@ QVariant KernelFilesModel::data(const QModelIndex& index, int role) const {
             case NameColumn:
                 // Candidates share a name: the hash tells them apart.
                 return kernel.dir.kernel_name.empty()
-                           ? qs(kernel.dir.hash)
-                           : QStringLiteral("%1 [%2]").arg(qs(kernel.dir.kernel_name),
-                                                           qs(kernel.dir.hash).left(8));
+                           ? text(kernel.dir.hash)
+                           : QStringLiteral("%1 [%2]").arg(text(kernel.dir.kernel_name),
+                                                           text(kernel.dir.hash).left(8));
             case SizeColumn:
-                return qs(format_bytes(kernel.dir.total_size()));
+                return text(format_bytes(kernel.dir.total_size()));
             default:
                 if (kernel.dir.metadata) {
                     return QStringLiteral("warps %1, stages %2")
@@ -163,21 +160,21 @@ QVariant KernelFilesModel::data(const QModelIndex& index, int role) const {
             return literalText((kernel.location.isEmpty()
                                     ? QStringLiteral("carried in the FX entry: ")
                                     : kernel.location + QStringLiteral("\n")) +
-                               qs(kernel.dir.hash));
+                               text(kernel.dir.hash));
         default:
             return {};
         }
     }
     const auto ref = fileAt(index);
     const cachedir::TritonFile& file = ref->info();
-    const QString name = qs(file.name);
+    const QString name = text(file.name);
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
         case NameColumn: {
             // Every file is named after the kernel, which its row (or the
             // tab's title) already shows: the rest tells them apart.
-            const QString kernel = qs(ref->kernel->dir.kernel_name);
+            const QString kernel = text(ref->kernel->dir.kernel_name);
             QString shown = name;
             if (!kernel.isEmpty()) {
                 shown.replace(kernel, QString());
@@ -185,7 +182,7 @@ QVariant KernelFilesModel::data(const QModelIndex& index, int role) const {
             return shown.isEmpty() ? name : shown;
         }
         case SizeColumn:
-            return qs(format_bytes(file.size));
+            return text(format_bytes(file.size));
         default:
             return fileType(name);
         }

@@ -3,6 +3,7 @@
 #include "jobs/job_runner.h"
 #include "models/entry_fields_model.h"
 #include "models/kernel_files_model.h"
+#include "text/engine_text.h"
 #include "widgets/code_view.h"
 
 #include <cachelens/core/format.h>
@@ -29,10 +30,6 @@ QString count(qsizetype n, const char* singular, const char* plural) {
     return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? singular : plural));
 }
 
-QString qs(std::string_view text) {
-    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
-}
-
 // The file to show first: what the GPU runs, as text.
 const char* const kPreferred[] = {".ptx", ".amdgcn", ".ttgir", ".ttir", ".llir", ".source"};
 
@@ -52,13 +49,14 @@ std::vector<FieldNode> fileFacts(const KernelFilesModel::FileRef& ref) {
     std::vector<FieldNode> out;
     FieldNode name;
     name.name = QObject::tr("File");
-    name.value = qs(ref.info().name);
+    name.value = text(ref.info().name);
     name.monospace = true;
     out.push_back(std::move(name));
     FieldNode size;
     size.name = QObject::tr("Size");
-    size.value =
-        QStringLiteral("%1 (%2 bytes)").arg(qs(format_bytes(ref.info().size))).arg(ref.info().size);
+    size.value = QStringLiteral("%1 (%2 bytes)")
+                     .arg(text(format_bytes(ref.info().size)))
+                     .arg(ref.info().size);
     out.push_back(std::move(size));
     auto facts = tritonKernelFields(ref.kernel->dir);
     std::move(facts.begin(), facts.end(), std::back_inserter(out));
@@ -211,10 +209,10 @@ void KernelsTab::setKernelsShown() {
         const auto& dir = kernels.front().dir;
         files_->setRootIndex(model_->kernelIndex(0));
         files_->setRootIsDecorated(false);
-        QString header = qs(dir.kernel_name) + QStringLiteral("  —  ") + qs(dir.hash);
+        QString header = text(dir.kernel_name) + QStringLiteral("  —  ") + text(dir.hash);
         if (dir.metadata) {
             header += tr("  —  %1 %2, num_warps=%3, num_stages=%4")
-                          .arg(qs(dir.metadata->backend), qs(dir.metadata->arch))
+                          .arg(text(dir.metadata->backend), text(dir.metadata->arch))
                           .arg(dir.metadata->num_warps.value_or(0))
                           .arg(dir.metadata->num_stages.value_or(0));
         }
@@ -290,7 +288,7 @@ void KernelsTab::showIndex(const QModelIndex& index) {
         stack_->setCurrentWidget(factsView_);
         return;
     }
-    const QString name = qs(file->info().name);
+    const QString name = text(file->info().name);
     if (KernelFilesModel::isBinary(name)) {
         facts_->setFields(fileFacts(*file));
         factsView_->expandAll();
@@ -308,7 +306,7 @@ void KernelsTab::showIndex(const QModelIndex& index) {
             stack_->setCurrentWidget(factsView_);
             return;
         }
-        code_->setCode(qs(bytes), language);
+        code_->setCode(text(bytes), language);
         stack_->setCurrentWidget(code_);
         return;
     }

@@ -1,5 +1,7 @@
 #include "tabs/source_tab.h"
 
+#include "text/engine_text.h"
+
 #include <cachelens/core/format.h>
 
 #include <QApplication>
@@ -14,10 +16,6 @@
 namespace cachelens::ui {
 
 namespace {
-
-QString qs(std::string_view text) {
-    return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
-}
 
 // "1 line", "3 lines".
 QString count(qsizetype n, const char* singular, const char* plural) {
@@ -192,11 +190,11 @@ void SourceTab::showTextAt(int index) {
     if (index < 0 || static_cast<std::size_t>(index) >= texts_.size()) {
         return;
     }
-    const Text& text = texts_[static_cast<std::size_t>(index)];
-    code_->setCode(qs(text.text), text.language);
+    const Text& shown = texts_[static_cast<std::size_t>(index)];
+    code_->setCode(text(shown.text), shown.language);
     QString info = count(code_->blockCount(), "line", "lines") + QStringLiteral(", ") +
-                   QString::fromStdString(format_bytes(text.text.size()));
-    if (text.language == CodeView::Language::Python && !code_->isHighlighted()) {
+                   QString::fromStdString(format_bytes(shown.text.size()));
+    if (shown.language == CodeView::Language::Python && !code_->isHighlighted()) {
         info += tr(" (too large to colour)");
     }
     info_->setText(info);

@@ -11,6 +11,17 @@ std::string plural(std::size_t count, std::string_view word) {
     return std::to_string(count) + " " + std::string(word) + (count == 1 ? "" : "s");
 }
 
+std::string format_text_size(std::string_view text) {
+    std::size_t lines = 0;
+    for (char c : text) {
+        lines += c == '\n' ? 1 : 0;
+    }
+    if (!text.empty() && text.back() != '\n') {
+        ++lines;
+    }
+    return std::to_string(lines) + " lines, " + format_bytes(text.size());
+}
+
 std::string format_bytes(std::uint64_t bytes) {
     static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     double value = static_cast<double>(bytes);

@@ -1,0 +1,1225 @@
+#include <cachelens/cachedir/entry_description.h>
+#include <cachelens/cachedir/entry_links.h>
+#include <cachelens/core/format.h>
+#include <cachelens/hash/sha256.h>
+#include <cachelens/pickle/repr.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iterator>
+#include <set>
+#include <tuple>
+
+namespace cachelens::cachedir {
+
+namespace {
+
+// The fields are built in the order each reader sees them; a field for
+// fewer readers sits where those readers expect it.
+
+template <class... Handlers>
+struct Overloaded : Handlers... {
+    using Handlers::operator()...;
+};
+
+Field value_field(std::uint8_t audience, std::string label, std::string key, FieldValue value,
+                  std::string text, bool monospace = false) {
+    Field field;
+    field.label = std::move(label);
+    field.key = std::move(key);
+    field.value = std::move(value);
+    field.text = std::move(text);
+    field.monospace = monospace;
+    field.audience = audience;
+    return field;
+}
+
+// A field for people only (`show` and the tree).
+Field shown(std::uint8_t audience, std::string label, std::string text, bool monospace = false) {
+    return value_field(audience, std::move(label), {}, {}, std::move(text), monospace);
+}
+
+// A field for the tree only.
+Field tree(std::string label, std::string text, bool monospace = false) {
+    return shown(kTree, std::move(label), std::move(text), monospace);
+}
+
+Field tree_link(std::string label, std::string text, FileKind kind, std::string target) {
+    Field field = tree(std::move(label), std::move(text), true);
+    field.link = FieldLink{kind, std::move(target)};
+    return field;
+}
+
+// A group: `children` by reference, as callers count them in `summary`.
+Field group(std::uint8_t audience, std::string label, std::string key, std::string summary,
+            std::vector<Field>&& children, FieldShape shape = FieldShape::Group) {
+    Field field = value_field(audience, std::move(label), std::move(key), {}, std::move(summary));
+    field.shape = shape;
+    field.children = std::move(children);
+    return field;
+}
+
+// A field for the JSON only.
+Field json(std::string key, FieldValue value) {
+    return value_field(kJson, {}, std::move(key), std::move(value), {});
+}
+
+// An element of a JSON list.
+Field json_element(FieldValue value) {
+    return json({}, std::move(value));
+}
+
+Field json_object(std::string key, std::vector<Field>&& children) {
+    return group(kJson, {}, std::move(key), {}, std::move(children));
+}
+
+Field json_list(std::string key, std::vector<Field>&& children) {
+    return group(kJson, {}, std::move(key), {}, std::move(children), FieldShape::List);
+}
+
+template <class Item>
+Field json_items(std::string key, const std::vector<Item>& items) {
+    std::vector<Field> children;
+    for (const auto& item : items) {
+        if constexpr (std::is_integral_v<Item>) {
+            children.push_back(json_element(static_cast<std::int64_t>(item)));
+        } else {
+            children.push_back(json_element(item));
+        }
+    }
+    return json_list(std::move(key), std::move(children));
+}
+
+// `show`'s own lines, sections and blocks.
+Field text_row(std::string label, std::string text) {
+    return shown(kText, std::move(label), std::move(text));
+}
+
+Field text_line(std::string text, std::vector<Field>&& children = {}) {
+    Field field = shown(kText, {}, std::move(text));
+    field.layout = TextLayout::Line;
+    field.children = std::move(children);
+    return field;
+}
+
+Field text_section(std::string label, std::vector<Field>&& lines) {
+    Field field = shown(kText, std::move(label), {});
+    field.layout = TextLayout::Section;
+    field.children = std::move(lines);
+    return field;
+}
+
+Field text_block(std::string label, std::string_view text) {
+    Field field = value_field(kText, std::move(label), {}, text, {});
+    field.layout = TextLayout::Block;
+    field.detail = TextDetail::Source;
+    return field;
+}
+
+template <class T>
+FieldValue optional_value(const std::optional<T>& value) {
+    if (!value) {
+        return std::monostate{};
+    }
+    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, double> ||
+                  std::is_same_v<T, std::string> || std::is_same_v<T, std::string_view>) {
+        return *value;
+    } else if constexpr (std::is_signed_v<T>) {
+        return static_cast<std::int64_t>(*value);
+    } else {
+        return static_cast<std::uint64_t>(*value);
+    }
+}
+
+FieldValue config_value(const ConfigValue& value) {
+    return std::visit([](const auto& v) { return FieldValue(v); }, value);
+}
+
+std::string join(const std::vector<std::string>& items, std::string_view separator = ", ") {
+    std::string out;
+    for (const auto& item : items) {
+        if (!out.empty()) {
+            out += separator;
+        }
+        out += item;
+    }
+    return out;
+}
+
+// `text` padded with spaces to `width` bytes, as printf's %-Ns pads.
+std::string pad_right(std::string text, std::size_t width) {
+    if (text.size() < width) {
+        text.append(width - text.size(), ' ');
+    }
+    return text;
+}
+
+std::string pad_left(std::string text, std::size_t width) {
+    if (text.size() < width) {
+        text.insert(0, width - text.size(), ' ');
+    }
+    return text;
+}
+
+std::string yes_no(bool value) {
+    return value ? "yes" : "no";
+}
+
+std::string optional_number(const std::optional<std::int64_t>& value) {
+    return value ? std::to_string(*value) : "—";
+}
+
+std::string milliseconds(double ms) {
+    return pickle::float_repr(ms) + " ms";
+}
+
+std::string pairs_text(const std::vector<std::pair<std::string, std::int64_t>>& pairs) {
+    std::vector<std::string> out;
+    for (const auto& [name, value] : pairs) {
+        out.push_back(name + "=" + std::to_string(value));
+    }
+    return join(out);
+}
+
+std::string config_pairs_text(const std::vector<std::pair<std::string, ConfigValue>>& pairs) {
+    std::vector<std::string> out;
+    for (const auto& [name, value] : pairs) {
+        out.push_back(name + "=" + to_string(value));
+    }
+    return join(out);
+}
+
+Field config_pairs_json(std::string key,
+                        const std::vector<std::pair<std::string, ConfigValue>>& pairs) {
+    std::vector<Field> children;
+    for (const auto& [name, value] : pairs) {
+        children.push_back(json(name, config_value(value)));
+    }
+    return json_object(std::move(key), std::move(children));
+}
+
+Field size_hints_json(const std::vector<std::pair<std::string, std::int64_t>>& hints) {
+    std::vector<Field> children;
+    for (const auto& [axis, size] : hints) {
+        children.push_back(json(axis, size));
+    }
+    return json_object("size_hints", std::move(children));
+}
+
+// Counters by name: an object in the JSON, a group summing up the non-zero
+// ones in the tree.
+Field counts_group(std::string label, std::string key,
+                   const std::vector<std::pair<std::string, std::int64_t>>& counts) {
+    std::vector<Field> children;
+    std::vector<std::pair<std::string, std::int64_t>> non_zero;
+    for (const auto& [name, value] : counts) {
+        children.push_back(value_field(kJson | kTree, name, name, value, std::to_string(value)));
+        if (value != 0) {
+            non_zero.emplace_back(name, value);
+        }
+    }
+    return group(kJson | kTree, std::move(label), std::move(key), pairs_text(non_zero),
+                 std::move(children));
+}
+
+// Every attribute of a pickled object not shown elsewhere, as Python-style text.
+Field attributes_group(const pickle::Value& root, const std::vector<std::string_view>& names,
+                       const std::set<std::string_view>& shown_elsewhere) {
+    pickle::ReprOptions options;
+    options.max_string = 2000;
+    options.max_length = 20000;
+    std::vector<Field> children;
+    for (auto name : names) {
+        if (shown_elsewhere.contains(name)) {
+            continue;
+        }
+        if (const pickle::Value* value = root.attribute(name)) {
+            std::string repr = pickle::repr(*value, options);
+            children.push_back(
+                value_field(kJson | kTree, std::string(name), std::string(name), repr, repr, true));
+        }
+    }
+    const std::string count = std::to_string(children.size());
+    return group(kJson | kTree, "Other attributes", "attributes", count, std::move(children));
+}
+
+Field guards_field(const std::optional<std::string_view>& guards) {
+    return guards ? value_field(kEveryone, "Guards", "guards_expr", *guards, std::string(*guards),
+                                true)
+                  : value_field(kEveryone, "Guards", "guards_expr", {}, "none (always hits)");
+}
+
+// A graph's text: the JSON holds it, the tree says how long it is.
+Field graph_text_field(std::uint8_t audience, std::string label, std::string key,
+                       const std::optional<std::string_view>& text) {
+    return value_field(audience, std::move(label), std::move(key), optional_value(text),
+                       text ? format_text_size(*text) + " (in the Source tab)" : "none");
+}
+
+Field config_group(std::uint8_t audience, std::string label, const KernelConfig& config) {
+    std::vector<Field> children;
+    for (const auto& [key, value] : config.kwargs) {
+        children.push_back(tree(key, to_string(value), true));
+    }
+    children.push_back(tree("num_warps", optional_number(config.num_warps)));
+    children.push_back(tree("num_stages", optional_number(config.num_stages)));
+    if (config.num_ctas) {
+        children.push_back(tree("num_ctas", std::to_string(*config.num_ctas)));
+    }
+    if (config.maxnreg) {
+        children.push_back(tree("maxnreg", std::to_string(*config.maxnreg)));
+    }
+    return group(audience, std::move(label), {}, config.describe(), std::move(children));
+}
+
+// The JSON of a kernel config, its fields at the level of `out`.
+void add_config_json(std::vector<Field>& out, const KernelConfig& config) {
+    out.push_back(config_pairs_json("kwargs", config.kwargs));
+    out.push_back(json("num_warps", optional_value(config.num_warps)));
+    out.push_back(json("num_stages", optional_value(config.num_stages)));
+    out.push_back(json("num_ctas", optional_value(config.num_ctas)));
+    out.push_back(json("maxnreg", optional_value(config.maxnreg)));
+}
+
+// --- FX graph -------------------------------------------------------------
+
+Field candidate_json(const CompiledCandidate& candidate) {
+    std::vector<Field> fields;
+    add_config_json(fields, candidate.config);
+    fields.push_back(json("result_class", candidate.result_class));
+    fields.push_back(json("kernel_name", candidate.kernel_name));
+    fields.push_back(json_items("arg_names", candidate.arg_names));
+    fields.push_back(json("arg_types", candidate.arg_types));
+    fields.push_back(json_items("declared_constexprs", candidate.declared_constexprs));
+    fields.push_back(json("shared", optional_value(candidate.shared)));
+    fields.push_back(json("has_global_scratch", candidate.has_global_scratch));
+    fields.push_back(json("has_profile_scratch", candidate.has_profile_scratch));
+    fields.push_back(json("triton_hash", candidate.triton_hash));
+    fields.push_back(json("triton_dir", candidate.triton_dir()));
+    return json_object({}, std::move(fields));
+}
+
+Field autotuner_json(const KernelAutotuner& tuner) {
+    std::vector<Field> configs;
+    for (const auto& candidate : tuner.candidates) {
+        configs.push_back(candidate_json(candidate));
+    }
+    std::vector<Field> fields;
+    fields.push_back(json("name", tuner.kernel_name));
+    fields.push_back(json("module", tuner.module_key));
+    fields.push_back(json("module_path", tuner.module_path));
+    fields.push_back(json("heuristic", tuner.heuristic));
+    fields.push_back(json("grid_type", tuner.grid_type));
+    fields.push_back(size_hints_json(tuner.size_hints));
+    fields.push_back(json("cache_key", tuner.cache_key));
+    fields.push_back(json_list("configs", std::move(configs)));
+    return json_object({}, std::move(fields));
+}
+
+Field candidate_tree(const CompiledCandidate& candidate, std::size_t index) {
+    const std::string dir = candidate.triton_dir();
+    std::vector<Field> children;
+    children.push_back(config_group(kTree, "Config", candidate.config));
+    children.push_back(tree_link("Triton kernel", dir, FileKind::Triton, dir));
+    children.push_back(tree("Triton hash", candidate.triton_hash, true));
+    children.push_back(tree("Kernel name", candidate.kernel_name, true));
+    children.push_back(tree("Result class", candidate.result_class));
+    children.push_back(tree("Arguments", join(candidate.arg_names), true));
+    children.push_back(tree("Argument types", candidate.arg_types, true));
+    children.push_back(tree("num_warps", optional_number(candidate.num_warps)));
+    children.push_back(
+        tree("Shared memory",
+             candidate.shared ? format_bytes(static_cast<std::uint64_t>(*candidate.shared)) : "—"));
+    children.push_back(tree("Global scratch", yes_no(candidate.has_global_scratch)));
+    children.push_back(tree("Profile scratch", yes_no(candidate.has_profile_scratch)));
+    Field node = tree_link("#" + std::to_string(index) + "  " + candidate.config.describe(), dir,
+                           FileKind::Triton, dir);
+    node.children = std::move(children);
+    return node;
+}
+
+Field autotuner_tree(const KernelAutotuner& tuner) {
+    std::vector<Field> children;
+    if (!tuner.module_key.empty()) {
+        children.push_back(
+            tree_link("Module", tuner.module_key, FileKind::Module, tuner.module_key));
+    } else {
+        children.push_back(tree("Module", "(none)"));
+    }
+    children.push_back(tree("Module path", tuner.module_path, true));
+    children.push_back(tree("Heuristic", tuner.heuristic));
+    children.push_back(tree("Grid type", tuner.grid_type));
+    children.push_back(tree("Size hints", pairs_text(tuner.size_hints), true));
+    children.push_back(tree("Cache key", tuner.cache_key, true));
+    if (!tuner.best_config_path.empty()) {
+        const std::string relative = cache_relative_path(tuner.best_config_path);
+        children.push_back(tree_link("Best config", relative, FileKind::BestConfig, relative));
+    }
+    std::vector<Field> candidates;
+    for (std::size_t i = 0; i < tuner.candidates.size(); ++i) {
+        candidates.push_back(candidate_tree(tuner.candidates[i], i + 1));
+    }
+    children.push_back(
+        group(kTree, "Candidates", {}, std::to_string(candidates.size()), std::move(candidates)));
+    std::string summary = tuner.heuristic;
+    if (!tuner.grid_type.empty()) {
+        summary += ", " + tuner.grid_type;
+    }
+    summary += ", " + std::to_string(tuner.candidates.size()) + " candidates";
+    Field node = group(kTree, tuner.kernel_name, {}, summary, std::move(children));
+    node.monospace = true;
+    return node;
+}
+
+// `show`'s line for an autotuned kernel, a line per compiled candidate below.
+Field autotuner_text(const KernelAutotuner& tuner) {
+    std::vector<Field> candidates;
+    for (const auto& candidate : tuner.candidates) {
+        candidates.push_back(text_line(pad_right(candidate.config.describe(), 48) +
+                                       " -> triton/0/" + candidate.triton_dir()));
+    }
+    return text_line(tuner.kernel_name + "  [" + tuner.heuristic +
+                         (tuner.grid_type.empty() ? "" : ", ") + tuner.grid_type + "]  module " +
+                         (tuner.module_key.empty() ? "(none)" : tuner.module_key),
+                     std::move(candidates));
+}
+
+Field bundle_kernel_tree(const TritonKernelArtifacts& kernel) {
+    std::vector<Field> files;
+    std::uint64_t total = 0;
+    std::string kernel_name;
+    for (const auto& file : kernel.files) {
+        files.push_back(tree(file.name, format_bytes(file.payload.size())));
+        total += file.payload.size();
+        if (kernel_name.empty() && !file.name.starts_with("__grp__")) {
+            kernel_name = std::string(stem_of(file.name));
+        }
+    }
+    Field node = tree_link(kernel_name.empty() ? kernel.kernel_hash : kernel_name,
+                           kernel.kernel_hash, FileKind::Triton, kernel.kernel_hash);
+    node.children.push_back(tree("Device", std::to_string(kernel.device)));
+    const std::string summary = std::to_string(kernel.files.size()) + ", " + format_bytes(total);
+    node.children.push_back(group(kTree, "Files", {}, summary, std::move(files)));
+    return node;
+}
+
+Field bundle_kernel_json(const TritonKernelArtifacts& kernel) {
+    std::vector<Field> files;
+    for (const auto& file : kernel.files) {
+        std::vector<Field> fields;
+        fields.push_back(json("name", file.name));
+        fields.push_back(json("size", static_cast<std::uint64_t>(file.payload.size())));
+        files.push_back(json_object({}, std::move(fields)));
+    }
+    std::vector<Field> fields;
+    fields.push_back(json("kernel_hash", kernel.kernel_hash));
+    fields.push_back(json("device", kernel.device));
+    fields.push_back(json_list("files", std::move(files)));
+    return json_object({}, std::move(fields));
+}
+
+void describe_fx_graph(std::vector<Field>& out, const FxGraphEntry& fx) {
+    out.push_back(value_field(kJson | kTree, "Class", "class", fx.class_name, fx.class_name, true));
+    out.push_back(guards_field(fx.guards_expr));
+
+    std::vector<Field> lines;
+    for (auto line : fx.debug_lines) {
+        lines.push_back(json_element(line));
+    }
+    out.push_back(json_list("debug_lines", std::move(lines)));
+    const std::string source_sha256 = hash::sha256_hex(fx.source_code);
+    out.push_back(json("source_code_sha256", source_sha256));
+    out.push_back(json("source_code", fx.source_code));
+    out.push_back(json("cache_key", fx.cache_key));
+    out.push_back(json_items("device_types", fx.device_types));
+    out.push_back(json_items("device_idxs", fx.device_idxs));
+    out.push_back(json("time_taken_ns", optional_value(fx.time_taken_ns)));
+
+    std::vector<std::string> devices;
+    for (std::size_t i = 0; i < fx.device_types.size(); ++i) {
+        devices.push_back(fx.device_types[i] + (i < fx.device_idxs.size()
+                                                    ? ":" + std::to_string(fx.device_idxs[i])
+                                                    : ""));
+    }
+    out.push_back(shown(kPeople, "Devices", join(devices)));
+    out.push_back(shown(fx.time_taken_ns ? kPeople : kTree, "Compile time",
+                        fx.time_taken_ns ? format_duration_ns(*fx.time_taken_ns) : "—"));
+    if (!fx.cache_key.empty()) {
+        out.push_back(tree_link("Wrapper module", fx.cache_key, FileKind::Module, fx.cache_key));
+    }
+    out.push_back(
+        text_row("wrapper module", fx.cache_key + " (" + format_text_size(fx.source_code) + ")"));
+    out.push_back(tree("Wrapper source", format_text_size(fx.source_code)));
+    out.push_back(tree("Source sha256", source_sha256, true));
+    const std::string line_count = std::to_string(fx.debug_lines.size());
+    Field line_count_field = shown(kPeople, "Debug lines", line_count);
+    line_count_field.detail = TextDetail::DebugLines;
+    out.push_back(std::move(line_count_field));
+    Field line_count_hint = text_row("debug lines", line_count + " (--debug-lines prints them)");
+    line_count_hint.detail = TextDetail::NoDebugLines;
+    out.push_back(std::move(line_count_hint));
+
+    std::vector<Field> kernels_json;
+    std::vector<Field> kernels_tree;
+    std::vector<Field> kernels_text;
+    for (const auto& tuner : fx.autotuners) {
+        kernels_json.push_back(autotuner_json(tuner));
+        kernels_tree.push_back(autotuner_tree(tuner));
+        kernels_text.push_back(autotuner_text(tuner));
+    }
+    out.push_back(json_list("kernels", std::move(kernels_json)));
+    out.push_back(
+        group(kTree, "Kernels", {}, std::to_string(kernels_tree.size()), std::move(kernels_tree)));
+
+    std::vector<std::string> metrics;
+    for (const auto& [name, count] : fx.metrics_deltas) {
+        if (count != 0) {
+            metrics.push_back(name + "=" + std::to_string(count));
+        }
+    }
+    if (!metrics.empty()) {
+        out.push_back(text_row("metrics", join(metrics)));
+    }
+    if (!fx.mutated_inputs.empty()) {
+        out.push_back(text_row("mutated inputs", join(fx.mutated_inputs)));
+    }
+
+    std::vector<Field> bundle_json;
+    std::vector<Field> bundle_tree;
+    std::size_t files = 0;
+    std::uint64_t total = 0;
+    for (const auto& kernel : fx.triton_artifacts) {
+        bundle_json.push_back(bundle_kernel_json(kernel));
+        bundle_tree.push_back(bundle_kernel_tree(kernel));
+        files += kernel.files.size();
+        for (const auto& file : kernel.files) {
+            total += file.payload.size();
+        }
+    }
+    out.push_back(json_list("triton_artifacts", std::move(bundle_json)));
+    out.push_back(group(kPeople, "Triton bundle", {},
+                        std::to_string(fx.triton_artifacts.size()) + " kernel dirs, " +
+                            std::to_string(files) + " files, " + format_bytes(total),
+                        std::move(bundle_tree)));
+    out.push_back(counts_group("Metrics", "metrics_deltas", fx.metrics_deltas));
+    out.push_back(counts_group("Counters", "counter_deltas", fx.counter_deltas));
+
+    std::vector<Field> strides;
+    for (std::size_t i = 0; i < fx.output_strides.size(); ++i) {
+        const auto& output = fx.output_strides[i];
+        const std::string label = "output " + std::to_string(i);
+        strides.push_back(output
+                              ? group(kJson | kTree, label, {}, "[" + join(*output) + "]",
+                                      std::move(json_items({}, *output).children), FieldShape::List)
+                              : value_field(kJson | kTree, label, {}, {}, "None"));
+        strides.back().monospace = true;
+    }
+    out.push_back(group(kJson | kTree, "Output strides", "output_strides",
+                        std::to_string(strides.size()), std::move(strides), FieldShape::List));
+    Field mutated = group(kJson | kTree, "Mutated inputs", "mutated_inputs",
+                          fx.mutated_inputs.empty() ? "none" : join(fx.mutated_inputs),
+                          std::move(json_items({}, fx.mutated_inputs).children), FieldShape::List);
+    mutated.monospace = true;
+    out.push_back(std::move(mutated));
+    out.push_back(
+        graph_text_field(kJson | kTree, "Runnable graph", "runnable_graph", fx.runnable_graph));
+    out.push_back(
+        graph_text_field(kJson | kTree, "Post-grad graph", "post_grad_graph", fx.post_grad_graph));
+    out.push_back(attributes_group(fx.root(), fx.attribute_names, decoded_fx_graph_attributes()));
+
+    if (!kernels_text.empty()) {
+        out.push_back(text_section("kernels", std::move(kernels_text)));
+    }
+    std::vector<Field> line_texts;
+    for (auto line : fx.debug_lines) {
+        line_texts.push_back(text_line(std::string(line)));
+    }
+    Field debug_lines = text_section("debug lines", std::move(line_texts));
+    debug_lines.detail = TextDetail::DebugLines;
+    out.push_back(std::move(debug_lines));
+    out.push_back(text_block("source", fx.source_code));
+}
+
+// --- AOTAutograd ------------------------------------------------------------
+
+Field graph_link_field(std::string label, std::string key, const std::optional<FxGraphLink>& link) {
+    if (!link) {
+        return value_field(kEveryone, std::move(label), std::move(key), {}, "none");
+    }
+    Field field =
+        value_field(kEveryone, std::move(label), std::move(key), link->key, link->key, true);
+    field.link = FieldLink{FileKind::FxGraph, link->key};
+    field.children.push_back(
+        tree("Debug lines recorded", std::to_string(link->debug_lines.size())));
+    return field;
+}
+
+void describe_aot(std::vector<Field>& out, const AotAutogradEntry& aot) {
+    out.push_back(
+        value_field(kJson | kTree, "Class", "class", aot.class_name, aot.class_name, true));
+    out.push_back(guards_field(aot.guards_expr));
+    out.push_back(graph_link_field("Forward graph", "forward_key", aot.forward));
+    out.push_back(graph_link_field("Backward graph", "backward_key", aot.backward));
+    const auto& forward_ns = aot.forward_time_taken_ns;
+    out.push_back(value_field(kJson | (forward_ns ? kPeople : 0), "Forward compile",
+                              "forward_time_taken_ns", optional_value(forward_ns),
+                              forward_ns ? format_duration_ns(*forward_ns) : ""));
+    const auto& backward_ns = aot.backward_time_taken_ns;
+    const bool backward_shown = backward_ns && *backward_ns > 0;
+    out.push_back(value_field(kJson | (backward_shown ? kPeople : 0), "Backward compile",
+                              "backward_time_taken_ns", optional_value(backward_ns),
+                              backward_shown ? format_duration_ns(*backward_ns) : ""));
+    out.push_back(json("joint_graph", optional_value(aot.joint_graph)));
+    out.push_back(
+        graph_text_field(kJson | kTree, "Forward graph text", "forward_graph", aot.forward_graph));
+    out.push_back(graph_text_field(kJson | kTree, "Backward graph text", "backward_graph",
+                                   aot.backward_graph));
+    out.push_back(graph_text_field(kTree, "Joint graph text", {}, aot.joint_graph));
+    out.push_back(
+        attributes_group(aot.root(), aot.attribute_names, decoded_aot_autograd_attributes()));
+    for (const auto& [label, graph] : {std::pair{"forward graph", aot.forward_graph},
+                                       std::pair{"backward graph", aot.backward_graph},
+                                       std::pair{"joint graph", aot.joint_graph}}) {
+        if (graph) {
+            out.push_back(text_block(label, *graph));
+        }
+    }
+}
+
+// --- Generated modules --------------------------------------------------------
+
+Field harness_json(const BenchmarkHarness& harness) {
+    std::vector<Field> args;
+    for (const auto& arg : harness.args) {
+        std::vector<Field> fields;
+        switch (arg.kind) {
+        case HarnessArg::Kind::Tensor:
+            fields.push_back(json("kind", std::string("tensor")));
+            fields.push_back(json_items("shape", arg.tensor.shape));
+            fields.push_back(json_items("stride", arg.tensor.stride));
+            fields.push_back(json("device", arg.tensor.device));
+            fields.push_back(json("dtype", arg.tensor.dtype));
+            break;
+        case HarnessArg::Kind::Int:
+            fields.push_back(json("kind", std::string("int")));
+            fields.push_back(json("value", arg.integer));
+            break;
+        case HarnessArg::Kind::Float:
+            fields.push_back(json("kind", std::string("float")));
+            fields.push_back(json("value", arg.real));
+            break;
+        case HarnessArg::Kind::Unknown:
+            fields.push_back(json("kind", std::string("unknown")));
+            fields.push_back(json("name", arg.name));
+            break;
+        }
+        args.push_back(json_object({}, std::move(fields)));
+    }
+    std::vector<Field> fields;
+    fields.push_back(json("get_args_line", static_cast<std::uint64_t>(harness.get_args_line)));
+    fields.push_back(json_list("args", std::move(args)));
+    fields.push_back(json("has_call", harness.has_call));
+    fields.push_back(json("has_benchmark_all_configs", harness.has_benchmark_all_configs));
+    fields.push_back(json_items("problems", harness.problems));
+    return json_object("harness", std::move(fields));
+}
+
+std::string harness_args_text(const BenchmarkHarness& harness) {
+    std::vector<std::string> args;
+    for (const auto& arg : harness.args) {
+        switch (arg.kind) {
+        case HarnessArg::Kind::Tensor: {
+            std::vector<std::string> dims;
+            for (auto d : arg.tensor.shape) {
+                dims.push_back(std::to_string(d));
+            }
+            args.push_back(arg.tensor.dtype + "[" + join(dims, ",") + "] " + arg.tensor.device);
+            break;
+        }
+        case HarnessArg::Kind::Int:
+            args.push_back(std::to_string(arg.integer));
+            break;
+        case HarnessArg::Kind::Float:
+            args.push_back(pickle::float_repr(arg.real));
+            break;
+        case HarnessArg::Kind::Unknown:
+            args.push_back(arg.name);
+            break;
+        }
+    }
+    return join(args);
+}
+
+Field harness_tree(std::string label, const BenchmarkHarness& harness) {
+    std::vector<Field> children;
+    if (harness.get_args_line > 0) {
+        children.push_back(tree("get_args() line", std::to_string(harness.get_args_line)));
+    }
+    children.push_back(tree("Arguments", harness_args_text(harness), true));
+    children.push_back(tree("call(args)", yes_no(harness.has_call)));
+    children.push_back(tree("benchmark_all_configs", yes_no(harness.has_benchmark_all_configs)));
+    for (const auto& problem : harness.problems) {
+        children.push_back(tree("Problem", problem));
+    }
+    return group(kTree, std::move(label), {}, std::to_string(harness.args.size()) + " arguments",
+                 std::move(children));
+}
+
+Field module_kernel_json(const KernelDefinition& kernel) {
+    std::vector<Field> signature;
+    for (const auto& entry : kernel.signature) {
+        std::vector<Field> fields;
+        fields.push_back(json("name", entry.name));
+        fields.push_back(json("type", entry.type));
+        signature.push_back(json_object({}, std::move(fields)));
+    }
+    std::vector<Field> parameters;
+    for (const auto& parameter : kernel.parameters) {
+        parameters.push_back(json_element(parameter.name));
+    }
+    std::vector<Field> fields;
+    fields.push_back(json("name", kernel.name));
+    fields.push_back(json("heuristic", kernel.heuristic));
+    fields.push_back(json("def_line", static_cast<std::uint64_t>(kernel.def_line)));
+    fields.push_back(json_list("parameters", std::move(parameters)));
+    fields.push_back(json_list("signature", std::move(signature)));
+    fields.push_back(config_pairs_json("constants", kernel.constants));
+    fields.push_back(size_hints_json(kernel.size_hints));
+    fields.push_back(json("grid_type", kernel.grid_type));
+    fields.push_back(json("kernel_name", kernel.kernel_name));
+    fields.push_back(json("kernel_num_gb", optional_value(kernel.kernel_num_gb)));
+    fields.push_back(json("kernel_flop", optional_value(kernel.kernel_flop)));
+    fields.push_back(json("num_warps", optional_value(kernel.num_warps)));
+    fields.push_back(json("num_stages", optional_value(kernel.num_stages)));
+    fields.push_back(config_pairs_json("config_args", kernel.config_args));
+    fields.push_back(json("is_benchmark_candidate", kernel.is_benchmark_candidate));
+    fields.push_back(harness_json(kernel.harness));
+    fields.push_back(json_items("problems", kernel.problems));
+    return json_object({}, std::move(fields));
+}
+
+Field module_kernel_tree(const KernelDefinition& kernel) {
+    std::vector<Field> children;
+    children.push_back(tree("Heuristic", kernel.heuristic));
+    children.push_back(tree("Def line", std::to_string(kernel.def_line)));
+    if (!kernel.kernel_name.empty()) {
+        children.push_back(tree("Kernel name", kernel.kernel_name, true));
+    }
+    if (!kernel.wrapper_binding.empty()) {
+        children.push_back(tree("Wrapper binding", kernel.wrapper_binding, true));
+    }
+    if (!kernel.grid_type.empty()) {
+        children.push_back(tree("Grid type", kernel.grid_type));
+    }
+    std::vector<std::string> parameters;
+    for (const auto& parameter : kernel.parameters) {
+        parameters.push_back(parameter.annotation.empty()
+                                 ? parameter.name
+                                 : parameter.name + ": " + parameter.annotation);
+    }
+    children.push_back(tree("Parameters", join(parameters), true));
+    std::vector<Field> signature;
+    for (const auto& entry : kernel.signature) {
+        signature.push_back(tree(entry.name, entry.type, true));
+    }
+    children.push_back(
+        group(kTree, "Signature", {}, std::to_string(signature.size()), std::move(signature)));
+    if (!kernel.constants.empty()) {
+        children.push_back(tree("Constants", config_pairs_text(kernel.constants), true));
+    }
+    children.push_back(tree("Size hints", pairs_text(kernel.size_hints), true));
+    if (!kernel.reduction_hint.empty()) {
+        children.push_back(tree("Reduction hint", kernel.reduction_hint));
+    }
+    if (kernel.num_warps) {
+        children.push_back(tree("num_warps", std::to_string(*kernel.num_warps)));
+    }
+    if (kernel.num_stages) {
+        children.push_back(tree("num_stages", std::to_string(*kernel.num_stages)));
+    }
+    if (kernel.kernel_num_gb) {
+        children.push_back(
+            tree("Memory traffic", pickle::float_repr(*kernel.kernel_num_gb) + " GB"));
+    }
+    if (kernel.kernel_flop) {
+        children.push_back(tree("FLOP", std::to_string(*kernel.kernel_flop)));
+    }
+    if (!kernel.config_args.empty()) {
+        children.push_back(tree("Config args", config_pairs_text(kernel.config_args), true));
+    }
+    if (!kernel.mutated_arg_names.empty()) {
+        children.push_back(tree("Mutated args", join(kernel.mutated_arg_names), true));
+    }
+    children.push_back(tree("Autotune candidate", yes_no(kernel.is_benchmark_candidate)));
+    if (kernel.harness.get_args_line > 0 || !kernel.harness.args.empty()) {
+        children.push_back(harness_tree("Benchmark harness", kernel.harness));
+    }
+    for (const auto& problem : kernel.problems) {
+        children.push_back(tree("Problem", problem));
+    }
+    Field node =
+        group(kTree, kernel.name, {},
+              kernel.heuristic + ", line " + std::to_string(kernel.def_line), std::move(children));
+    node.monospace = true;
+    return node;
+}
+
+// `show`'s heading for a kernel of a module, its facts as rows below.
+Field module_kernel_text(const KernelDefinition& kernel) {
+    std::vector<Field> rows;
+    if (!kernel.grid_type.empty()) {
+        rows.push_back(text_row("grid", kernel.grid_type));
+    }
+    std::vector<std::string> signature;
+    for (const auto& entry : kernel.signature) {
+        signature.push_back(entry.name + ": " + entry.type);
+    }
+    rows.push_back(text_row("signature", join(signature)));
+    if (!kernel.config_args.empty()) {
+        rows.push_back(text_row("config args", config_pairs_text(kernel.config_args)));
+    }
+    std::vector<std::string> inputs;
+    for (const auto& arg : kernel.harness.args) {
+        if (arg.kind == HarnessArg::Kind::Tensor) {
+            std::vector<std::string> dims;
+            for (auto d : arg.tensor.shape) {
+                dims.push_back(std::to_string(d));
+            }
+            inputs.push_back(arg.tensor.dtype + "[" + join(dims, ",") + "]");
+        } else if (arg.kind == HarnessArg::Kind::Int) {
+            inputs.push_back(std::to_string(arg.integer));
+        } else if (arg.kind == HarnessArg::Kind::Float) {
+            inputs.push_back(pickle::float_repr(arg.real));
+        } else {
+            inputs.push_back(arg.name);
+        }
+    }
+    if (!inputs.empty()) {
+        rows.push_back(text_row("benchmark args", join(inputs)));
+    }
+    for (const auto& problem : kernel.problems) {
+        rows.push_back(text_row("problem", problem));
+    }
+    Field heading = shown(kText, {},
+                          "kernel " + kernel.name + "  [" + kernel.heuristic + "]  line " +
+                              std::to_string(kernel.def_line));
+    heading.layout = TextLayout::Heading;
+    heading.children = std::move(rows);
+    return heading;
+}
+
+void describe_module(std::vector<Field>& out, const Entry& entry, const ModuleSource& source) {
+    const KernelModule& module = source.module;
+    const std::string role(to_string(module.role));
+    out.push_back(value_field(kEveryone, "Role", "role", role, role));
+    out.push_back(shown(kPeople, "Source", format_text_size(source.text())));
+    const std::string code_hash = hash::code_hash(hash::python_strip(source.text()));
+    out.push_back(tree("Code hash",
+                       code_hash + (code_hash == entry.key ? "  (matches the file name)"
+                                                           : "  (differs from the file name)"),
+                       true));
+    out.push_back(json_items("kernel_names", module.kernel_names()));
+    out.push_back(value_field(kEveryone, "Benchmark harness", "has_benchmark_harness",
+                              module.has_benchmark_harness, yes_no(module.has_benchmark_harness)));
+    out.push_back(value_field(kJson | (module.is_autotune_template_candidate ? kPeople : 0),
+                              "Autotune candidate", "is_autotune_template_candidate",
+                              module.is_autotune_template_candidate,
+                              "yes (named by its benchmark, not by its content)"));
+    out.push_back(json("code_hash", code_hash));
+    std::vector<Field> kernels_json;
+    std::vector<Field> kernels_tree;
+    for (const auto& kernel : module.kernels) {
+        kernels_json.push_back(module_kernel_json(kernel));
+        kernels_tree.push_back(module_kernel_tree(kernel));
+    }
+    out.push_back(json_list("kernels", std::move(kernels_json)));
+    out.push_back(
+        group(kTree, "Kernels", {}, join(module.kernel_names()), std::move(kernels_tree)));
+    if (module.role == ModuleRole::Wrapper &&
+        (module.wrapper_harness.get_args_line > 0 || !module.wrapper_harness.args.empty())) {
+        out.push_back(harness_tree("Wrapper harness", module.wrapper_harness));
+    }
+    for (const auto& kernel : module.kernels) {
+        out.push_back(module_kernel_text(kernel));
+    }
+    for (const auto& problem : module.problems) {
+        out.push_back(shown(kPeople, "Problem", problem));
+    }
+    out.push_back(json_items("problems", module.problems));
+    out.push_back(json("source", source.text()));
+    out.push_back(text_block("source", source.text()));
+}
+
+void describe_cpp(std::vector<Field>& out, const CppSource& source) {
+    out.push_back(shown(kPeople, "Source", format_text_size(source.text())));
+    out.push_back(json("source", source.text()));
+    out.push_back(text_block("source", source.text()));
+}
+
+// --- Autotuning -------------------------------------------------------------
+
+void describe_best_config(std::vector<Field>& out, const BestConfig& best) {
+    add_config_json(out, best.config);
+    out.push_back(config_group(kPeople, "Config", best.config));
+    out.push_back(json("configs_hash", optional_value(best.configs_hash)));
+    if (best.triton_cache_hash) {
+        Field winner = shown(kPeople, "Winner cubin", *best.triton_cache_hash, true);
+        winner.brief = "triton/0/" + *best.triton_cache_hash;
+        winner.link = FieldLink{FileKind::Triton, *best.triton_cache_hash};
+        out.push_back(std::move(winner));
+    }
+    out.push_back(value_field(kJson | (best.found_by_coordesc ? kPeople : 0), "Coordinate descent",
+                              "found_by_coordesc", optional_value(best.found_by_coordesc),
+                              best.found_by_coordesc ? yes_no(*best.found_by_coordesc) : ""));
+    out.push_back(value_field(kJson | (best.time_taken_ms ? kPeople : 0), "Autotune time",
+                              "time_taken_ms", optional_value(best.time_taken_ms),
+                              best.time_taken_ms ? milliseconds(*best.time_taken_ms) : ""));
+    out.push_back(json("triton_cache_hash", optional_value(best.triton_cache_hash)));
+    if (best.configs_hash) {
+        out.push_back(shown(kPeople, "Configs hash", *best.configs_hash, true));
+    }
+    if (!best.other_fields.empty()) {
+        std::vector<Field> other;
+        for (const auto& [key, value] : best.other_fields) {
+            other.push_back(tree(key, value, true));
+        }
+        out.push_back(
+            group(kTree, "Other fields", {}, std::to_string(other.size()), std::move(other)));
+    }
+}
+
+void describe_benchmark_cache(std::vector<Field>& out, const BenchmarkCache& cache) {
+    out.push_back(json("system_hash", cache.system_hash));
+    out.push_back(value_field(kEveryone, "Device", "device", cache.device_name, cache.device_name));
+    out.push_back(shown(kPeople, "System hash", cache.system_hash, true));
+    std::vector<Field> versions;
+    for (const auto& [name, version] : cache.versions) {
+        versions.push_back(value_field(kJson | kTree, name, name, version, version, true));
+    }
+    out.push_back(group(kJson | kTree, "Versions", "versions", std::to_string(versions.size()),
+                        std::move(versions)));
+
+    std::vector<Field> choices;
+    for (const auto& choice : cache.choices) {
+        std::vector<Field> fields;
+        fields.push_back(json("op", choice.op));
+        fields.push_back(json("inputs", choice.inputs));
+        fields.push_back(json("precision", choice.precision));
+        fields.push_back(json("choice", choice.choice));
+        fields.push_back(json("ms", choice.ms));
+        fields.push_back(
+            json("best", cache.best(choice.op, choice.inputs, choice.precision) == &choice));
+        choices.push_back(json_object({}, std::move(fields)));
+    }
+    out.push_back(json_list("choices", std::move(choices)));
+    out.push_back(tree("Timed choices", std::to_string(cache.choices.size())));
+
+    // One node per benchmark (op, inputs, precision) with its fastest choice.
+    std::vector<Field> benchmarks;
+    std::set<std::tuple<std::string, std::string, std::string>> seen;
+    for (const auto& choice : cache.choices) {
+        if (!seen.insert({choice.op, choice.inputs, choice.precision}).second) {
+            continue;
+        }
+        const BenchmarkChoice* best = cache.best(choice.op, choice.inputs, choice.precision);
+        const auto count = std::ranges::count_if(cache.choices, [&](const BenchmarkChoice& other) {
+            return other.op == choice.op && other.inputs == choice.inputs &&
+                   other.precision == choice.precision;
+        });
+        Field node = tree(choice.op, std::to_string(count) + " choices, fastest " +
+                                         (best ? best->choice : std::string()));
+        node.children.push_back(tree("Inputs", choice.inputs, true));
+        node.children.push_back(tree("Precision", choice.precision));
+        if (best) {
+            const std::string module = module_key_of_choice(best->choice);
+            Field fastest = module.empty()
+                                ? tree("Fastest", best->choice, true)
+                                : tree_link("Fastest", best->choice, FileKind::Module, module);
+            fastest.children.push_back(tree("Time", milliseconds(best->ms)));
+            node.children.push_back(std::move(fastest));
+        }
+        benchmarks.push_back(std::move(node));
+    }
+    out.push_back(
+        group(kTree, "Benchmarks", {}, std::to_string(benchmarks.size()), std::move(benchmarks)));
+
+    // `show`: every choice under its benchmark, the fastest starred.
+    std::string last_group;
+    for (const auto& choice : cache.choices) {
+        const std::string group_name =
+            choice.op + " " + choice.inputs + " [" + choice.precision + "]";
+        if (group_name != last_group) {
+            Field heading = shown(kText, {}, group_name);
+            heading.layout = TextLayout::Heading;
+            out.push_back(std::move(heading));
+            last_group = group_name;
+        }
+        const bool best = cache.best(choice.op, choice.inputs, choice.precision) == &choice;
+        char ms[64];
+        std::snprintf(ms, sizeof ms, "%.4f ms", choice.ms);
+        out.back().children.push_back(text_line(std::string(best ? "*" : " ") + " " +
+                                                pad_right(choice.choice, 70) + " " + ms));
+    }
+
+    std::vector<Field> other;
+    std::vector<Field> other_lines;
+    for (const auto& [key, value] : cache.other_entries) {
+        other.push_back(value_field(kJson | kTree, key, key, JsonText{value}, value, true));
+        other_lines.push_back(text_line(key + " = " + value));
+    }
+    out.push_back(group(kJson | (other.empty() ? 0 : kTree), "Other entries", "other_entries",
+                        std::to_string(other.size()), std::move(other)));
+    if (!other_lines.empty()) {
+        out.push_back(text_section("other entries", std::move(other_lines)));
+    }
+}
+
+// --- Dynamo -------------------------------------------------------------------
+
+void describe_dynamo_profile(std::vector<Field>& out, const DynamoProfile& profile) {
+    const pickle::Value& root = profile.document->root();
+    const std::string full = pickle::repr(root);
+    out.push_back(value_field(kJson | kText, "State", "repr", full, full));
+    pickle::ReprOptions options;
+    options.max_string = 2000;
+    if (root.is(pickle::Kind::Dict)) {
+        std::vector<Field> items;
+        for (const auto& item : root.dict_items()) {
+            items.push_back(
+                tree(pickle::repr(*item.key, options), pickle::repr(*item.value, options), true));
+        }
+        const std::string summary = std::to_string(items.size()) + " frames";
+        out.push_back(group(kTree, "State", {}, summary, std::move(items)));
+    } else {
+        out.push_back(tree("State", pickle::repr(root, options), true));
+    }
+}
+
+void describe_header(std::vector<Field>& out, const Entry& entry) {
+    const std::string kind(to_string(entry.kind));
+    out.push_back(value_field(kJson | kTree, "Kind", "kind", kind, kind));
+    out.push_back(value_field(kJson | kTree, "Key", "key", entry.key, entry.key, true));
+    out.push_back(value_field(kEveryone, "Path", "path", entry.path, entry.path, true));
+    const std::string file = entry.path.substr(entry.path.rfind('/') + 1);
+    out.push_back(value_field(kJson | kTree, "File", "file", file, file, true));
+    Field size =
+        value_field(kEveryone, "Size", "size", entry.size,
+                    format_bytes(entry.size) + " (" + std::to_string(entry.size) + " bytes)");
+    size.brief = format_bytes(entry.size);
+    out.push_back(std::move(size));
+    if (entry.file_count > 1) {
+        out.push_back(tree("Files", std::to_string(entry.file_count)));
+    }
+    // mtime 0: not a file (a Redis value), which `show` leaves out.
+    out.push_back(
+        value_field(kJson | kTree | (entry.mtime_ns != 0 ? kText : 0), "Modified", "mtime",
+                    format_time(entry.mtime_ns),
+                    format_time(entry.mtime_ns) + " (" + format_age(entry.mtime_ns) + ")"));
+}
+
+} // namespace
+
+std::string_view Field::value_text() const {
+    if (const auto* owned = std::get_if<std::string>(&value)) {
+        return *owned;
+    }
+    if (const auto* borrowed = std::get_if<std::string_view>(&value)) {
+        return *borrowed;
+    }
+    return {};
+}
+
+std::vector<Field> describe_triton_kernel(const TritonKernelDir& kernel) {
+    std::vector<Field> out;
+    out.push_back(shown(kPeople, "Kernel", kernel.kernel_name, true));
+    out.push_back(value_field(kJson | kTree, "Hash", "hash", kernel.hash, kernel.hash, true));
+    out.push_back(value_field(kJson | kTree, "Device", "device", kernel.device, kernel.device));
+
+    out.push_back(json("kernel_name", kernel.kernel_name));
+    out.push_back(json("module_path", kernel.module_path));
+    out.push_back(json("module", kernel.module_key));
+    out.push_back(json("module_file",
+                       kernel.module_file.empty() ? FieldValue{} : FieldValue{kernel.module_file}));
+    std::vector<Field> files_json;
+    for (const auto& file : kernel.files) {
+        std::vector<Field> fields;
+        fields.push_back(json("name", file.name));
+        fields.push_back(json("size", file.size));
+        files_json.push_back(json_object({}, std::move(fields)));
+    }
+    out.push_back(json_list("files", std::move(files_json)));
+    if (kernel.metadata) {
+        const TritonMetadata& meta = *kernel.metadata;
+        std::vector<Field> fields;
+        fields.push_back(json("name", meta.name));
+        fields.push_back(json("hash", meta.hash));
+        fields.push_back(json("num_warps", optional_value(meta.num_warps)));
+        fields.push_back(json("num_stages", optional_value(meta.num_stages)));
+        fields.push_back(json("num_ctas", optional_value(meta.num_ctas)));
+        fields.push_back(json("shared", meta.shared));
+        fields.push_back(json("global_scratch_size", meta.global_scratch_size));
+        fields.push_back(json("profile_scratch_size", meta.profile_scratch_size));
+        fields.push_back(json("backend", meta.backend));
+        fields.push_back(json("arch", meta.arch));
+        fields.push_back(json("triton_version", meta.triton_version));
+        out.push_back(json_object("metadata", std::move(fields)));
+    }
+    if (kernel.ptx) {
+        std::vector<Field> parameters;
+        for (const auto& parameter : kernel.ptx->parameters) {
+            std::vector<Field> fields;
+            fields.push_back(json("type", parameter.type));
+            fields.push_back(json("pointer", parameter.pointer));
+            fields.push_back(json("bytes", static_cast<std::uint64_t>(parameter.bytes)));
+            parameters.push_back(json_object({}, std::move(fields)));
+        }
+        std::vector<Field> fields;
+        fields.push_back(json("entry", kernel.ptx->entry));
+        fields.push_back(json("version", kernel.ptx->version));
+        fields.push_back(json("target", kernel.ptx->target));
+        fields.push_back(json_list("parameters", std::move(parameters)));
+        fields.push_back(json("reqntid", optional_value(kernel.ptx->reqntid)));
+        out.push_back(json_object("ptx", std::move(fields)));
+    }
+
+    if (!kernel.module_key.empty()) {
+        out.push_back(tree_link("Module", kernel.module_key, FileKind::Module, kernel.module_key));
+    }
+    out.push_back(
+        tree("Module path", kernel.module_path.empty() ? "(unknown)" : kernel.module_path, true));
+    if (kernel.metadata) {
+        const TritonMetadata& meta = *kernel.metadata;
+        const auto bytes = [](std::int64_t size) {
+            return std::to_string(size) + " B";
+        };
+        const auto scratch = [&](std::int64_t size, std::int64_t align) {
+            return bytes(size) + " (align " + std::to_string(align) + ")";
+        };
+        std::vector<Field> children;
+        children.push_back(tree("Name", meta.name, true));
+        children.push_back(tree("Hash", meta.hash, true));
+        children.push_back(tree("Target", meta.backend + " " + meta.arch));
+        children.push_back(tree("num_warps", optional_number(meta.num_warps)));
+        children.push_back(tree("num_stages", optional_number(meta.num_stages)));
+        children.push_back(tree("num_ctas", optional_number(meta.num_ctas)));
+        if (meta.warp_size) {
+            children.push_back(tree("Warp size", std::to_string(*meta.warp_size)));
+        }
+        if (meta.maxnreg) {
+            children.push_back(tree("maxnreg", std::to_string(*meta.maxnreg)));
+        }
+        children.push_back(tree("Shared memory", bytes(meta.shared)));
+        children.push_back(
+            tree("Global scratch", scratch(meta.global_scratch_size, meta.global_scratch_align)));
+        children.push_back(tree("Profile scratch",
+                                scratch(meta.profile_scratch_size, meta.profile_scratch_align)));
+        if (meta.tmem_size != 0) {
+            children.push_back(tree("Tensor memory", bytes(meta.tmem_size)));
+        }
+        children.push_back(tree("Triton version", meta.triton_version));
+        children.push_back(tree("Launch PDL", yes_no(meta.launch_pdl)));
+        children.push_back(tree("Cooperative grid", yes_no(meta.launch_cooperative_grid)));
+        children.push_back(tree("Keys", join(meta.keys), true));
+        const std::string summary =
+            meta.backend + " " + meta.arch + ", num_warps=" + optional_number(meta.num_warps) +
+            ", num_stages=" + optional_number(meta.num_stages) + ", shared " + bytes(meta.shared);
+        out.push_back(group(kTree, "Metadata", {}, summary, std::move(children)));
+    }
+    if (kernel.ptx) {
+        const PtxInfo& ptx = *kernel.ptx;
+        std::vector<Field> children;
+        children.push_back(tree("Entry", ptx.entry, true));
+        children.push_back(tree("Version", ptx.version, true));
+        children.push_back(tree("Target", ptx.target, true));
+        if (ptx.reqntid) {
+            children.push_back(tree("Threads per block", std::to_string(*ptx.reqntid)));
+        }
+        std::vector<Field> parameters;
+        std::vector<std::string> summary;
+        for (std::size_t i = 0; i < ptx.parameters.size(); ++i) {
+            const PtxParameter& p = ptx.parameters[i];
+            const std::string type = p.type + (p.pointer ? " ptr" : "");
+            parameters.push_back(tree("param " + std::to_string(i),
+                                      type + "  (" + std::to_string(p.bytes) + " B)", true));
+            summary.push_back(type);
+        }
+        children.push_back(
+            group(kTree, "Entry parameters", {}, join(summary), std::move(parameters)));
+        out.push_back(group(kTree, "PTX", {}, ptx.target, std::move(children)));
+    }
+    std::vector<Field> files_tree;
+    for (const auto& file : kernel.files) {
+        files_tree.push_back(tree(file.name, format_bytes(file.size)));
+    }
+    out.push_back(
+        group(kTree, "Files", {},
+              std::to_string(kernel.files.size()) + ", " + format_bytes(kernel.total_size()),
+              std::move(files_tree)));
+
+    out.push_back(text_row("module (in this dir)",
+                           !kernel.module_file.empty() ? kernel.module_file
+                           : kernel.module_key.empty()
+                               ? "(unknown)"
+                               : "none: " + kernel.module_key + ".py is not in this dir"));
+    if (!kernel.module_path.empty()) {
+        out.push_back(
+            text_row("compiled from", kernel.module_path + " (path on the compiling machine)"));
+    }
+    if (kernel.metadata) {
+        const auto& meta = *kernel.metadata;
+        out.push_back(
+            text_row("num_warps", meta.num_warps ? std::to_string(*meta.num_warps) : "?"));
+        out.push_back(
+            text_row("num_stages", meta.num_stages ? std::to_string(*meta.num_stages) : "?"));
+        out.push_back(text_row("shared memory", std::to_string(meta.shared) + " B"));
+        out.push_back(text_row("target", meta.backend + " " + meta.arch));
+        out.push_back(text_row("triton", meta.triton_version));
+    }
+    if (kernel.ptx) {
+        std::vector<std::string> params;
+        for (const auto& p : kernel.ptx->parameters) {
+            params.push_back(p.type + (p.pointer ? " ptr" : ""));
+        }
+        out.push_back(text_row("entry parameters", join(params)));
+    }
+    std::vector<Field> file_lines;
+    for (const auto& file : kernel.files) {
+        file_lines.push_back(
+            text_line(pad_right(file.name, 60) + " " + pad_left(format_bytes(file.size), 10)));
+    }
+    out.push_back(text_section("files", std::move(file_lines)));
+    return out;
+}
+
+EntryDescription describe_entry(const Entry& entry, const EntryContent& content) {
+    EntryDescription description;
+    std::vector<Field>& out = description.fields;
+    describe_header(out, entry);
+    // One handler per entry type and no generic one: a type added to
+    // EntryContent without a description here does not compile.
+    std::visit(Overloaded{
+                   [&](const FxGraphEntry& fx) { describe_fx_graph(out, fx); },
+                   [&](const AotAutogradEntry& aot) { describe_aot(out, aot); },
+                   [&](const ModuleSource& source) { describe_module(out, entry, source); },
+                   [&](const CppSource& source) { describe_cpp(out, source); },
+                   [&](const BestConfig& best) { describe_best_config(out, best); },
+                   [&](const KernelPerf& perf) {
+                       out.push_back(value_field(kEveryone, "Time", "ms", perf.milliseconds,
+                                                 milliseconds(perf.milliseconds)));
+                   },
+                   [&](const BenchmarkCache& cache) { describe_benchmark_cache(out, cache); },
+                   [&](const TritonKernelDir& kernel) {
+                       auto fields = describe_triton_kernel(kernel);
+                       std::move(fields.begin(), fields.end(), std::back_inserter(out));
+                   },
+                   [&](const DynamoProfile& profile) { describe_dynamo_profile(out, profile); },
+                   [&](const OpaqueFile&) {
+                       out.push_back(tree("Contents", "not parsed (a compiled library, lock, "
+                                                      "temporary or unknown file)"));
+                   },
+               },
+               content);
+    return description;
+}
+
+} // namespace cachelens::cachedir
