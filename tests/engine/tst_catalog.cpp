@@ -1245,11 +1245,22 @@ private slots:
         QCOMPARE(find("triton/0/" + winner + "/triton_red_fused_cat_cumsum_sin_0.ptx")->path,
                  "triton/0/" + winner);
 
-        // The start of one key, of one kind: that key's entry.
-        QCOMPARE(find(fx_key.substr(0, 12))->path, fx_path);
-        QCOMPARE(find(multi_key.substr(0, 10), FileKind::FxGraph)->path, first);
+        // The start of one key, of one kind, when prefixes are accepted:
+        // that key's entry; else nothing.
+        const auto find_prefix = [&](std::string_view query, FileKind kind = FileKind::Unknown) {
+            auto found = catalog.find_entry(query, kind, std::nullopt, std::nullopt,
+                                            catalog::Catalog::KeyPrefix::Accepted);
+            if (!found) {
+                qFatal("%s", found.error().describe().c_str());
+            }
+            return std::move(*found);
+        };
+        QCOMPARE(find_prefix(fx_key.substr(0, 12))->path, fx_path);
+        QCOMPARE(find_prefix(multi_key.substr(0, 10), FileKind::FxGraph)->path, first);
+        QVERIFY(!find(fx_key.substr(0, 12)));
         // The start of several: an error naming them.
-        auto ambiguous = catalog.find_entry("f");
+        auto ambiguous = catalog.find_entry("f", FileKind::Unknown, std::nullopt, std::nullopt,
+                                            catalog::Catalog::KeyPrefix::Accepted);
         QVERIFY(!ambiguous);
         QCOMPARE(ambiguous.error().kind, ErrorKind::InvalidArgument);
         QVERIFY2(ambiguous.error().message.find("is the start of") != std::string::npos,
@@ -1284,7 +1295,8 @@ private slots:
         const std::string devset = catalog::root_location(devset_);
         const std::string copied = catalog::root_location(copy);
         const auto root_of_hit = [&](std::string_view query, std::optional<fs::path> avoid) {
-            auto found = catalog.find_entry(query, FileKind::Unknown, std::nullopt, avoid);
+            auto found = catalog.find_entry(query, FileKind::Unknown, std::nullopt, avoid,
+                                            catalog::Catalog::KeyPrefix::Accepted);
             if (!found || !*found) {
                 return std::string();
             }

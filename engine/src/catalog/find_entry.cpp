@@ -38,10 +38,11 @@ int rank_of(cachedir::EntryQuery::Match match, bool prefix) {
 
 } // namespace
 
-Result<std::optional<SearchHit>>
-Catalog::find_entry(std::string_view query, cachedir::FileKind kind,
-                    const std::optional<fs::path>& root,
-                    const std::optional<fs::path>& avoid_root) const {
+Result<std::optional<SearchHit>> Catalog::find_entry(std::string_view query,
+                                                     cachedir::FileKind kind,
+                                                     const std::optional<fs::path>& root,
+                                                     const std::optional<fs::path>& avoid_root,
+                                                     KeyPrefix key_prefix) const {
     const std::string wanted(query);
     if (wanted.empty()) {
         return std::nullopt;
@@ -98,7 +99,8 @@ Catalog::find_entry(std::string_view query, cachedir::FileKind kind,
             entry.key = hit.key;
             entry.path = hit.path;
             entry.name = hit.name;
-            const bool prefix = !by_path && hit.key.starts_with(wanted);
+            const bool prefix =
+                key_prefix == KeyPrefix::Accepted && !by_path && hit.key.starts_with(wanted);
             if (prefix) {
                 prefixed_keys.insert(hit.key);
             }

@@ -165,12 +165,15 @@ public:
     // its key or name (several entries may share those: the first in search
     // order is taken), which beats a key prefix; with `avoid_root`, an entry in
     // another root beats one there (a mirrored entry is compared with the
-    // local one, not with itself). nullopt when nothing matches;
-    // InvalidArgument when the query is the start of several keys.
+    // local one, not with itself). The start of a key names it only with
+    // KeyPrefix::Accepted (the GUI's --select takes whole keys). nullopt when
+    // nothing matches; InvalidArgument when the query is the start of several keys.
+    enum class KeyPrefix { Refused, Accepted };
     Result<std::optional<SearchHit>>
     find_entry(std::string_view query, cachedir::FileKind kind = cachedir::FileKind::Unknown,
                const std::optional<std::filesystem::path>& root = std::nullopt,
-               const std::optional<std::filesystem::path>& avoid_root = std::nullopt) const;
+               const std::optional<std::filesystem::path>& avoid_root = std::nullopt,
+               KeyPrefix key_prefix = KeyPrefix::Refused) const;
     // Every entry's filter and sort fields, for search_ids() again and again
     // without a query (entry_index.h).
     Result<EntryIndex> load_index() const;
