@@ -344,109 +344,48 @@ void BrowsePage::loadEntry(const EntryRef& ref) {
             emit entryShown(ref);
         });
 }
-std::optional<BrowsePage::FoundEntry>
+Result<std::optional<BrowsePage::FoundEntry>>
 BrowsePage::findEntry(const QString& query, cachedir::FileKind kind,
                       const std::optional<fs::path>& root,
                       const std::optional<fs::path>& avoidRoot) const {
     auto catalog = catalog::Catalog::open(catalogPath_.toStdString());
     if (!catalog) {
+        return std::unexpected(catalog.error());
+    }
+    auto hit = catalog->find_entry(query.toStdString(), kind, root, avoidRoot);
+    if (!hit) {
+        return std::unexpected(hit.error());
+    }
+    if (!*hit) {
         return std::nullopt;
     }
-    const std::string wanted = query.toStdString();
-    catalog::SearchQuery search;
-    if (root) {
-        search.root = catalog::root_location(*root);
-    }
-    // An absolute path names its root.
-    if (fs::path(wanted).is_absolute()) {
-        auto roots = catalog->roots();
-        if (!roots) {
-            return std::nullopt;
-        }
-        std::error_code ec;
-        const fs::path absolute = fs::weakly_canonical(wanted, ec);
-        const auto inside = std::ranges::find_if(*roots, [&](const catalog::Root& candidate) {
-            const fs::path relative = absolute.lexically_relative(candidate.location);
-            return !relative.empty() && *relative.begin() != "..";
-        });
-        if (inside == roots->end() || (search.root && *search.root != inside->location)) {
-            return std::nullopt;
-        }
-        search.root = inside->location;
-    }
-    search.text = cachedir::EntryQuery(search.root.value_or(std::string()), wanted).search_key();
-    if (kind != cachedir::FileKind::Unknown) {
-        search.kinds = {kind};
-    }
-    // The entry its path names, else the first its key or name names; with
-    // avoidRoot, one elsewhere first (a Redis root's entry is compared with
-    // the local one, not with itself).
-    const std::string avoid = avoidRoot ? catalog::root_location(*avoidRoot) : std::string();
-    const auto rank = [&](cachedir::EntryQuery::Match match, const std::string& hitRoot) {
-        const int how = match == cachedir::EntryQuery::Match::Path  ? 4
-                        : match == cachedir::EntryQuery::Match::Key ? 2
-                                                                    : 0;
-        return how == 0 ? 0 : how + (avoidRoot && hitRoot != avoid ? 1 : 0);
-    };
-    // No better match can come: its path names it (a key or name names several
-    // entries: the first is taken), in another root than avoidRoot.
-    const bool byPath = wanted.find('/') != std::string::npos;
-    const int bestPossible = (byPath ? 4 : 2) + (avoidRoot ? 1 : 0);
-    std::map<std::string, cachedir::EntryQuery> queries; // per root: a path is relative to it
-    std::optional<catalog::SearchHit> best;
-    int bestRank = 0;
-    search.limit = 500;
-    for (search.offset = 0; bestRank < bestPossible; search.offset += search.limit) {
-        auto hits = catalog->search(search);
-        if (!hits) {
-            return std::nullopt;
-        }
-        for (auto& hit : *hits) {
-            auto entryQuery = queries.find(hit.root);
-            if (entryQuery == queries.end()) {
-                entryQuery =
-                    queries.emplace(hit.root, cachedir::EntryQuery(hit.root, wanted)).first;
-            }
-            cachedir::Entry entry;
-            entry.kind = hit.kind;
-            entry.key = hit.key;
-            entry.path = hit.path;
-            entry.name = hit.name;
-            const int hitRank = rank(entryQuery->second.match(entry), hit.root);
-            if (hitRank > bestRank) {
-                bestRank = hitRank;
-                best = std::move(hit);
-            }
-        }
-        if (hits->size() < search.limit) {
-            break;
-        }
-    }
-    if (!best) {
-        return std::nullopt;
-    }
+    const catalog::SearchHit& best = **hit;
     FoundEntry found;
-    found.id = best->entry_id;
-    found.ref.root = best->root;
-    found.ref.entry.kind = best->kind;
-    found.ref.entry.key = best->key;
-    found.ref.entry.path = best->path;
-    found.ref.entry.name = best->name;
-    found.ref.entry.size = best->size;
-    found.ref.entry.mtime_ns = best->mtime_ns;
+    found.id = best.entry_id;
+    found.ref.root = best.root;
+    found.ref.entry.kind = best.kind;
+    found.ref.entry.key = best.key;
+    found.ref.entry.path = best.path;
+    found.ref.entry.name = best.name;
+    found.ref.entry.size = best.size;
+    found.ref.entry.mtime_ns = best.mtime_ns;
     return found;
 }
 
 bool BrowsePage::selectEntry(const QString& query) {
     auto found = findEntry(query, cachedir::FileKind::Unknown, filterRoot_);
-    if (!found && filterRoot_) {
+    if (found && !*found && filterRoot_) {
         found = findEntry(query, cachedir::FileKind::Unknown, std::nullopt);
     }
     if (!found) {
+        emit statusMessage(text(found.error().describe()));
+        return false;
+    }
+    if (!*found) {
         emit statusMessage(tr("No entry %1 in the catalog").arg(query));
         return false;
     }
-    showFoundEntry(*found);
+    showFoundEntry(**found);
     return true;
 }
 
@@ -455,10 +394,10 @@ std::optional<EntryRef> BrowsePage::findGraphToCompare(const QString& query) con
         return std::nullopt;
     }
     auto found = findEntry(query, cachedir::FileKind::FxGraph, std::nullopt, current_->root);
-    if (!found) {
+    if (!found || !*found) {
         return std::nullopt;
     }
-    return found->ref;
+    return (*found)->ref;
 }
 
 void BrowsePage::showFoundEntry(const FoundEntry& found) {
@@ -492,12 +431,12 @@ void BrowsePage::follow(cachedir::FileKind kind, const QString& keyOrPath) {
     const std::optional<fs::path> root =
         current_ ? std::optional(current_->root) : std::optional<fs::path>();
     const auto found = findEntry(keyOrPath, kind, root);
-    if (!found) {
+    if (!found || !*found) {
         emit statusMessage(tr("%1 %2 is not in this cache dir")
                                .arg(text(std::string(cachedir::to_string(kind))), keyOrPath));
         return;
     }
-    showFoundEntry(*found);
+    showFoundEntry(**found);
 }
 
 std::vector<fs::path> BrowsePage::rootDirs() const {

@@ -11,6 +11,7 @@
 #include "jobs/job_runner.h"
 
 #include <cachelens/cachedir/file_kind.h>
+#include <cachelens/core/error.h>
 
 #include <QString>
 #include <QWidget>
@@ -135,10 +136,10 @@ private:
     void follow(cachedir::FileKind kind, const QString& keyOrPath);
     void selectOnly(int row);
     void updateBanner();
-    // The entry `query` names (cachedir::EntryQuery), of `kind` unless
-    // Unknown, in `root` unless none: one its path names before one its key
-    // or name does; with `avoidRoot`, one elsewhere before one there.
-    std::optional<FoundEntry>
+    // The entry `query` names (Catalog::find_entry: a key, path, kernel name
+    // or unique key prefix), of `kind` unless Unknown, in `root` unless none;
+    // with `avoidRoot`, one elsewhere before one there.
+    Result<std::optional<FoundEntry>>
     findEntry(const QString& query, cachedir::FileKind kind,
               const std::optional<std::filesystem::path>& root,
               const std::optional<std::filesystem::path>& avoidRoot = std::nullopt) const;
