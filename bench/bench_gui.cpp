@@ -21,8 +21,8 @@
 
 #include "bench_support.h"
 #include "main_window.h"
-#include "pages/browse_page.h"
 #include "models/entry_table_model.h"
+#include "pages/browse_page.h"
 
 #include <cachelens/catalog/catalog.h>
 #include <cachelens/catalog/entry_index.h>
@@ -340,8 +340,9 @@ Json filterRuns(const QString& catalogPath, const std::vector<Filter>& filters, 
             watch, [&] { header->setSortIndicator(EntryTableModel::Size, Qt::DescendingOrder); }));
         byKind.samples.push_back(measure(
             watch, [&] { header->setSortIndicator(EntryTableModel::Kind, Qt::AscendingOrder); }));
-        typed.samples.push_back(measure(
-            watch, [&] { window.browsePage()->searchField()->setText(QString::fromStdString(typed.text)); }));
+        typed.samples.push_back(measure(watch, [&] {
+            window.browsePage()->searchField()->setText(QString::fromStdString(typed.text));
+        }));
         // Back to no text the way the benchmark's other changes go.
         window.browsePage()->searchField()->blockSignals(true);
         window.browsePage()->searchField()->clear();

@@ -13,8 +13,8 @@
 #include "models/key_diff_model.h"
 #include "models/nearest_keys_model.h"
 #include "pages/compare_page.h"
-#include "tabs/guards_tab.h"
 #include "pages/why_page.h"
+#include "tabs/guards_tab.h"
 #include "test_paths.h"
 
 #include <cachelens/cachedir/cache_dir.h>

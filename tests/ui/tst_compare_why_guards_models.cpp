@@ -5,9 +5,9 @@
 // GuardClausesModel lights clauses as golden.json says PyTorch evaluated them,
 // and suggestHints finds passing values.
 
+#include "data/key_comparison.h"
 #include "devset_entries.h"
 #include "models/guard_clauses_model.h"
-#include "data/key_comparison.h"
 #include "models/key_diff_model.h"
 #include "models/nearest_keys_model.h"
 #include "test_paths.h"

@@ -4,14 +4,14 @@
 // previewing without deleting, deleting down to the limit after a preview of
 // the current inputs only, and showing bad input as an error.
 
+#include "data/stats_snapshot.h"
+#include "dialogs/prune_dialog.h"
 #include "jobs/job_runner.h"
 #include "models/kind_stats_model.h"
 #include "models/prune_plan_model.h"
-#include "data/stats_snapshot.h"
-#include "text/stats_text.h"
-#include "dialogs/prune_dialog.h"
 #include "pages/stats_page.h"
 #include "test_paths.h"
+#include "text/stats_text.h"
 
 #include <cachelens/catalog/catalog.h>
 

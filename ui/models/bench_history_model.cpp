@@ -2,9 +2,9 @@
 
 #include "models/bench_results_model.h"
 #include "text/engine_text.h"
-#include "widgets/highlight_colors.h"
 #include "text/plain_text.h"
 #include "text/stats_text.h"
+#include "widgets/highlight_colors.h"
 
 #include <cachelens/catalog/catalog.h>
 

@@ -1,7 +1,7 @@
 #include "models/bench_results_model.h"
 
-#include "widgets/highlight_colors.h"
 #include "text/plain_text.h"
+#include "widgets/highlight_colors.h"
 
 #include <QFont>
 

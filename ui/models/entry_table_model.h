@@ -9,8 +9,8 @@
 // the view scrolls to them, so the first paint never waits for the whole
 // result. refresh() loads the index again (after an index or a prune).
 
-#include "jobs/job_runner.h"
 #include "data/entry_ref.h"
+#include "jobs/job_runner.h"
 
 #include <cachelens/catalog/catalog.h>
 #include <cachelens/catalog/entry_index.h>

@@ -19,7 +19,15 @@ class FindingsModel : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    enum Column { AllowColumn, IdColumn, WhereColumn, RuleColumn, TextColumn, WhyColumn, ColumnCount };
+    enum Column {
+        AllowColumn,
+        IdColumn,
+        WhereColumn,
+        RuleColumn,
+        TextColumn,
+        WhyColumn,
+        ColumnCount
+    };
 
     explicit FindingsModel(QObject* parent = nullptr);
 

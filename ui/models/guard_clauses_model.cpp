@@ -1,7 +1,7 @@
 #include "models/guard_clauses_model.h"
 
-#include "widgets/highlight_colors.h"
 #include "text/plain_text.h"
+#include "widgets/highlight_colors.h"
 
 #include <QStringList>
 

@@ -1,7 +1,7 @@
 #include "models/key_diff_model.h"
 
-#include "widgets/highlight_colors.h"
 #include "text/plain_text.h"
+#include "widgets/highlight_colors.h"
 
 #include <cachelens/explain/debug_line.h>
 

@@ -1,8 +1,8 @@
 #include "pages/compare_page.h"
 
 #include "jobs/job_runner.h"
-#include "widgets/highlight_colors.h"
 #include "models/key_diff_model.h"
+#include "widgets/highlight_colors.h"
 #include "widgets/selected_cells.h"
 
 #include <QAction>

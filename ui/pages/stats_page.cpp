@@ -1,9 +1,9 @@
 #include "pages/stats_page.h"
 
+#include "data/stats_snapshot.h"
 #include "jobs/job_runner.h"
 #include "models/kind_stats_model.h"
 #include "text/plain_text.h"
-#include "data/stats_snapshot.h"
 #include "text/stats_text.h"
 #include "widgets/banner.h"
 #include "widgets/chart_style.h"

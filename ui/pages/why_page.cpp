@@ -2,8 +2,8 @@
 
 #include "jobs/job_runner.h"
 #include "models/nearest_keys_model.h"
-#include "text/plain_text.h"
 #include "pages/compare_page.h"
+#include "text/plain_text.h"
 #include "widgets/selected_cells.h"
 
 #include <QAction>
