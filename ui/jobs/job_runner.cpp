@@ -7,26 +7,6 @@
 
 namespace cachelens::ui {
 
-ProgressFn JobContext::engineProgress(std::function<QString(const Progress&)> describe) const {
-    struct State {
-        ProgressThrottle throttle{std::chrono::milliseconds(100)};
-        std::optional<ProgressStage> stage;
-        bool totalKnown = false;
-    };
-    return [this, describe = std::move(describe),
-            state = std::make_shared<State>()](const Progress& report) {
-        if (report.stage != state->stage) {
-            state->stage = report.stage;
-            state->totalKnown = report.total != 0;
-        }
-        if (state->throttle.due(report)) {
-            progress(static_cast<qint64>(report.done),
-                     state->totalKnown ? static_cast<qint64>(report.total) : 0, describe(report));
-        }
-        return !cancelled();
-    };
-}
-
 JobRunner::JobRunner(QObject* parent)
     : QObject(parent) {
     // One core stays with the GUI thread.

@@ -6,7 +6,7 @@
 // hotspot's JobTracker). Work must not touch widgets; `done` runs on the GUI
 // thread.
 
-#include <cachelens/core/progress.h>
+#include "jobs/job_pool.h"
 
 #include <QObject>
 #include <QPointer>
@@ -20,30 +20,6 @@
 #include <optional>
 
 namespace cachelens::ui {
-
-// What a running job sees: whether it should stop, and how to say how far it is.
-class JobContext {
-public:
-    bool cancelled() const { return cancel_->load(); }
-    const std::atomic<bool>* cancelFlag() const { return cancel_.get(); }
-    // Thread-safe; delivered on the GUI thread as JobRunner::progress.
-    void progress(qint64 done, qint64 total, const QString& what = {}) const {
-        if (report_) {
-            report_(done, total, what);
-        }
-    }
-    // The engine's progress (core/progress.h) of this job's work, worded by
-    // `describe`, as progress(done, total, text): throttled to what a person
-    // can read (each stage's first and last report always). A stage whose
-    // total is not known while it runs reports total 0 (a busy bar) to its
-    // end. The work stops once the job is cancelled.
-    ProgressFn engineProgress(std::function<QString(const Progress&)> describe) const;
-
-private:
-    friend class JobRunner;
-    std::shared_ptr<std::atomic<bool>> cancel_ = std::make_shared<std::atomic<bool>>(false);
-    std::function<void(qint64, qint64, const QString&)> report_;
-};
 
 class JobRunner : public QObject {
     Q_OBJECT
