@@ -102,18 +102,10 @@ public:
         QObject::connect(model, &EntryTableModel::failed, this, [](const QString& message) {
             die("the entry table failed: " + message.toStdString());
         });
-        QObject::connect(&window.jobs(), &cachelens::ui::JobRunner::started, this,
-                         [this](const QString& channel) {
-                             if (channel == QStringLiteral("entries")) {
-                                 ++queries;
-                             }
-                         });
-        QObject::connect(&window.jobs(), &cachelens::ui::JobRunner::finished, this,
-                         [this](const QString& channel, bool) {
-                             if (channel == QStringLiteral("entries")) {
-                                 ++queries_finished;
-                             }
-                         });
+        QObject::connect(&model->job(), &cachelens::ui::JobTracker::started, this,
+                         [this] { ++queries; });
+        QObject::connect(&model->job(), &cachelens::ui::JobTracker::finished, this,
+                         [this](bool) { ++queries_finished; });
     }
 
     void arm() {

@@ -51,14 +51,14 @@ bool isGraphEntry(const EntryRef& ref) {
 MainWindow::MainWindow(QString catalogPath, QWidget* parent)
     : QMainWindow(parent)
     , catalogPath_(std::move(catalogPath))
-    , roots_(new RootJobs(jobs_, catalogPath_, this))
+    , roots_(new RootJobs(pool_, catalogPath_, this))
     , pages_(new QTabWidget)
-    , browse_(new BrowsePage(jobs_, catalogPath_, *roots_))
-    , compare_(new ComparePage(jobs_))
-    , why_(new WhyPage(jobs_))
-    , stats_(new StatsPage(jobs_, catalogPath_))
-    , bench_(new BenchPage(jobs_, catalogPath_))
-    , dialogs_(new DialogLauncher(jobs_, catalogPath_, *browse_, *roots_, this))
+    , browse_(new BrowsePage(pool_, catalogPath_, *roots_))
+    , compare_(new ComparePage(pool_))
+    , why_(new WhyPage(pool_))
+    , stats_(new StatsPage(pool_, catalogPath_))
+    , bench_(new BenchPage(pool_, catalogPath_))
+    , dialogs_(new DialogLauncher(pool_, catalogPath_, *browse_, *roots_, this))
     , startup_(new StartupScript(*this)) {
     setWindowTitle(tr("cachelens"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/cachelens.svg")));
@@ -81,9 +81,9 @@ MainWindow::MainWindow(QString catalogPath, QWidget* parent)
 }
 
 MainWindow::~MainWindow() {
-    jobs_.cancelAll();
-    jobs_.waitForAll();
-    // The dialogs hold jobs_ and use it as they close: they go while it is still here,
+    pool_.cancelAll();
+    pool_.waitForAll();
+    // The dialogs hold pool_ and use it as they close: they go while it is still here,
     // not with the rest of the children after the members.
     qDeleteAll(findChildren<QDialog*>(Qt::FindDirectChildrenOnly));
 }

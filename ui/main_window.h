@@ -6,7 +6,7 @@
 // the work is theirs: the roots and their jobs in RootJobs, the dialogs in
 // DialogLauncher, the start-up request in StartupScript.
 
-#include "jobs/job_runner.h"
+#include "jobs/job_tracker.h"
 
 #include <QMainWindow>
 
@@ -50,7 +50,7 @@ public:
     // The status bar's message.
     QString statusText() const;
 
-    JobRunner& jobs() { return jobs_; }
+    JobPool& jobs() { return pool_; }
     RootJobs* roots() const { return roots_; }
     BrowsePage* browsePage() const { return browse_; }
     ComparePage* comparePage() const { return compare_; }
@@ -87,7 +87,7 @@ private:
     void showError(const QString& message);
 
     QString catalogPath_;
-    JobRunner jobs_;
+    JobPool pool_;
     RootJobs* roots_;
     QTabWidget* pages_;
     BrowsePage* browse_;

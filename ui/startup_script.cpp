@@ -36,7 +36,7 @@ StartupScript::StartupScript(MainWindow& window)
         waitingForEntry_ = false;
         advance();
     });
-    connect(&window.jobs(), &JobRunner::finished, this, &StartupScript::advance);
+    connect(&window.jobs(), &JobPool::idle, this, &StartupScript::advance);
     // The Benchmarks page's plan listing is a child process, not a job.
     connect(window.benchPage(), &BenchPage::planFinished, this, &StartupScript::advance);
 }

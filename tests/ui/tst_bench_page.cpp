@@ -9,7 +9,7 @@
 
 #include "data/bench_run_parser.h"
 #include "dialogs/dialog_launcher.h"
-#include "jobs/job_runner.h"
+#include "jobs/job_tracker.h"
 #include "jobs/root_jobs.h"
 #include "main_window.h"
 #include "models/bench_history_model.h"
@@ -664,7 +664,7 @@ private slots:
         QVERIFY(temp.isValid());
         const QString catalogPath = temp.filePath("catalog.sqlite");
         QVERIFY(recordEarlierRuns(catalogPath));
-        JobRunner jobs;
+        JobPool jobs;
         BenchHistoryModel model(jobs, catalogPath);
         QAbstractItemModelTester tester(&model,
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -710,7 +710,7 @@ private slots:
         FakeCli fake;
         QVERIFY(fake.make());
         QVERIFY(recordEarlierRuns(fake.catalogPath));
-        JobRunner jobs;
+        JobPool jobs;
         BenchPage view(jobs, fake.catalogPath);
         view.resize(1400, 900);
         view.setProgram(fake.program);
@@ -818,7 +818,7 @@ private slots:
     void makeBestConfigRunsAccept() {
         FakeCli fake;
         QVERIFY(fake.make());
-        JobRunner jobs;
+        JobPool jobs;
         BenchPage view(jobs, fake.catalogPath);
         view.setProgram(fake.program);
         view.showRoot(fake.cache);
@@ -898,7 +898,7 @@ private slots:
         FakeCli fake;
         QVERIFY(fake.make());
         QVERIFY(fake.setMode(mode.toUtf8().constData()));
-        JobRunner jobs;
+        JobPool jobs;
         BenchPage view(jobs, fake.catalogPath);
         view.setProgram(fake.program);
         view.showRoot(fake.cache);
@@ -922,7 +922,7 @@ private slots:
     void failuresAreShownInThePage() {
         FakeCli fake;
         QVERIFY(fake.make());
-        JobRunner jobs;
+        JobPool jobs;
         BenchPage view(jobs, fake.catalogPath);
         view.setProgram(fake.program);
         view.showRoot(fake.cache);
@@ -991,7 +991,7 @@ private slots:
     void pageListsPlansBeforeARun() {
         FakeCli fake;
         QVERIFY(fake.make());
-        JobRunner jobs;
+        JobPool jobs;
         BenchPage view(jobs, fake.catalogPath);
         view.setProgram(fake.program);
         QSignalSpy planned(&view, &BenchPage::planFinished);
@@ -1106,7 +1106,7 @@ private slots:
         FakeCli fake;
         QVERIFY(fake.make());
         QVERIFY(fake.setMode("slow"));
-        JobRunner jobs;
+        JobPool jobs;
         BenchPage view(jobs, fake.catalogPath);
         view.setProgram(fake.program);
         QSignalSpy planned(&view, &BenchPage::planFinished);
@@ -1146,7 +1146,7 @@ private slots:
         const auto unplannable = static_cast<int>(cli.out.count("\"event\":\"unplannable\""));
         QVERIFY(plans > 0);
 
-        JobRunner jobs;
+        JobPool jobs;
         BenchPage view(jobs, temp.filePath("catalog.sqlite"));
         view.setProgram(test::cli_path());
         view.allConfigsBox()->setChecked(true);
@@ -1179,7 +1179,7 @@ private slots:
         QVERIFY(temp.isValid());
         const fs::path cache = fs::path(temp.path().toStdString()) / "cache";
         test::copy_tree(test::fixture("devset/cache"), cache);
-        JobRunner jobs;
+        JobPool jobs;
         BenchPage view(jobs, temp.filePath("catalog.sqlite"));
         view.setProgram(test::cli_path());
         view.showRoot(cache);

@@ -280,7 +280,7 @@ private slots:
     void importDialogWritesTheDevsetBundle() {
         QTemporaryDir temp;
         const fs::path into = fs::path(temp.path().toStdString()) / "into";
-        JobRunner jobs;
+        JobPool jobs;
         ImportDialog dialog(jobs, test::fixture(kDevsetBundle), into);
         QSignalSpy planned(&dialog, &ImportDialog::planned);
         QSignalSpy imported(&dialog, &ImportDialog::imported);
@@ -325,7 +325,7 @@ private slots:
         writeFile(file, hostileBundleBytes());
         // "../../x" from `into` would be top/a/x.
         const fs::path into = top / "a" / "b" / "into";
-        JobRunner jobs;
+        JobPool jobs;
         ImportDialog dialog(jobs, file, into);
         QSignalSpy planned(&dialog, &ImportDialog::planned);
         QSignalSpy imported(&dialog, &ImportDialog::imported);
@@ -359,7 +359,7 @@ private slots:
         writeFile(top / "signed.bin", *signedBytes);
         const QString fingerprint = QString::fromStdString(key->public_key().fingerprint());
 
-        JobRunner jobs;
+        JobPool jobs;
         ImportDialog dialog(jobs, top / "signed.bin", top / "into");
         QSignalSpy planned(&dialog, &ImportDialog::planned);
         QVERIFY(planned.wait(30'000));
@@ -403,7 +403,7 @@ private slots:
         const auto hostile = test::wrapperRunning("os.system('touch " + marker + "')#<img src=x>");
         writeFile(top / "hostile.bin", hostileCodeBundleBytes(hostile));
         const fs::path into = top / "into";
-        JobRunner jobs;
+        JobPool jobs;
         ImportDialog dialog(jobs, top / "hostile.bin", into);
         QSignalSpy planned(&dialog, &ImportDialog::planned);
         QSignalSpy imported(&dialog, &ImportDialog::imported);
@@ -557,7 +557,7 @@ private slots:
         QVERIFY_RESULT(signedBytes);
         writeFile(top / "signed.bin", *signedBytes);
 
-        JobRunner jobs;
+        JobPool jobs;
         ImportDialog dialog(jobs, top / "signed.bin", top / "into");
         QSignalSpy planned(&dialog, &ImportDialog::planned);
         QVERIFY(planned.wait(30'000));

@@ -8,7 +8,7 @@
 // CACHELENS_SHOTS_DIR is set.
 
 #include "devset_entries.h"
-#include "jobs/job_runner.h"
+#include "jobs/job_tracker.h"
 #include "models/guard_clauses_model.h"
 #include "models/key_diff_model.h"
 #include "models/nearest_keys_model.h"
@@ -88,7 +88,7 @@ class TestCompareWhyGuards : public QObject {
 
 private slots:
     void compareShowsTheDifferingAttributesFirst() {
-        JobRunner jobs;
+        JobPool jobs;
         ComparePage view(jobs);
         view.resize(1200, 800);
         view.show();
@@ -141,7 +141,7 @@ private slots:
     }
 
     void compareShowsALineDiffInsideTheGraphCode() {
-        JobRunner jobs;
+        JobPool jobs;
         ComparePage view(jobs);
         view.resize(1200, 800);
         view.show();
@@ -173,7 +173,7 @@ private slots:
     }
 
     void compareShowsErrorsInTheView() {
-        JobRunner jobs;
+        JobPool jobs;
         ComparePage view(jobs);
         view.resize(900, 400);
         view.show();
@@ -208,7 +208,7 @@ private slots:
     }
 
     void whyRanksTheOriginalKeyFirst() {
-        JobRunner jobs;
+        JobPool jobs;
         WhyPage view(jobs);
         view.resize(1300, 900);
         view.show();
@@ -252,7 +252,7 @@ private slots:
     }
 
     void whyShowsErrorsInTheView() {
-        JobRunner jobs;
+        JobPool jobs;
         WhyPage view(jobs);
         view.explain(refFor("devset/cache", kDefault), {"/nonexistent/cache"});
         auto* error = child<QLabel>(view, "whyError");
@@ -267,7 +267,8 @@ private slots:
 
     void guardPlaygroundLightsClausesLive() {
         const auto golden = test::read_json(test::fixture("devset/golden.json"));
-        GuardsTab panel;
+        JobPool pool;
+        GuardsTab panel(pool);
         panel.resize(1100, 750);
         panel.show();
         QVERIFY(panel.appliesTo(cachedir::FileKind::FxGraph));
@@ -341,7 +342,8 @@ private slots:
     }
 
     void guardPlaygroundAcceptsBigIntsAndFlagsBadInput() {
-        GuardsTab panel;
+        JobPool pool;
+        GuardsTab panel(pool);
         panel.show();
         const EntryRef ref =
             refFor("devset/cache", "fkkjvznfduzvetzt76yadqm6ez5k5ymangrh732nwzvbbl3y25oq");
@@ -368,7 +370,8 @@ private slots:
         // The key's second entry: PyTorch tries the first one before it.
         const EntryRef ref =
             refFor("multi_dev/cache", std::string("fxgraph/tk/") + kMultiKey + "/" + kMultiSecond);
-        GuardsTab panel;
+        JobPool pool;
+        GuardsTab panel(pool);
         panel.resize(1100, 750);
         panel.show();
         panel.showEntry(ref, contentOf(ref));
@@ -416,7 +419,8 @@ private slots:
         const auto content = contentOf(ref);
         const auto& aot = std::get<cachedir::AotAutogradEntry>(*content);
         QVERIFY(aot.guards_expr.has_value());
-        GuardsTab panel;
+        JobPool pool;
+        GuardsTab panel(pool);
         panel.show();
         panel.showEntry(ref, content);
         QVERIFY(panel.clauses()->rowCount() > 0);
@@ -433,7 +437,8 @@ private slots:
     }
 
     void entriesWithoutGuardsAlwaysHit() {
-        GuardsTab panel;
+        JobPool pool;
+        GuardsTab panel(pool);
         panel.resize(900, 500);
         panel.show();
         const EntryRef ref = refFor("devset/cache", kDefault);
@@ -450,7 +455,8 @@ private slots:
     }
 
     void badGuardsAreShownNotCrashedOn() {
-        GuardsTab panel;
+        JobPool pool;
+        GuardsTab panel(pool);
         panel.show();
         auto* error = child<QLabel>(panel, "guardsError");
         // guards_expr that does not parse: said in the panel, no clauses.

@@ -7,6 +7,7 @@
 
 #include "devset_entries.h"
 #include "hostile_entries.h"
+#include "jobs/job_tracker.h"
 #include "models/autotune_model.h"
 #include "models/debug_lines_model.h"
 #include "models/entry_fields_model.h"
@@ -162,7 +163,8 @@ private slots:
 
     void overviewLinksOfAnAotEntryFollowOnEnterAndDoubleClick() {
         const Loaded aot = load(kAot);
-        OverviewTab panel;
+        JobPool pool;
+        OverviewTab panel(pool);
         QVERIFY(panel.appliesTo(FileKind::Lock));
         showPanel(panel);
         panel.showEntry(aot.ref, aot.content);
@@ -210,7 +212,8 @@ private slots:
     // The Overview's first field says what importing the entry would: its
     // verdict, the code PyTorch would run, and each finding.
     void overviewShowsTheSafetyVerdict() {
-        OverviewTab panel;
+        JobPool pool;
+        OverviewTab panel(pool);
         showPanel(panel);
         const Loaded fx = load(kFxWithWinner);
         panel.showEntry(fx.ref, fx.content);
@@ -250,7 +253,8 @@ private slots:
     }
 
     void overviewOfAnFxEntryAndAModule() {
-        OverviewTab panel;
+        JobPool pool;
+        OverviewTab panel(pool);
         showPanel(panel);
         const Loaded fx = load(kFxWithWinner);
         panel.showEntry(fx.ref, fx.content);
@@ -350,7 +354,8 @@ private slots:
     void kernelsListATritonDirAndShowPtxAndCubinFacts() {
         const Loaded triton = load(kWinner);
         const auto& dir = std::get<cachedir::TritonKernelDir>(*triton.content);
-        KernelsTab panel;
+        JobPool pool;
+        KernelsTab panel(pool);
         showPanel(panel);
         panel.showEntry(triton.ref, triton.content);
         // The dir's files are the list.
@@ -389,7 +394,8 @@ private slots:
     }
 
     void kernelsOfAModuleAndOfAnFxBundle() {
-        KernelsTab panel;
+        JobPool pool;
+        KernelsTab panel(pool);
         showPanel(panel);
         const Loaded module = load(kKernelModule);
         panel.showEntry(module.ref, module.content);
@@ -415,7 +421,8 @@ private slots:
         test::copy_tree(test::fixture("devset/cache") / relative, root / relative);
         const Loaded triton = loadEntry(root, kWinner);
         std::filesystem::remove(root / relative / "triton_red_fused_cat_cumsum_sin_0.ttir");
-        KernelsTab panel;
+        JobPool pool;
+        KernelsTab panel(pool);
         showPanel(panel);
         panel.showEntry(triton.ref, triton.content);
         QVERIFY(panel.selectFile(QStringLiteral(".ttir")));
@@ -424,7 +431,8 @@ private slots:
     }
 
     void autotuneHighlightsTheBest() {
-        AutotuneTab panel;
+        JobPool pool;
+        AutotuneTab panel(pool);
         showPanel(panel);
         // A best_config: its one config, the winner.
         const Loaded best = load(kBestConfig);

@@ -4,7 +4,7 @@
 // sort reuses the loaded EntryIndex, and refresh() loads it again so an
 // index's changes show.
 
-#include "jobs/job_runner.h"
+#include "jobs/job_tracker.h"
 #include "models/entry_table_model.h"
 #include "test_paths.h"
 
@@ -63,7 +63,7 @@ private slots:
     }
 
     void everyQueryGivesSearchIdsRows() {
-        JobRunner jobs;
+        JobPool jobs;
         EntryTableModel model(jobs, QString::fromStdString(catalogPath_.string()));
         QAbstractItemModelTester tester(&model,
                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
@@ -98,7 +98,7 @@ private slots:
     }
 
     void refreshShowsWhatAnIndexChanged() {
-        JobRunner jobs;
+        JobPool jobs;
         EntryTableModel model(jobs, QString::fromStdString(catalogPath_.string()));
         catalog::SearchQuery query;
         query.root = devset_.string();

@@ -16,7 +16,7 @@
 #include "dialogs/push_dialog.h"
 #include "dialogs/redis_dialog.h"
 #include "hostile_entries.h"
-#include "jobs/job_runner.h"
+#include "jobs/job_tracker.h"
 #include "jobs/remote_work.h"
 #include "jobs/root_jobs.h"
 #include "main_window.h"
@@ -139,7 +139,7 @@ private slots:
     void cleanup() { server_.stop(); }
 
     void theDialogStartsFromPyTorchsServer() {
-        JobRunner jobs;
+        JobPool jobs;
         qputenv("TORCHINDUCTOR_REDIS_HOST", "10.1.2.3");
         qputenv("TORCHINDUCTOR_REDIS_PORT", "7000");
         {
@@ -399,7 +399,7 @@ private slots:
                                    remote::SetMode::Always));
 
         const fs::path into = top / "into";
-        JobRunner jobs;
+        JobPool jobs;
         PullDialog dialog(jobs, server_.endpoint(), {hostile.key, std::string(test::kBackward)}, {},
                           into);
         QSignalSpy planned(&dialog, &PullDialog::planned);
@@ -493,14 +493,14 @@ private slots:
 
         QTemporaryDir temp;
         const fs::path into = fs::path(temp.path().toStdString()) / "into";
-        JobRunner jobs;
-        QSignalSpy stages(&jobs, &JobRunner::progress);
+        JobPool jobs;
         PullDialog dialog(jobs, server_.endpoint(), {key, std::string(test::kForward)}, {}, into);
+        QSignalSpy stages(&dialog.job(), &JobTracker::progress);
         QSignalSpy planned(&dialog, &PullDialog::planned);
         QVERIFY(planned.wait(30'000));
         // The dialog's status line follows the stages: a dry run only reads.
         QVERIFY(!stages.isEmpty());
-        QCOMPARE(stages.last().at(3).toString(),
+        QCOMPARE(stages.last().at(2).toString(),
                  QStringLiteral("Reading 2 values from %1…")
                      .arg(QString::fromStdString(server_.endpoint().display())));
         QVERIFY2(dialog.errorText().isEmpty(), qPrintable(dialog.errorText()));
@@ -518,7 +518,7 @@ private slots:
         QSignalSpy pulled(&dialog, &PullDialog::pulled);
         QVERIFY(pulled.wait(30'000));
         QCOMPARE(
-            stages.last().at(3).toString(),
+            stages.last().at(2).toString(),
             QStringLiteral("Writing 1 file into %1…").arg(QString::fromStdString(into.string())));
     }
 

@@ -236,8 +236,8 @@ private slots:
         window.show();
         QTRY_VERIFY(window.jobs().isIdle());
         // Its end is queued before the index starts.
-        window.jobs().run<int>(
-            "other", &window, [](const JobContext&) { return 0; }, [](int) {});
+        JobTracker other(window.jobs(), &window);
+        other.run<int>([](const JobContext&) { return 0; }, [](int) {});
         window.jobs().waitForAll();
         QSignalSpy done(&window, &MainWindow::requestDone);
         StartupRequest request;

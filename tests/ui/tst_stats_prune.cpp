@@ -6,7 +6,7 @@
 
 #include "data/stats_snapshot.h"
 #include "dialogs/prune_dialog.h"
-#include "jobs/job_runner.h"
+#include "jobs/job_tracker.h"
 #include "models/kind_stats_model.h"
 #include "models/prune_plan_model.h"
 #include "pages/stats_page.h"
@@ -278,7 +278,7 @@ private slots:
         IndexedCopy copy;
         QVERIFY(copy.make());
         const auto stats = copy.stats();
-        JobRunner jobs;
+        JobPool jobs;
         StatsPage view(jobs, copy.catalogArg());
         view.resize(1280, 960);
         QSignalSpy prune(&view, &StatsPage::pruneRequested);
@@ -458,7 +458,7 @@ private slots:
         QVERIFY(copy.make());
         const auto before = snapshot(copy.dir);
         const std::uint64_t limit = totalBytes(copy.dir) / 2;
-        JobRunner jobs;
+        JobPool jobs;
         PruneDialog dialog(jobs, copy.catalogArg(), copy.dir);
         QSignalSpy pruned(&dialog, &PruneDialog::pruned);
         QVERIFY(!dialog.canDelete());
@@ -503,7 +503,7 @@ private slots:
         IndexedCopy copy;
         QVERIFY(copy.make());
         const auto before = snapshot(copy.dir);
-        JobRunner jobs;
+        JobPool jobs;
         PruneDialog dialog(jobs, copy.catalogArg(), copy.dir);
         dialog.setLimits(std::nullopt, QString("30d"), "10m");
         dialog.preview();
@@ -538,7 +538,7 @@ private slots:
     void badInputIsAnErrorInTheDialog() {
         IndexedCopy copy;
         QVERIFY(copy.make());
-        JobRunner jobs;
+        JobPool jobs;
         PruneDialog dialog(jobs, copy.catalogArg(), copy.dir);
         dialog.setLimits(QString("2X"), std::nullopt, "10m");
         dialog.preview();

@@ -32,10 +32,10 @@ QString withIgnored(const QString& message, const QStringList& ignored) {
 
 } // namespace
 
-DialogLauncher::DialogLauncher(JobRunner& jobs, const QString& catalogPath, BrowsePage& browse,
+DialogLauncher::DialogLauncher(JobPool& pool, const QString& catalogPath, BrowsePage& browse,
                                RootJobs& roots, QWidget* window)
     : QObject(window)
-    , jobs_(jobs)
+    , pool_(pool)
     , catalogPath_(catalogPath)
     , browse_(browse)
     , roots_(roots)
@@ -100,7 +100,7 @@ void DialogLauncher::openImport(std::optional<fs::path> bundleFile, std::optiona
         }
         return;
     }
-    import_ = new ImportDialog(jobs_, *bundleFile, into.value_or(bundle_work::defaultImportDir()),
+    import_ = new ImportDialog(pool_, *bundleFile, into.value_or(bundle_work::defaultImportDir()),
                                window_);
     connect(import_, &ImportDialog::imported, this, &DialogLauncher::reindexIfShown);
     show(import_.data());
@@ -113,7 +113,7 @@ void DialogLauncher::openExport() {
             withIgnored(tr("Select FX graph or AOT entries to export."), selection.ignored));
         return;
     }
-    export_ = new ExportDialog(jobs_, selection.root, selection.keys, selection.ignored, window_);
+    export_ = new ExportDialog(pool_, selection.root, selection.keys, selection.ignored, window_);
     show(export_.data());
 }
 
@@ -139,7 +139,7 @@ void DialogLauncher::openPrune(const QString& previewMaxSize, std::optional<fs::
                                .arg(text(root->filename().string())));
         return;
     }
-    prune_ = new PruneDialog(jobs_, catalogPath_, *root, window_);
+    prune_ = new PruneDialog(pool_, catalogPath_, *root, window_);
     connect(prune_, &PruneDialog::pruned, this, &DialogLauncher::entriesChanged);
     show(prune_.data());
     if (!previewMaxSize.isEmpty()) {
@@ -149,7 +149,7 @@ void DialogLauncher::openPrune(const QString& previewMaxSize, std::optional<fs::
 }
 
 void DialogLauncher::openRedis(const QString& url) {
-    auto* dialog = new RedisDialog(jobs_, catalogPath_.toStdString(), url, window_);
+    auto* dialog = new RedisDialog(pool_, catalogPath_.toStdString(), url, window_);
     redis_ = dialog;
     connect(dialog, &RedisDialog::mirrored, this,
             [this, dialog] { roots_.addMirrored(*dialog->endpoint(), dialog->outcome()); });
@@ -166,7 +166,7 @@ void DialogLauncher::openPull(std::optional<fs::path> into) {
             tr("Select FX graph or AOT entries of a Redis root to pull them."), selection.ignored));
         return;
     }
-    pull_ = new PullDialog(jobs_, *endpoint, selection.keys, selection.ignored,
+    pull_ = new PullDialog(pool_, *endpoint, selection.keys, selection.ignored,
                            into.value_or(bundle_work::defaultImportDir()), window_);
     connect(pull_, &PullDialog::pulled, this, &DialogLauncher::reindexIfShown);
     show(pull_.data());
@@ -203,7 +203,7 @@ void DialogLauncher::openPush(std::optional<fs::path> wholeDir, const QString& s
             servers.push_back(std::move(*endpoint));
         }
     }
-    auto* dialog = new PushDialog(jobs_, dir, std::move(keys), ignored, servers, window_);
+    auto* dialog = new PushDialog(pool_, dir, std::move(keys), ignored, servers, window_);
     push_ = dialog;
     if (!server.isEmpty()) {
         dialog->setServer(server);

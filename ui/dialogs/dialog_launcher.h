@@ -20,7 +20,8 @@ namespace cachelens::ui {
 class BrowsePage;
 class ExportDialog;
 class ImportDialog;
-class JobRunner;
+class JobPool;
+class JobTracker;
 class PruneDialog;
 class PullDialog;
 class PushDialog;
@@ -32,7 +33,7 @@ class DialogLauncher : public QObject {
 
 public:
     // The dialogs are children of `window`.
-    DialogLauncher(JobRunner& jobs, const QString& catalogPath, BrowsePage& browse, RootJobs& roots,
+    DialogLauncher(JobPool& pool, const QString& catalogPath, BrowsePage& browse, RootJobs& roots,
                    QWidget* window);
 
     // Asks for a cache dir and indexes it.
@@ -83,7 +84,7 @@ private:
     template <class Dialog>
     void show(Dialog* dialog);
 
-    JobRunner& jobs_;
+    JobPool& pool_;
     QString catalogPath_;
     BrowsePage& browse_;
     RootJobs& roots_;

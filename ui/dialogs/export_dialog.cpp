@@ -1,7 +1,7 @@
 #include "dialogs/export_dialog.h"
 
 #include "jobs/bundle_work.h"
-#include "jobs/job_runner.h"
+#include "jobs/job_tracker.h"
 #include "text/engine_text.h"
 #include "text/stats_text.h"
 #include "widgets/banner.h"
@@ -25,13 +25,12 @@ namespace cachelens::ui {
 
 namespace fs = std::filesystem;
 
-ExportDialog::ExportDialog(JobRunner& jobs, fs::path root, std::vector<std::string> keys,
+ExportDialog::ExportDialog(JobPool& pool, fs::path root, std::vector<std::string> keys,
                            QStringList ignored, QWidget* parent)
     : QDialog(parent)
-    , jobs_(jobs)
+    , job_(new JobTracker(pool, this))
     , root_(std::move(root))
-    , keys_(std::move(keys))
-    , channel_(QStringLiteral("export:%1").arg(quintptr(this))) {
+    , keys_(std::move(keys)) {
     setWindowTitle(tr("Export selection"));
 
     auto* intro = new QLabel(
@@ -172,8 +171,7 @@ void ExportDialog::exportNow() {
     emit statusMessage(
         tr("Exporting %1 to %2…")
             .arg(stats_text::count(keys.size(), "entry", "entries"), text(file.string())));
-    jobs_.run<bundle_work::ExportOutcome>(
-        channel_, this,
+    job_->run<bundle_work::ExportOutcome>(
         [root, keys, file, key](const JobContext&) {
             return bundle_work::exportBundle(root, keys, file, key);
         },

@@ -25,14 +25,15 @@ class QPushButton;
 
 namespace cachelens::ui {
 
-class JobRunner;
+class JobPool;
+class JobTracker;
 
 class ExportDialog : public QDialog {
     Q_OBJECT
 
 public:
     // `ignored`: one line per part of the selection that is not exported.
-    ExportDialog(JobRunner& jobs, std::filesystem::path root, std::vector<std::string> keys,
+    ExportDialog(JobPool& pool, std::filesystem::path root, std::vector<std::string> keys,
                  QStringList ignored, QWidget* parent = nullptr);
     ~ExportDialog() override;
 
@@ -62,10 +63,9 @@ private:
     void chooseFile();
     void chooseKey();
 
-    JobRunner& jobs_;
+    JobTracker* job_;
     std::filesystem::path root_;
     std::vector<std::string> keys_;
-    QString channel_;
     bool busy_ = false;
 
     QLineEdit* file_ = nullptr;

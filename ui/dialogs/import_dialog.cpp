@@ -60,11 +60,10 @@ struct ImportDialog::Loaded {
     QString error;
 };
 
-ImportDialog::ImportDialog(JobRunner& jobs, fs::path bundleFile, fs::path destination,
+ImportDialog::ImportDialog(JobPool& pool, fs::path bundleFile, fs::path destination,
                            QWidget* parent)
-    : PlanDialog(jobs,
-                 {.channel = QStringLiteral("import:%1").arg(quintptr(this)),
-                  .objectPrefix = QStringLiteral("import"),
+    : PlanDialog(pool,
+                 {.objectPrefix = QStringLiteral("import"),
                   .runText = tr("&Import…"),
                   .runToolTip = tr("Write what the report marks \"would write\" (asks first); "
                                    "refused artifacts are never written"),

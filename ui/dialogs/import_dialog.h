@@ -36,8 +36,8 @@ class ImportDialog : public PlanDialog {
 
 public:
     // Starts reading `bundleFile` and planning an import into `destination`.
-    ImportDialog(JobRunner& jobs, std::filesystem::path bundleFile,
-                 std::filesystem::path destination, QWidget* parent = nullptr);
+    ImportDialog(JobPool& pool, std::filesystem::path bundleFile, std::filesystem::path destination,
+                 QWidget* parent = nullptr);
 
     // What the fields do, for tests and the startup request: each replans at once.
     void setDestination(const std::filesystem::path& dir);

@@ -11,13 +11,12 @@
 
 namespace cachelens::ui {
 
-PlanDialog::PlanDialog(JobRunner& jobs, Setup setup, QWidget* parent)
+PlanDialog::PlanDialog(JobPool& pool, Setup setup, QWidget* parent)
     : QDialog(parent)
-    , jobs_(jobs)
-    , setup_(std::move(setup))
-    , channel_(setup_.channel) {
+    , job_(new JobTracker(pool, this))
+    , setup_(std::move(setup)) {
     error_ = makeBanner(setup_.objectPrefix + QStringLiteral("Error"), BannerTone::Error);
-    status_ = new JobStatusLine(jobs_, channel_, setup_.objectPrefix + QStringLiteral("Summary"));
+    status_ = new JobStatusLine(*job_, setup_.objectPrefix + QStringLiteral("Summary"));
     status_->setText(setup_.statusText);
 
     run_ = new QPushButton(setup_.runText);
@@ -54,14 +53,14 @@ PlanDialog::PlanDialog(JobRunner& jobs, Setup setup, QWidget* parent)
                 planCancelled();
             }
         });
-        connect(&jobs_, &JobRunner::progress, this, &PlanDialog::showProgress);
+        connect(job_, &JobTracker::progress, this, &PlanDialog::showProgress);
     }
 }
 
 PlanDialog::~PlanDialog() {
     // A plan nobody will see is not worth finishing; a run finishes.
     if (phase_ == Phase::Planning) {
-        jobs_.cancel(channel_);
+        job_->cancel();
     }
 }
 
@@ -110,7 +109,7 @@ void PlanDialog::invalidatePlan() {
         return;
     }
     if (phase_ == Phase::Planning) {
-        jobs_.cancel(channel_);
+        job_->cancel();
     }
     setPhase(Phase::Idle);
 }
@@ -119,7 +118,7 @@ bool PlanDialog::cancelPlan() {
     if (phase_ != Phase::Planning) {
         return false;
     }
-    jobs_.cancel(channel_);
+    job_->cancel();
     setPhase(Phase::Idle);
     return true;
 }
@@ -186,9 +185,8 @@ void PlanDialog::setPhase(Phase phase) {
     run_->setEnabled(canRun());
 }
 
-void PlanDialog::showProgress(const QString& channel, qint64 done, qint64 total,
-                              const QString& what) {
-    if (channel != channel_ || !isBusy()) {
+void PlanDialog::showProgress(qint64 done, qint64 total, const QString& what) {
+    if (!isBusy()) {
         return;
     }
     if (total <= 0) {

@@ -8,7 +8,7 @@
 //   inputs edited ─▶ (debounced) plan job ─▶ plan shown ─▶ Run? ─▶ run job ─▶ outcome shown
 //
 // A subclass supplies its inputs, the work of both jobs and its model; this
-// class owns the rest: the debounce timer, the job channel (its two job
+// class owns the rest: the debounce timer, its job tracker (its two job
 // calls are runPlanJob and runWriteJob), the error banner, the status line,
 // the run button in a Close button box, the confirm step and, for a dialog
 // planned on request (Prune: Preview), the Preview and Cancel buttons with a
@@ -18,7 +18,7 @@
 // The widgets are made without a parent: the subclass lays them out with
 // its own, in its order (which is the tab order).
 
-#include "jobs/job_runner.h"
+#include "jobs/job_tracker.h"
 
 #include <QDialog>
 #include <QDialogButtonBox>
@@ -52,6 +52,8 @@ public:
     // What the dialog shows: an error (empty when none) and the status line.
     QString errorText() const;
     QString summaryText() const;
+    // The dialog's job (its progress, for tests).
+    JobTracker& job() const { return *job_; }
 
 signals:
     // A plan (or an error instead of one) is shown.
@@ -68,7 +70,6 @@ protected:
     };
 
     struct Setup {
-        QString channel{};      // the job channel, one per dialog
         QString objectPrefix{}; // "import": importError, importSummary
         QString runText{};      // "&Import…"
         QString runToolTip{};
@@ -81,7 +82,7 @@ protected:
         QString statusText{}; // the status line before any plan
     };
 
-    PlanDialog(JobRunner& jobs, Setup setup, QWidget* parent = nullptr);
+    PlanDialog(JobPool& pool, Setup setup, QWidget* parent = nullptr);
 
     // The subclass's part.
     // Starts the plan: checks the inputs, then runPlanJob, or failed().
@@ -122,13 +123,13 @@ protected:
     void runPlanJob(const QString& status, std::function<T(const JobContext&)> work,
                     std::function<void(T)> show) {
         beginJob(Phase::Planning, status);
-        jobs_.run<T>(channel_, this, std::move(work), std::move(show));
+        job_->run<T>(std::move(work), std::move(show));
     }
     template <class T>
     void runWriteJob(const QString& status, std::function<T(const JobContext&)> work,
                      std::function<void(T)> show) {
         beginJob(Phase::Running, status);
-        jobs_.run<T>(channel_, this, std::move(work), std::move(show));
+        job_->run<T>(std::move(work), std::move(show));
     }
     // The plan is in the model: the run button may write it; emits planned().
     void planShown();
@@ -141,8 +142,6 @@ protected:
     void showError(const QString& message);
     void setStatus(const QString& status);
     Phase phase() const { return phase_; }
-    JobRunner& jobs() { return jobs_; }
-    const QString& channel() const { return channel_; }
 
     // The widgets to lay out.
     QLabel* errorBanner() const { return error_; }
@@ -158,11 +157,10 @@ protected:
 private:
     void beginJob(Phase phase, const QString& status);
     void setPhase(Phase phase);
-    void showProgress(const QString& channel, qint64 done, qint64 total, const QString& what);
+    void showProgress(qint64 done, qint64 total, const QString& what);
 
-    JobRunner& jobs_;
+    JobTracker* job_;
     Setup setup_;
-    QString channel_;
     Phase phase_ = Phase::Idle;
 
     QLabel* error_ = nullptr;

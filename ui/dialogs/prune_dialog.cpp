@@ -49,11 +49,10 @@ QString stageName(const Progress& progress) {
 
 } // namespace
 
-PruneDialog::PruneDialog(JobRunner& jobs, QString catalogPath, std::filesystem::path root,
+PruneDialog::PruneDialog(JobPool& pool, QString catalogPath, std::filesystem::path root,
                          QWidget* parent)
-    : PlanDialog(jobs,
-                 {.channel = QStringLiteral("prune:") + QString::fromStdString(root.string()),
-                  .objectPrefix = QStringLiteral("prune"),
+    : PlanDialog(pool,
+                 {.objectPrefix = QStringLiteral("prune"),
                   .runText = tr("&Delete…"),
                   .runToolTip = tr("Delete what the preview lists (asks first)"),
                   .confirmTitle = tr("Delete cache entries"),

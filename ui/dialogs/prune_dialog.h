@@ -28,14 +28,14 @@ class PruneDialog : public PlanDialog {
     Q_OBJECT
 
 public:
-    PruneDialog(JobRunner& jobs, QString catalogPath, std::filesystem::path root,
+    PruneDialog(JobPool& pool, QString catalogPath, std::filesystem::path root,
                 QWidget* parent = nullptr);
 
     // Test hooks, and what the buttons do.
     // Sets the inputs as if typed (an absent limit is left empty).
     void setLimits(std::optional<QString> maxSize, std::optional<QString> olderThan,
                    QString keepRecent);
-    // Indexes the dir and plans with the inputs, in a job on this dialog's channel.
+    // Indexes the dir and plans with the inputs, in this dialog's job.
     void preview() { planNow(); }
     // Deletes what the current preview lists; asks first when `askUser`.
     void confirmAndDelete(bool askUser) { confirmAndRun(askUser); }

@@ -23,11 +23,10 @@ namespace cachelens::ui {
 
 namespace fs = std::filesystem;
 
-PullDialog::PullDialog(JobRunner& jobs, remote::RedisEndpoint server, std::vector<std::string> keys,
+PullDialog::PullDialog(JobPool& pool, remote::RedisEndpoint server, std::vector<std::string> keys,
                        QStringList ignored, fs::path destination, QWidget* parent)
-    : PlanDialog(jobs,
-                 {.channel = QStringLiteral("pull:%1").arg(quintptr(this)),
-                  .objectPrefix = QStringLiteral("pull"),
+    : PlanDialog(pool,
+                 {.objectPrefix = QStringLiteral("pull"),
                   .runText = tr("&Pull…"),
                   .runToolTip = tr("Write what the table marks \"would write\" into the cache dir "
                                    "above (asks first); refused values are never written"),

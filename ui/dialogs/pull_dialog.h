@@ -35,7 +35,7 @@ class PullDialog : public PlanDialog {
 public:
     // `keys`: FX graph and AOT keys; `ignored`: one line per part of the
     // selection that is not pulled. Starts the dry run into `destination`.
-    PullDialog(JobRunner& jobs, remote::RedisEndpoint server, std::vector<std::string> keys,
+    PullDialog(JobPool& pool, remote::RedisEndpoint server, std::vector<std::string> keys,
                QStringList ignored, std::filesystem::path destination, QWidget* parent = nullptr);
 
     // Each replans at once.

@@ -22,12 +22,11 @@ namespace cachelens::ui {
 
 namespace fs = std::filesystem;
 
-PushDialog::PushDialog(JobRunner& jobs, fs::path sourceDir, std::vector<std::string> keys,
+PushDialog::PushDialog(JobPool& pool, fs::path sourceDir, std::vector<std::string> keys,
                        QStringList ignored, std::vector<remote::RedisEndpoint> servers,
                        QWidget* parent)
-    : PlanDialog(jobs,
-                 {.channel = QStringLiteral("push:%1").arg(quintptr(this)),
-                  .objectPrefix = QStringLiteral("push"),
+    : PlanDialog(pool,
+                 {.objectPrefix = QStringLiteral("push"),
                   .runText = tr("&Push…"),
                   .runToolTip = tr("Store what the table marks \"would set\" (asks first); "
                                    "conflicts are left alone unless Force is checked"),

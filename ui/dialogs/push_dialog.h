@@ -38,7 +38,7 @@ public:
     // `keys` empty: the whole of `sourceDir`. `ignored`: one line per part of
     // the selection not pushed. `servers`: offered first (the Redis roots);
     // the first is checked against at once.
-    PushDialog(JobRunner& jobs, std::filesystem::path sourceDir, std::vector<std::string> keys,
+    PushDialog(JobPool& pool, std::filesystem::path sourceDir, std::vector<std::string> keys,
                QStringList ignored, std::vector<remote::RedisEndpoint> servers,
                QWidget* parent = nullptr);
 

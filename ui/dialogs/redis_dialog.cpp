@@ -1,6 +1,6 @@
 #include "dialogs/redis_dialog.h"
 
-#include "jobs/job_runner.h"
+#include "jobs/job_tracker.h"
 #include "text/engine_text.h"
 #include "widgets/banner.h"
 #include "widgets/job_status_line.h"
@@ -17,11 +17,10 @@ namespace cachelens::ui {
 
 namespace fs = std::filesystem;
 
-RedisDialog::RedisDialog(JobRunner& jobs, fs::path catalogPath, const QString& url, QWidget* parent)
+RedisDialog::RedisDialog(JobPool& pool, fs::path catalogPath, const QString& url, QWidget* parent)
     : QDialog(parent)
-    , jobs_(jobs)
-    , catalogPath_(std::move(catalogPath))
-    , channel_(QStringLiteral("redis-dialog:%1").arg(quintptr(this))) {
+    , job_(new JobTracker(pool, this))
+    , catalogPath_(std::move(catalogPath)) {
     setWindowTitle(tr("Add Redis Server"));
 
     auto* intro = new QLabel(
@@ -53,7 +52,7 @@ RedisDialog::RedisDialog(JobRunner& jobs, fs::path catalogPath, const QString& u
 
     error_ = makeBanner(QStringLiteral("redisError"), BannerTone::Error);
 
-    progressText_ = new JobStatusLine(jobs_, channel_, QStringLiteral("redisProgress"));
+    progressText_ = new JobStatusLine(*job_, QStringLiteral("redisProgress"));
 
     connect_ = new QPushButton(tr("&Connect"));
     connect_->setDefault(true);
@@ -83,7 +82,7 @@ RedisDialog::RedisDialog(JobRunner& jobs, fs::path catalogPath, const QString& u
 
 RedisDialog::~RedisDialog() {
     if (busy_) {
-        jobs_.cancel(channel_);
+        job_->cancel();
     }
 }
 
@@ -126,7 +125,7 @@ void RedisDialog::cancel() {
     if (!busy_) {
         return;
     }
-    jobs_.cancel(channel_);
+    job_->cancel();
     setBusy(false);
     progressText_->setText(tr("Stopped: nothing was added."));
 }
@@ -148,8 +147,7 @@ void RedisDialog::connectNow() {
         remote_work::progressText(remote_work::MirrorStage::Connecting, 0, server));
     setBusy(true);
     const fs::path catalogPath = catalogPath_;
-    jobs_.run<remote_work::MirrorOutcome>(
-        channel_, this,
+    job_->run<remote_work::MirrorOutcome>(
         [endpoint, catalogPath, server](const JobContext& context) {
             return remote_work::mirrorServer(endpoint, catalogPath,
                                              remote_work::jobProgress(context, server));

@@ -25,7 +25,8 @@ class QPushButton;
 
 namespace cachelens::ui {
 
-class JobRunner;
+class JobPool;
+class JobTracker;
 class JobStatusLine;
 
 class RedisDialog : public QDialog {
@@ -33,7 +34,7 @@ class RedisDialog : public QDialog {
 
 public:
     // `url` empty: PyTorch's server, from the environment.
-    RedisDialog(JobRunner& jobs, std::filesystem::path catalogPath, const QString& url = {},
+    RedisDialog(JobPool& pool, std::filesystem::path catalogPath, const QString& url = {},
                 QWidget* parent = nullptr);
     ~RedisDialog() override;
 
@@ -65,9 +66,8 @@ private:
     void setBusy(bool busy);
     void showError(const QString& message);
 
-    JobRunner& jobs_;
+    JobTracker* job_;
     std::filesystem::path catalogPath_;
-    QString channel_;
     bool busy_ = false;
     std::optional<remote::RedisEndpoint> endpoint_;
     remote_work::MirrorOutcome outcome_;

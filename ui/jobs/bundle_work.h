@@ -10,7 +10,7 @@
 // treats such a root as read-only.
 
 #include "data/entry_ref.h"
-#include "jobs/job_runner.h"
+#include "jobs/job_tracker.h"
 
 #include <QString>
 #include <QStringList>

@@ -39,7 +39,6 @@ public:
 
 private:
     friend class JobTracker;
-    friend class JobRunner;
     std::shared_ptr<std::atomic<bool>> cancel_ = std::make_shared<std::atomic<bool>>(false);
     std::function<void(qint64, qint64, const QString&)> report_;
 };

@@ -10,7 +10,7 @@
 // `index redis://...`. The GUI treats a mirror root as read-only.
 
 #include "data/entry_ref.h"
-#include "jobs/job_runner.h"
+#include "jobs/job_tracker.h"
 
 #include <cachelens/bundle/import.h>
 #include <cachelens/remote/redis_endpoint.h>

@@ -14,7 +14,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kMirrorChannel = "mirror:";
+constexpr const char* kMirrorJob = "mirror:";
 
 struct IndexOutcome {
     QString root;
@@ -25,37 +25,40 @@ struct IndexOutcome {
 
 } // namespace
 
-RootJobs::RootJobs(JobRunner& jobs, const QString& catalogPath, QObject* parent)
+RootJobs::RootJobs(JobPool& pool, const QString& catalogPath, QObject* parent)
     : QObject(parent)
-    , jobs_(jobs)
+    , pool_(pool)
     , catalogPath_(catalogPath)
     , stagingBase_(bundle_work::stagingBase())
     , mirrorBase_(remote_work::mirrorBase(catalogPath.toStdString())) {
     connect(this, &RootJobs::rootIndexed, this, &RootJobs::onIndexed);
-    connect(&jobs_, &JobRunner::progress, this,
-            [this](const QString& channel, qint64 done, qint64 total, const QString& what) {
-                if (!running_.contains(channel)) {
-                    return;
-                }
-                if (channel.startsWith(QLatin1String(kMirrorChannel))) {
-                    emit progress(0, 0, what); // how many keys there are is not known
-                } else {
-                    emit progress(done, total, what);
-                }
-            });
 }
 
 RootJobs::~RootJobs() = default;
 
-void RootJobs::jobStarted(const QString& channel) {
-    running_.append(channel);
+JobTracker* RootJobs::tracker(const QString& job) {
+    JobTracker*& tracker = trackers_[job];
+    if (tracker == nullptr) {
+        tracker = new JobTracker(pool_, this);
+        const bool mirror = job.startsWith(QLatin1String(kMirrorJob));
+        connect(tracker, &JobTracker::progress, this,
+                [this, mirror](qint64 done, qint64 total, const QString& what) {
+                    // How many keys a server holds is not known while it is mirrored.
+                    emit progress(mirror ? 0 : done, mirror ? 0 : total, what);
+                });
+    }
+    return tracker;
+}
+
+void RootJobs::jobStarted(const QString& job) {
+    running_.append(job);
     if (running_.size() == 1) {
         emit busyChanged(true);
     }
 }
 
-void RootJobs::jobEnded(const QString& channel) {
-    running_.removeOne(channel);
+void RootJobs::jobEnded(const QString& job) {
+    running_.removeOne(job);
     --pending_;
     if (running_.isEmpty()) {
         emit busyChanged(false);
@@ -63,20 +66,19 @@ void RootJobs::jobEnded(const QString& channel) {
 }
 
 void RootJobs::cancel() {
-    for (const QString& channel : running_) {
-        jobs_.cancel(channel);
+    for (const QString& job : running_) {
+        tracker(job)->cancel();
     }
 }
 
 void RootJobs::index(const fs::path& dir) {
-    const QString channel = QStringLiteral("index:") + text(dir.string());
+    const QString job = QStringLiteral("index:") + text(dir.string());
     ++pending_;
-    jobStarted(channel);
+    jobStarted(job);
     emit progress(0, 0, {});
     emit statusMessage(tr("Indexing %1…").arg(text(dir.string())));
     const fs::path catalogPath = catalogPath_.toStdString();
-    jobs_.run<IndexOutcome>(
-        channel, this,
+    tracker(job)->run<IndexOutcome>(
         [catalogPath, dir](const JobContext& context) {
             IndexOutcome outcome;
             auto catalog = catalog::Catalog::open(catalogPath);
@@ -113,8 +115,8 @@ void RootJobs::index(const fs::path& dir) {
                                   .arg(report->parse_errors);
             return outcome;
         },
-        [this, channel](IndexOutcome outcome) {
-            jobEnded(channel);
+        [this, job](IndexOutcome outcome) {
+            jobEnded(job);
             if (!outcome.error.isEmpty()) {
                 emit failed(outcome.error);
                 emit settled();
@@ -125,12 +127,12 @@ void RootJobs::index(const fs::path& dir) {
             emit rootIndexed(outcome.root);
             emit settled();
         },
-        [this, channel](bool delivered) {
+        [this, job](bool delivered) {
             if (delivered) {
                 return; // ended above
             }
             // Cancelled (or indexed again meanwhile): no outcome comes.
-            jobEnded(channel);
+            jobEnded(job);
             emit statusMessage(tr("Indexing cancelled; what was indexed is kept."));
             emit rootsChanged();
             emit settled();
@@ -141,10 +143,9 @@ void RootJobs::openBundle(const fs::path& file) {
     ++pending_; // settled() waits for the bundle's root too
     emit statusMessage(tr("Reading bundle %1…").arg(text(file.string())));
     const fs::path base = stagingBase_;
-    // One channel per bundle opened: opening a second must not drop the first.
-    const QString channel = QStringLiteral("bundle:%1").arg(++jobCount_);
-    jobs_.run<bundle_work::StagedBundle>(
-        channel, this,
+    // One tracker per bundle opened: opening a second must not drop the first.
+    const QString job = QStringLiteral("bundle:%1").arg(++jobCount_);
+    tracker(job)->run<bundle_work::StagedBundle>(
         [file, base](const JobContext&) { return bundle_work::stageBundle(file, base); },
         [this](bundle_work::StagedBundle staged) {
             if (!staged.error.isEmpty()) {
@@ -163,33 +164,32 @@ void RootJobs::openBundle(const fs::path& file) {
 void RootJobs::addRedisServer(const remote::RedisEndpoint& endpoint) {
     ++pending_; // settled() waits for the server's root too
     const QString server = text(endpoint.display());
-    // One channel per mirroring: adding a second server must not drop the first.
-    const QString channel = QLatin1String(kMirrorChannel) + QString::number(++jobCount_);
-    jobStarted(channel);
+    // One tracker per mirroring: adding a second server must not drop the first.
+    const QString job = QLatin1String(kMirrorJob) + QString::number(++jobCount_);
+    jobStarted(job);
     emit progress(0, 0, {});
     emit statusMessage(remote_work::progressText(remote_work::MirrorStage::Connecting, 0, server));
     const fs::path catalogPath = catalogPath_.toStdString();
-    jobs_.run<remote_work::MirrorOutcome>(
-        channel, this,
+    tracker(job)->run<remote_work::MirrorOutcome>(
         [endpoint, catalogPath, server](const JobContext& context) {
             return remote_work::mirrorServer(endpoint, catalogPath,
                                              remote_work::jobProgress(context, server));
         },
-        [this, endpoint, channel](remote_work::MirrorOutcome outcome) {
+        [this, endpoint, job](remote_work::MirrorOutcome outcome) {
             if (!outcome.error.isEmpty()) {
-                jobEnded(channel);
+                jobEnded(job);
                 emit failed(tr("Cannot add the Redis server: %1").arg(outcome.errorText()));
                 emit settled();
                 return;
             }
             addMirrored(endpoint, outcome); // indexes: counted before this one is let go
-            jobEnded(channel);
+            jobEnded(job);
         },
-        [this, channel](bool delivered) {
+        [this, job](bool delivered) {
             if (delivered) {
                 return; // ended above
             }
-            jobEnded(channel);
+            jobEnded(job);
             emit statusMessage(tr("Mirroring cancelled: nothing changed."));
             emit settled();
         });

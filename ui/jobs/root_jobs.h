@@ -8,7 +8,7 @@
 // status, the Browse page follows its signals.
 
 #include "data/root_provenance.h"
-#include "jobs/job_runner.h"
+#include "jobs/job_tracker.h"
 
 #include <cachelens/remote/redis_endpoint.h>
 
@@ -31,7 +31,7 @@ class RootJobs : public QObject {
     Q_OBJECT
 
 public:
-    RootJobs(JobRunner& jobs, const QString& catalogPath, QObject* parent = nullptr);
+    RootJobs(JobPool& pool, const QString& catalogPath, QObject* parent = nullptr);
     ~RootJobs() override;
 
     // Indexes `dir` in the background; rootIndexed() when done.
@@ -80,17 +80,21 @@ signals:
     void settled();
 
 private:
-    void jobStarted(const QString& channel);
-    void jobEnded(const QString& channel);
+    // The tracker of the job named `job` ("index:<dir>": indexing a dir again
+    // supersedes the older index of it; "bundle:<n>", "mirror:<n>": one each).
+    JobTracker* tracker(const QString& job);
+    void jobStarted(const QString& job);
+    void jobEnded(const QString& job);
     void onIndexed(const QString& root);
 
-    JobRunner& jobs_;
+    JobPool& pool_;
+    std::map<QString, JobTracker*> trackers_;
     QString catalogPath_;
     std::filesystem::path stagingBase_; // where opened bundles are staged
     std::filesystem::path mirrorBase_;  // where Redis servers are mirrored
     int pending_ = 0;
-    QStringList running_;         // the index and mirror jobs' channels
-    int jobCount_ = 0;            // for unique channels
+    QStringList running_;         // the index and mirror jobs running, by name
+    int jobCount_ = 0;            // for unique job names
     QStringList bundlesIndexing_; // staged roots to announce once indexed
     QStringList redisIndexing_;   // mirror roots to announce once indexed
     // Root location -> the server it mirrors (with its password, never

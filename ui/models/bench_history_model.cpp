@@ -41,16 +41,15 @@ bool measured(const bench::CandidateResult& result) {
 
 } // namespace
 
-BenchHistoryModel::BenchHistoryModel(JobRunner& jobs, QString catalogPath, QObject* parent)
+BenchHistoryModel::BenchHistoryModel(JobPool& pool, QString catalogPath, QObject* parent)
     : QAbstractTableModel(parent)
-    , jobs_(jobs)
+    , job_(new JobTracker(pool, this))
     , catalogPath_(std::move(catalogPath)) {}
 
 void BenchHistoryModel::load(const QString& kernelOrModule) {
     const std::filesystem::path path = catalogPath_.toStdString();
     const std::string kernel = kernelOrModule.toStdString();
-    jobs_.run<HistoryResult>(
-        QStringLiteral("bench-history"), this,
+    job_->run<HistoryResult>(
         [path, kernel, kernelOrModule](const JobContext&) {
             auto catalog = catalog::Catalog::open(path);
             if (!catalog) {

@@ -4,7 +4,7 @@
 // kernel (or module), across runs and GPUs, oldest run first; read with
 // bench::kernel_history in a job that opens its own catalog connection.
 
-#include "jobs/job_runner.h"
+#include "jobs/job_tracker.h"
 
 #include <cachelens/bench/bench_store.h>
 
@@ -36,10 +36,10 @@ public:
         RunIdRole,
     };
 
-    BenchHistoryModel(JobRunner& jobs, QString catalogPath, QObject* parent = nullptr);
+    BenchHistoryModel(JobPool& pool, QString catalogPath, QObject* parent = nullptr);
 
-    // Reads the history of a kernel name or module key (in a job on channel
-    // "bench-history"); emits loaded() or failed().
+    // Reads the history of a kernel name or module key (in a job, which a
+    // newer load supersedes); emits loaded() or failed().
     void load(const QString& kernelOrModule);
     // Takes a history already read (tests, and the job's result).
     void setHistory(const QString& kernelOrModule, std::vector<bench::HistoryRow> rows);
@@ -64,7 +64,7 @@ private:
     QVariant display(const bench::HistoryRow& row, int column) const;
     QVariant sortValue(const bench::HistoryRow& row, int column) const;
 
-    JobRunner& jobs_;
+    JobTracker* job_;
     QString catalogPath_;
     QString kernel_;
     std::vector<bench::HistoryRow> rows_;

@@ -50,9 +50,9 @@ struct Selection {
 
 } // namespace
 
-EntryTableModel::EntryTableModel(JobRunner& jobs, QString catalogPath, QObject* parent)
+EntryTableModel::EntryTableModel(JobPool& pool, QString catalogPath, QObject* parent)
     : QAbstractTableModel(parent)
-    , jobs_(jobs)
+    , job_(new JobTracker(pool, this))
     , catalogPath_(std::move(catalogPath)) {
     query_.limit = 0;
 }
@@ -81,8 +81,7 @@ void EntryTableModel::select(bool reload) {
         matches_.reset();
     }
     const std::filesystem::path path = catalogPath_.toStdString();
-    jobs_.run<Selection>(
-        "entries", this,
+    job_->run<Selection>(
         [path, query = query_, index = index_, matches = matches_](const JobContext&) {
             Selection out{index, matches, {}, {}};
             if (!out.index || !out.matches) {

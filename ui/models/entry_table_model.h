@@ -10,7 +10,7 @@
 // result. refresh() loads the index again (after an index or a prune).
 
 #include "data/entry_ref.h"
-#include "jobs/job_runner.h"
+#include "jobs/job_tracker.h"
 
 #include <cachelens/catalog/catalog.h>
 #include <cachelens/catalog/entry_index.h>
@@ -44,7 +44,7 @@ public:
     };
     enum Role { EntryRefRole = Qt::UserRole + 1, EntryIdRole, RawValueRole };
 
-    EntryTableModel(JobRunner& jobs, QString catalogPath, QObject* parent = nullptr);
+    EntryTableModel(JobPool& pool, QString catalogPath, QObject* parent = nullptr);
 
     // Runs the query (its sort, limit and offset are the model's own). Until
     // the first setQuery() or refresh(), sort() only sets the order.
@@ -53,6 +53,8 @@ public:
     // Runs the current query again on a fresh index (after an index or a prune).
     void refresh();
     bool isLoading() const { return loading_; }
+    // The job its queries run in (benchmarks count them).
+    JobTracker& job() const { return *job_; }
 
     // The row of the entry with this catalog id, if the table holds it.
     std::optional<int> rowOfId(std::int64_t id) const;
@@ -79,7 +81,7 @@ private:
     const catalog::SearchHit* hit(int row) const;
     const std::vector<catalog::SearchHit>* page(int number) const;
 
-    JobRunner& jobs_;
+    JobTracker* job_;
     QString catalogPath_;
     catalog::SearchQuery query_;
     std::vector<std::int64_t> ids_;

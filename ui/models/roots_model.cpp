@@ -10,8 +10,6 @@ namespace cachelens::ui {
 
 namespace {
 
-const QString kChannel = QStringLiteral("roots");
-
 struct StatsResult {
     std::vector<catalog::RootStats> stats;
     QString error;
@@ -19,15 +17,14 @@ struct StatsResult {
 
 } // namespace
 
-RootsModel::RootsModel(JobRunner& jobs, QString catalogPath, QObject* parent)
+RootsModel::RootsModel(JobPool& pool, QString catalogPath, QObject* parent)
     : QAbstractItemModel(parent)
-    , jobs_(jobs)
+    , job_(new JobTracker(pool, this))
     , catalogPath_(std::move(catalogPath)) {}
 
 void RootsModel::refresh() {
     const std::filesystem::path path = catalogPath_.toStdString();
-    jobs_.run<StatsResult>(
-        kChannel, this,
+    job_->run<StatsResult>(
         [path](const JobContext&) {
             auto catalog = catalog::Catalog::open(path);
             if (!catalog) {
@@ -66,7 +63,7 @@ void RootsModel::setStats(std::vector<catalog::RootStats> stats) {
 }
 
 bool RootsModel::isRefreshing() const {
-    return jobs_.isRunning(kChannel);
+    return job_->isRunning();
 }
 
 QModelIndex RootsModel::indexOfRoot(const std::filesystem::path& root) const {

@@ -3,7 +3,7 @@
 // The sidebar: the catalog's cache dirs, each with its entries and bytes,
 // and under it one row per kind.
 
-#include "jobs/job_runner.h"
+#include "jobs/job_tracker.h"
 
 #include <cachelens/catalog/catalog.h>
 
@@ -25,7 +25,7 @@ public:
         KindRole,                        // the kind's name, on kind rows
     };
 
-    RootsModel(JobRunner& jobs, QString catalogPath, QObject* parent = nullptr);
+    RootsModel(JobPool& pool, QString catalogPath, QObject* parent = nullptr);
 
     // Reads the catalog's roots and their counts again (in a job).
     void refresh();
@@ -55,7 +55,7 @@ private:
         std::vector<std::pair<cachedir::FileKind, catalog::KindStats>> kinds;
     };
 
-    JobRunner& jobs_;
+    JobTracker* job_;
     QString catalogPath_;
     std::vector<RootRow> roots_;
 };

@@ -1,7 +1,7 @@
 #include "pages/bench_page.h"
 
 #include "dialogs/confirm.h"
-#include "jobs/job_runner.h"
+#include "jobs/job_tracker.h"
 #include "models/bench_history_model.h"
 #include "models/bench_results_model.h"
 #include "widgets/banner.h"
@@ -68,15 +68,14 @@ void fitColumns(QTableView* table, std::initializer_list<std::pair<int, int>> ca
 
 } // namespace
 
-BenchPage::BenchPage(JobRunner& jobs, QString catalogPath, QWidget* parent)
+BenchPage::BenchPage(JobPool& pool, QString catalogPath, QWidget* parent)
     : QWidget(parent)
-    , jobs_(jobs)
     , catalogPath_(std::move(catalogPath))
     , processes_(new BenchProcesses(catalogPath_, this))
     , planTimer_(new QTimer(this))
     , results_(new BenchResultsModel(this))
     , sorted_(new BenchResultsSortProxy(this))
-    , history_(new BenchHistoryModel(jobs, catalogPath_, this)) {
+    , history_(new BenchHistoryModel(pool, catalogPath_, this)) {
     title_ = new QLabel(tr("Benchmarks"));
     QFont titleFont = title_->font();
     titleFont.setBold(true);

@@ -37,13 +37,13 @@ namespace cachelens::ui {
 class BenchHistoryModel;
 class BenchResultsModel;
 class BenchResultsSortProxy;
-class JobRunner;
+class JobPool;
 
 class BenchPage : public QWidget {
     Q_OBJECT
 
 public:
-    BenchPage(JobRunner& jobs, QString catalogPath, QWidget* parent = nullptr);
+    BenchPage(JobPool& pool, QString catalogPath, QWidget* parent = nullptr);
 
     // The cache dir to benchmark (the sidebar's); nullopt: none chosen.
     void showRoot(const std::optional<std::filesystem::path>& root);
@@ -126,7 +126,6 @@ private:
     void showError(const QString& message);
     void setStatus(const QString& message);
 
-    JobRunner& jobs_;
     QString catalogPath_;
     std::optional<std::filesystem::path> root_;
 

@@ -50,16 +50,17 @@ const char* const kTabNames[] = {"overview", "debug", "guards", "source", "kerne
 
 } // namespace
 
-BrowsePage::BrowsePage(JobRunner& jobs, const QString& catalogPath, const RootJobs& roots,
+BrowsePage::BrowsePage(JobPool& pool, const QString& catalogPath, const RootJobs& roots,
                        QWidget* parent)
     : QWidget(parent)
-    , jobs_(jobs)
+    , pool_(pool)
+    , entryJob_(new JobTracker(pool, this))
     , catalogPath_(catalogPath)
     , roots_(roots)
-    , rootsModel_(new RootsModel(jobs, catalogPath, this))
+    , rootsModel_(new RootsModel(pool, catalogPath, this))
     , rootLabels_(new RootLabelsModel(
           [&roots](const fs::path& root) { return roots.provenance(root); }, this))
-    , entryModel_(new EntryTableModel(jobs, catalogPath, this)) {
+    , entryModel_(new EntryTableModel(pool, catalogPath, this)) {
     rootLabels_->setSourceModel(rootsModel_);
 
     sidebar_ = new QTreeView;
@@ -190,8 +191,8 @@ QWidget* BrowsePage::buildDetailArea() {
                                               "background: #b3261e; padding: 4px; }"));
     entryError_->hide();
     details_ = new QTabWidget;
-    tabs_ = {new OverviewTab, new DebugLinesTab, new GuardsTab,
-             new SourceTab,   new KernelsTab,    new AutotuneTab};
+    tabs_ = {new OverviewTab(pool_), new DebugLinesTab,     new GuardsTab(pool_),
+             new SourceTab,          new KernelsTab(pool_), new AutotuneTab(pool_)};
     const QString titles[] = {tr("Overview"), tr("Debug lines"), tr("Guards"),
                               tr("Source"),   tr("Kernels"),     tr("Autotune")};
     for (std::size_t i = 0; i < tabs_.size(); ++i) {
@@ -304,8 +305,7 @@ void BrowsePage::onEntrySelected() {
 }
 
 void BrowsePage::loadEntry(const EntryRef& ref) {
-    jobs_.run<LoadedEntry>(
-        "entry", this,
+    entryJob_->run<LoadedEntry>(
         [ref](const JobContext&) {
             auto loaded = cachedir::load_entry(ref.root, ref.entry);
             if (!loaded) {

@@ -8,7 +8,7 @@
 // kernel name) with the catalog.
 
 #include "data/entry_ref.h"
-#include "jobs/job_runner.h"
+#include "jobs/job_tracker.h"
 
 #include <cachelens/cachedir/file_kind.h>
 #include <cachelens/core/error.h>
@@ -48,7 +48,7 @@ public:
     // In the order of the detail tabs.
     enum class Tab { Overview, DebugLines, Guards, Source, Kernels, Autotune };
 
-    BrowsePage(JobRunner& jobs, const QString& catalogPath, const RootJobs& roots,
+    BrowsePage(JobPool& pool, const QString& catalogPath, const RootJobs& roots,
                QWidget* parent = nullptr);
     ~BrowsePage() override;
 
@@ -146,7 +146,8 @@ private:
     // Selects it in the table, showing every root when the filter hides it.
     void showFoundEntry(const FoundEntry& found);
 
-    JobRunner& jobs_;
+    JobPool& pool_;
+    JobTracker* entryJob_; // the selected entry's loading
     QString catalogPath_;
     const RootJobs& roots_;
     RootsModel* rootsModel_;

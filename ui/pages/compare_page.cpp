@@ -1,6 +1,6 @@
 #include "pages/compare_page.h"
 
-#include "jobs/job_runner.h"
+#include "jobs/job_tracker.h"
 #include "models/key_diff_model.h"
 #include "widgets/highlight_colors.h"
 #include "widgets/selected_cells.h"
@@ -97,9 +97,9 @@ private:
 
 } // namespace
 
-ComparePage::ComparePage(JobRunner& jobs, QWidget* parent)
+ComparePage::ComparePage(JobPool& pool, QWidget* parent)
     : QWidget(parent)
-    , jobs_(jobs)
+    , job_(new JobTracker(pool, this))
     , model_(new KeyDiffModel(this))
     , proxy_(new HideSameFilter(this))
     , keys_(new QLabel(this))
@@ -190,8 +190,8 @@ void ComparePage::compare(const EntryRef& left, const EntryRef& right) {
         QStringLiteral("− %1\n+ %2")
             .arg(describeSide(left, left.entry.key), describeSide(right, right.entry.key)));
     summary_->setText(tr("Loading…"));
-    jobs_.run<Result<std::shared_ptr<const KeyComparison>>>(
-        channel_, this, [left, right](const JobContext&) { return compareEntries(left, right); },
+    job_->run<Result<std::shared_ptr<const KeyComparison>>>(
+        [left, right](const JobContext&) { return compareEntries(left, right); },
         [this](Result<std::shared_ptr<const KeyComparison>> result) {
             if (!result) {
                 showError(QString::fromStdString(result.error().describe()));
@@ -225,7 +225,7 @@ void ComparePage::showComparison(std::shared_ptr<const KeyComparison> comparison
 }
 
 void ComparePage::clear() {
-    jobs_.cancel(channel_);
+    job_->cancel();
     model_->clear();
     keys_->setText(tr("Nothing to compare"));
     summary_->clear();

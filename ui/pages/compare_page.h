@@ -21,14 +21,15 @@ class QTableView;
 
 namespace cachelens::ui {
 
-class JobRunner;
+class JobPool;
+class JobTracker;
 class KeyDiffModel;
 
 class ComparePage : public QWidget {
     Q_OBJECT
 
 public:
-    explicit ComparePage(JobRunner& jobs, QWidget* parent = nullptr);
+    explicit ComparePage(JobPool& pool, QWidget* parent = nullptr);
 
     // Loads both entries off the GUI thread and shows how their keys differ.
     // Either may be in any root; both must be FX graph entries.
@@ -37,9 +38,6 @@ public:
     void showComparison(std::shared_ptr<const KeyComparison> comparison);
     void clear();
 
-    // The JobRunner channel loads go through ("compare"); a view embedded in
-    // another one takes its own, so that the two do not supersede each other.
-    void setChannel(const QString& channel) { channel_ = channel; }
     KeyDiffModel* model() const { return model_; }
 
 signals:
@@ -50,8 +48,7 @@ private:
     void showSelected();
     void copySelection();
 
-    JobRunner& jobs_;
-    QString channel_ = QStringLiteral("compare");
+    JobTracker* job_;
     KeyDiffModel* model_;
     QSortFilterProxyModel* proxy_;
     QLabel* keys_;

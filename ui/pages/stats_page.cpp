@@ -1,7 +1,7 @@
 #include "pages/stats_page.h"
 
 #include "data/stats_snapshot.h"
-#include "jobs/job_runner.h"
+#include "jobs/job_tracker.h"
 #include "models/kind_stats_model.h"
 #include "text/plain_text.h"
 #include "text/stats_text.h"
@@ -128,9 +128,9 @@ void clearChart(QChart* chart) {
 
 } // namespace
 
-StatsPage::StatsPage(JobRunner& jobs, QString catalogPath, QWidget* parent)
+StatsPage::StatsPage(JobPool& pool, QString catalogPath, QWidget* parent)
     : QWidget(parent)
-    , jobs_(jobs)
+    , job_(new JobTracker(pool, this))
     , catalogPath_(std::move(catalogPath))
     , kinds_(new KindStatsModel(this))
     , sorted_(new KindStatsSortProxy(this)) {
@@ -253,8 +253,7 @@ void StatsPage::refresh() {
     const std::filesystem::path catalogPath = catalogPath_.toStdString();
     const auto root = root_;
     const auto now = stats_text::nowNs();
-    jobs_.run<Result<StatsSnapshot>>(
-        QStringLiteral("stats"), this,
+    job_->run<Result<StatsSnapshot>>(
         [catalogPath, root, now](const JobContext&) {
             return loadStatsSnapshot(catalogPath, root, now);
         },

@@ -24,7 +24,8 @@ class QTreeWidgetItem;
 
 namespace cachelens::ui {
 
-class JobRunner;
+class JobPool;
+class JobTracker;
 class KindStatsModel;
 class KindStatsSortProxy;
 struct StatsSnapshot;
@@ -33,10 +34,10 @@ class StatsPage : public QWidget {
     Q_OBJECT
 
 public:
-    StatsPage(JobRunner& jobs, QString catalogPath, QWidget* parent = nullptr);
+    StatsPage(JobPool& pool, QString catalogPath, QWidget* parent = nullptr);
     ~StatsPage() override;
 
-    // One root (as indexed) or, with nullopt, every root; loads on channel "stats".
+    // One root (as indexed) or, with nullopt, every root; in its job, which a newer one supersedes.
     void showRoot(const std::optional<std::filesystem::path>& root);
     // Loads what is shown again (F5).
     void refresh();
@@ -66,7 +67,7 @@ private:
     void applyPalette();
     void activateItem(QTreeWidgetItem* item);
 
-    JobRunner& jobs_;
+    JobTracker* job_;
     QString catalogPath_;
     std::optional<std::filesystem::path> root_;
     std::unique_ptr<StatsSnapshot> snapshot_;

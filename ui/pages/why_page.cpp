@@ -1,6 +1,6 @@
 #include "pages/why_page.h"
 
-#include "jobs/job_runner.h"
+#include "jobs/job_tracker.h"
 #include "models/nearest_keys_model.h"
 #include "pages/compare_page.h"
 #include "text/plain_text.h"
@@ -41,18 +41,17 @@ protected:
 
 } // namespace
 
-WhyPage::WhyPage(JobRunner& jobs, QWidget* parent)
+WhyPage::WhyPage(JobPool& pool, QWidget* parent)
     : QWidget(parent)
-    , jobs_(jobs)
+    , job_(new JobTracker(pool, this))
     , model_(new NearestKeysModel(this))
     , header_(new QLabel(this))
     , error_(new QLabel(this))
     , table_(new QTableView(this))
     , compareButton_(new QPushButton(tr("Compare &side by side"), this))
-    , compare_(new ComparePage(jobs, this)) {
+    , compare_(new ComparePage(pool, this)) {
     const QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
-    // Its own channel: a candidate's diff must not cancel the main Compare tab's load.
-    compare_->setChannel(QStringLiteral("why-compare"));
+    // Its own page, with its own job: a candidate's diff does not cancel the Compare page's load.
 
     header_->setObjectName(QStringLiteral("whyHeader"));
     header_->setTextFormat(Qt::RichText); // the keys in it are escaped
@@ -127,8 +126,7 @@ void WhyPage::explain(const EntryRef& fxEntry,
     target_ = fxEntry;
     header_->setText(tr("Looking for the keys nearest to %1…")
                          .arg(QString::fromStdString(fxEntry.entry.key).toHtmlEscaped()));
-    jobs_.run<Result<NearestKeys>>(
-        QStringLiteral("why"), this,
+    job_->run<Result<NearestKeys>>(
         [fxEntry, searchRoots](const JobContext& context) {
             return findNearestKeys(fxEntry, searchRoots, kCandidates, context.cancelFlag());
         },
@@ -173,7 +171,7 @@ void WhyPage::explain(const EntryRef& fxEntry,
 }
 
 void WhyPage::clear() {
-    jobs_.cancel(QStringLiteral("why"));
+    job_->cancel();
     target_ = {};
     model_->clear();
     compare_->clear();

@@ -19,14 +19,15 @@ class QTableView;
 namespace cachelens::ui {
 
 class ComparePage;
-class JobRunner;
+class JobPool;
+class JobTracker;
 class NearestKeysModel;
 
 class WhyPage : public QWidget {
     Q_OBJECT
 
 public:
-    explicit WhyPage(JobRunner& jobs, QWidget* parent = nullptr);
+    explicit WhyPage(JobPool& pool, QWidget* parent = nullptr);
 
     // Ranks the FX entries of `searchRoots` (the entry's own root when empty)
     // against `fxEntry`'s key, off the GUI thread.
@@ -47,7 +48,7 @@ private:
     void requestCompare();
     void copySelection();
 
-    JobRunner& jobs_;
+    JobTracker* job_;
     EntryRef target_;
     NearestKeysModel* model_;
     QLabel* header_;

@@ -1,6 +1,6 @@
 #include "tabs/autotune_tab.h"
 
-#include "jobs/job_runner.h"
+#include "jobs/job_tracker.h"
 #include "models/autotune_model.h"
 
 #include <cachelens/cachedir/entry_links.h>
@@ -21,8 +21,6 @@ namespace cachelens::ui {
 
 namespace {
 
-const QString kChannel = QStringLiteral("autotune");
-
 // "1 line", "3 lines".
 QString count(qsizetype n, const char* singular, const char* plural) {
     return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? singular : plural));
@@ -35,13 +33,13 @@ struct ModuleTuning {
 
 } // namespace
 
-AutotuneTab::AutotuneTab(QWidget* parent)
+AutotuneTab::AutotuneTab(JobPool& pool, QWidget* parent)
     : EntryTab(parent)
     , summary_(new QLabel(this))
     , table_(new QTableView(this))
     , model_(new AutotuneModel(this))
     , proxy_(new QSortFilterProxyModel(this))
-    , jobs_(new JobRunner(this)) {
+    , job_(new JobTracker(pool, this)) {
     summary_->setTextFormat(Qt::PlainText);
     summary_->setWordWrap(true);
     summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -78,7 +76,7 @@ AutotuneTab::AutotuneTab(QWidget* parent)
 }
 
 AutotuneTab::~AutotuneTab() {
-    jobs_->cancelAll();
+    job_->cancel();
 }
 
 bool AutotuneTab::appliesTo(cachedir::FileKind kind) const {
@@ -88,7 +86,7 @@ bool AutotuneTab::appliesTo(cachedir::FileKind kind) const {
 }
 
 void AutotuneTab::showEntry(const EntryRef& ref, const SharedContent& content) {
-    jobs_->cancelAll();
+    job_->cancel();
     const std::filesystem::path root = ref.root;
     if (const auto* best = std::get_if<cachedir::BestConfig>(content.get())) {
         model_->showBestConfig(*best, {});
@@ -98,8 +96,7 @@ void AutotuneTab::showEntry(const EntryRef& ref, const SharedContent& content) {
         }
         // The winner's Triton dir says which kernel (and module) this is for.
         const std::string hash = *best->triton_cache_hash;
-        jobs_->run<std::optional<cachedir::TritonKernelDir>>(
-            kChannel, this,
+        job_->run<std::optional<cachedir::TritonKernelDir>>(
             [root, hash](const JobContext&) { return cachedir::find_triton_dir(root, hash); },
             [this, content](std::optional<cachedir::TritonKernelDir> kernel) {
                 if (!kernel) {
@@ -143,8 +140,7 @@ void AutotuneTab::showEntry(const EntryRef& ref, const SharedContent& content) {
         if (bestConfigs == 0) {
             return;
         }
-        jobs_->run<std::map<std::string, cachedir::BestConfig>>(
-            kChannel, this,
+        job_->run<std::map<std::string, cachedir::BestConfig>>(
             [root, content](const JobContext& context) {
                 return cachedir::read_best_configs_of(
                     root, std::get<cachedir::FxGraphEntry>(*content), context.cancelFlag());
@@ -162,8 +158,7 @@ void AutotuneTab::showEntry(const EntryRef& ref, const SharedContent& content) {
         model_->clear();
         summary_->setText(tr("Looking for this module's best_configs and benchmarks…"));
         const std::string key = ref.entry.key;
-        jobs_->run<ModuleTuning>(
-            kChannel, this,
+        job_->run<ModuleTuning>(
             [root, key](const JobContext& context) {
                 ModuleTuning out;
                 out.bestConfigs =
@@ -191,7 +186,7 @@ void AutotuneTab::showEntry(const EntryRef& ref, const SharedContent& content) {
 }
 
 void AutotuneTab::clear() {
-    jobs_->cancelAll();
+    job_->cancel();
     model_->clear();
     summary_->clear();
 }

@@ -17,13 +17,14 @@ class QTableView;
 namespace cachelens::ui {
 
 class AutotuneModel;
-class JobRunner;
+class JobPool;
+class JobTracker;
 
 class AutotuneTab : public EntryTab {
     Q_OBJECT
 
 public:
-    explicit AutotuneTab(QWidget* parent = nullptr);
+    explicit AutotuneTab(JobPool& pool, QWidget* parent = nullptr);
     ~AutotuneTab() override;
 
     bool appliesTo(cachedir::FileKind kind) const override;
@@ -46,7 +47,7 @@ private:
     QTableView* table_ = nullptr;
     AutotuneModel* model_ = nullptr;
     QSortFilterProxyModel* proxy_ = nullptr;
-    JobRunner* jobs_ = nullptr;
+    JobTracker* job_;
     QString emptyText_;
 };
 

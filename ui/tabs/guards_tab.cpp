@@ -1,6 +1,6 @@
 #include "tabs/guards_tab.h"
 
-#include "jobs/job_runner.h"
+#include "jobs/job_tracker.h"
 #include "models/guard_clauses_model.h"
 #include "widgets/highlight_colors.h"
 #include "widgets/selected_cells.h"
@@ -149,9 +149,9 @@ QString describeLookup(const explain::LookupResult& lookup, const std::string& t
 
 } // namespace
 
-GuardsTab::GuardsTab(QWidget* parent)
+GuardsTab::GuardsTab(JobPool& pool, QWidget* parent)
     : EntryTab(parent)
-    , jobs_(new JobRunner(this))
+    , lookupJob_(new JobTracker(pool, this))
     , model_(new GuardClausesModel(this))
     , title_(new QLabel(this))
     , expressionText_(new QLabel(this))
@@ -265,8 +265,7 @@ GuardsTab::GuardsTab(QWidget* parent)
 
 GuardsTab::~GuardsTab() {
     // Lookups deliver into this panel: stop them before its widgets go.
-    jobs_->cancelAll();
-    jobs_->waitForAll();
+    lookupJob_->cancel();
 }
 
 bool GuardsTab::appliesTo(cachedir::FileKind kind) const {
@@ -274,7 +273,7 @@ bool GuardsTab::appliesTo(cachedir::FileKind kind) const {
 }
 
 void GuardsTab::clear() {
-    jobs_->cancelAll();
+    lookupJob_->cancel();
     lookupDelay_->stop();
     ref_ = {};
     expression_.reset();
@@ -461,8 +460,7 @@ void GuardsTab::startLookup() {
     const std::filesystem::path root = ref_.root;
     const std::string key = ref_.entry.key;
     const std::string thisFile = std::filesystem::path(ref_.entry.path).filename().string();
-    jobs_->run<Result<explain::LookupResult>>(
-        QStringLiteral("lookup"), this,
+    lookupJob_->run<Result<explain::LookupResult>>(
         [root, key, hints](const JobContext&) {
             return explain::simulate_lookup(root, key, hints);
         },

@@ -28,13 +28,14 @@ class QTimer;
 namespace cachelens::ui {
 
 class GuardClausesModel;
-class JobRunner;
+class JobPool;
+class JobTracker;
 
 class GuardsTab : public EntryTab {
     Q_OBJECT
 
 public:
-    explicit GuardsTab(QWidget* parent = nullptr);
+    explicit GuardsTab(JobPool& pool, QWidget* parent = nullptr);
     ~GuardsTab() override;
 
     bool appliesTo(cachedir::FileKind kind) const override;
@@ -53,7 +54,7 @@ private:
     // The values typed so far; nullopt (and the symbol) when one is not a number.
     std::optional<guards::Hints> currentHints(QString* bad = nullptr) const;
 
-    JobRunner* jobs_; // the lookup's own: the panel is built without the window's
+    JobTracker* lookupJob_;
     EntryRef ref_;
     std::optional<guards::GuardExpression> expression_;
     struct SymbolEditor {

@@ -1,6 +1,6 @@
 #include "tabs/kernels_tab.h"
 
-#include "jobs/job_runner.h"
+#include "jobs/job_tracker.h"
 #include "models/entry_fields_model.h"
 #include "models/kernel_files_model.h"
 #include "text/engine_text.h"
@@ -21,9 +21,6 @@
 namespace cachelens::ui {
 
 namespace {
-
-const QString kKernelsChannel = QStringLiteral("kernels-list");
-const QString kFileChannel = QStringLiteral("kernels-file");
 
 // "1 line", "3 lines".
 QString count(qsizetype n, const char* singular, const char* plural) {
@@ -71,7 +68,7 @@ struct FileText {
 
 } // namespace
 
-KernelsTab::KernelsTab(QWidget* parent)
+KernelsTab::KernelsTab(JobPool& pool, QWidget* parent)
     : EntryTab(parent)
     , header_(new QLabel(this))
     , files_(new QTreeView(this))
@@ -81,7 +78,8 @@ KernelsTab::KernelsTab(QWidget* parent)
     , message_(new QLabel(this))
     , model_(new KernelFilesModel(this))
     , facts_(new EntryFieldsModel(this))
-    , jobs_(new JobRunner(this)) {
+    , listJob_(new JobTracker(pool, this))
+    , fileJob_(new JobTracker(pool, this)) {
     header_->setTextFormat(Qt::PlainText);
     header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     header_->setWordWrap(true);
@@ -131,7 +129,8 @@ KernelsTab::KernelsTab(QWidget* parent)
 }
 
 KernelsTab::~KernelsTab() {
-    jobs_->cancelAll();
+    listJob_->cancel();
+    fileJob_->cancel();
 }
 
 bool KernelsTab::appliesTo(cachedir::FileKind kind) const {
@@ -140,7 +139,8 @@ bool KernelsTab::appliesTo(cachedir::FileKind kind) const {
 }
 
 void KernelsTab::showEntry(const EntryRef& ref, const SharedContent& content) {
-    jobs_->cancelAll();
+    listJob_->cancel();
+    fileJob_->cancel();
     ref_ = ref;
     content_ = content;
     model_->clear();
@@ -160,8 +160,7 @@ void KernelsTab::showEntry(const EntryRef& ref, const SharedContent& content) {
         const std::filesystem::path root = ref.root;
         const std::string key = ref.entry.key;
         const std::vector<std::string> names = module->module.kernel_names();
-        jobs_->run<std::vector<KernelDirItem>>(
-            kKernelsChannel, this,
+        listJob_->run<std::vector<KernelDirItem>>(
             [root, key, names](const JobContext& context) {
                 std::vector<KernelDirItem> items;
                 for (auto& found :
@@ -180,8 +179,7 @@ void KernelsTab::showEntry(const EntryRef& ref, const SharedContent& content) {
     } else if (std::holds_alternative<cachedir::FxGraphEntry>(*content)) {
         header_->setText(tr("Triton kernels carried in the entry"));
         showMessage(tr("Reading the entry's Triton bundle…"));
-        jobs_->run<std::vector<KernelDirItem>>(
-            kKernelsChannel, this,
+        listJob_->run<std::vector<KernelDirItem>>(
             [content](const JobContext&) {
                 return bundleKernelItems(std::get<cachedir::FxGraphEntry>(*content));
             },
@@ -233,7 +231,8 @@ void KernelsTab::setKernelsShown() {
 }
 
 void KernelsTab::clear() {
-    jobs_->cancelAll();
+    listJob_->cancel();
+    fileJob_->cancel();
     ref_ = {};
     content_.reset();
     model_->clear();
@@ -273,7 +272,7 @@ void KernelsTab::followFact(const QModelIndex& index) {
 }
 
 void KernelsTab::showIndex(const QModelIndex& index) {
-    jobs_->cancel(kFileChannel);
+    fileJob_->cancel();
     if (!index.isValid()) {
         return;
     }
@@ -313,8 +312,7 @@ void KernelsTab::showIndex(const QModelIndex& index) {
     showMessage(tr("Reading %1…").arg(name));
     const std::filesystem::path path =
         ref_.root / file->kernel->location.toStdString() / file->info().name;
-    jobs_->run<FileText>(
-        kFileChannel, this,
+    fileJob_->run<FileText>(
         [path](const JobContext&) {
             FileText out;
             auto bytes = read_text_file(path);

@@ -17,14 +17,15 @@ namespace cachelens::ui {
 
 class CodeView;
 class EntryFieldsModel;
-class JobRunner;
+class JobPool;
+class JobTracker;
 class KernelFilesModel;
 
 class KernelsTab : public EntryTab {
     Q_OBJECT
 
 public:
-    explicit KernelsTab(QWidget* parent = nullptr);
+    explicit KernelsTab(JobPool& pool, QWidget* parent = nullptr);
     ~KernelsTab() override;
 
     bool appliesTo(cachedir::FileKind kind) const override;
@@ -60,7 +61,8 @@ private:
     QLabel* message_ = nullptr;
     KernelFilesModel* model_ = nullptr;
     EntryFieldsModel* facts_ = nullptr;
-    JobRunner* jobs_ = nullptr;
+    JobTracker* listJob_;
+    JobTracker* fileJob_;
 };
 
 } // namespace cachelens::ui

@@ -1,6 +1,6 @@
 #include "tabs/overview_tab.h"
 
-#include "jobs/job_runner.h"
+#include "jobs/job_tracker.h"
 #include "models/entry_fields_model.h"
 
 #include <cachelens/bundle/code_verdicts.h>
@@ -18,9 +18,6 @@ namespace cachelens::ui {
 
 namespace {
 
-const QString kTritonChannel = QStringLiteral("overview-triton");
-const QString kSafetyChannel = QStringLiteral("overview-safety");
-
 // What a module links to, found on disk.
 struct ModuleLinks {
     std::vector<cachedir::TritonKernelDir> kernels;
@@ -29,12 +26,13 @@ struct ModuleLinks {
 
 } // namespace
 
-OverviewTab::OverviewTab(QWidget* parent)
+OverviewTab::OverviewTab(JobPool& pool, QWidget* parent)
     : EntryTab(parent)
     , title_(new QLabel(this))
     , view_(new QTreeView(this))
     , model_(new EntryFieldsModel(this))
-    , jobs_(new JobRunner(this)) {
+    , tritonJob_(new JobTracker(pool, this))
+    , safetyJob_(new JobTracker(pool, this)) {
     title_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     title_->setTextFormat(Qt::PlainText);
     QFont titleFont = title_->font();
@@ -69,7 +67,8 @@ OverviewTab::OverviewTab(QWidget* parent)
 }
 
 OverviewTab::~OverviewTab() {
-    jobs_->cancelAll();
+    tritonJob_->cancel();
+    safetyJob_->cancel();
 }
 
 bool OverviewTab::appliesTo(cachedir::FileKind) const {
@@ -77,7 +76,8 @@ bool OverviewTab::appliesTo(cachedir::FileKind) const {
 }
 
 void OverviewTab::showEntry(const EntryRef& ref, const SharedContent& content) {
-    jobs_->cancelAll();
+    tritonJob_->cancel();
+    safetyJob_->cancel();
     title_->setText(QString::fromUtf8(cachedir::to_string(ref.entry.kind)) + QLatin1Char(' ') +
                     QString::fromStdString(ref.entry.key));
     model_->setEntry(ref.entry, *content);
@@ -88,8 +88,7 @@ void OverviewTab::showEntry(const EntryRef& ref, const SharedContent& content) {
     // PyTorch would run from it, read off the GUI thread (a wrapper is MBs).
     const std::filesystem::path entryRoot = ref.root;
     const cachedir::Entry entry = ref.entry;
-    jobs_->run<std::optional<bundle::ArtifactCheck>>(
-        kSafetyChannel, this,
+    safetyJob_->run<std::optional<bundle::ArtifactCheck>>(
         [entryRoot, entry](const JobContext&) { return bundle::judge_entry(entryRoot, entry); },
         [this](std::optional<bundle::ArtifactCheck> check) {
             if (!check) {
@@ -110,8 +109,7 @@ void OverviewTab::showEntry(const EntryRef& ref, const SharedContent& content) {
     const std::filesystem::path root = ref.root;
     const std::string key = ref.entry.key;
     const std::vector<std::string> names = module->module.kernel_names();
-    jobs_->run<ModuleLinks>(
-        kTritonChannel, this,
+    tritonJob_->run<ModuleLinks>(
         [root, key, names](const JobContext& context) {
             ModuleLinks out;
             out.kernels =
@@ -143,7 +141,8 @@ void OverviewTab::fitNameColumn() {
 }
 
 void OverviewTab::clear() {
-    jobs_->cancelAll();
+    tritonJob_->cancel();
+    safetyJob_->cancel();
     title_->clear();
     model_->clear();
 }

@@ -14,13 +14,14 @@ class QTreeView;
 namespace cachelens::ui {
 
 class EntryFieldsModel;
-class JobRunner;
+class JobPool;
+class JobTracker;
 
 class OverviewTab : public EntryTab {
     Q_OBJECT
 
 public:
-    explicit OverviewTab(QWidget* parent = nullptr);
+    explicit OverviewTab(JobPool& pool, QWidget* parent = nullptr);
     ~OverviewTab() override;
 
     bool appliesTo(cachedir::FileKind kind) const override;
@@ -42,7 +43,8 @@ private:
     QLabel* title_ = nullptr;
     QTreeView* view_ = nullptr;
     EntryFieldsModel* model_ = nullptr;
-    JobRunner* jobs_ = nullptr;
+    JobTracker* tritonJob_;
+    JobTracker* safetyJob_;
 };
 
 } // namespace cachelens::ui

@@ -1,6 +1,6 @@
 #include "widgets/job_status_line.h"
 
-#include "jobs/job_runner.h"
+#include "jobs/job_tracker.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -8,8 +8,7 @@
 
 namespace cachelens::ui {
 
-JobStatusLine::JobStatusLine(JobRunner& jobs, const QString& channel, const QString& objectName,
-                             QWidget* parent)
+JobStatusLine::JobStatusLine(JobTracker& job, const QString& objectName, QWidget* parent)
     : QWidget(parent)
     , bar_(new QProgressBar(this))
     , text_(new QLabel(this)) {
@@ -25,12 +24,11 @@ JobStatusLine::JobStatusLine(JobRunner& jobs, const QString& channel, const QStr
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(bar_);
     layout->addWidget(text_, 1);
-    connect(&jobs, &JobRunner::progress, this,
-            [this, channel](const QString& from, qint64, qint64, const QString& what) {
-                if (from == channel && busy_ && !what.isEmpty()) {
-                    text_->setText(what);
-                }
-            });
+    connect(&job, &JobTracker::progress, this, [this](qint64, qint64, const QString& what) {
+        if (busy_ && !what.isEmpty()) {
+            text_->setText(what);
+        }
+    });
 }
 
 void JobStatusLine::setBusy(bool busy) {

@@ -1,7 +1,7 @@
 #pragma once
 
 // A dialog's status line: a busy bar while its job runs and one line of text
-// beside it, which follows each stage the job reports on its channel and
+// beside it, which follows each stage its job reports and
 // then says what the job did.
 
 #include <QString>
@@ -12,17 +12,16 @@ class QProgressBar;
 
 namespace cachelens::ui {
 
-class JobRunner;
+class JobTracker;
 
 class JobStatusLine : public QWidget {
     Q_OBJECT
 
 public:
     // The text label is named `objectName` (for tests and style sheets).
-    JobStatusLine(JobRunner& jobs, const QString& channel, const QString& objectName,
-                  QWidget* parent = nullptr);
+    JobStatusLine(JobTracker& job, const QString& objectName, QWidget* parent = nullptr);
 
-    // Busy: the bar shows, and the channel's progress texts replace the text.
+    // Busy: the bar shows, and the job's progress texts replace the text.
     void setBusy(bool busy);
     bool isBusy() const { return busy_; }
     void setText(const QString& text);
