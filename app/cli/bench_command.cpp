@@ -2,6 +2,7 @@
 // (or print their launch plans without one), their history in the catalog,
 // and `bench accept` to make another cached candidate the best config.
 
+#include "bench_json.h"
 #include "catalog_option.h"
 #include "commands.h"
 #include "output.h"
@@ -36,6 +37,7 @@ struct BenchOptions {
     bool cuda_graph = false;
     bool no_flush = false;
     int device = 0;
+    int rounds = 30; // paired rounds before a challenger is called faster; 0: none
 };
 
 struct HistoryOptions {
@@ -51,22 +53,10 @@ struct AcceptOptions {
     std::string catalog;
     bool yes = false;
     bool json = false;
+    bool force = false;
+    int rounds = 30;
+    int device = 0;
 };
-
-Json value_json(const cachedir::ConfigValue& value) {
-    return std::visit([](const auto& v) { return Json(v); }, value);
-}
-
-Json config_json(const cachedir::KernelConfig& config) {
-    Json kwargs = Json::object();
-    for (const auto& [name, value] : config.kwargs) {
-        kwargs[name] = value_json(value);
-    }
-    Json json = {{"kwargs", std::move(kwargs)}};
-    json["num_warps"] = config.num_warps ? Json(*config.num_warps) : Json(nullptr);
-    json["num_stages"] = config.num_stages ? Json(*config.num_stages) : Json(nullptr);
-    return json;
-}
 
 // A record of the --json-lines stream, exact (output.h).
 void print_line(const Json& json) {
@@ -148,31 +138,6 @@ Json unplannable_json(const bench::KernelCandidates& kernel, const std::string& 
             {"module", kernel.module_key},
             {"what", what},
             {"why", why}};
-}
-
-Json device_json(const bench::DeviceFacts& device) {
-    Json json = {{"name", device.name},
-                 {"compute_capability", device.compute_capability},
-                 {"driver_version", device.driver_version}};
-    json["sm_clock_mhz"] = device.sm_clock_mhz ? Json(*device.sm_clock_mhz) : Json(nullptr);
-    json["l2_bytes"] = device.l2_bytes;
-    return json;
-}
-
-Json result_json(const bench::CandidateResult& result) {
-    return {{"kernel", result.kernel_name},
-            {"module", result.module_key},
-            {"triton_hash", result.triton_hash},
-            {"config", config_json(result.config)},
-            {"config_text", result.config.describe()},
-            {"was_best", result.was_best},
-            {"status", result.status},
-            {"message", text(result.message)},
-            {"samples_ms", result.samples_ms},
-            {"median_ms", result.stats.median_ms},
-            {"min_ms", result.stats.min_ms},
-            {"p20_ms", result.stats.p20_ms},
-            {"p80_ms", result.stats.p80_ms}};
 }
 
 std::string short_hash(const std::string& hash) {
@@ -338,11 +303,7 @@ int run_bench(const BenchOptions& options) {
             failed += result.status == "ok" ? 0 : 1;
             run.results.push_back(std::move(result));
             if (options.json_lines) {
-                Json json = result_json(run.results.back());
-                json.insert(json.begin(), {"total", total});
-                json.insert(json.begin(), {"index", run.results.size()});
-                json.insert(json.begin(), {"event", "result"});
-                print_line(json);
+                print_line(result_line_json(run.results.back(), run.results.size(), total));
             }
         },
         progress.callback());
@@ -357,6 +318,23 @@ int run_bench(const BenchOptions& options) {
         }
         return fatal(options, timed.error());
     }
+    // A challenger that beat the current best in its own timing is re-timed
+    // side by side with it before anyone calls it faster.
+    std::vector<bench::PairedResult> verdicts;
+    if (options.rounds > 0) {
+        const bench::PairedProtocol paired{.rounds = options.rounds};
+        for (const auto& challenge : bench::find_challenges(*kernels, run.results)) {
+            auto pair = runner->run_pair(cache_dir, *challenge.best, *challenge.challenger,
+                                         run.protocol, paired);
+            if (!pair) {
+                return fatal(options, pair.error());
+            }
+            if (options.json_lines) {
+                print_line(verdict_line_json(*pair));
+            }
+            verdicts.push_back(std::move(*pair));
+        }
+    }
     auto run_id = bench::record_run(*catalog, run);
     if (!run_id) {
         return fatal(options, run_id.error());
@@ -365,9 +343,14 @@ int run_bench(const BenchOptions& options) {
         print_line({{"event", "end"},
                     {"run_id", *run_id},
                     {"results", run.results.size()},
-                    {"failed", failed}});
+                    {"failed", failed},
+                    {"verdicts", verdicts.size()}});
     } else {
         print_results_text(run, cache_dir);
+        for (const auto& paired : verdicts) {
+            std::printf("%s: %s (%s)\n", paired.b.kernel_name.c_str(), verdict_text(paired).c_str(),
+                        paired.b.config.describe().c_str());
+        }
         std::printf("run %lld recorded in %s\n", static_cast<long long>(*run_id),
                     catalog->path().c_str());
     }
@@ -455,6 +438,42 @@ Result<std::vector<std::string>> kernel_roots(const AcceptOptions& options) {
     return roots;
 }
 
+// Re-times the kernel's current best and `candidate` side by side on the GPU;
+// the candidate passes only when faster beyond the noise. Every other outcome
+// is an error naming what to do.
+Result<bench::PairedResult> confirm_faster(const AcceptOptions& options, const std::string& target,
+                                           const bench::KernelCandidates& kernel,
+                                           const bench::LaunchPlan& candidate) {
+    const auto best = std::find_if(kernel.plans.begin(), kernel.plans.end(),
+                                   [](const auto& plan) { return plan.is_current_best; });
+    if (best == kernel.plans.end()) {
+        return fail(ErrorKind::InvalidArgument,
+                    "the current best config of " + kernel.kernel_name +
+                        " has no cubin in the cache to compare the candidate with: nothing "
+                        "written; --force accepts it without a comparison",
+                    target);
+    }
+    auto runner = bench::GpuRunner::open(options.device);
+    if (!runner) {
+        return fail(runner.error().kind,
+                    "cannot confirm the candidate is faster: " + runner.error().describe() +
+                        ": nothing written; --force accepts it without a comparison",
+                    target);
+    }
+    auto paired = runner->run_pair(target, *best, candidate, bench::TimingProtocol{},
+                                   bench::PairedProtocol{.rounds = options.rounds});
+    if (!paired) {
+        return std::unexpected(paired.error());
+    }
+    if (!paired->ok() || !paired->verdict.b_faster()) {
+        return fail(ErrorKind::InvalidArgument,
+                    "not accepted: " + verdict_text(*paired) +
+                        "; nothing written; --force accepts it anyway",
+                    target);
+    }
+    return paired;
+}
+
 int run_accept(const AcceptOptions& options) {
     if (options.config.size() < 6) {
         return report("CONFIG is a Triton hash of one of the kernel's candidates (at least 6 "
@@ -511,6 +530,25 @@ int run_accept(const AcceptOptions& options) {
                                      : "the .best_config of " + options.kernel;
         return report("would write " + file + " in " + target + "; give --dir DIR or --yes");
     }
+    // A config PyTorch would only start a search from is not worth writing
+    // as "the best" unless the user wants exactly that.
+    if (const auto reason = bench::why_not_launched_as_written(*found_kernel);
+        reason && !options.force) {
+        return report(Error{ErrorKind::InvalidArgument,
+                            "not accepted: " + *reason +
+                                "; nothing written; --force writes it as the starting point",
+                            target});
+    }
+    // Timings move ~15% between runs: the candidate must beat the current
+    // best side by side, here and now, unless the user says otherwise.
+    std::optional<bench::PairedResult> confirmed;
+    if (!options.force && !found_plan->is_current_best) {
+        auto checked = confirm_faster(options, target, *found_kernel, *found_plan);
+        if (!checked) {
+            return report(checked.error());
+        }
+        confirmed = std::move(*checked);
+    }
     // time_taken_ms keeps the old value: PyTorch records how long autotuning
     // took there (popped when it reads the file), not a kernel's time.
     auto outcome = bench::accept_candidate(*found_kernel, *found_plan);
@@ -518,16 +556,20 @@ int run_accept(const AcceptOptions& options) {
         return report(outcome.error());
     }
     if (options.json) {
-        print_json({{"target", target},
-                    {"best_config", outcome->best_config.string()},
-                    {"backup", outcome->backup.string()},
-                    {"old_config", outcome->old_config},
-                    {"new_config", outcome->new_config}});
+        Json json = {{"target", target},
+                     {"best_config", outcome->best_config.string()},
+                     {"backup", outcome->backup.string()},
+                     {"old_config", outcome->old_config},
+                     {"new_config", outcome->new_config}};
+        json["verdict"] = confirmed ? verdict_line_json(*confirmed) : Json(nullptr);
+        print_json(json);
     } else {
         print_into(target, false, false);
         std::printf("%s\n  was: %s\n  now: %s\n  backup: %s\n", outcome->best_config.c_str(),
                     outcome->old_config.c_str(), outcome->new_config.c_str(),
                     outcome->backup.c_str());
+        std::printf("  %s\n", confirmed ? verdict_text(*confirmed).c_str()
+                                        : "not re-timed (--force, or it is the current best)");
     }
     return kExitOk;
 }
@@ -556,8 +598,9 @@ void add_bench_command(CLI::App& app, int& exit_code) {
                       "candidate; needs no GPU");
     command->add_flag("--json-lines", options->json_lines,
                       "one JSON object per line: start, unplannable, result (samples_ms, "
-                      "median_ms, min_ms, p20_ms, p80_ms, status), end, error; with --plan: plan "
-                      "lines (the README lists the fields)");
+                      "median_ms, min_ms, p20_ms, p80_ms, status), verdict (a challenger re-timed "
+                      "beside the current best), end, error; with --plan: plan lines (the README "
+                      "lists the fields)");
     command->add_option("--warmup", options->warmup_ms, "warmup budget in ms (default 25)")
         ->check(CLI::PositiveNumber);
     command->add_option("--rep", options->rep_ms, "timed runs budget in ms (default 100)")
@@ -567,6 +610,12 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     command->add_flag("--no-flush", options->no_flush,
                       "do not flush the L2 cache before each timed run");
     command->add_option("--device", options->device, "the CUDA device (default 0)")
+        ->check(CLI::NonNegativeNumber);
+    command
+        ->add_option("--rounds", options->rounds,
+                     "when a candidate's median beats the current best's, re-time the two side "
+                     "by side for this many paired rounds and print the verdict (default 30; 0: "
+                     "do not)")
         ->check(CLI::NonNegativeNumber);
     add_catalog_option(*command, options->catalog);
 
@@ -585,11 +634,16 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     auto accept = std::make_shared<AcceptOptions>();
     auto* accept_command = command->add_subcommand(
         "accept",
-        "Make a cached candidate the kernel's best config: rewrites its .best_config in the "
-        "cache dir given with --dir atomically (config kwargs, num_warps, num_stages, "
-        "triton_cache_hash; configs_hash and time_taken_ms kept) after saving a backup beside "
-        "it. Without --dir, the one indexed dir holding the kernel is named and nothing is "
-        "written unless --yes (exit 2; also when several dirs hold it)");
+        "Make a cached candidate the kernel's best config: refuses, writing nothing (exit 2), "
+        "unless --force is given, when PyTorch would not launch it as written (a kernel tuned "
+        "by coordinate descent: PyTorch 2.11 searches again from the cached config) or when, "
+        "re-timed side by side with the current best on the GPU (paired rounds), it is not "
+        "faster beyond the noise; then rewrites the .best_config in the cache dir given with "
+        "--dir atomically (config kwargs, num_warps, num_stages, triton_cache_hash; "
+        "found_by_coordesc as PyTorch would write it; configs_hash and time_taken_ms kept) "
+        "after saving a backup beside it. Without --dir, the one indexed "
+        "dir holding the kernel is named and nothing is written unless --yes (exit 2; also "
+        "when several dirs hold it)");
     accept_command->add_option("KERNEL", accept->kernel, "a kernel name or module key (c...)")
         ->required();
     accept_command
@@ -598,11 +652,21 @@ void add_bench_command(CLI::App& app, int& exit_code) {
                      "`bench --plan` and `bench` print)")
         ->required();
     accept_command->add_option("--dir", accept->dir, "the cache dir to write in");
+    accept_command->add_flag("--force", accept->force,
+                             "write even where PyTorch would not launch the candidate as written, "
+                             "and without confirming on the GPU that it is faster than the "
+                             "current best beyond the noise");
+    accept_command->add_flag("--json", accept->json,
+                             "print {target, best_config, backup, old_config, new_config, "
+                             "verdict}");
+    accept_command
+        ->add_option("--rounds", accept->rounds, "paired rounds of the confirmation (default 30)")
+        ->check(CLI::PositiveNumber);
+    accept_command->add_option("--device", accept->device, "the CUDA device (default 0)")
+        ->check(CLI::NonNegativeNumber);
     accept_command->add_flag("--yes", accept->yes,
                              "without --dir: write in the one indexed dir holding the kernel");
     add_catalog_option(*accept_command, accept->catalog);
-    accept_command->add_flag("--json", accept->json,
-                             "print {target, best_config, backup, old_config, new_config}");
     accept_command->callback([accept, &exit_code] { exit_code = run_accept(*accept); });
 
     command->callback([command, options, &exit_code] {

@@ -10,6 +10,8 @@
 #include <cachelens/bench/launch_plan.h>
 #include <cachelens/catalog/catalog.h>
 
+#include <dlfcn.h>
+
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -189,9 +191,23 @@ private slots:
         QCOMPARE(refused.exit_code, 2);
         QCOMPARE(slurp(*kernel.best_config_path), before);
 
-        const auto accepted =
+        // The devset compiled with coordinate descent on: PyTorch would only
+        // start a search from the candidate (seen with 2.11), so it takes --force.
+        const auto searched =
             test::run_cli({"bench", "accept", "triton_red_fused_mul_sqrt_sum_0", hash, "--dir",
                            QString::fromStdString(cache_), "--json"});
+        QCOMPARE(searched.exit_code, 2);
+        QVERIFY2(searched.err.contains("not accepted: triton_red_fused_mul_sqrt_sum_0 tunes by "
+                                       "coordinate descent") &&
+                     searched.err.contains("nothing written; --force writes it as the starting "
+                                           "point"),
+                 searched.err.constData());
+        QVERIFY(searched.out.isEmpty());
+        QCOMPARE(slurp(*kernel.best_config_path), before);
+
+        const auto accepted =
+            test::run_cli({"bench", "accept", "triton_red_fused_mul_sqrt_sum_0", hash, "--dir",
+                           QString::fromStdString(cache_), "--json", "--force"});
         QCOMPARE(accepted.exit_code, 0);
         const auto outcome = QJsonDocument::fromJson(accepted.out).object();
         QCOMPARE(outcome["best_config"].toString(),
@@ -201,7 +217,9 @@ private slots:
                 .object();
         QCOMPARE(after["R0_BLOCK"].toInt(), 2048);
         QCOMPARE(after["num_warps"].toInt(), 16);
-        QCOMPARE(after["found_by_coordesc"].toBool(), false);
+        // What PyTorch writes for a coordinate-descent kernel's winner.
+        QCOMPARE(after["found_by_coordesc"].toBool(), true);
+        QVERIFY(outcome["verdict"].isNull()); // --force: not re-timed
         const auto old = QJsonDocument::fromJson(QByteArray::fromStdString(before)).object();
         QCOMPARE(after["configs_hash"], old["configs_hash"]);
         QCOMPARE(after.keys(), old.keys());
@@ -268,7 +286,7 @@ private slots:
         }
 
         const auto accepted = test::run_cli(
-            {"bench", "accept", kernel, hash, "--catalog", catalog, "--yes", "--json"});
+            {"bench", "accept", kernel, hash, "--catalog", catalog, "--yes", "--json", "--force"});
         QCOMPARE(accepted.exit_code, 0);
         const auto outcome = QJsonDocument::fromJson(accepted.out).object();
         QCOMPARE(outcome["target"].toString(), QString::fromStdString(first.string()));
@@ -280,7 +298,7 @@ private slots:
         const std::string accepted_text = slurp(best_config);
         fs::create_directory(second);
         const auto named =
-            test::run_cli({"bench", "accept", kernel, hash, "--dir",
+            test::run_cli({"bench", "accept", kernel, hash, "--force", "--dir",
                            QString::fromStdString((second / ".." / "first").string())});
         QCOMPARE(named.exit_code, 0);
         QCOMPARE(named.out.split('\n').first(),
@@ -296,8 +314,8 @@ private slots:
             QVERIFY_RESULT(opened);
             QVERIFY_RESULT(opened->index(second));
         }
-        const auto several =
-            test::run_cli({"bench", "accept", kernel, hash, "--catalog", catalog, "--yes"});
+        const auto several = test::run_cli(
+            {"bench", "accept", kernel, hash, "--catalog", catalog, "--yes", "--force"});
         QCOMPARE(several.exit_code, 2);
         QVERIFY2(several.err.contains("is in 2 indexed cache dirs; name one with --dir") &&
                      several.err.contains(QByteArray::fromStdString("\n  " + first.string())) &&
@@ -312,6 +330,58 @@ private slots:
         QCOMPARE(none.exit_code, 2);
         QVERIFY2(none.err.contains("no indexed cache dir has kernel triton_no_such_kernel"),
                  none.err.constData());
+    }
+
+    // Without coordinate descent a candidate is launched as written; accept
+    // then wants it faster side by side on a GPU, and says so where there is none.
+    void acceptWantsTheCandidateConfirmedOnTheGpu() {
+        if (void* driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)) {
+            dlclose(driver);
+            QSKIP("a CUDA driver is here: the confirmation would run");
+        }
+        QTemporaryDir temp;
+        QVERIFY(temp.isValid());
+        const fs::path dir = fs::path(temp.path().toStdString()) / "cache";
+        test::copy_tree(test::fixture("devset/cache"), dir);
+        const fs::path module =
+            dir / "2c" / "c2cluqctnlajzehw2weknm56ffw2b4ypsrwdp5qukn6noe5xk34w.py";
+        std::string source = slurp(module);
+        const std::string on = "'coordinate_descent_tuning': True";
+        QVERIFY(source.find(on) != std::string::npos);
+        source.replace(source.find(on), on.size(), "'coordinate_descent_tuning': False");
+        std::ofstream(module, std::ios::binary | std::ios::trunc) << source;
+
+        auto kernels = bench::plan_kernels(dir, {{"triton_red_fused_mul_sqrt_sum_0"}, true});
+        QVERIFY_RESULT(kernels);
+        QCOMPARE(kernels->size(), 1u);
+        QVERIFY(!kernels->front().coordinate_descent_tuning);
+        QString hash;
+        for (const auto& plan : kernels->front().plans) {
+            if (!plan.is_current_best) {
+                hash = QString::fromStdString(plan.source.triton_hash.substr(0, 10));
+            }
+        }
+        const fs::path best_config = *kernels->front().best_config_path;
+        const std::string before = slurp(best_config);
+        const auto unconfirmed =
+            test::run_cli({"bench", "accept", "triton_red_fused_mul_sqrt_sum_0", hash, "--dir",
+                           QString::fromStdString(dir.string())});
+        QCOMPARE(unconfirmed.exit_code, 2);
+        QVERIFY2(unconfirmed.err.contains("cannot confirm the candidate is faster: no CUDA "
+                                          "driver") &&
+                     unconfirmed.err.contains("nothing written; --force accepts it without a "
+                                              "comparison"),
+                 unconfirmed.err.constData());
+        QCOMPARE(slurp(best_config), before);
+
+        const auto forced =
+            test::run_cli({"bench", "accept", "triton_red_fused_mul_sqrt_sum_0", hash, "--dir",
+                           QString::fromStdString(dir.string()), "--force"});
+        QCOMPARE(forced.exit_code, 0);
+        QVERIFY(forced.out.contains("not re-timed (--force, or it is the current best)"));
+        const auto after =
+            QJsonDocument::fromJson(QByteArray::fromStdString(slurp(best_config))).object();
+        QCOMPARE(after["found_by_coordesc"].toBool(true), false);
     }
 
     void refusesBadArguments() {

@@ -546,8 +546,10 @@ void TestBenchStore::accept_current_winner_is_byte_identical() {
 
 void TestBenchStore::accept_coordinate_descent_winner() {
     // 2c/'s winner was found by coordinate descent (found_by_coordesc true,
-    // triton_cache_hash null) and is none of the FX entry's candidates: taking
-    // a candidate makes it a plain candidate match again.
+    // triton_cache_hash null) and is none of the FX entry's candidates. Built
+    // here as if compiled without coordinate descent, taking a candidate makes
+    // it a plain candidate match again; with it on, the flag stays, as PyTorch
+    // writes every coordinate-descent winner.
     Workspace space;
     copy_devset_file(kSqrtBestConfig, space);
     auto kernel = devset_kernel(kSqrtKernel, kSqrtModule, space.best_config);
@@ -582,6 +584,18 @@ void TestBenchStore::accept_coordinate_descent_winner() {
     again->plans.push_back(coordesc);
     VERIFY_CALL(bench::accept_candidate(*again, coordesc));
     QCOMPARE(text(read_bytes(space.best_config)), text(space.original));
+    QVERIFY(!bench::why_not_launched_as_written(*again));
+
+    again->coordinate_descent_tuning = true;
+    auto searched = bench::accept_candidate(*again, again->plans.back());
+    QVERIFY_RESULT(searched);
+    auto marked = cachedir::parse_best_config(read_bytes(space.best_config));
+    QVERIFY_RESULT(marked);
+    QVERIFY(marked->found_by_coordesc == std::optional<bool>(true));
+    const auto why = bench::why_not_launched_as_written(*again);
+    QVERIFY(why);
+    QVERIFY(why->starts_with(kSqrtKernel + std::string(" tunes by coordinate descent")));
+    QVERIFY(why->find("PyTorch 2.11 starts a new search") != std::string::npos);
 }
 
 void TestBenchStore::accept_keeps_unknown_keys_in_python_layout() {

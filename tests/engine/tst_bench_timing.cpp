@@ -46,6 +46,9 @@ public:
     int fail_sync = -1;
 
     std::string log;
+    // Two timers of a paired run write their tag here per timed section.
+    std::string* sections_order = nullptr;
+    char tag = '?';
     int launches = 0;
     int flushes = 0;
     int sections = 0;
@@ -79,6 +82,9 @@ public:
         }
         nested = nested || in_section_;
         ++sections;
+        if (sections_order != nullptr) {
+            *sections_order += tag;
+        }
         in_section_ = true;
         log += '[';
         const double start = clock_;
@@ -523,6 +529,154 @@ private slots:
         QCOMPARE(qs(protocol.describe()),
                  QStringLiteral("estimate 5, warmup 2.5 ms, rep 100 ms, at most 10000 runs, L2 "
                                 "not flushed, CUDA graph"));
+    }
+
+    // --- paired re-timing: the current best (A) beside a challenger (B) ---
+
+    void paired_protocol_alternates_the_sides() {
+        std::string order;
+        FakeTimer a;
+        FakeTimer b;
+        a.sections_order = b.sections_order = &order;
+        a.tag = 'a';
+        b.tag = 'b';
+        a.launch_ms = [](int) {
+            return 0.2;
+        };
+        b.launch_ms = [](int) {
+            return 0.1;
+        };
+        TimingProtocol protocol;
+        protocol.warmup_ms = 1.0; // the estimate: 5 x (0.375 + 0.2) / 5 = 0.575 ms per run
+        protocol.rep_ms = 3.0;    // 1 ms a round: one run of the slower side fits
+        std::vector<PairedRound> rounds;
+        int failed_side = -1;
+        std::string error;
+        QVERIFY2(run_paired_protocol(a, b, protocol, PairedProtocol{.rounds = 3}, rounds,
+                                     failed_side, error),
+                 error.c_str());
+        // Estimates, then rounds A B, B A, A B: neither side always goes first.
+        QCOMPARE(qs(order), QStringLiteral("ab"
+                                           "ab"
+                                           "ba"
+                                           "ab"));
+        // One side: first launch and wait, the estimate, warmup, then flushed
+        // single-launch sections, a final wait.
+        QCOMPARE(qs(a.log), QStringLiteral("LS[FLFLFLFLFL]LS") + qs(repeat("F[L]", 3)) + "S");
+        QCOMPARE(qs(b.log), QStringLiteral("LS[FLFLFLFLFL]LLS") + qs(repeat("F[L]", 3)) + "S");
+        QCOMPARE(rounds.size(), std::size_t{3});
+        for (const auto& round : rounds) {
+            QCOMPARE(round.a_ms, 0.2);
+            QCOMPARE(round.b_ms, 0.1);
+        }
+    }
+
+    void paired_protocol_reports_the_failing_side() {
+        FakeTimer a;
+        FakeTimer b;
+        b.fail_launch = 12; // 1 + 5 (estimate) + 5 (warmup): B's second timed run
+        TimingProtocol protocol;
+        protocol.warmup_ms = 2.5; // the estimate is 0.5 ms a run: 5 warmup runs
+        protocol.rep_ms = 5.0;
+        std::vector<PairedRound> rounds;
+        int failed_side = -1;
+        std::string error;
+        QVERIFY(!run_paired_protocol(a, b, protocol, PairedProtocol{.rounds = 5}, rounds,
+                                     failed_side, error));
+        QCOMPARE(failed_side, 1);
+        QCOMPARE(
+            qs(error),
+            QStringLiteral(
+                "cuLaunchKernel failed: CUDA_ERROR_LAUNCH_FAILED: unspecified launch failure"));
+        QVERIFY(rounds.size() < 5);
+        // A's warmup failing names A.
+        FakeTimer c;
+        FakeTimer d;
+        c.fail_sync = 0;
+        QVERIFY(!run_paired_protocol(c, d, protocol, PairedProtocol{.rounds = 5}, rounds,
+                                     failed_side, error));
+        QCOMPARE(failed_side, 0);
+        QVERIFY(rounds.empty());
+    }
+
+    void verdict_faster_beyond_noise() {
+        std::vector<PairedRound> rounds(38, PairedRound{1.0, 0.921});
+        rounds.push_back({1.0, 1.05});
+        rounds.push_back({1.0, 1.05});
+        const PairedVerdict verdict = judge_pair(rounds);
+        QVERIFY(verdict.b_faster());
+        QCOMPARE(verdict.rounds, 40);
+        QCOMPARE(verdict.b_faster_rounds, 38);
+        QVERIFY(verdict.p_value < 1e-8);
+        QCOMPARE(qs(verdict.describe()),
+                 QStringLiteral("the candidate is 7.9% faster than the current best: 38 of 40 "
+                                "paired rounds agree (95%)"));
+    }
+
+    void verdict_within_noise() {
+        // 12 of 20 rounds for B: a fair coin does that 25% of the time.
+        std::vector<PairedRound> rounds(12, PairedRound{1.0, 0.98});
+        rounds.insert(rounds.end(), 8, PairedRound{1.0, 1.02});
+        const PairedVerdict verdict = judge_pair(rounds);
+        QVERIFY(!verdict.b_faster());
+        QVERIFY(verdict.outcome == PairedVerdict::Outcome::NoDifference);
+        QVERIFY(std::abs(verdict.p_value - 0.2517) < 1e-4);
+        QCOMPARE(qs(verdict.describe()),
+                 QStringLiteral("no difference beyond noise: the candidate is 2.0% faster in the "
+                                "median, but only 12 of 20 paired rounds agree (60%)"));
+        // Every round agreeing is still not enough when there are too few of them.
+        const PairedVerdict few = judge_pair(std::vector<PairedRound>(4, PairedRound{1.0, 0.5}));
+        QVERIFY(!few.b_faster());
+        QCOMPARE(few.p_value, 1.0 / 16);
+        QVERIFY(judge_pair(std::vector<PairedRound>(5, PairedRound{1.0, 0.5})).b_faster());
+    }
+
+    void verdict_slower_and_empty() {
+        const PairedVerdict slower =
+            judge_pair(std::vector<PairedRound>(10, PairedRound{1.0, 1.1}));
+        QVERIFY(slower.outcome == PairedVerdict::Outcome::Slower);
+        QCOMPARE(qs(slower.describe("B", "A")),
+                 QStringLiteral("B is 10.0% slower than A: 10 of 10 paired rounds agree (100%)"));
+        // Rounds the events could not time (0 ms) give no ratio.
+        const PairedVerdict empty = judge_pair({{0.0, 0.1}, {0.1, 0.0}});
+        QCOMPARE(empty.rounds, 0);
+        QVERIFY(!empty.b_faster());
+        QCOMPARE(qs(empty.describe()), QStringLiteral("no paired round could be compared"));
+    }
+
+    void challenges_pick_the_fastest_other_candidate() {
+        KernelCandidates kernel;
+        kernel.kernel_name = "triton_red_0";
+        kernel.module_key = "cabc";
+        for (const char* hash : {"best", "slow", "fast", "failed"}) {
+            LaunchPlan plan;
+            plan.kernel_name = kernel.kernel_name;
+            plan.module_key = kernel.module_key;
+            plan.source.triton_hash = hash;
+            plan.is_current_best = std::string_view(hash) == "best";
+            kernel.plans.push_back(plan);
+        }
+        const auto result = [&](const char* hash, double median, std::string status = "ok") {
+            CandidateResult r;
+            r.kernel_name = kernel.kernel_name;
+            r.module_key = kernel.module_key;
+            r.triton_hash = hash;
+            r.status = status;
+            r.samples_ms = {median};
+            r.stats = stats_of(r.samples_ms);
+            return r;
+        };
+        std::vector<KernelCandidates> kernels{kernel};
+        auto found =
+            find_challenges(kernels, {result("failed", 0.001, "launch"), result("fast", 0.9),
+                                      result("best", 1.0), result("slow", 1.2)});
+        QCOMPARE(found.size(), std::size_t{1});
+        QCOMPARE(qs(found[0].best->source.triton_hash), QStringLiteral("best"));
+        QCOMPARE(qs(found[0].challenger->source.triton_hash), QStringLiteral("fast"));
+        // Nothing beat the best, or the best did not run: no challenge.
+        QVERIFY(find_challenges(kernels, {result("best", 0.5), result("fast", 0.9)}).empty());
+        QVERIFY(
+            find_challenges(kernels, {result("best", 0.5, "load"), result("fast", 0.9)}).empty());
     }
 
     // --- the driver loader without a GPU ---

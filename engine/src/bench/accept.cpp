@@ -2,8 +2,9 @@
 // json.dumps of {**kwargs, num_warps, num_stages, configs_hash,
 // found_by_coordesc, time_taken_ms, triton_cache_hash}, then
 // write_atomic), so that _load_cached_autotuning picks the candidate: it
-// needs configs_hash unchanged and, unless found_by_coordesc, exactly one
-// candidate whose kwargs, num_warps and num_stages equal the file's.
+// needs configs_hash unchanged and, unless found_by_coordesc with coordinate
+// descent on, exactly one candidate whose kwargs, num_warps and num_stages
+// equal the file's.
 
 #include "../core/python_json.h"
 
@@ -266,13 +267,19 @@ Result<AcceptOutcome> accept_candidate(const KernelCandidates& kernel, const Lau
     next["num_warps"] = *plan.config.num_warps;
     next["num_stages"] = *plan.config.num_stages;
     next["configs_hash"] = old.at("configs_hash");
-    // Accepting the config the file already holds keeps how it was found
-    // (a coordinate-descent winner need not be among the candidate configs);
-    // any other candidate is one of those configs, which PyTorch matches.
-    next["found_by_coordesc"] =
-        same_launch_config(old_config, plan.config) && old.contains("found_by_coordesc")
-            ? old.at("found_by_coordesc")
-            : Json(false);
+    // As PyTorch writes it: a coordinate-descent kernel's winner is marked
+    // found_by_coordesc (with the flag, _load_cached_autotuning takes the
+    // config as written rather than looking for it among the heuristic
+    // configs; why_not_launched_as_written says what 2.11 then does). Without
+    // coordinate descent the flag is not read.
+    if (kernel.coordinate_descent_tuning) {
+        next["found_by_coordesc"] = true;
+    } else {
+        next["found_by_coordesc"] =
+            same_launch_config(old_config, plan.config) && old.contains("found_by_coordesc")
+                ? old.at("found_by_coordesc")
+                : Json(false);
+    }
     // PyTorch stores how long autotuning took, in whole ms (time_taken_ns //
     // 1_000_000); a given time is stored the same way, rounded down to an
     // int, as what the re-benchmark measured; without one the old value stays.
@@ -313,6 +320,17 @@ Result<AcceptOutcome> accept_candidate(const KernelCandidates& kernel, const Lau
         return std::unexpected(ok.error());
     }
     return AcceptOutcome{file, *backup, current->config.describe(), plan.config.describe()};
+}
+
+std::optional<std::string> why_not_launched_as_written(const KernelCandidates& kernel) {
+    if (kernel.coordinate_descent_tuning) {
+        return kernel.kernel_name +
+               " tunes by coordinate descent (coordinate_descent_tuning in its inductor_meta): "
+               "PyTorch 2.11 starts a new search from the config in its .best_config every "
+               "time it loads the kernel and launches whichever neighbour wins there, so it "
+               "would not launch this config as written";
+    }
+    return std::nullopt;
 }
 
 Result<void> restore_backup(const fs::path& backup, const fs::path& best_config) {

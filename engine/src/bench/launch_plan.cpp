@@ -1122,6 +1122,7 @@ Result<std::vector<KernelCandidates>> plan_kernels(const std::filesystem::path& 
             kernel.kernel_name = def.name;
             kernel.module_key = module_key;
             kernel.module = index.root / relative;
+            kernel.coordinate_descent_tuning = def.coordinate_descent_tuning.value_or(false);
             plan_kernel(index, def, options, kernel);
             out.push_back(std::move(kernel));
         }

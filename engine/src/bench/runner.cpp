@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <random>
 
@@ -202,6 +203,35 @@ private:
     std::uint64_t flush_bytes_;
 };
 
+// A candidate loaded, its buffers made and filled, ready to be timed. Held by
+// pointer: the timer refers to its members.
+struct PreparedCandidate {
+    PreparedCandidate(const Driver& driver, const LaunchPlan& launch_plan)
+        : run(driver)
+        , plan(launch_plan) {}
+    PreparedCandidate(const PreparedCandidate&) = delete;
+    PreparedCandidate& operator=(const PreparedCandidate&) = delete;
+
+    RunResources run;
+    const LaunchPlan& plan;
+    CUfunction function = nullptr;
+    std::vector<std::uint64_t> slots; // the parameter buffer: one 8-byte slot per parameter
+    std::vector<void*> params;
+    CUdeviceptr flush_buffer = 0;
+    std::uint64_t flush_bytes = 0;
+    std::unique_ptr<EventTimer> timer;
+
+    // Why the timer's protocol failed, as a candidate's status.
+    Failure timing_failure(std::string error) const {
+        const CUresult r = timer->last_code;
+        const bool resources = r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES ||
+                               (timer->failed_in_launch && r == CUDA_ERROR_INVALID_VALUE &&
+                                plan.shared_bytes > kDefaultSharedBytes);
+        return Failure{resources ? "resources" : "launch", std::move(error), r};
+    }
+};
+using Prepared = std::expected<std::unique_ptr<PreparedCandidate>, Failure>;
+
 } // namespace
 
 namespace detail {
@@ -321,12 +351,17 @@ struct GpuRunner::Impl {
         }
     }
 
+    Prepared prepare(const std::filesystem::path& cache_dir, const LaunchPlan& plan,
+                     const TimingProtocol& protocol);
     Outcome execute(const std::filesystem::path& cache_dir, const LaunchPlan& plan,
                     const TimingProtocol& protocol, std::vector<double>& samples);
+    // Checks the context and remembers a sticky failure: after one, nothing runs.
+    Result<void> usable();
+    void note(const Failure& failed);
 };
 
-Outcome GpuRunner::Impl::execute(const std::filesystem::path& cache_dir, const LaunchPlan& plan,
-                                 const TimingProtocol& protocol, std::vector<double>& samples) {
+Prepared GpuRunner::Impl::prepare(const std::filesystem::path& cache_dir, const LaunchPlan& plan,
+                                  const TimingProtocol& protocol) {
     const Driver& d = *driver;
     if (plan.block_threads == 0 || plan.block_threads > 1024) {
         return failure("plan", fmt::format("{} threads per block", plan.block_threads));
@@ -336,11 +371,12 @@ Outcome GpuRunner::Impl::execute(const std::filesystem::path& cache_dir, const L
         return failure("load", cubin.error().describe());
     }
 
-    RunResources run(d);
+    auto prepared = std::make_unique<PreparedCandidate>(d, plan);
+    RunResources& run = prepared->run;
     if (const CUresult r = d.cuModuleLoadData(&run.module, cubin->data()); r != CUDA_SUCCESS) {
         return failure("load", call_failed(d, "cuModuleLoadData", r), r);
     }
-    CUfunction function = nullptr;
+    CUfunction& function = prepared->function;
     if (const CUresult r = d.cuModuleGetFunction(&function, run.module, plan.kernel_name.c_str());
         r != CUDA_SUCCESS) {
         return failure(
@@ -379,8 +415,10 @@ Outcome GpuRunner::Impl::execute(const std::filesystem::path& cache_dir, const L
 
     // The parameter buffer: one 8-byte slot per PTX parameter, holding a value
     // of exactly the parameter's width at its start.
-    std::vector<std::uint64_t> slots(plan.args.size(), 0);
-    std::vector<void*> params(plan.args.size(), nullptr);
+    std::vector<std::uint64_t>& slots = prepared->slots;
+    std::vector<void*>& params = prepared->params;
+    slots.assign(plan.args.size(), 0);
+    params.assign(plan.args.size(), nullptr);
     std::uint64_t programs = std::uint64_t{plan.grid[0]} * plan.grid[1] * plan.grid[2];
     programs *=
         static_cast<std::uint64_t>(std::max<std::int64_t>(plan.config.num_ctas.value_or(1), 1));
@@ -463,9 +501,10 @@ Outcome GpuRunner::Impl::execute(const std::filesystem::path& cache_dir, const L
         }
     }
 
-    CUdeviceptr flush_buffer = 0;
+    CUdeviceptr& flush_buffer = prepared->flush_buffer;
     const std::uint64_t flush_bytes =
         facts.l2_bytes > 0 ? static_cast<std::uint64_t>(facts.l2_bytes) : kFallbackFlushBytes;
+    prepared->flush_bytes = flush_bytes;
     if (protocol.flush_l2) {
         if (auto made = run.allocate(flush_bytes, 1, flush_buffer); !made) {
             return std::unexpected(made.error());
@@ -477,7 +516,8 @@ Outcome GpuRunner::Impl::execute(const std::filesystem::path& cache_dir, const L
         }
     }
 
-    EventTimer timer(d, run, function, plan, params, flush_buffer, flush_bytes);
+    prepared->timer =
+        std::make_unique<EventTimer>(d, run, function, plan, params, flush_buffer, flush_bytes);
     if (protocol.cuda_graph) {
         // One launch captured into a graph; the protocol replays it.
         if (const CUresult r =
@@ -485,7 +525,7 @@ Outcome GpuRunner::Impl::execute(const std::filesystem::path& cache_dir, const L
             r != CUDA_SUCCESS) {
             return failure("launch", call_failed(d, "cuStreamBeginCapture", r), r);
         }
-        const CUresult launched = timer.launch_kernel();
+        const CUresult launched = prepared->timer->launch_kernel();
         const CUresult ended = d.cuStreamEndCapture(run.stream, &run.graph);
         if (launched != CUDA_SUCCESS || ended != CUDA_SUCCESS) {
             const CUresult r = launched != CUDA_SUCCESS ? launched : ended;
@@ -502,15 +542,37 @@ Outcome GpuRunner::Impl::execute(const std::filesystem::path& cache_dir, const L
         }
     }
 
+    return prepared;
+}
+
+Outcome GpuRunner::Impl::execute(const std::filesystem::path& cache_dir, const LaunchPlan& plan,
+                                 const TimingProtocol& protocol, std::vector<double>& samples) {
+    auto prepared = prepare(cache_dir, plan, protocol);
+    if (!prepared) {
+        return std::unexpected(std::move(prepared.error()));
+    }
     std::string error;
-    if (!run_protocol(timer, protocol, samples, error)) {
-        const CUresult r = timer.last_code;
-        const bool resources = r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES ||
-                               (timer.failed_in_launch && r == CUDA_ERROR_INVALID_VALUE &&
-                                plan.shared_bytes > kDefaultSharedBytes);
-        return failure(resources ? "resources" : "launch", error, r);
+    if (!run_protocol(*(*prepared)->timer, protocol, samples, error)) {
+        return std::unexpected((*prepared)->timing_failure(std::move(error)));
     }
     return {};
+}
+
+Result<void> GpuRunner::Impl::usable() {
+    if (!unusable.empty()) {
+        return fail(ErrorKind::Io,
+                    "the CUDA context cannot run anything after an earlier failure: " + unusable);
+    }
+    if (const CUresult r = driver->cuCtxSetCurrent(context); r != CUDA_SUCCESS) {
+        return fail(ErrorKind::Io, call_failed(*driver, "cuCtxSetCurrent", r));
+    }
+    return {};
+}
+
+void GpuRunner::Impl::note(const Failure& failed) {
+    if (sticky(failed.code)) {
+        unusable = failed.message;
+    }
 }
 
 Result<GpuRunner> GpuRunner::open(int device) {
@@ -591,14 +653,8 @@ const DeviceFacts& GpuRunner::device() const {
 
 Result<CandidateResult> GpuRunner::run(const std::filesystem::path& cache_dir,
                                        const LaunchPlan& plan, const TimingProtocol& protocol) {
-    if (!impl_->unusable.empty()) {
-        return fail(ErrorKind::Io,
-                    "the CUDA context cannot run anything after an earlier failure: " +
-                        impl_->unusable);
-    }
-    const Driver& d = *impl_->driver;
-    if (const CUresult r = d.cuCtxSetCurrent(impl_->context); r != CUDA_SUCCESS) {
-        return fail(ErrorKind::Io, call_failed(d, "cuCtxSetCurrent", r));
+    if (auto ready = impl_->usable(); !ready) {
+        return std::unexpected(std::move(ready.error()));
     }
     CandidateResult result;
     result.kernel_name = plan.kernel_name;
@@ -611,13 +667,106 @@ Result<CandidateResult> GpuRunner::run(const std::filesystem::path& cache_dir,
         result.status = outcome.error().status;
         result.message = outcome.error().message;
         result.samples_ms.clear(); // a partial set would read as a measurement
-        if (sticky(outcome.error().code)) {
-            impl_->unusable = result.message;
-        }
+        impl_->note(outcome.error());
         return result;
     }
     result.stats = stats_of(result.samples_ms);
     return result;
+}
+
+Result<PairedResult> GpuRunner::run_pair(const std::filesystem::path& cache_dir,
+                                         const LaunchPlan& best, const LaunchPlan& challenger,
+                                         const TimingProtocol& protocol,
+                                         const PairedProtocol& paired) {
+    if (auto ready = impl_->usable(); !ready) {
+        return std::unexpected(std::move(ready.error()));
+    }
+    PairedResult result;
+    CandidateResult* sides[2] = {&result.a, &result.b};
+    const LaunchPlan* plans[2] = {&best, &challenger};
+    for (int side = 0; side < 2; ++side) {
+        CandidateResult& r = *sides[side];
+        r.kernel_name = plans[side]->kernel_name;
+        r.module_key = plans[side]->module_key;
+        r.triton_hash = plans[side]->source.triton_hash;
+        r.config = plans[side]->config;
+        r.was_best = plans[side]->is_current_best;
+    }
+    const auto failed = [&](int side, Failure failure) {
+        sides[side]->status = failure.status;
+        sides[side]->message = failure.message;
+        impl_->note(failure);
+        return result;
+    };
+    std::unique_ptr<PreparedCandidate> prepared[2];
+    for (int side = 0; side < 2; ++side) {
+        auto made = impl_->prepare(cache_dir, *plans[side], protocol);
+        if (!made) {
+            return failed(side, std::move(made.error()));
+        }
+        prepared[side] = std::move(*made);
+    }
+    std::string error;
+    int failed_side = 0;
+    if (!run_paired_protocol(*prepared[0]->timer, *prepared[1]->timer, protocol, paired,
+                             result.rounds, failed_side, error)) {
+        result.rounds.clear();
+        return failed(failed_side, prepared[failed_side]->timing_failure(std::move(error)));
+    }
+    for (const PairedRound& round : result.rounds) {
+        result.a.samples_ms.push_back(round.a_ms);
+        result.b.samples_ms.push_back(round.b_ms);
+    }
+    result.a.stats = stats_of(result.a.samples_ms);
+    result.b.stats = stats_of(result.b.samples_ms);
+    result.verdict = judge_pair(result.rounds);
+    return result;
+}
+
+std::vector<Challenge> find_challenges(const std::vector<KernelCandidates>& kernels,
+                                       const std::vector<CandidateResult>& results) {
+    const auto measured = [&](const KernelCandidates& kernel,
+                              const LaunchPlan& plan) -> const CandidateResult* {
+        for (const auto& result : results) {
+            if (result.status == "ok" && !result.samples_ms.empty() &&
+                result.kernel_name == kernel.kernel_name &&
+                result.module_key == kernel.module_key &&
+                result.triton_hash == plan.source.triton_hash) {
+                return &result;
+            }
+        }
+        return nullptr;
+    };
+    std::vector<Challenge> out;
+    for (const auto& kernel : kernels) {
+        const LaunchPlan* best = nullptr;
+        const CandidateResult* best_result = nullptr;
+        for (const auto& plan : kernel.plans) {
+            if (plan.is_current_best) {
+                best = &plan;
+                best_result = measured(kernel, plan);
+            }
+        }
+        if (best_result == nullptr) {
+            continue;
+        }
+        const LaunchPlan* challenger = nullptr;
+        double fastest_ms = best_result->stats.median_ms;
+        for (const auto& plan : kernel.plans) {
+            if (&plan == best) {
+                continue;
+            }
+            if (const CandidateResult* result = measured(kernel, plan);
+                result != nullptr && result->stats.median_ms < fastest_ms) {
+                challenger = &plan;
+                fastest_ms = result->stats.median_ms;
+            }
+        }
+        if (challenger != nullptr) {
+            out.push_back({&kernel, best, challenger});
+        }
+    }
+    return out;
 }
 
 Result<void> run_candidates(const std::vector<KernelCandidates>& kernels,

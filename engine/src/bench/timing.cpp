@@ -120,3 +120,168 @@ bool run_protocol(Timer& timer, const TimingProtocol& protocol, std::vector<doub
 }
 
 } // namespace cachelens::bench
+
+namespace cachelens::bench {
+
+namespace {
+
+// One side's warmup as run_protocol does it: a first launch and a wait, an
+// estimate of `estimate_runs` flushed launches, then the warmup launches.
+// Gives the estimate of one run.
+bool warm_up(Timer& timer, const TimingProtocol& protocol, double& estimate_ms,
+             std::string& error) {
+    if (!timer.launch(error) || !timer.synchronize(error)) {
+        return false;
+    }
+    const int estimate_runs = std::max(1, protocol.estimate_runs);
+    const auto estimate_work = [&](std::string& message) {
+        for (int i = 0; i < estimate_runs; ++i) {
+            if ((protocol.flush_l2 && !timer.flush_l2(message)) || !timer.launch(message)) {
+                return false;
+            }
+        }
+        return true;
+    };
+    double total_ms = 0;
+    if (!timer.time_ms(estimate_work, total_ms, error)) {
+        return false;
+    }
+    estimate_ms = total_ms / estimate_runs;
+    const RunCounts counts = run_counts(protocol, estimate_ms);
+    for (int i = 0; i < counts.warmup; ++i) {
+        if (!timer.launch(error)) {
+            return false;
+        }
+    }
+    return timer.synchronize(error);
+}
+
+// The median of `runs` flushed, timed launches.
+bool time_side(Timer& timer, const TimingProtocol& protocol, int runs, double& median_ms,
+               std::string& error) {
+    std::vector<double> samples;
+    samples.reserve(static_cast<std::size_t>(runs));
+    const auto launch = [&timer](std::string& message) {
+        return timer.launch(message);
+    };
+    for (int i = 0; i < runs; ++i) {
+        if (protocol.flush_l2 && !timer.flush_l2(error)) {
+            return false;
+        }
+        double ms = 0;
+        if (!timer.time_ms(launch, ms, error)) {
+            return false;
+        }
+        samples.push_back(ms);
+    }
+    median_ms = stats_of(std::move(samples)).median_ms;
+    return true;
+}
+
+// P(X >= wins) for X ~ Binomial(n, 1/2): the one-sided sign test.
+double sign_test_p(int wins, int n) {
+    if (n <= 0) {
+        return 1.0;
+    }
+    // Summed in logs: n can reach the thousands.
+    double p = 0;
+    for (int k = std::max(wins, 0); k <= n; ++k) {
+        p += std::exp(std::lgamma(n + 1.0) - std::lgamma(k + 1.0) - std::lgamma(n - k + 1.0) -
+                      n * std::log(2.0));
+    }
+    return std::min(p, 1.0);
+}
+
+} // namespace
+
+bool run_paired_protocol(Timer& a, Timer& b, const TimingProtocol& protocol,
+                         const PairedProtocol& paired, std::vector<PairedRound>& rounds_out,
+                         int& failed_side, std::string& error) {
+    rounds_out.clear();
+    Timer* sides[2] = {&a, &b};
+    double estimate_ms[2] = {0, 0};
+    for (int side = 0; side < 2; ++side) {
+        if (!warm_up(*sides[side], protocol, estimate_ms[side], error)) {
+            failed_side = side;
+            return false;
+        }
+    }
+    const int rounds = std::max(1, paired.rounds);
+    // Both sides run as often, as many as do_bench would fit the slower one
+    // into this round's share of the rep budget.
+    const double slower_ms = std::max(estimate_ms[0], estimate_ms[1]);
+    const int cap = std::max(1, protocol.max_runs / rounds);
+    const int runs = slower_ms > 0 ? runs_within(protocol.rep_ms / rounds, slower_ms, cap) : cap;
+    rounds_out.reserve(static_cast<std::size_t>(rounds));
+    for (int round = 0; round < rounds; ++round) {
+        PairedRound timed;
+        double* values[2] = {&timed.a_ms, &timed.b_ms};
+        // A B, then B A: neither side always runs just after a flush of the other.
+        for (int turn = 0; turn < 2; ++turn) {
+            const int side = (round % 2 == 0) ? turn : 1 - turn;
+            if (!time_side(*sides[side], protocol, runs, *values[side], error)) {
+                failed_side = side;
+                return false;
+            }
+        }
+        rounds_out.push_back(timed);
+    }
+    for (int side = 0; side < 2; ++side) {
+        if (!sides[side]->synchronize(error)) {
+            failed_side = side;
+            return false;
+        }
+    }
+    return true;
+}
+
+PairedVerdict judge_pair(const std::vector<PairedRound>& rounds, double significance) {
+    PairedVerdict verdict;
+    std::vector<double> ratios;
+    for (const PairedRound& round : rounds) {
+        if (!(round.a_ms > 0) || !(round.b_ms > 0)) {
+            continue; // a side too fast for the events: no ratio
+        }
+        ratios.push_back(round.b_ms / round.a_ms);
+        verdict.b_faster_rounds += round.b_ms < round.a_ms ? 1 : 0;
+        verdict.a_faster_rounds += round.a_ms < round.b_ms ? 1 : 0;
+    }
+    verdict.rounds = static_cast<int>(ratios.size());
+    if (ratios.empty()) {
+        return verdict;
+    }
+    verdict.median_ratio = stats_of(ratios).median_ms;
+    verdict.difference_percent = std::abs(1.0 - verdict.median_ratio) * 100.0;
+    const bool b_ahead = verdict.median_ratio < 1.0;
+    const int agreeing = b_ahead ? verdict.b_faster_rounds : verdict.a_faster_rounds;
+    const int decided = verdict.b_faster_rounds + verdict.a_faster_rounds;
+    verdict.agreement = static_cast<double>(agreeing) / verdict.rounds;
+    verdict.p_value = sign_test_p(agreeing, decided);
+    if (verdict.median_ratio != 1.0 && verdict.p_value <= significance) {
+        verdict.outcome = b_ahead ? PairedVerdict::Outcome::Faster : PairedVerdict::Outcome::Slower;
+    }
+    return verdict;
+}
+
+std::string PairedVerdict::describe(std::string_view b_name, std::string_view a_name) const {
+    if (rounds == 0) {
+        return "no paired round could be compared";
+    }
+    const int agreeing = median_ratio < 1.0 ? b_faster_rounds : a_faster_rounds;
+    const std::string agree =
+        fmt::format("{} of {} paired rounds agree ({:.0f}%)", agreeing, rounds, agreement * 100.0);
+    switch (outcome) {
+    case Outcome::Faster:
+        return fmt::format("{} is {:.1f}% faster than {}: {}", b_name, difference_percent, a_name,
+                           agree);
+    case Outcome::Slower:
+        return fmt::format("{} is {:.1f}% slower than {}: {}", b_name, difference_percent, a_name,
+                           agree);
+    case Outcome::NoDifference:
+        break;
+    }
+    return fmt::format("no difference beyond noise: {} is {:.1f}% {} in the median, but only {}",
+                       b_name, difference_percent, median_ratio < 1.0 ? "faster" : "slower", agree);
+}
+
+} // namespace cachelens::bench

@@ -494,6 +494,7 @@ void ModuleReader::read_inductor_meta(const Value* meta, KernelDefinition& kerne
     kernel.fixed_grid = texts_of(meta->find("fixed_grid"));
     kernel.extra_launcher_args = texts_of(meta->find("extra_launcher_args"));
     kernel.mutated_arg_names = texts_of(meta->find("mutated_arg_names"));
+    kernel.coordinate_descent_tuning = pickle::bool_of(meta->find("coordinate_descent_tuning"));
 }
 
 // The def the decorator applies to: the first `def` at column 0 after it,

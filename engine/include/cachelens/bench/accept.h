@@ -29,6 +29,16 @@ struct AcceptOutcome {
 Result<AcceptOutcome> accept_candidate(const KernelCandidates& kernel, const LaunchPlan& plan,
                                        std::optional<double> time_ms = std::nullopt);
 
+// Why PyTorch would not launch `kernel`'s candidate as written to its
+// .best_config, or nullopt when it would. Seen with 2.11 on an H200
+// (docs/PERFORMANCE.md): with coordinate_descent_tuning on in the kernel's
+// inductor_meta, the cached config comes back marked found_by_coordesc, but the
+// flag does not survive into the launcher's config, so every process that
+// loads the kernel runs coordinate descent again from the cached config and
+// rewrites the file with whatever neighbour won there: a .best_config is only
+// where that search starts.
+std::optional<std::string> why_not_launched_as_written(const KernelCandidates& kernel);
+
 // Puts a backup back in place (atomically).
 Result<void> restore_backup(const std::filesystem::path& backup,
                             const std::filesystem::path& best_config);

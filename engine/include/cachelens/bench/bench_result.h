@@ -36,6 +36,17 @@ struct CandidateResult {
     TimingStats stats;
 };
 
+// A challenger (b) re-timed side by side with the current best (a):
+// GpuRunner::run_pair. Each side's samples_ms are its round medians.
+struct PairedResult {
+    CandidateResult a;
+    CandidateResult b;
+    std::vector<PairedRound> rounds;
+    PairedVerdict verdict;
+
+    bool ok() const { return a.status == "ok" && b.status == "ok"; }
+};
+
 struct BenchRun {
     std::int64_t started_ns = 0;
     DeviceFacts device;

@@ -84,6 +84,10 @@ struct KernelCandidates {
     std::filesystem::path module;
     std::optional<std::filesystem::path> best_config_path; // the kernel's .best_config, if any
     std::optional<cachedir::BestConfig> best_config;
+    // inductor_meta's coordinate_descent_tuning: PyTorch then takes a
+    // .best_config marked found_by_coordesc as it is, and tunes any other
+    // config further (accept.h).
+    bool coordinate_descent_tuning = false;
     std::vector<LaunchPlan> plans;
     // Candidates that cannot be planned, each with why ("unsupported grid type
     // Grid4D", "no benchmark harness", "PTX takes 7 parameters, the plan 6").

@@ -35,11 +35,32 @@ public:
     Result<CandidateResult> run(const std::filesystem::path& cache_dir, const LaunchPlan& plan,
                                 const TimingProtocol& protocol);
 
+    // Re-times `best` (A) and `challenger` (B) side by side, both loaded at
+    // once (run_paired_protocol), and judges the rounds. A failure of either
+    // candidate is its side's status; the verdict then has no rounds.
+    Result<PairedResult> run_pair(const std::filesystem::path& cache_dir, const LaunchPlan& best,
+                                  const LaunchPlan& challenger, const TimingProtocol& protocol,
+                                  const PairedProtocol& paired = {});
+
 private:
     struct Impl;
     explicit GpuRunner(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> impl_;
 };
+
+// A kernel whose fastest measured challenger beat its current best in a run:
+// before it is called faster, the two are re-timed side by side (run_pair).
+struct Challenge {
+    const KernelCandidates* kernel = nullptr;
+    const LaunchPlan* best = nullptr;
+    const LaunchPlan* challenger = nullptr;
+};
+
+// From a run's results (one per plan of `kernels`, any order): per kernel, the
+// current best and the fastest other candidate, when both ran and the other's
+// median is below the best's.
+std::vector<Challenge> find_challenges(const std::vector<KernelCandidates>& kernels,
+                                       const std::vector<CandidateResult>& results);
 
 // One candidate timed: GpuRunner::run with the cache dir and protocol bound.
 using CandidateRunner = std::function<Result<CandidateResult>(const LaunchPlan& plan)>;

@@ -107,6 +107,9 @@ struct KernelDefinition {
     std::vector<std::string> fixed_grid;          // launcher args giving a FixedGrid
     std::vector<std::string> extra_launcher_args; // appended to the kernel's args at launch
     std::vector<std::string> mutated_arg_names;
+    // Whether the autotuner runs coordinate descent after the heuristic
+    // configs; it decides which .best_config PyTorch honours.
+    std::optional<bool> coordinate_descent_tuning;
 
     // The decorator's dicts as read, for display; null when absent or unreadable.
     std::shared_ptr<const pickle::Document> triton_meta;

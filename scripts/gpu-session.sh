@@ -1,0 +1,207 @@
+#!/usr/bin/env bash
+# gpu-session.sh: every GPU check of issue #15 in one call on the GPU machine
+# (device time is scarce: one start, one command). Needs the self-contained CLI
+# in gpu-bin/ (`scripts/gpu-check.sh build` here) and the devset fixtures in
+# $CACHELENS_SHARED_DIR (default: shared/ in the checkout, else ../shared).
+#
+#   scripts/gpu-session.sh [STEP...]     # default: every step, in this order
+#
+# Steps: facts, check, graph, all-configs, failures, compile (= accept and
+# bundles side by side), accept, bundles, trace.
+# Each step's stdout and stderr go to $OUT/results/<step>.{out,err} (OUT
+# defaults to a temporary dir); the summary goes to stdout and the results
+# are packed into $OUT/results.tar.gz (the device tool brings back few files).
+set -u
+root="$(cd "$(dirname "$0")/.." && pwd)"
+if [[ -z "${CACHELENS_SHARED_DIR:-}" ]]; then
+    CACHELENS_SHARED_DIR="$root/../shared"
+    [[ -d "$root/shared/fixtures" ]] && CACHELENS_SHARED_DIR="$root/shared"
+fi
+export CACHELENS_SHARED_DIR
+fixtures="$CACHELENS_SHARED_DIR/fixtures/torch-2.11-cu130-h100/devset"
+cli="$root/gpu-bin/cachelens"
+out="${OUT:-$(mktemp -d)}"
+results="$out/results"
+work="$(mktemp -d)"
+mkdir -p "$results"
+export PYTHONUNBUFFERED=1
+
+elapsed_ms() { echo $((($(date +%s%N) - $1) / 1000000)); }
+
+# step NAME LIMIT_S COMMAND...: runs COMMAND with a time limit, keeps its
+# output, prints its exit code and wall time.
+step() {
+    local name="$1" limit="$2"
+    shift 2
+    local started rc
+    started=$(date +%s%N)
+    # bash -c: timeout runs programs, and the steps are this script's functions.
+    timeout "$limit" bash -c "$*" >"$results/$name.out" 2>"$results/$name.err"
+    rc=$?
+    echo "== $name: exit $rc, $(elapsed_ms "$started") ms"
+    # Packed after every step: a call cut short still brings back what ran.
+    tar -C "$out" -czf "$out/results.tar.gz" results
+    tail -n 4 "$results/$name.err" | sed 's/^/   err: /'
+}
+
+facts() {
+    nvidia-smi --query-gpu=name,compute_cap,driver_version,clocks.sm,clocks.max.sm,clocks.mem,memory.total,power.limit,temperature.gpu --format=csv
+    nvidia-smi -q -d CLOCK,PERFORMANCE | sed -n '1,60p'
+    python3 -c 'import torch, triton; p = torch.cuda.get_device_properties(0); print("torch", torch.__version__, "triton", triton.__version__, "cuda", torch.version.cuda, p.name, "L2", p.L2_cache_size, "SMs", p.multi_processor_count)'
+}
+
+check() {
+    "$root/scripts/gpu-check.sh" run
+    cp "$root/gpu-bin/last-results.jsonl" "$results/check.jsonl"
+    # golden.json's rebench protocol on this GPU, in this run.
+    cp -r "$fixtures/cache" "$work/call"
+    python3 "$root/scripts/all_configs_check.py" "$work/call" --call >"$results/check-python-call.jsonl"
+    tail -n 1 "$results/check-python-call.jsonl"
+}
+
+graph() {
+    cp -r "$fixtures/cache" "$work/graph"
+    "$cli" bench "$work/graph" --cuda-graph --json-lines --catalog "$work/graph.sqlite"
+}
+
+# The same candidates timed three ways: cachelens, Python's
+# benchmark_all_configs, cachelens again (the run-to-run spread).
+all_configs() {
+    cp -r "$fixtures/cache" "$work/cl"
+    cp -r "$fixtures/cache" "$work/py"
+    find "$work/py" -name '*.best_config' -delete
+    local started
+    started=$(date +%s%N)
+    "$cli" bench "$work/cl" --all-configs --json-lines --catalog "$work/cl.sqlite" >"$results/all-cachelens-1.jsonl"
+    echo "wall ms: cachelens-1 $(elapsed_ms "$started")"
+    started=$(date +%s%N)
+    python3 "$root/scripts/all_configs_check.py" "$work/py" >"$results/all-python.jsonl"
+    echo "wall ms: python $(elapsed_ms "$started")"
+    started=$(date +%s%N)
+    "$cli" bench "$work/cl" --all-configs --json-lines --catalog "$work/cl.sqlite" >"$results/all-cachelens-2.jsonl"
+    echo "wall ms: cachelens-2 $(elapsed_ms "$started")"
+    # The devset reduction's other cached config, accepted only if it wins side by side.
+    "$cli" bench accept triton_red_fused_mul_sqrt_sum_0 e6ad55 --dir "$work/cl" \
+        --catalog "$work/cl.sqlite" --json >"$results/all-accept.json" 2>&1
+    echo "devset accept: exit $?"
+    cat "$results/all-accept.json"
+}
+
+# Launches that must fail, stored as results: too much shared memory and too
+# many threads per block, written into a copy's Triton metadata.
+failures() {
+    cp -r "$fixtures/cache" "$work/bad"
+    local json
+    for json in "$work"/bad/triton/0/*/triton_red_fused_mul_sqrt_sum_0.json; do
+        python3 -c 'import json, sys; p = sys.argv[1]; m = json.load(open(p)); m["shared"] = 240000; json.dump(m, open(p, "w"))' "$json"
+    done
+    for json in "$work"/bad/triton/0/*/triton_tem_fused_add_mm_relu_0.json; do
+        python3 -c 'import json, sys; p = sys.argv[1]; m = json.load(open(p)); m["num_warps"] = 64; json.dump(m, open(p, "w"))' "$json"
+    done
+    "$cli" bench "$work/bad" triton_red_fused_mul_sqrt_sum_0 triton_tem_fused_add_mm_relu_0 \
+        --json-lines --catalog "$work/bad.sqlite"
+    echo "exit $?"
+    "$cli" bench history triton_red_fused_mul_sqrt_sum_0 --catalog "$work/bad.sqlite"
+}
+
+# Does PyTorch launch what `bench accept` wrote? For coordinate descent on
+# and off: compile, re-benchmark, accept the slowest other candidate, compile
+# again in a fresh process and print what the autotuner launched.
+accept_one() {
+    local label="$1"
+    shift
+    local dir="$work/accept-$label"
+    python3 "$root/scripts/accept_check.py" "$dir" "$@" >"$results/accept-$label-1.json"
+    "$cli" bench "$dir" --all-configs --json-lines --catalog "$work/accept-$label.sqlite" >"$results/accept-$label-bench.jsonl"
+    local pick
+    pick=$(python3 - "$results/accept-$label-bench.jsonl" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+rows = [r for r in rows if r.get("event") == "result" and r["kernel"].startswith("triton_red")]
+best = [r for r in rows if r["was_best"]]
+others = [r for r in rows if not r["was_best"] and r["status"] == "ok"]
+if best and others:
+    other = max(others, key=lambda r: r["median_ms"])
+    print(other["kernel"], other["triton_hash"])
+PY
+)
+    echo "$label: accepting $pick"
+    [[ -n "$pick" ]] || return 1
+    # The slowest candidate: the paired confirmation must refuse it (exit 2)...
+    # shellcheck disable=SC2086
+    "$cli" bench accept $pick --dir "$dir" --catalog "$work/accept-$label.sqlite" >"$results/accept-$label-refused.txt" 2>&1
+    echo "exit $?" >>"$results/accept-$label-refused.txt"
+    # ...and --force writes it all the same.
+    # shellcheck disable=SC2086
+    "$cli" bench accept $pick --dir "$dir" --catalog "$work/accept-$label.sqlite" --force --json >"$results/accept-$label-accept.json"
+    # The same file with found_by_coordesc flipped, to learn which PyTorch honours.
+    cp -r "$dir" "$dir-flipped"
+    python3 - "$dir" "$results/accept-$label-accept.json" <<'PY'
+import json, os, sys
+written = json.load(open(sys.argv[2]))["best_config"]
+path = os.path.join(sys.argv[1] + "-flipped", os.path.relpath(written, sys.argv[1]))
+config = json.load(open(path))
+config["found_by_coordesc"] = not config.get("found_by_coordesc", False)
+json.dump(config, open(path, "w"))
+print("flipped", path, file=sys.stderr)
+PY
+    # And the accepted file read with compilation in this process rather
+    # than Inductor's worker processes.
+    cp -r "$dir" "$dir-threads1"
+    python3 "$root/scripts/accept_check.py" "$dir" "$@" >"$results/accept-$label-2.json" &
+    python3 "$root/scripts/accept_check.py" "$dir-flipped" "$@" >"$results/accept-$label-flipped.json" &
+    python3 "$root/scripts/accept_check.py" "$dir-threads1" "$@" --threads1 >"$results/accept-$label-threads1.json" &
+    wait
+    python3 "$root/scripts/accept_check.py" "$dir" "$@" >"$results/accept-$label-3.json"
+}
+
+# Why a cached coordinate-descent winner is not launched as written: the
+# autotune cache's answer and each coordinate descent's start, traced in
+# process, for PyTorch's own .best_config files.
+trace_tuning() {
+    python3 "$root/scripts/accept_check.py" "$work/trace" --threads1 --trace >"$results/trace-1.json"
+    python3 "$root/scripts/accept_check.py" "$work/trace" --threads1 --trace >"$results/trace-2.json"
+}
+
+accept() {
+    accept_one coordesc &
+    accept_one plain --no-coordesc
+    wait
+}
+
+bundles() {
+    "$root/scripts/gpu-bundle-check.sh"
+}
+
+# Compiling is CPU work: the accept and bundle checks run side by side.
+compile_checks() {
+    accept >"$results/accept.log" 2>&1 &
+    bundles
+    wait
+    cat "$results/accept.log"
+}
+
+export root cli fixtures results work
+export -f elapsed_ms facts check graph all_configs failures accept_one accept bundles compile_checks trace_tuning
+
+steps=("$@")
+[[ ${#steps[@]} -gt 0 ]] || steps=(facts check graph all-configs failures compile)
+for name in "${steps[@]}"; do
+    case "$name" in
+    facts) step facts 60 facts ;;
+    check) step check 150 check ;;
+    graph) step graph 90 graph ;;
+    all-configs) step all-configs 180 all_configs ;;
+    failures) step failures 60 failures ;;
+    accept) step accept 300 accept ;;
+    bundles) step bundles 300 bundles ;;
+    compile) step compile 240 compile_checks ;;
+    trace) step trace 150 trace_tuning ;;
+    *) echo "gpu-session: no step $name" >&2 ;;
+    esac
+done
+for name in "${steps[@]}"; do
+    [[ -s "$results/$name.out" ]] && { echo "---- $name"; head -c 2500 "$results/$name.out"; echo; }
+done
+rm -rf "$results"
+rm -rf "$work"
