@@ -202,8 +202,12 @@ QJsonObject resultObject(const Candidate& candidate, int index, int total) {
         {"p80_ms", measured ? percentile(candidate.samples, 0.8) : 0.0}};
 }
 
+// The verdict of kernel A's fastest challenger re-timed beside its best.
+const QString kVerdictText = QStringLiteral(
+    "the candidate is 7.9% faster than the current best: 28 of 30 paired rounds agree (93%)");
+
 // What `cachelens bench --json-lines` prints for candidates(): a start, an
-// unplannable kernel, six results, an end.
+// unplannable kernel, six results, a verdict, an end.
 QByteArray cannedRun() {
     const auto all = candidates();
     const int total = static_cast<int>(all.size());
@@ -225,6 +229,21 @@ QByteArray cannedRun() {
     for (int i = 0; i < total; ++i) {
         out += line(resultObject(all[static_cast<std::size_t>(i)], i + 1, total));
     }
+    out += line({{"event", "verdict"},
+                 {"kernel", kKernelA},
+                 {"module", kModuleA},
+                 {"best", all[0].hash},
+                 {"candidate", kHashA1},
+                 {"best_config_text", "XBLOCK=1, R0_BLOCK=2048, num_warps=4, num_stages=1"},
+                 {"candidate_config_text", "XBLOCK=1, R0_BLOCK=4096, num_warps=8, num_stages=1"},
+                 {"status", "ok"},
+                 {"message", ""},
+                 {"rounds", 30},
+                 {"outcome", "faster"},
+                 {"difference_percent", 7.9},
+                 {"agreement", 0.93},
+                 {"p_value", 1e-6},
+                 {"text", kVerdictText}});
     out += line({{"event", "end"}, {"run_id", 12}, {"results", total}, {"failed", 1}});
     return out;
 }
@@ -287,6 +306,14 @@ if [ "$2" = accept ]; then
     if [ "$mode" = refuse ]; then
         echo "cachelens: bench accept: $4 is already the best config of $3" >&2
         exit 2
+    fi
+    if [ "$mode" = notfaster ]; then
+        case " $* " in
+        *" --force "*) ;;
+        *)
+            echo "cachelens: $6: not accepted: no difference beyond noise: the candidate is 0.8% faster in the median, but only 17 of 30 paired rounds agree (57%); nothing written; --force accepts it anyway" >&2
+            exit 2;;
+        esac
     fi
     cat "$dir/accept.json"
     exit 0
@@ -449,7 +476,7 @@ private slots:
     void parserReadsOutputSplitAnywhere() {
         const QByteArray output = cannedRun();
         const auto whole = BenchRunParser().feed(output);
-        QCOMPARE(whole.size(), std::size_t(9)); // start, unplannable, 6 results, end
+        QCOMPARE(whole.size(), std::size_t(10)); // start, unplannable, 6 results, verdict, end
         for (const qsizetype chunk : {1, 2, 7, 64, 1000}) {
             BenchRunParser parser;
             std::vector<BenchEvent> events;
@@ -474,6 +501,12 @@ private slots:
         QCOMPARE(start.kernels, 3);
         const auto& unplannable = std::get<BenchUnplannableEvent>(whole[1]);
         QCOMPARE(unplannable.why, QString("unsupported grid type Grid9D"));
+        const auto& verdict = std::get<BenchVerdictEvent>(whole[8]);
+        QCOMPARE(verdict.module, kModuleA);
+        QCOMPARE(verdict.candidateHash, kHashA1);
+        QCOMPARE(verdict.rounds, 30);
+        QVERIFY(verdict.candidateFaster());
+        QCOMPARE(verdict.text, kVerdictText);
         const auto& second = std::get<BenchResultEvent>(whole[3]);
         const auto expected = candidates()[1];
         QCOMPARE(second.index, 2);
@@ -492,7 +525,7 @@ private slots:
         QVERIFY(!failed.ok());
         QVERIFY(failed.samplesMs.empty());
         QVERIFY(failed.message.contains("shared memory"));
-        const auto& end = std::get<BenchEndEvent>(whole[8]);
+        const auto& end = std::get<BenchEndEvent>(whole[9]);
         QCOMPARE(end.runId, qint64(12));
         QCOMPARE(end.results, 6);
         QCOMPARE(end.failed, 1);
@@ -882,6 +915,58 @@ private slots:
         QVERIFY(view.errorText().contains("exit code 2"));
         QVERIFY(view.outcomeText().isEmpty());
         QVERIFY(!model->result(rowOf(*model, all[2].hash)).wasBest);
+        // Not a refusal the user can overrule: no way to force it.
+        QVERIFY(view.forceAcceptButton()->isHidden());
+    }
+
+    // The run's side-by-side verdicts are shown; an accept refused for being
+    // within the noise can be forced, after asking.
+    void verdictsAreShownAndARefusalCanBeForced() {
+        FakeCli fake;
+        QVERIFY(fake.make());
+        JobPool jobs;
+        BenchPage view(jobs, fake.catalogPath);
+        view.setProgram(fake.program);
+        view.showRoot(fake.cache);
+        QSignalSpy finished(&view, &BenchPage::runFinished);
+        view.run();
+        QVERIFY(finished.wait(20'000));
+        QVERIFY2(view.verdictsText().contains(kKernelA +
+                                              " (XBLOCK=1, R0_BLOCK=4096, num_warps=8, "
+                                              "num_stages=1 against XBLOCK=1, R0_BLOCK="
+                                              "2048, num_warps=4, num_stages=1): " +
+                                              kVerdictText),
+                 qPrintable(view.verdictsText()));
+        const auto* model = view.results();
+        view.selectResult(rowOf(*model, kHashA1));
+        QVERIFY2(view.selectionText().contains("Side by side: " + kVerdictText),
+                 qPrintable(view.selectionText()));
+
+        QVERIFY(fake.setMode("notfaster"));
+        QSignalSpy accepted(&view, &BenchPage::acceptFinished);
+        view.acceptSelected(false);
+        QVERIFY(accepted.wait(10'000));
+        QVERIFY2(view.errorText().contains("no difference beyond noise"),
+                 qPrintable(view.errorText()));
+        QVERIFY(!view.forceAcceptButton()->isHidden());
+        QVERIFY(!model->result(rowOf(*model, kHashA1)).wasBest);
+
+        // Asked first; No writes nothing.
+        QString asked;
+        answerNextQuestion(QMessageBox::No, &asked);
+        view.forceAcceptButton()->click();
+        QVERIFY(asked.contains("although cachelens refused it"));
+        QVERIFY(!view.isAccepting());
+        view.forceAccept(false);
+        QVERIFY(accepted.wait(10'000));
+        QCOMPARE(fake.calls().back(),
+                 (QStringList{"bench", "accept", kModuleA, kHashA1, "--dir",
+                              QString::fromStdString(fake.cache.string()), "--catalog",
+                              fake.catalogPath, "--json", "--force"}));
+        QVERIFY2(view.errorText().isEmpty(), qPrintable(view.errorText()));
+        QVERIFY(view.outcomeText().contains("Written without a side-by-side comparison."));
+        QVERIFY(model->result(rowOf(*model, kHashA1)).wasBest);
+        QVERIFY(view.forceAcceptButton()->isHidden());
     }
 
     void cancelStopsASleepingRun_data() {

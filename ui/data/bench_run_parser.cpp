@@ -83,6 +83,24 @@ BenchEvent planOf(const QJsonObject& object) {
     return plan;
 }
 
+BenchVerdictEvent verdictOf(const QJsonObject& object) {
+    BenchVerdictEvent verdict;
+    verdict.kernel = string(object, "kernel");
+    verdict.module = string(object, "module");
+    verdict.bestHash = string(object, "best");
+    verdict.candidateHash = string(object, "candidate");
+    verdict.bestConfigText = string(object, "best_config_text");
+    verdict.candidateConfigText = string(object, "candidate_config_text");
+    verdict.status = string(object, "status");
+    verdict.message = string(object, "message");
+    verdict.rounds = integer(object, "rounds");
+    verdict.outcome = string(object, "outcome");
+    verdict.differencePercent = number(object, "difference_percent");
+    verdict.agreement = number(object, "agreement");
+    verdict.text = string(object, "text");
+    return verdict;
+}
+
 } // namespace
 
 std::vector<BenchEvent> BenchRunParser::feed(QByteArrayView bytes) {
@@ -146,6 +164,13 @@ std::optional<BenchEvent> BenchRunParser::parseLine(QByteArrayView line) {
         return BenchUnplannableEvent{string(object, "kernel"), string(object, "module"),
                                      string(object, "what"), string(object, "why")};
     }
+    if (event == QLatin1String("verdict")) {
+        if (string(object, "kernel").isEmpty() || string(object, "text").isEmpty()) {
+            return BenchBadLine{shortened(text),
+                                QStringLiteral("a verdict without kernel or text")};
+        }
+        return verdictOf(object);
+    }
     if (event == QLatin1String("end")) {
         return BenchEndEvent{object.value(QLatin1String("run_id")).toInteger(),
                              integer(object, "results"), integer(object, "failed")};
@@ -168,7 +193,8 @@ Result<BenchAcceptOutcome> parseAcceptOutput(QByteArrayView json) {
     }
     const QJsonObject object = document.object();
     BenchAcceptOutcome outcome{string(object, "best_config"), string(object, "backup"),
-                               string(object, "old_config"), string(object, "new_config")};
+                               string(object, "old_config"), string(object, "new_config"),
+                               string(object.value(QLatin1String("verdict")).toObject(), "text")};
     if (outcome.bestConfig.isEmpty()) {
         return fail(ErrorKind::Corrupt, "cachelens bench accept named no best_config file");
     }

@@ -66,6 +66,26 @@ struct BenchResultEvent {
     bool planned() const { return status == QLatin1String("planned"); }
 };
 
+// A challenger re-timed side by side with its kernel's current best, because
+// its own median beat the best's: who won beyond the noise, in `text` too.
+struct BenchVerdictEvent {
+    QString kernel;
+    QString module;
+    QString bestHash;
+    QString candidateHash;
+    QString bestConfigText;
+    QString candidateConfigText;
+    QString status; // "ok", or the failing side's step
+    QString message;
+    int rounds = 0;
+    QString outcome; // "faster", "slower" or "no_difference"
+    double differencePercent = 0;
+    double agreement = 0;
+    QString text; // "the candidate is 3.2% faster than the current best: 30 of 30 ..."
+
+    bool candidateFaster() const { return outcome == QLatin1String("faster"); }
+};
+
 struct BenchEndEvent {
     qint64 runId = 0;
     int results = 0;
@@ -99,8 +119,9 @@ struct BenchBadLine {
     QString why;
 };
 
-using BenchEvent = std::variant<BenchStartEvent, BenchUnplannableEvent, BenchResultEvent,
-                                BenchEndEvent, BenchErrorEvent, BenchPlanEvent, BenchBadLine>;
+using BenchEvent =
+    std::variant<BenchStartEvent, BenchUnplannableEvent, BenchResultEvent, BenchVerdictEvent,
+                 BenchEndEvent, BenchErrorEvent, BenchPlanEvent, BenchBadLine>;
 
 class BenchRunParser {
 public:
@@ -123,6 +144,7 @@ struct BenchAcceptOutcome {
     QString backup;
     QString oldConfig;
     QString newConfig;
+    QString verdict; // the side-by-side verdict's text; empty when not re-timed (--force)
 };
 
 Result<BenchAcceptOutcome> parseAcceptOutput(QByteArrayView json);

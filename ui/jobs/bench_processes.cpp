@@ -218,13 +218,24 @@ void BenchProcesses::planFailedToStart() {
     emit plansListed(listing);
 }
 
-void BenchProcesses::accept(const QString& kernel, const QString& tritonHash, const QString& dir) {
+void BenchProcesses::accept(const QString& kernel, const QString& tritonHash, const QString& dir,
+                            bool force) {
     if (isAccepting()) {
         return;
     }
-    accept_ = startProcess({QStringLiteral("bench"), QStringLiteral("accept"), kernel, tritonHash,
-                            QStringLiteral("--dir"), dir, QStringLiteral("--catalog"), catalogPath_,
-                            QStringLiteral("--json")});
+    QStringList arguments{QStringLiteral("bench"),
+                          QStringLiteral("accept"),
+                          kernel,
+                          tritonHash,
+                          QStringLiteral("--dir"),
+                          dir,
+                          QStringLiteral("--catalog"),
+                          catalogPath_,
+                          QStringLiteral("--json")};
+    if (force) {
+        arguments << QStringLiteral("--force");
+    }
+    accept_ = startProcess(arguments);
     connect(accept_, &QProcess::finished, this, [this](int exitCode, QProcess::ExitStatus status) {
         acceptFinished(exitCode, status == QProcess::CrashExit);
     });

@@ -91,7 +91,10 @@ public:
 
     // Makes `tritonHash`'s config the best config of `kernel` (its module
     // key, or its name) in `dir`: acceptEnded(). Ignored while one is under way.
-    void accept(const QString& kernel, const QString& tritonHash, const QString& dir);
+    // `force`: without the side-by-side confirmation and the check that
+    // PyTorch would launch it as written (bench accept --force).
+    void accept(const QString& kernel, const QString& tritonHash, const QString& dir,
+                bool force = false);
     bool isAccepting() const { return accept_ != nullptr; }
 
     // The arguments of the last run and of the last plan listing.

@@ -142,12 +142,26 @@ BenchPage::BenchPage(JobPool& pool, QString catalogPath, QWidget* parent)
     accept_->setToolTip(tr("Rewrite the kernel's .best_config, in the dir of the run, to name "
                            "the selected config (cachelens bench accept --dir; asks first; the "
                            "old file is backed up)"));
+    forceAccept_ = new QPushButton(tr("Make best anyway"));
+    forceAccept_->setObjectName(QStringLiteral("benchForceAccept"));
+    forceAccept_->setToolTip(tr("Write the refused config all the same (cachelens bench accept "
+                                "--force; asks first)"));
+    forceAccept_->hide();
+    // Text from the cache and the CLI: shown as plain text, never as markup.
+    verdictsLabel_ = new QLabel;
+    verdictsLabel_->setObjectName(QStringLiteral("benchVerdicts"));
+    verdictsLabel_->setTextFormat(Qt::PlainText);
+    verdictsLabel_->setWordWrap(true);
+    verdictsLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    verdictsLabel_->hide();
     auto* resultsBox = new QGroupBox(tr("Results"));
     auto* resultsLayout = new QVBoxLayout(resultsBox);
     resultsLayout->addWidget(table_, 1);
+    resultsLayout->addWidget(verdictsLabel_);
     auto* acceptRow = new QHBoxLayout;
     acceptRow->addWidget(selection_, 1);
     acceptRow->addWidget(accept_, 0, Qt::AlignTop);
+    acceptRow->addWidget(forceAccept_, 0, Qt::AlignTop);
     resultsLayout->addLayout(acceptRow);
 
     auto* chart = new QChart;
@@ -206,6 +220,7 @@ BenchPage::BenchPage(JobPool& pool, QString catalogPath, QWidget* parent)
     connect(filter_, &QLineEdit::returnPressed, this, &BenchPage::run);
     connect(cancel_, &QPushButton::clicked, this, &BenchPage::cancel);
     connect(accept_, &QPushButton::clicked, this, [this] { acceptSelected(true); });
+    connect(forceAccept_, &QPushButton::clicked, this, [this] { forceAccept(true); });
     connect(results_, &BenchResultsModel::rowsInserted, this,
             [this](const QModelIndex&, int first, int last) { onResultsInserted(first, last); });
     connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
@@ -265,6 +280,10 @@ QString BenchPage::outcomeText() const {
     return outcome_->isHidden() ? QString() : outcome_->text();
 }
 
+QString BenchPage::selectionText() const {
+    return selection_->text();
+}
+
 QString BenchPage::deviceText() const {
     return device_->text();
 }
@@ -319,13 +338,24 @@ void BenchPage::updateButtons() {
         } else if (!result.ok()) {
             what = tr(" (failed: %1)").arg(result.status);
         }
-        selection_->setText(tr("%1: %2%3").arg(result.kernel, result.configText, what));
+        QString text = tr("%1: %2%3").arg(result.kernel, result.configText, what);
+        const auto verdict =
+            verdicts_.find(result.module.isEmpty() ? result.kernel : result.module);
+        if (verdict != verdicts_.end() && (result.tritonHash == verdict->second.candidateHash ||
+                                           result.tritonHash == verdict->second.bestHash)) {
+            text += QLatin1Char('\n') + tr("Side by side: %1 (%2 against %3)")
+                                            .arg(verdict->second.text,
+                                                 verdict->second.candidateConfigText,
+                                                 verdict->second.bestConfigText);
+        }
+        selection_->setText(text);
     } else {
         selection_->setText(results_->rowCount() == 0
                                 ? QString()
                                 : tr("Select a result to chart its kernel and see its history."));
     }
     accept_->setEnabled(acceptable && !running && !isAccepting() && !runDir_.isEmpty());
+    forceAccept_->setEnabled(!running && !isAccepting());
 }
 
 void BenchPage::setStatus(const QString& message) {
@@ -365,6 +395,10 @@ void BenchPage::run() {
     planTimer_->stop();
     processes_->stopPlans();
     results_->clear();
+    verdicts_.clear();
+    verdictsLabel_->clear();
+    verdictsLabel_->hide();
+    forceAccept_->hide();
     history_->clear();
     historyTitle_->setText(tr("Select a result to see its kernel's earlier runs."));
     start_.reset();
@@ -524,6 +558,11 @@ void BenchPage::handle(const BenchEvent& event) {
         progress_->setValue(done_);
         setStatus(tr("Running: %1 of %2 (%3)").arg(done_).arg(total_).arg(result->kernel));
         results_->appendResult(*result);
+    } else if (const auto* verdict = std::get_if<BenchVerdictEvent>(&event)) {
+        verdicts_[verdict->module.isEmpty() ? verdict->kernel : verdict->module] = *verdict;
+        verdictsLabel_->setText(verdictsText());
+        verdictsLabel_->show();
+        updateButtons();
     } else if (const auto* unplannable = std::get_if<BenchUnplannableEvent>(&event)) {
         results_->appendUnplannable(*unplannable);
     } else if (const auto* end = std::get_if<BenchEndEvent>(&event)) {
@@ -674,14 +713,25 @@ void BenchPage::changeEvent(QEvent* event) {
     }
 }
 
+QString BenchPage::verdictsText() const {
+    QStringList lines;
+    for (const auto& [key, verdict] : verdicts_) {
+        lines << tr("%1 (%2 against %3): %4")
+                     .arg(verdict.kernel, verdict.candidateConfigText, verdict.bestConfigText,
+                          verdict.text);
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
 QString BenchPage::acceptConfirmationText() const {
     const QModelIndex current = table_->selectionModel()->currentIndex();
     if (!current.isValid() || !accept_->isEnabled()) {
         return {};
     }
     const auto& result = results_->result(sorted_->mapToSource(current).row());
-    return tr("Make %1 the best config of %2? This rewrites its .best_config in %3; the old "
-              "file is kept as a backup beside it.")
+    return tr("Make %1 the best config of %2? cachelens first re-times it side by side with the "
+              "current best and writes only if it is faster beyond the noise; then it rewrites "
+              "the .best_config in %3 and keeps the old file as a backup beside it.")
         .arg(result.configText, result.kernel, runDir_);
 }
 
@@ -697,11 +747,30 @@ void BenchPage::acceptSelected(bool askUser) {
     acceptKernel_ = BenchResultsModel::kernelKey(result);
     acceptHash_ = result.tritonHash;
     acceptConfig_ = result.configText;
+    acceptTarget_ = result.module.isEmpty() ? result.kernel : result.module;
     error_->hide();
     outcome_->hide();
-    setStatus(tr("Making %1 the best config of %2…").arg(acceptConfig_, result.kernel));
-    processes_->accept(result.module.isEmpty() ? result.kernel : result.module, result.tritonHash,
-                       runDir_);
+    forceAccept_->hide();
+    setStatus(tr("Re-timing %1 beside the best config of %2…").arg(acceptConfig_, result.kernel));
+    processes_->accept(acceptTarget_, acceptHash_, runDir_);
+    updateButtons();
+}
+
+void BenchPage::forceAccept(bool askUser) {
+    if (acceptTarget_.isEmpty() || isAccepting() || isRunning()) {
+        return;
+    }
+    if (askUser && !askBeforeWriting(this, tr("Make best anyway"),
+                                     tr("Write %1 into the .best_config of %2 in %3 although "
+                                        "cachelens refused it? The old file is kept as a backup "
+                                        "beside it.")
+                                         .arg(acceptConfig_, acceptTarget_, runDir_))) {
+        return;
+    }
+    error_->hide();
+    forceAccept_->hide();
+    setStatus(tr("Making %1 the best config of %2…").arg(acceptConfig_, acceptTarget_));
+    processes_->accept(acceptTarget_, acceptHash_, runDir_, /*force=*/true);
     updateButtons();
 }
 
@@ -722,15 +791,19 @@ void BenchPage::showAcceptEnd(const BenchAcceptEnd& end) {
                             .arg(exit.code)
                             .arg(why.isEmpty() ? QStringLiteral(".") : QStringLiteral(": ") + why));
         setStatus(tr("Make best config failed."));
+        // Refused for a reason the user may overrule: offer exactly that.
+        forceAccept_->setVisible(!exit.crashed && why.contains(QLatin1String("--force")));
     } else if (const auto& outcome = *end.outcome; !outcome) {
         showError(QString::fromStdString(outcome.error().describe()));
         setStatus(tr("Make best config failed."));
     } else {
         results_->markBest(acceptKernel_, acceptHash_);
         outcome_->setText(
-            tr("%1 is now the best config. Rewrote %2; the old one (%3) is saved as %4.")
+            tr("%1 is now the best config. Rewrote %2; the old one (%3) is saved as %4. %5")
                 .arg(outcome->newConfig.isEmpty() ? acceptConfig_ : outcome->newConfig,
-                     outcome->bestConfig, outcome->oldConfig, outcome->backup));
+                     outcome->bestConfig, outcome->oldConfig, outcome->backup,
+                     outcome->verdict.isEmpty() ? tr("Written without a side-by-side comparison.")
+                                                : tr("Side by side: %1.").arg(outcome->verdict)));
         outcome_->show();
         setStatus(tr("Best config changed."));
         updateChart();

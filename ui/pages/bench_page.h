@@ -20,6 +20,7 @@
 #include <QWidget>
 
 #include <filesystem>
+#include <map>
 #include <optional>
 
 class QChart;
@@ -68,6 +69,8 @@ public:
     // Makes the selected result's config the kernel's best config, in the
     // dir of the run it came from; asks first when askUser.
     void acceptSelected(bool askUser);
+    // The refused accept again, with --force (asks first when askUser).
+    void forceAccept(bool askUser);
     // What that asks: the kernel, the config and the dir written in; empty
     // when no result can be accepted.
     QString acceptConfirmationText() const;
@@ -86,14 +89,19 @@ public:
     QPushButton* runButton() const { return run_; }
     QPushButton* cancelButton() const { return cancel_; }
     QPushButton* acceptButton() const { return accept_; }
+    // Shown after accept refused: the same accept with --force.
+    QPushButton* forceAcceptButton() const { return forceAccept_; }
+    // Every side-by-side verdict of the run, one per line.
+    QString verdictsText() const;
     // The selected result's kernel (BenchResultsModel::kernelKey), or empty.
     QString selectedKernel() const;
     // Selects a row of the results model (source row).
     void selectResult(int row);
     QString statusText() const;
-    QString errorText() const;   // what failed; empty when nothing did
-    QString noticeText() const;  // what went wrong without stopping the run
-    QString outcomeText() const; // what the last accept did
+    QString errorText() const;     // what failed; empty when nothing did
+    QString noticeText() const;    // what went wrong without stopping the run
+    QString outcomeText() const;   // what the last accept did
+    QString selectionText() const; // the selected result, and its kernel's verdict
     QString deviceText() const;
     // The arguments of the last run.
     const QStringList& lastArguments() const { return processes_->lastRunArguments(); }
@@ -142,6 +150,9 @@ private:
     QString acceptKernel_; // kernelKey, hash and config of the accept under way
     QString acceptHash_;
     QString acceptConfig_;
+    QString acceptTarget_; // kernel (module key or name) of the accept under way
+    // Side-by-side verdicts of the run, by kernelKey.
+    std::map<QString, BenchVerdictEvent> verdicts_;
     QString shownKernel_; // the kernel the chart and history show
 
     QLabel* title_ = nullptr;
@@ -161,6 +172,8 @@ private:
     QTableView* table_ = nullptr;
     QLabel* selection_ = nullptr;
     QPushButton* accept_ = nullptr;
+    QPushButton* forceAccept_ = nullptr;
+    QLabel* verdictsLabel_ = nullptr;
     QChartView* chartView_ = nullptr;
     BenchHistoryModel* history_ = nullptr;
     QTableView* historyTable_ = nullptr;
