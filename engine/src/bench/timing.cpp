@@ -30,6 +30,59 @@ int runs_within(double budget_ms, double estimate_ms, int cap) {
     return runs >= static_cast<double>(cap) ? cap : static_cast<int>(runs);
 }
 
+// As do_bench: one launch first (it pays for lazy loading) and a wait; an
+// estimate of `estimate_runs` launches together, each after a flush, inside
+// one pair of events (do_bench times its flushes too); then the warmup
+// launches the budget allows. Gives the estimate of one run.
+bool estimate_and_warm_up(Timer& timer, const TimingProtocol& protocol, double& estimate_ms,
+                          std::string& error) {
+    if (!timer.launch(error) || !timer.synchronize(error)) {
+        return false;
+    }
+    const int estimate_runs = std::max(1, protocol.estimate_runs);
+    const auto estimate_work = [&](std::string& message) {
+        for (int i = 0; i < estimate_runs; ++i) {
+            if ((protocol.flush_l2 && !timer.flush_l2(message)) || !timer.launch(message)) {
+                return false;
+            }
+        }
+        return true;
+    };
+    double total_ms = 0;
+    if (!timer.time_ms(estimate_work, total_ms, error)) {
+        return false;
+    }
+    estimate_ms = total_ms / estimate_runs;
+    const RunCounts counts = run_counts(protocol, estimate_ms);
+    for (int i = 0; i < counts.warmup; ++i) {
+        if (!timer.launch(error)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// `runs` timed launches, each alone between its events, the flush before
+// them, never inside; every sample appended.
+bool time_runs(Timer& timer, const TimingProtocol& protocol, int runs,
+               std::vector<double>& samples_ms, std::string& error) {
+    const auto launch = [&timer](std::string& message) {
+        return timer.launch(message);
+    };
+    samples_ms.reserve(samples_ms.size() + static_cast<std::size_t>(runs));
+    for (int i = 0; i < runs; ++i) {
+        if (protocol.flush_l2 && !timer.flush_l2(error)) {
+            return false;
+        }
+        double ms = 0;
+        if (!timer.time_ms(launch, ms, error)) {
+            return false;
+        }
+        samples_ms.push_back(ms);
+    }
+    return true;
+}
+
 } // namespace
 
 std::string TimingProtocol::describe() const {
@@ -70,113 +123,15 @@ RunCounts run_counts(const TimingProtocol& protocol, double estimate_ms) {
 bool run_protocol(Timer& timer, const TimingProtocol& protocol, std::vector<double>& samples_ms,
                   std::string& error) {
     samples_ms.clear();
-    const auto launch = [&timer](std::string& message) {
-        return timer.launch(message);
-    };
-
-    // As do_bench: one launch first (it pays for lazy loading), then wait.
-    if (!timer.launch(error) || !timer.synchronize(error)) {
+    double estimate_ms = 0;
+    if (!estimate_and_warm_up(timer, protocol, estimate_ms, error)) {
         return false;
     }
-
-    // The estimate times `estimate_runs` launches together, each after a flush,
-    // inside one pair of events (do_bench does the same, flushes included).
-    const int estimate_runs = std::max(1, protocol.estimate_runs);
-    const auto estimate_work = [&](std::string& message) {
-        for (int i = 0; i < estimate_runs; ++i) {
-            if (protocol.flush_l2 && !timer.flush_l2(message)) {
-                return false;
-            }
-            if (!timer.launch(message)) {
-                return false;
-            }
-        }
-        return true;
-    };
-    double estimate_total_ms = 0;
-    if (!timer.time_ms(estimate_work, estimate_total_ms, error)) {
-        return false;
-    }
-    const RunCounts counts = run_counts(protocol, estimate_total_ms / estimate_runs);
-
-    for (int i = 0; i < counts.warmup; ++i) {
-        if (!timer.launch(error)) {
-            return false;
-        }
-    }
-    samples_ms.reserve(static_cast<std::size_t>(counts.timed));
-    for (int i = 0; i < counts.timed; ++i) {
-        // The flush runs before the timed section, never inside it.
-        if (protocol.flush_l2 && !timer.flush_l2(error)) {
-            return false;
-        }
-        double ms = 0;
-        if (!timer.time_ms(launch, ms, error)) {
-            return false;
-        }
-        samples_ms.push_back(ms);
-    }
-    return timer.synchronize(error);
+    const RunCounts counts = run_counts(protocol, estimate_ms);
+    return time_runs(timer, protocol, counts.timed, samples_ms, error) && timer.synchronize(error);
 }
-
-} // namespace cachelens::bench
-
-namespace cachelens::bench {
 
 namespace {
-
-// One side's warmup as run_protocol does it: a first launch and a wait, an
-// estimate of `estimate_runs` flushed launches, then the warmup launches.
-// Gives the estimate of one run.
-bool warm_up(Timer& timer, const TimingProtocol& protocol, double& estimate_ms,
-             std::string& error) {
-    if (!timer.launch(error) || !timer.synchronize(error)) {
-        return false;
-    }
-    const int estimate_runs = std::max(1, protocol.estimate_runs);
-    const auto estimate_work = [&](std::string& message) {
-        for (int i = 0; i < estimate_runs; ++i) {
-            if ((protocol.flush_l2 && !timer.flush_l2(message)) || !timer.launch(message)) {
-                return false;
-            }
-        }
-        return true;
-    };
-    double total_ms = 0;
-    if (!timer.time_ms(estimate_work, total_ms, error)) {
-        return false;
-    }
-    estimate_ms = total_ms / estimate_runs;
-    const RunCounts counts = run_counts(protocol, estimate_ms);
-    for (int i = 0; i < counts.warmup; ++i) {
-        if (!timer.launch(error)) {
-            return false;
-        }
-    }
-    return timer.synchronize(error);
-}
-
-// The median of `runs` flushed, timed launches.
-bool time_side(Timer& timer, const TimingProtocol& protocol, int runs, double& median_ms,
-               std::string& error) {
-    std::vector<double> samples;
-    samples.reserve(static_cast<std::size_t>(runs));
-    const auto launch = [&timer](std::string& message) {
-        return timer.launch(message);
-    };
-    for (int i = 0; i < runs; ++i) {
-        if (protocol.flush_l2 && !timer.flush_l2(error)) {
-            return false;
-        }
-        double ms = 0;
-        if (!timer.time_ms(launch, ms, error)) {
-            return false;
-        }
-        samples.push_back(ms);
-    }
-    median_ms = stats_of(std::move(samples)).median_ms;
-    return true;
-}
 
 // P(X >= wins) for X ~ Binomial(n, 1/2): the one-sided sign test.
 double sign_test_p(int wins, int n) {
@@ -201,7 +156,8 @@ bool run_paired_protocol(Timer& a, Timer& b, const TimingProtocol& protocol,
     Timer* sides[2] = {&a, &b};
     double estimate_ms[2] = {0, 0};
     for (int side = 0; side < 2; ++side) {
-        if (!warm_up(*sides[side], protocol, estimate_ms[side], error)) {
+        if (!estimate_and_warm_up(*sides[side], protocol, estimate_ms[side], error) ||
+            !sides[side]->synchronize(error)) {
             failed_side = side;
             return false;
         }
@@ -219,10 +175,12 @@ bool run_paired_protocol(Timer& a, Timer& b, const TimingProtocol& protocol,
         // A B, then B A: neither side always runs just after a flush of the other.
         for (int turn = 0; turn < 2; ++turn) {
             const int side = (round % 2 == 0) ? turn : 1 - turn;
-            if (!time_side(*sides[side], protocol, runs, *values[side], error)) {
+            std::vector<double> samples;
+            if (!time_runs(*sides[side], protocol, runs, samples, error)) {
                 failed_side = side;
                 return false;
             }
+            *values[side] = stats_of(std::move(samples)).median_ms;
         }
         rounds_out.push_back(timed);
     }
