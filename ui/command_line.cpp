@@ -65,7 +65,8 @@ GuiCommandLine parseCommandLine(const QStringList& arguments, const QString& ver
         "(redis://[[user]:password@]host[:port][/db], mirrored and browsed read-only) "
         "(repeatable). The first dir opened is the one pruned with --view prune, and the one "
         "browsed unless a bundle or a server is opened too. "
-        "Default: $TORCHINDUCTOR_CACHE_DIR, /tmp/torchinductor_$USER, or the sample cache, "
+        "Default: $TORCHINDUCTOR_CACHE_DIR, torchinductor_$USER in $TMPDIR (else /tmp), or the "
+        "sample cache, "
         "among every cache dir of the catalog.",
         "DIR|FILE|URL");
     const QCommandLineOption select(

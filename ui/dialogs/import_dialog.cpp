@@ -82,7 +82,7 @@ ImportDialog::ImportDialog(JobPool& pool, fs::path bundleFile, fs::path destinat
     destination_ = new QLineEdit(text(destination.string()));
     destination_->setObjectName(QStringLiteral("importInto"));
     destination_->setToolTip(tr("The cache dir to write into (created when missing). PyTorch "
-                                "reads $TORCHINDUCTOR_CACHE_DIR, else /tmp/torchinductor_$USER."));
+                                "reads $TORCHINDUCTOR_CACHE_DIR, else torchinductor_$USER in $TMPDIR (else /tmp)."));
     browseDestination_ = new QPushButton(tr("&Browse…"));
     signer_ = new QLineEdit;
     signer_->setObjectName(QStringLiteral("importSigner"));
