@@ -756,8 +756,8 @@ private slots:
         bytes[100] = static_cast<char>(bytes[100] ^ 0x20);
         writeFile(file, bytes);
         const auto staged = bundle_work::stageBundle(file);
-        QVERIFY(!staged.error.isEmpty());
-        QVERIFY(staged.root.empty());
+        QVERIFY(!staged);
+        QVERIFY(staged.error().describe().find("damaged.bin") != std::string::npos);
         QVERIFY(!fs::exists(bundle_work::stagingBase()));
     }
 

@@ -171,19 +171,21 @@ void ExportDialog::exportNow() {
     emit statusMessage(
         tr("Exporting %1 to %2…")
             .arg(stats_text::count(keys.size(), "entry", "entries"), text(file.string())));
-    job_->run<bundle_work::ExportOutcome>(
+    job_->run<Result<bundle_work::ExportOutcome>>(
         [root, keys, file, key](const JobContext&) {
             return bundle_work::exportBundle(root, keys, file, key);
         },
-        [this](bundle_work::ExportOutcome outcome) {
+        [this](Result<bundle_work::ExportOutcome> written) {
             setBusy(false);
-            if (!outcome.error.isEmpty()) {
-                error_->setText(outcome.error);
+            if (!written) {
+                const QString error = text(written.error().describe());
+                error_->setText(error);
                 error_->show();
-                emit statusMessage(outcome.error);
-                emit exported(outcome.error);
+                emit statusMessage(error);
+                emit exported(error);
                 return;
             }
+            const bundle_work::ExportOutcome& outcome = *written;
             QStringList lines{outcome.summary()};
             for (const auto& note : outcome.notes) {
                 lines << tr("note: %1").arg(note);

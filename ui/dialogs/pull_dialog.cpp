@@ -56,8 +56,9 @@ PullDialog::PullDialog(JobPool& pool, remote::RedisEndpoint server, std::vector<
 
     destination_ = new QLineEdit(text(destination.string()));
     destination_->setObjectName(QStringLiteral("pullInto"));
-    destination_->setToolTip(tr("The cache dir to write into (created when missing). PyTorch "
-                                "reads $TORCHINDUCTOR_CACHE_DIR, else /tmp/torchinductor_$USER."));
+    destination_->setToolTip(
+        tr("The cache dir to write into (created when missing). PyTorch "
+           "reads $TORCHINDUCTOR_CACHE_DIR, else torchinductor_$USER in $TMPDIR (else /tmp)."));
     browse_ = new QPushButton(tr("&Browse…"));
     auto* intoRow = new QHBoxLayout;
     intoRow->addWidget(destination_, 1);
@@ -159,7 +160,17 @@ void PullDialog::run(bool dryRun) {
             remote_work::transferProgress(context, remote_work::Transfer::Pull,
                                           text(server.display()), text(dir.string())));
     };
-    auto show = [this, dir, dryRun, selectedRow](remote_work::PullOutcome outcome) {
+    auto show = [this, server, dir, dryRun,
+                 selectedRow](Result<remote_work::PullOutcome> transfer) {
+        if (!transfer) {
+            notes_->clear();
+            notes_->hide();
+            const QString error = text(transfer.error().describe());
+            emit statusMessage(tr("Cannot pull from %1: %2").arg(text(server.display()), error));
+            failed(error);
+            return;
+        }
+        remote_work::PullOutcome& outcome = *transfer;
         QStringList notes;
         for (const QString& problem : outcome.problems) {
             notes << tr("Not pulled: %1").arg(problem);
@@ -167,12 +178,7 @@ void PullDialog::run(bool dryRun) {
         notes << outcome.notes;
         notes_->setText(notes.join(u'\n'));
         notes_->setVisible(!notes.isEmpty());
-        if (!outcome.plan) {
-            emit statusMessage(tr("Cannot pull from %1: %2").arg(outcome.server, outcome.error));
-            failed(outcome.error);
-            return;
-        }
-        model_->setPlan(std::move(*outcome.plan), dryRun);
+        model_->setPlan(std::move(outcome.plan), dryRun);
         if (selectedRow >= 0 && selectedRow < model_->rowCount()) {
             table_->setCurrentIndex(model_->index(selectedRow, 0));
         }
@@ -198,9 +204,9 @@ void PullDialog::run(bool dryRun) {
         emit pulled(dir);
     };
     if (dryRun) {
-        runPlanJob<remote_work::PullOutcome>(status, work, show);
+        runPlanJob<Result<remote_work::PullOutcome>>(status, work, show);
     } else {
-        runWriteJob<remote_work::PullOutcome>(status, work, show);
+        runWriteJob<Result<remote_work::PullOutcome>>(status, work, show);
     }
 }
 

@@ -243,19 +243,21 @@ void PushDialog::run(bool dryRun) {
                                                                       remote_work::Transfer::Push,
                                                                       where, text(dir.string())));
     };
-    auto show = [this, dryRun](remote_work::PushOutcome outcome) {
-        if (!outcome.result) {
-            emit statusMessage(tr("Cannot push to %1: %2").arg(outcome.server, outcome.error));
-            failed(outcome.error);
+    auto show = [this, dryRun, where](Result<remote_work::PushOutcome> transfer) {
+        if (!transfer) {
+            const QString error = text(transfer.error().describe());
+            emit statusMessage(tr("Cannot push to %1: %2").arg(where, error));
+            failed(error);
             return;
         }
+        remote_work::PushOutcome& outcome = *transfer;
         QStringList notes;
-        for (const auto& note : outcome.result->notes) {
+        for (const auto& note : outcome.result.notes) {
             notes << text(note);
         }
         notes_->setText(notes.join(u'\n'));
         notes_->setVisible(!notes.isEmpty());
-        model_->setResult(std::move(*outcome.result), dryRun, outcome.server);
+        model_->setResult(std::move(outcome.result), dryRun, outcome.server);
         QString summary = model_->summaryText();
         if (dryRun) {
             summary += model_->count(remote::PushAction::Conflict) > 0 && !outcome.force
@@ -272,9 +274,9 @@ void PushDialog::run(bool dryRun) {
         emit pushed(outcome.server);
     };
     if (dryRun) {
-        runPlanJob<remote_work::PushOutcome>(status, work, show);
+        runPlanJob<Result<remote_work::PushOutcome>>(status, work, show);
     } else {
-        runWriteJob<remote_work::PushOutcome>(status, work, show);
+        runWriteJob<Result<remote_work::PushOutcome>>(status, work, show);
     }
 }
 

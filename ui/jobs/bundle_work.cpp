@@ -72,25 +72,22 @@ QString StagedBundle::report() const {
     return (QStringList{summary} + problems).join(u'\n');
 }
 
-StagedBundle stageBundle(const fs::path& file, const fs::path& base) {
+Result<StagedBundle> stageBundle(const fs::path& file, const fs::path& base) {
     StagedBundle staged;
     std::error_code error;
     staged.file = fs::absolute(file, error).lexically_normal();
     auto opened = bundle::open_bundle_file(staged.file);
     if (!opened) {
-        staged.error = text(opened.error().describe());
-        return staged;
+        return std::unexpected(std::move(opened.error()));
     }
     auto bytes = MappedFile::open(staged.file);
     if (!bytes) {
-        staged.error = text(bytes.error().describe());
-        return staged;
+        return std::unexpected(std::move(bytes.error()));
     }
     const bundle::StagingPaths paths = bundle::staging_paths(base, staged.file, (*bytes)->bytes());
     // The staged copy is exactly the bundle: what an earlier staging left goes first.
     if (auto prepared = bundle::prepare_staging(paths); !prepared) {
-        staged.error = text(prepared.error().describe());
-        return staged;
+        return std::unexpected(std::move(prepared.error()));
     }
     const fs::path& root = paths.root;
     staged.artifacts = opened->bundle.artifact_count();
@@ -99,8 +96,7 @@ StagedBundle stageBundle(const fs::path& file, const fs::path& base) {
     }
     auto plan = bundle::plan_import(opened->bundle, root);
     if (!plan) {
-        staged.error = text(plan.error().describe());
-        return staged;
+        return std::unexpected(std::move(plan.error()));
     }
     const auto done = bundle::run_import(std::move(*plan), opened->bundle);
     for (const auto& artifact : done.artifacts) {
@@ -120,8 +116,7 @@ StagedBundle stageBundle(const fs::path& file, const fs::path& base) {
     }
     if (auto recorded = bundle::record_staging(paths, staged.file, staged.report().toStdString());
         !recorded) {
-        staged.error = text(recorded.error().describe());
-        return staged;
+        return std::unexpected(std::move(recorded.error()));
     }
     staged.root = root;
     return staged;
@@ -141,15 +136,15 @@ QString ExportOutcome::summary() const {
     return line;
 }
 
-ExportOutcome exportBundle(const fs::path& root, const std::vector<std::string>& keys,
-                           const fs::path& file, const std::optional<fs::path>& privateKey) {
+Result<ExportOutcome> exportBundle(const fs::path& root, const std::vector<std::string>& keys,
+                                   const fs::path& file,
+                                   const std::optional<fs::path>& privateKey) {
     ExportOutcome outcome;
     outcome.file = file;
     auto exported =
         bundle::export_bundle_file(root, {.keys = keys, .file = file, .signing_key = privateKey});
     if (!exported) {
-        outcome.error = text(exported.error().describe());
-        return outcome;
+        return std::unexpected(std::move(exported.error()));
     }
     QStringList sections;
     for (const auto& section : exported->bundle.sections) {

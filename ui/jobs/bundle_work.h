@@ -12,6 +12,8 @@
 #include "data/entry_ref.h"
 #include "jobs/job_tracker.h"
 
+#include <cachelens/core/error.h>
+
 #include <QString>
 #include <QStringList>
 
@@ -35,8 +37,7 @@ QString stagedReport(const std::filesystem::path& root);
 
 struct StagedBundle {
     std::filesystem::path file;
-    std::filesystem::path root; // the staged cache dir (empty on error)
-    QString error;              // the bundle could not be read or staged
+    std::filesystem::path root; // the staged cache dir
     std::size_t artifacts = 0;
     std::size_t staged = 0;  // written (or already there with the same bytes)
     std::size_t refused = 0; // unsafe: not materialised
@@ -50,15 +51,15 @@ struct StagedBundle {
 };
 
 // Decodes `file` and materialises its safe artifacts into a fresh staging dir
-// under `base` (any earlier staging of the same bytes is replaced).
-StagedBundle stageBundle(const std::filesystem::path& file,
-                         const std::filesystem::path& base = stagingBase());
+// under `base` (any earlier staging of the same bytes is replaced). An error
+// when the bundle cannot be read or staged.
+Result<StagedBundle> stageBundle(const std::filesystem::path& file,
+                                 const std::filesystem::path& base = stagingBase());
 
 // Where PyTorch keeps its cache, as it decides it: cachedir::inductor_cache_dir().
 std::filesystem::path defaultImportDir();
 
 struct ExportOutcome {
-    QString error;
     std::filesystem::path file;
     std::size_t artifacts = 0;
     QString sections;       // "2 inductor, 4 autotune, 1 aot_autograd"
@@ -71,9 +72,10 @@ struct ExportOutcome {
 };
 
 // `cachelens export ROOT KEYS -o FILE [--sign KEY]`: bundle::export_bundle_file,
-// its outcome in the dialog's words.
-ExportOutcome exportBundle(const std::filesystem::path& root, const std::vector<std::string>& keys,
-                           const std::filesystem::path& file,
-                           const std::optional<std::filesystem::path>& privateKey);
+// its outcome in the dialog's words, or why nothing was written.
+Result<ExportOutcome> exportBundle(const std::filesystem::path& root,
+                                   const std::vector<std::string>& keys,
+                                   const std::filesystem::path& file,
+                                   const std::optional<std::filesystem::path>& privateKey);
 
 } // namespace cachelens::ui::bundle_work

@@ -197,17 +197,13 @@ ProgressFn transferProgress(const JobContext& context, Transfer transfer, const 
     });
 }
 
-PullOutcome pullEntries(const remote::RedisEndpoint& endpoint, const std::vector<std::string>& keys,
-                        const fs::path& into, bool dryRun,
-                        const std::vector<std::string>& allowedFindings,
-                        const ProgressFn& progress) {
-    PullOutcome outcome;
-    outcome.server = text(endpoint.display());
-    outcome.dryRun = dryRun;
+Result<PullOutcome> pullEntries(const remote::RedisEndpoint& endpoint,
+                                const std::vector<std::string>& keys, const fs::path& into,
+                                bool dryRun, const std::vector<std::string>& allowedFindings,
+                                const ProgressFn& progress) {
     auto client = remote::RedisClient::connect(endpoint);
     if (!client) {
-        outcome.error = text(client.error().describe());
-        return outcome;
+        return std::unexpected(std::move(client.error()));
     }
     auto pulled = remote::pull_remote(
         *client, into,
@@ -217,10 +213,13 @@ PullOutcome pullEntries(const remote::RedisEndpoint& endpoint, const std::vector
                    .trust = {.allowed_ids = allowedFindings, .signed_by_trusted_key = false}},
          .progress = progress});
     if (!pulled) {
-        outcome.error = text(pulled.error().describe());
-        return outcome;
+        return std::unexpected(std::move(pulled.error()));
     }
-    outcome.plan = std::move(pulled->plan);
+    PullOutcome outcome{.server = text(endpoint.display()),
+                        .plan = std::move(pulled->plan),
+                        .problems = {},
+                        .notes = {},
+                        .dryRun = dryRun};
     for (const auto& problem : pulled->problems) {
         outcome.problems << text(problem);
     }
@@ -230,26 +229,22 @@ PullOutcome pullEntries(const remote::RedisEndpoint& endpoint, const std::vector
     return outcome;
 }
 
-PushOutcome pushEntries(const remote::RedisEndpoint& endpoint, const fs::path& dir,
-                        const std::vector<std::string>& keys, bool dryRun, bool force,
-                        const ProgressFn& progress) {
-    PushOutcome outcome;
-    outcome.server = text(endpoint.display());
-    outcome.dryRun = dryRun;
-    outcome.force = force;
+Result<PushOutcome> pushEntries(const remote::RedisEndpoint& endpoint, const fs::path& dir,
+                                const std::vector<std::string>& keys, bool dryRun, bool force,
+                                const ProgressFn& progress) {
     auto client = remote::RedisClient::connect(endpoint);
     if (!client) {
-        outcome.error = text(client.error().describe());
-        return outcome;
+        return std::unexpected(std::move(client.error()));
     }
     auto pushed = remote::push_local(
         *client, dir, {.keys = keys, .dry_run = dryRun, .force = force, .progress = progress});
     if (!pushed) {
-        outcome.error = text(pushed.error().describe());
-        return outcome;
+        return std::unexpected(std::move(pushed.error()));
     }
-    outcome.result = std::move(*pushed);
-    return outcome;
+    return PushOutcome{.server = text(endpoint.display()),
+                       .result = std::move(*pushed),
+                       .dryRun = dryRun,
+                       .force = force};
 }
 
 } // namespace cachelens::ui::remote_work

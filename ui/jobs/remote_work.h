@@ -106,28 +106,30 @@ ProgressFn transferProgress(const JobContext& context, Transfer transfer, const 
 
 struct PullOutcome {
     QString server;
-    QString error;
-    std::optional<bundle::ImportPlan> plan; // as pull_remote returns it
-    QStringList problems;                   // values that do not decode, keys not on the server
-    QStringList notes;                      // values with nothing to pull
+    bundle::ImportPlan plan; // as pull_remote returns it
+    QStringList problems;    // values that do not decode, keys not on the server
+    QStringList notes;       // values with nothing to pull
     bool dryRun = true;
 };
-// `cachelens remote pull URL --into DIR KEYS [--dry-run] [--allow-code ID...]`.
-PullOutcome pullEntries(const remote::RedisEndpoint& endpoint, const std::vector<std::string>& keys,
-                        const std::filesystem::path& into, bool dryRun,
-                        const std::vector<std::string>& allowedFindings,
-                        const ProgressFn& progress = {});
+// `cachelens remote pull URL --into DIR KEYS [--dry-run] [--allow-code ID...]`;
+// an error when the server cannot be reached or read.
+Result<PullOutcome> pullEntries(const remote::RedisEndpoint& endpoint,
+                                const std::vector<std::string>& keys,
+                                const std::filesystem::path& into, bool dryRun,
+                                const std::vector<std::string>& allowedFindings,
+                                const ProgressFn& progress = {});
 
 struct PushOutcome {
     QString server;
-    QString error;
-    std::optional<remote::PushResult> result;
+    remote::PushResult result;
     bool dryRun = true;
     bool force = false;
 };
-// `cachelens remote push DIR URL KEYS [--dry-run] [--force]`; no keys: the whole dir.
-PushOutcome pushEntries(const remote::RedisEndpoint& endpoint, const std::filesystem::path& dir,
-                        const std::vector<std::string>& keys, bool dryRun, bool force,
-                        const ProgressFn& progress = {});
+// `cachelens remote push DIR URL KEYS [--dry-run] [--force]`; no keys: the whole
+// dir. An error when the dir or the server cannot be read.
+Result<PushOutcome> pushEntries(const remote::RedisEndpoint& endpoint,
+                                const std::filesystem::path& dir,
+                                const std::vector<std::string>& keys, bool dryRun, bool force,
+                                const ProgressFn& progress = {});
 
 } // namespace cachelens::ui::remote_work

@@ -145,18 +145,18 @@ void RootJobs::openBundle(const fs::path& file) {
     const fs::path base = stagingBase_;
     // One tracker per bundle opened: opening a second must not drop the first.
     const QString job = QStringLiteral("bundle:%1").arg(++jobCount_);
-    tracker(job)->run<bundle_work::StagedBundle>(
+    tracker(job)->run<Result<bundle_work::StagedBundle>>(
         [file, base](const JobContext&) { return bundle_work::stageBundle(file, base); },
-        [this](bundle_work::StagedBundle staged) {
-            if (!staged.error.isEmpty()) {
+        [this, file](Result<bundle_work::StagedBundle> staged) {
+            if (!staged) {
                 --pending_;
                 emit failed(tr("Cannot open the bundle %1: %2")
-                                .arg(text(staged.file.string()), staged.error));
+                                .arg(text(file.string()), text(staged.error().describe())));
                 emit settled();
                 return;
             }
-            bundlesIndexing_.append(text(catalog::root_location(staged.root)));
-            index(staged.root); // counted in pending_ before this one is let go
+            bundlesIndexing_.append(text(catalog::root_location(staged->root)));
+            index(staged->root); // counted in pending_ before this one is let go
             --pending_;
         });
 }
