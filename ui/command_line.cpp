@@ -2,6 +2,7 @@
 
 #include "jobs/remote_work.h"
 #include "pages/browse_page.h"
+#include "text/engine_text.h"
 
 #include <cachelens/core/format.h>
 
@@ -153,8 +154,9 @@ GuiCommandLine parseCommandLine(const QStringList& arguments, const QString& ver
     for (const QString& path : parser.values(open)) {
         if (isRedisUrl(path)) {
             const auto parsed = remote_work::parseEndpoint(path);
-            if (!parsed.endpoint) {
-                return failure(QStringLiteral("--open %1: %2").arg(quoted(path), parsed.error));
+            if (!parsed) {
+                return failure(QStringLiteral("--open %1: %2")
+                                   .arg(quoted(path), text(parsed.error().describe())));
             }
             request.openRedis << path;
             continue;

@@ -61,10 +61,11 @@ void StartupScript::run(const StartupRequest& request) {
     }
     for (const QString& url : request.openRedis) {
         const auto parsed = remote_work::parseEndpoint(url);
-        if (parsed.endpoint) {
-            roots->addRedisServer(*parsed.endpoint);
+        if (parsed) {
+            roots->addRedisServer(*parsed);
         } else {
-            emit roots->failed(tr("Cannot add the Redis server %1: %2").arg(url, parsed.error));
+            emit roots->failed(
+                tr("Cannot add the Redis server %1: %2").arg(url, text(parsed.error().describe())));
         }
     }
     QTimer::singleShot(0, this, &StartupScript::advance);
@@ -187,7 +188,7 @@ void StartupScript::showView() {
         const bool whole = request.select.isEmpty() && !request.open.empty();
         const auto server = remote_work::parseEndpoint(request.openRedis.value(0));
         dialogs->openPush(whole ? std::optional(request.open.front()) : std::nullopt,
-                          server.endpoint ? text(server.endpoint->display()) : QString());
+                          server ? text(server->display()) : QString());
     } else if (view == "prune") {
         dialogs->openPrune(
             request.pruneMaxSize.isEmpty() ? QStringLiteral("1M") : request.pruneMaxSize,

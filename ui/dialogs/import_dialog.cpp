@@ -47,17 +47,11 @@ QString factsText(const bundle::SourceFacts& facts) {
     return parts.join(QStringLiteral(" · "));
 }
 
-struct PlanResult {
-    std::optional<bundle::ImportPlan> plan;
-    QString error;
-};
-
 } // namespace
 
 struct ImportDialog::Loaded {
     std::shared_ptr<const bundle::BundleFile> file;
     QString facts;
-    QString error;
 };
 
 ImportDialog::ImportDialog(JobPool& pool, fs::path bundleFile, fs::path destination,
@@ -81,8 +75,9 @@ ImportDialog::ImportDialog(JobPool& pool, fs::path bundleFile, fs::path destinat
 
     destination_ = new QLineEdit(text(destination.string()));
     destination_->setObjectName(QStringLiteral("importInto"));
-    destination_->setToolTip(tr("The cache dir to write into (created when missing). PyTorch "
-                                "reads $TORCHINDUCTOR_CACHE_DIR, else torchinductor_$USER in $TMPDIR (else /tmp)."));
+    destination_->setToolTip(
+        tr("The cache dir to write into (created when missing). PyTorch "
+           "reads $TORCHINDUCTOR_CACHE_DIR, else torchinductor_$USER in $TMPDIR (else /tmp)."));
     browseDestination_ = new QPushButton(tr("&Browse…"));
     signer_ = new QLineEdit;
     signer_->setObjectName(QStringLiteral("importSigner"));
@@ -200,23 +195,21 @@ void ImportDialog::load() {
     const std::optional<fs::path> key = loadedSigner_->isEmpty()
                                             ? std::nullopt
                                             : std::optional<fs::path>(loadedSigner_->toStdString());
-    runPlanJob<Loaded>(
+    runPlanJob<Result<Loaded>>(
         {},
-        [file, key](const JobContext&) {
+        [file, key](const JobContext&) -> Result<Loaded> {
             Loaded loaded;
             std::optional<bundle::PublicKey> signer;
             if (key) {
                 auto publicKey = bundle::load_public_key(*key);
                 if (!publicKey) {
-                    loaded.error = text(publicKey.error().describe());
-                    return loaded;
+                    return std::unexpected(std::move(publicKey.error()));
                 }
                 signer = *publicKey;
             }
             auto opened = bundle::open_bundle_file(file, signer ? &*signer : nullptr);
             if (!opened) {
-                loaded.error = text(opened.error().describe());
-                return loaded;
+                return std::unexpected(std::move(opened.error()));
             }
             if (opened->manifest) {
                 loaded.facts = factsText(opened->manifest->source);
@@ -226,16 +219,17 @@ void ImportDialog::load() {
             loaded.file = std::make_shared<const bundle::BundleFile>(std::move(*opened));
             return loaded;
         },
-        [this](Loaded loaded) {
-            if (!loaded.file) {
+        [this](Result<Loaded> loaded) {
+            if (!loaded) {
                 bundleInfo_->setText(
                     tr("<b>%1</b>: cannot be imported").arg(text(file_.string()).toHtmlEscaped()));
-                emit statusMessage(loaded.error);
-                failed(loaded.error);
+                const QString error = text(loaded.error().describe());
+                emit statusMessage(error);
+                failed(error);
                 return;
             }
-            bundle_ = std::move(loaded.file);
-            showBundle(*bundle_, loaded.facts);
+            bundle_ = std::move(loaded->file);
+            showBundle(*bundle_, loaded->facts);
             replan();
         });
 }
@@ -289,21 +283,17 @@ void ImportDialog::replan() {
     const bundle::ImportRules rules{.max_artifact_bytes = bundle::ImportRules{}.max_artifact_bytes,
                                     .trust = {.allowed_ids = findings_->allowedIds(),
                                               .signed_by_trusted_key = file->signature_verified}};
-    runPlanJob<PlanResult>(
+    runPlanJob<Result<bundle::ImportPlan>>(
         tr("Checking every artifact against %1…").arg(text(dir.string())),
         [file, dir, rules](const JobContext&) {
-            auto plan = bundle::plan_import(file->bundle, dir, rules);
-            if (!plan) {
-                return PlanResult{std::nullopt, text(plan.error().describe())};
-            }
-            return PlanResult{std::move(*plan), {}};
+            return bundle::plan_import(file->bundle, dir, rules);
         },
-        [this, selectedRow](PlanResult result) {
-            if (!result.plan) {
-                failed(result.error);
+        [this, selectedRow](Result<bundle::ImportPlan> plan) {
+            if (!plan) {
+                failed(text(plan.error().describe()));
                 return;
             }
-            model_->setPlan(std::move(*result.plan), true);
+            model_->setPlan(std::move(*plan), true);
             if (selectedRow >= 0 && selectedRow < model_->rowCount()) {
                 table_->setCurrentIndex(model_->index(selectedRow, 0));
             }

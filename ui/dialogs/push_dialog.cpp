@@ -160,7 +160,8 @@ std::optional<remote::RedisEndpoint> PushDialog::server() const {
             return known;
         }
     }
-    return remote_work::parseEndpoint(chosen, password).endpoint;
+    auto parsed = remote_work::parseEndpoint(chosen, password);
+    return parsed ? std::optional(std::move(*parsed)) : std::nullopt;
 }
 
 bool PushDialog::planWrites() const {
@@ -224,7 +225,8 @@ void PushDialog::run(bool dryRun) {
     const auto endpoint = server();
     if (!endpoint) {
         const auto parsed = remote_work::parseEndpoint(server_->currentText(), {});
-        failed(parsed.error.isEmpty() ? tr("Choose the Redis server to push to.") : parsed.error);
+        failed(parsed ? tr("Choose the Redis server to push to.")
+                      : text(parsed.error().describe()));
         return;
     }
     const bool force = force_->isChecked();

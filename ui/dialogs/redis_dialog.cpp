@@ -135,34 +135,36 @@ void RedisDialog::connectNow() {
         return;
     }
     auto parsed = remote_work::parseEndpoint(url_->text(), password_->text());
-    if (!parsed.endpoint) {
-        showError(parsed.error);
-        emit failed(parsed.error);
+    if (!parsed) {
+        const QString error = text(parsed.error().describe());
+        showError(error);
+        emit failed(error);
         return;
     }
     showError({});
-    const remote::RedisEndpoint endpoint = *parsed.endpoint;
+    const remote::RedisEndpoint endpoint = *parsed;
     const QString server = text(endpoint.display());
     progressText_->setText(
         remote_work::progressText(remote_work::MirrorStage::Connecting, 0, server));
     setBusy(true);
     const fs::path catalogPath = catalogPath_;
-    job_->run<remote_work::MirrorOutcome>(
+    job_->run<Result<remote_work::MirrorOutcome>>(
         [endpoint, catalogPath, server](const JobContext& context) {
             return remote_work::mirrorServer(endpoint, catalogPath,
                                              remote_work::jobProgress(context, server));
         },
-        [this, endpoint](remote_work::MirrorOutcome outcome) {
+        [this, endpoint, server](Result<remote_work::MirrorOutcome> result) {
             setBusy(false);
-            if (!outcome.error.isEmpty()) {
+            if (!result) {
                 progressText_->clear();
-                showError(tr("Cannot add the server: %1").arg(outcome.errorText()));
+                showError(tr("Cannot add the server: %1")
+                              .arg(remote_work::mirrorErrorText(result.error(), server)));
                 emit statusMessage(errorText());
-                emit failed(outcome.error);
+                emit failed(text(result.error().describe()));
                 return;
             }
             endpoint_ = endpoint;
-            outcome_ = std::move(outcome);
+            outcome_ = std::move(*result);
             progressText_->setText(outcome_.summary());
             emit statusMessage(outcome_.summary());
             emit mirrored(QString::fromStdString(outcome_.root.string()));

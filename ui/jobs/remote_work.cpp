@@ -62,18 +62,12 @@ QString defaultPassword() {
     return text(remote::endpoint_from_environment().password.value_or(std::string()));
 }
 
-ParsedEndpoint parseEndpoint(const QString& url, const QString& password) {
-    ParsedEndpoint parsed;
+Result<remote::RedisEndpoint> parseEndpoint(const QString& url, const QString& password) {
     auto endpoint = remote::parse_redis_endpoint(url.trimmed().toStdString());
-    if (!endpoint) {
-        parsed.error = text(endpoint.error().describe());
-        return parsed;
-    }
-    if (!password.isEmpty()) {
+    if (endpoint && !password.isEmpty()) {
         endpoint->password = password.toStdString();
     }
-    parsed.endpoint = std::move(*endpoint);
-    return parsed;
+    return endpoint;
 }
 
 bool sameServer(const remote::RedisEndpoint& a, const remote::RedisEndpoint& b) {
@@ -115,15 +109,16 @@ QString MirrorOutcome::summary() const {
         .arg(removed);
 }
 
-QString MirrorOutcome::errorText() const {
-    if (error.isEmpty() || error.contains(server)) {
-        return error;
+QString mirrorErrorText(const Error& error, const QString& server) {
+    const QString described = text(error.describe());
+    if (described.contains(server)) {
+        return described;
     }
-    return QObject::tr("%1: %2").arg(server, error);
+    return QObject::tr("%1: %2").arg(server, described);
 }
 
-MirrorOutcome mirrorServer(const remote::RedisEndpoint& endpoint, const fs::path& catalogPath,
-                           const MirrorProgress& progress) {
+Result<MirrorOutcome> mirrorServer(const remote::RedisEndpoint& endpoint,
+                                   const fs::path& catalogPath, const MirrorProgress& progress) {
     MirrorOutcome outcome;
     outcome.server = text(endpoint.display());
     bool stopped = false;
@@ -134,8 +129,7 @@ MirrorOutcome mirrorServer(const remote::RedisEndpoint& endpoint, const fs::path
     report(MirrorStage::Connecting, 0);
     auto client = remote::RedisClient::connect(endpoint);
     if (!client) {
-        outcome.error = text(client.error().describe());
-        return outcome;
+        return std::unexpected(std::move(client.error()));
     }
     auto mirrored =
         remote::mirror_server(*client, endpoint, catalogPath, [&](const Progress& reported) {
@@ -148,9 +142,10 @@ MirrorOutcome mirrorServer(const remote::RedisEndpoint& endpoint, const fs::path
             return report(MirrorStage::Pulling, outcome.keys);
         });
     if (!mirrored) {
-        outcome.cancelled = stopped;
-        outcome.error = stopped ? QObject::tr("cancelled") : text(mirrored.error().describe());
-        return outcome;
+        if (stopped) {
+            return fail(ErrorKind::Cancelled, "cancelled");
+        }
+        return std::unexpected(std::move(mirrored.error()));
     }
     outcome.root = mirrored->dir;
     outcome.pulled = mirrored->pulled;

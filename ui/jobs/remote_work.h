@@ -47,11 +47,7 @@ QString defaultPassword();
 
 // A URL as typed (redis://..., host:port) with `password`, when not empty,
 // in place of the URL's own; the engine's message when it does not parse.
-struct ParsedEndpoint {
-    std::optional<remote::RedisEndpoint> endpoint;
-    QString error;
-};
-ParsedEndpoint parseEndpoint(const QString& url, const QString& password = {});
+Result<remote::RedisEndpoint> parseEndpoint(const QString& url, const QString& password = {});
 
 // Whether two endpoints name the same server and db (the same mirror dir).
 bool sameServer(const remote::RedisEndpoint& a, const remote::RedisEndpoint& b);
@@ -63,6 +59,8 @@ using MirrorProgress = std::function<bool(MirrorStage stage, std::size_t found)>
 // "Connecting to redis://...…", "Scanning redis://...: 120 keys found…", "Mirroring 19 keys of
 // redis://...…".
 QString progressText(MirrorStage stage, std::size_t found, const QString& server);
+// A mirroring's error, naming the server once: the engine's words when they do.
+QString mirrorErrorText(const Error& error, const QString& server);
 // Reports each stage's progressText() through `context` (done: the keys
 // found; total: 0, as the total is not known) when it says something new,
 // and stops once it is cancelled.
@@ -70,10 +68,8 @@ MirrorProgress jobProgress(const JobContext& context, const QString& server);
 
 struct MirrorOutcome {
     QString server;             // display()
-    std::filesystem::path root; // the mirror dir (empty on error)
-    QString error;              // could not connect, scan or mirror
-    bool cancelled = false;
-    std::size_t keys = 0; // PyTorch's keys on the server
+    std::filesystem::path root; // the mirror dir
+    std::size_t keys = 0;       // PyTorch's keys on the server
     std::size_t pulled = 0;
     std::size_t unchanged = 0;
     std::size_t removed = 0;
@@ -81,15 +77,15 @@ struct MirrorOutcome {
 
     // "19 keys on redis://127.0.0.1:6379/0: 19 pulled, 0 unchanged, 0 removed"
     QString summary() const;
-    // The error, naming the server once: the engine's words when they do.
-    QString errorText() const;
 };
 
 // Connects, scans PyTorch's keys (for progress and cancel), mirrors the
-// server through remote::mirror_server() (which records its origin).
-MirrorOutcome mirrorServer(const remote::RedisEndpoint& endpoint,
-                           const std::filesystem::path& catalogPath,
-                           const MirrorProgress& progress = {});
+// server through remote::mirror_server() (which records its origin). An
+// error when it could not connect, scan or mirror; a Cancelled one when
+// `progress` stopped it.
+Result<MirrorOutcome> mirrorServer(const remote::RedisEndpoint& endpoint,
+                                   const std::filesystem::path& catalogPath,
+                                   const MirrorProgress& progress = {});
 
 // What a pull or a push is doing (the engine's Progress of it), for a
 // dialog's status line: "Scanning redis://...: 120 keys found…", "Reading 19

@@ -16,13 +16,6 @@ namespace {
 
 constexpr const char* kMirrorJob = "mirror:";
 
-struct IndexOutcome {
-    QString root;
-    QString summary;
-    QString error;
-    bool cancelled = false;
-};
-
 } // namespace
 
 RootJobs::RootJobs(JobPool& pool, const QString& catalogPath, QObject* parent)
@@ -78,13 +71,11 @@ void RootJobs::index(const fs::path& dir) {
     emit progress(0, 0, {});
     emit statusMessage(tr("Indexing %1…").arg(text(dir.string())));
     const fs::path catalogPath = catalogPath_.toStdString();
-    tracker(job)->run<IndexOutcome>(
-        [catalogPath, dir](const JobContext& context) {
-            IndexOutcome outcome;
+    tracker(job)->run<Result<catalog::IndexReport>>(
+        [catalogPath, dir](const JobContext& context) -> Result<catalog::IndexReport> {
             auto catalog = catalog::Catalog::open(catalogPath);
             if (!catalog) {
-                outcome.error = text(catalog.error().describe());
-                return outcome;
+                return std::unexpected(std::move(catalog.error()));
             }
             catalog::IndexOptions options;
             const QString name = text(dir.filename().string());
@@ -98,33 +89,26 @@ void RootJobs::index(const fs::path& dir) {
                     .arg(progress.done)
                     .arg(progress.total);
             });
-            auto report = catalog->index(dir, options);
-            if (!report) {
-                outcome.error = text(report.error().describe());
-                return outcome;
-            }
-            outcome.root = text(report->root);
-            outcome.cancelled = report->cancelled;
-            outcome.summary = QObject::tr("%1: %2 entries (%3 parsed, %4 unchanged, %5 removed, "
-                                          "%6 parse errors)")
-                                  .arg(outcome.root)
-                                  .arg(report->entries)
-                                  .arg(report->parsed)
-                                  .arg(report->unchanged)
-                                  .arg(report->removed)
-                                  .arg(report->parse_errors);
-            return outcome;
+            return catalog->index(dir, options);
         },
-        [this, job](IndexOutcome outcome) {
+        [this, job](Result<catalog::IndexReport> report) {
             jobEnded(job);
-            if (!outcome.error.isEmpty()) {
-                emit failed(outcome.error);
+            if (!report) {
+                emit failed(text(report.error().describe()));
                 emit settled();
                 return;
             }
-            emit statusMessage(outcome.summary);
+            const QString root = text(report->root);
+            emit statusMessage(tr("%1: %2 entries (%3 parsed, %4 unchanged, %5 removed, %6 parse "
+                                  "errors)")
+                                   .arg(root)
+                                   .arg(report->entries)
+                                   .arg(report->parsed)
+                                   .arg(report->unchanged)
+                                   .arg(report->removed)
+                                   .arg(report->parse_errors));
             emit rootsChanged();
-            emit rootIndexed(outcome.root);
+            emit rootIndexed(root);
             emit settled();
         },
         [this, job](bool delivered) {
@@ -170,19 +154,20 @@ void RootJobs::addRedisServer(const remote::RedisEndpoint& endpoint) {
     emit progress(0, 0, {});
     emit statusMessage(remote_work::progressText(remote_work::MirrorStage::Connecting, 0, server));
     const fs::path catalogPath = catalogPath_.toStdString();
-    tracker(job)->run<remote_work::MirrorOutcome>(
+    tracker(job)->run<Result<remote_work::MirrorOutcome>>(
         [endpoint, catalogPath, server](const JobContext& context) {
             return remote_work::mirrorServer(endpoint, catalogPath,
                                              remote_work::jobProgress(context, server));
         },
-        [this, endpoint, job](remote_work::MirrorOutcome outcome) {
-            if (!outcome.error.isEmpty()) {
+        [this, endpoint, job, server](Result<remote_work::MirrorOutcome> mirrored) {
+            if (!mirrored) {
                 jobEnded(job);
-                emit failed(tr("Cannot add the Redis server: %1").arg(outcome.errorText()));
+                emit failed(tr("Cannot add the Redis server: %1")
+                                .arg(remote_work::mirrorErrorText(mirrored.error(), server)));
                 emit settled();
                 return;
             }
-            addMirrored(endpoint, outcome); // indexes: counted before this one is let go
+            addMirrored(endpoint, *mirrored); // indexes: counted before this one is let go
             jobEnded(job);
         },
         [this, job](bool delivered) {

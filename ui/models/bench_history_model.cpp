@@ -18,12 +18,6 @@ namespace cachelens::ui {
 
 namespace {
 
-struct HistoryResult {
-    QString kernel;
-    std::vector<bench::HistoryRow> rows;
-    QString error;
-};
-
 bool numeric(int column) {
     return column == BenchHistoryModel::RunColumn || column == BenchHistoryModel::MedianColumn ||
            column == BenchHistoryModel::SpreadColumn || column == BenchHistoryModel::MinColumn ||
@@ -49,25 +43,21 @@ BenchHistoryModel::BenchHistoryModel(JobPool& pool, QString catalogPath, QObject
 void BenchHistoryModel::load(const QString& kernelOrModule) {
     const std::filesystem::path path = catalogPath_.toStdString();
     const std::string kernel = kernelOrModule.toStdString();
-    job_->run<HistoryResult>(
-        [path, kernel, kernelOrModule](const JobContext&) {
+    job_->run<Result<std::vector<bench::HistoryRow>>>(
+        [path, kernel](const JobContext&) -> Result<std::vector<bench::HistoryRow>> {
             auto catalog = catalog::Catalog::open(path);
             if (!catalog) {
-                return HistoryResult{kernelOrModule, {}, text(catalog.error().describe())};
+                return std::unexpected(std::move(catalog.error()));
             }
-            auto history = bench::kernel_history(*catalog, kernel);
-            if (!history) {
-                return HistoryResult{kernelOrModule, {}, text(history.error().describe())};
-            }
-            return HistoryResult{kernelOrModule, std::move(*history), {}};
+            return bench::kernel_history(*catalog, kernel);
         },
-        [this](HistoryResult result) {
-            if (!result.error.isEmpty()) {
+        [this, kernelOrModule](Result<std::vector<bench::HistoryRow>> history) {
+            if (!history) {
                 clear();
-                emit failed(result.error);
+                emit failed(text(history.error().describe()));
                 return;
             }
-            setHistory(result.kernel, std::move(result.rows));
+            setHistory(kernelOrModule, std::move(*history));
         });
 }
 

@@ -45,7 +45,6 @@ struct Selection {
     std::shared_ptr<const catalog::EntryIndex> index;
     std::shared_ptr<const Matches> matches;
     std::vector<std::int64_t> ids;
-    QString error;
 };
 
 } // namespace
@@ -81,25 +80,26 @@ void EntryTableModel::select(bool reload) {
         matches_.reset();
     }
     const std::filesystem::path path = catalogPath_.toStdString();
-    job_->run<Selection>(
-        [path, query = query_, index = index_, matches = matches_](const JobContext&) {
-            Selection out{index, matches, {}, {}};
+    job_->run<Result<Selection>>(
+        [path, query = query_, index = index_,
+         matches = matches_](const JobContext&) -> Result<Selection> {
+            Selection out{index, matches, {}};
             if (!out.index || !out.matches) {
                 auto catalog = catalog::Catalog::open(path);
                 if (!catalog) {
-                    return Selection{{}, {}, {}, text(catalog.error().describe())};
+                    return std::unexpected(std::move(catalog.error()));
                 }
                 if (!out.index) {
                     auto loaded = catalog->load_index();
                     if (!loaded) {
-                        return Selection{{}, {}, {}, text(loaded.error().describe())};
+                        return std::unexpected(std::move(loaded.error()));
                     }
                     out.index = std::make_shared<const catalog::EntryIndex>(std::move(*loaded));
                 }
                 if (!out.matches) {
                     auto found = catalog->text_match_ids(query.text);
                     if (!found) {
-                        return Selection{{}, {}, {}, text(found.error().describe())};
+                        return std::unexpected(std::move(found.error()));
                     }
                     out.matches = std::make_shared<const Matches>(std::move(*found));
                 }
@@ -108,17 +108,17 @@ void EntryTableModel::select(bool reload) {
                                    : out.index->select(query);
             return out;
         },
-        [this, text = query_.text](Selection result) {
+        [this, queried = query_.text](Result<Selection> selected) {
             loading_ = false;
-            if (!result.error.isEmpty()) {
-                emit failed(result.error);
+            if (!selected) {
+                emit failed(text(selected.error().describe()));
                 return;
             }
-            index_ = std::move(result.index);
-            matches_ = std::move(result.matches);
-            matchedText_ = text;
+            index_ = std::move(selected->index);
+            matches_ = std::move(selected->matches);
+            matchedText_ = queried;
             beginResetModel();
-            ids_ = std::move(result.ids);
+            ids_ = std::move(selected->ids);
             pages_.clear();
             pageOrder_.clear();
             endResetModel();

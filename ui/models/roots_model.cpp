@@ -8,15 +8,6 @@
 
 namespace cachelens::ui {
 
-namespace {
-
-struct StatsResult {
-    std::vector<catalog::RootStats> stats;
-    QString error;
-};
-
-} // namespace
-
 RootsModel::RootsModel(JobPool& pool, QString catalogPath, QObject* parent)
     : QAbstractItemModel(parent)
     , job_(new JobTracker(pool, this))
@@ -24,24 +15,20 @@ RootsModel::RootsModel(JobPool& pool, QString catalogPath, QObject* parent)
 
 void RootsModel::refresh() {
     const std::filesystem::path path = catalogPath_.toStdString();
-    job_->run<StatsResult>(
-        [path](const JobContext&) {
+    job_->run<Result<std::vector<catalog::RootStats>>>(
+        [path](const JobContext&) -> Result<std::vector<catalog::RootStats>> {
             auto catalog = catalog::Catalog::open(path);
             if (!catalog) {
-                return StatsResult{{}, QString::fromStdString(catalog.error().describe())};
+                return std::unexpected(std::move(catalog.error()));
             }
-            auto stats = catalog->stats(std::nullopt, 0);
-            if (!stats) {
-                return StatsResult{{}, QString::fromStdString(stats.error().describe())};
-            }
-            return StatsResult{std::move(*stats), {}};
+            return catalog->stats(std::nullopt, 0);
         },
-        [this](StatsResult result) {
-            if (!result.error.isEmpty()) {
-                emit failed(result.error);
+        [this](Result<std::vector<catalog::RootStats>> stats) {
+            if (!stats) {
+                emit failed(QString::fromStdString(stats.error().describe()));
                 return;
             }
-            setStats(std::move(result.stats));
+            setStats(std::move(*stats));
         });
 }
 

@@ -41,11 +41,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct LoadedEntry {
-    SharedContent content;
-    QString error;
-};
-
 const char* const kTabNames[] = {"overview", "debug", "guards", "source", "kernels", "autotune"};
 
 } // namespace
@@ -305,21 +300,21 @@ void BrowsePage::onEntrySelected() {
 }
 
 void BrowsePage::loadEntry(const EntryRef& ref) {
-    entryJob_->run<LoadedEntry>(
-        [ref](const JobContext&) {
+    entryJob_->run<Result<SharedContent>>(
+        [ref](const JobContext&) -> Result<SharedContent> {
             auto loaded = cachedir::load_entry(ref.root, ref.entry);
             if (!loaded) {
-                return LoadedEntry{nullptr, text(loaded.error().describe())};
+                return std::unexpected(std::move(loaded.error()));
             }
-            return LoadedEntry{std::make_shared<const cachedir::EntryContent>(std::move(*loaded)),
-                               {}};
+            return std::make_shared<const cachedir::EntryContent>(std::move(*loaded));
         },
-        [this, ref](LoadedEntry loaded) {
+        [this, ref](Result<SharedContent> loaded) {
             current_ = ref;
             updateBanner();
-            if (!loaded.content) {
+            if (!loaded) {
                 entryError_->setText(
-                    tr("Cannot show %1: %2").arg(text(ref.entry.path), loaded.error));
+                    tr("Cannot show %1: %2")
+                        .arg(text(ref.entry.path), text(loaded.error().describe())));
                 entryError_->show();
                 for (auto* tab : tabs_) {
                     tab->clear();
@@ -332,7 +327,7 @@ void BrowsePage::loadEntry(const EntryRef& ref) {
                 const bool applies = tabs_[i]->appliesTo(ref.entry.kind);
                 details_->setTabEnabled(static_cast<int>(i), applies);
                 if (applies) {
-                    tabs_[i]->showEntry(ref, loaded.content);
+                    tabs_[i]->showEntry(ref, *loaded);
                 } else {
                     tabs_[i]->clear();
                 }
