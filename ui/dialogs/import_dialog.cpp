@@ -106,16 +106,7 @@ ImportDialog::ImportDialog(JobPool& pool, fs::path bundleFile, fs::path destinat
     connect(browseDestination_, &QPushButton::clicked, this, &ImportDialog::chooseDestination);
     connect(browseSigner_, &QPushButton::clicked, this, &ImportDialog::chooseKey);
 
-    table_ = makePlanTable(QStringLiteral("importPlan"), model_,
-                           {
-                               {ImportPlanModel::ActionColumn, 7},
-                               {ImportPlanModel::VerdictColumn, 16},
-                               {ImportPlanModel::TypeColumn, 9},
-                               {ImportPlanModel::KeyColumn, 16},
-                               {ImportPlanModel::SizeColumn, 6},
-                               {ImportPlanModel::DestinationColumn, 14},
-                               {ImportPlanModel::ParsesToColumn, 17},
-                           });
+    table_ = makeImportPlanTable(QStringLiteral("importPlan"), model_);
 
     findings_ = new FindingsPanel(QStringLiteral("importFindings"));
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,

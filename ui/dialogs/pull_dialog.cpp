@@ -70,16 +70,7 @@ PullDialog::PullDialog(JobPool& pool, remote::RedisEndpoint server, std::vector<
     connect(destination_, &QLineEdit::textEdited, this, &PullDialog::schedulePlan);
     connect(browse_, &QPushButton::clicked, this, &PullDialog::chooseDestination);
 
-    table_ = makePlanTable(QStringLiteral("pullPlan"), model_,
-                           {
-                               {ImportPlanModel::ActionColumn, 7},
-                               {ImportPlanModel::VerdictColumn, 16},
-                               {ImportPlanModel::TypeColumn, 9},
-                               {ImportPlanModel::KeyColumn, 16},
-                               {ImportPlanModel::SizeColumn, 6},
-                               {ImportPlanModel::DestinationColumn, 14},
-                               {ImportPlanModel::ParsesToColumn, 17},
-                           });
+    table_ = makeImportPlanTable(QStringLiteral("pullPlan"), model_);
     notes_ = new QLabel;
     notes_->setTextFormat(Qt::PlainText);
     notes_->setObjectName(QStringLiteral("pullNotes"));

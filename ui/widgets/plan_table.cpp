@@ -1,5 +1,6 @@
 #include "widgets/plan_table.h"
 
+#include "models/import_plan_model.h"
 #include "widgets/selected_cells.h"
 
 #include <QApplication>
@@ -34,6 +35,19 @@ QTableView* makePlanTable(const QString& objectName, QAbstractItemModel* model,
         }
     });
     return table;
+}
+
+QTableView* makeImportPlanTable(const QString& objectName, ImportPlanModel* model) {
+    return makePlanTable(objectName, model,
+                         {
+                             {ImportPlanModel::ActionColumn, 7},
+                             {ImportPlanModel::VerdictColumn, 16},
+                             {ImportPlanModel::TypeColumn, 9},
+                             {ImportPlanModel::KeyColumn, 16},
+                             {ImportPlanModel::SizeColumn, 6},
+                             {ImportPlanModel::DestinationColumn, 14},
+                             {ImportPlanModel::ParsesToColumn, 17},
+                         });
 }
 
 } // namespace cachelens::ui

@@ -23,4 +23,8 @@ struct ColumnWidth {
 QTableView* makePlanTable(const QString& objectName, QAbstractItemModel* model,
                           std::initializer_list<ColumnWidth> widths);
 
+class ImportPlanModel;
+// The table of an import plan, as the Import and Pull dialogs show it.
+QTableView* makeImportPlanTable(const QString& objectName, ImportPlanModel* model);
+
 } // namespace cachelens::ui
