@@ -18,7 +18,7 @@ configure: install-deps
 build: configure
 	@cmake --build --preset $(PRESET)
 
-# Opens the GUI on the user's cache ($$TORCHINDUCTOR_CACHE_DIR, /tmp/torchinductor_$$USER) or the
+# Opens the GUI on the user's cache ($$TORCHINDUCTOR_CACHE_DIR, else torchinductor_$$USER in the temp dir) or the
 # sample cache; with no display, prints `cachelens scan` of it.
 run: build
 	@BUILD_DIR=$(abspath $(BUILD_DIR)) scripts/run.sh
