@@ -28,6 +28,7 @@ declare -A max_len=(
     [fuzz_python_tokens]=65536
     [fuzz_kernel_module]=65536
     [fuzz_best_config]=16384
+    [fuzz_example_inputs]=16384
     [fuzz_triton_kernel]=65536
     [fuzz_trace]=262144
     [fuzz_guards]=2048
@@ -35,7 +36,7 @@ declare -A max_len=(
     [fuzz_remote]=65536
     [fuzz_signed_bundle]=262144
 )
-all_targets=(fuzz_unpickler fuzz_python_literal fuzz_python_tokens fuzz_kernel_module fuzz_best_config fuzz_triton_kernel fuzz_trace fuzz_guards fuzz_mega_cache fuzz_signed_bundle fuzz_remote)
+all_targets=(fuzz_unpickler fuzz_python_literal fuzz_python_tokens fuzz_kernel_module fuzz_best_config fuzz_example_inputs fuzz_triton_kernel fuzz_trace fuzz_guards fuzz_mega_cache fuzz_signed_bundle fuzz_remote)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     targets=("${all_targets[@]}")
@@ -83,6 +84,25 @@ seed_corpus() {
     fuzz_best_config)
         add_seeds "$corpus" "$fixtures"/*/cache*/*/*.best_config "$fixtures"/*/cache*/*/*.kernel_perf \
             "$fixtures"/*/cache*/cache/*
+        ;;
+    fuzz_example_inputs)
+        # Pairs of real graphs' example inputs (golden.json's debug lines), one
+        # value a line, the two graphs separated by "---".
+        python3 - "$corpus" "$fixtures" <<'PY'
+import hashlib, itertools, json, pathlib, re, sys
+
+corpus, fixtures = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+graphs = []
+for golden in sorted(fixtures.glob("*/golden.json")):
+    text = golden.read_text()
+    for lines in re.findall(r"(?:\[[a-z0-9]+\] example_inputs\[\d+\]: [^\n\"]*(?:\\n|\"))+", text):
+        values = re.findall(r"example_inputs\[\d+\]: ([^\n\"]*)", lines)
+        if values and values not in graphs:
+            graphs.append(values)
+for left, right in itertools.islice(itertools.product(graphs, repeat=2), 64):
+    data = "\n".join(left + ["---"] + right).encode()
+    (corpus / hashlib.sha1(data).hexdigest()).write_bytes(data)
+PY
         ;;
     fuzz_triton_kernel)
         # One kernel's metadata and PTX from each Triton dir.

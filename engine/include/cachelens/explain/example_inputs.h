@@ -1,0 +1,78 @@
+#pragma once
+
+// A graph's inputs as its cache key's `example_inputs[i]` debug lines give
+// them, typed, and two graphs' inputs aligned by what they are rather than by
+// position. When PyTorch makes a graph dynamic it puts SymInt inputs
+// (`('s72',)`) in front of the tensors, so every later input moves: aligned by
+// position, 27 unchanged inputs read as changed and the one real change
+// (`[4, 128]` -> `[s72, 128]`) is lost among them.
+//
+// The values are read as text, never evaluated: a tensor is PyTorch's
+// `TensorMetadata(dtype=torch.float32, shape=torch.Size([s72, 128]), stride=
+// (128, 1), device=device(type='cuda', index=0), ...)`, whose sizes and
+// strides may be symbolic expressions (`128*s72`); a SymInt is a tuple of its
+// expression, `('s72',)`. Anything else is kept as written.
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cachelens::explain {
+
+struct ExampleInput {
+    enum class Kind { Tensor, SymInt, Other };
+    Kind kind = Kind::Other;
+    std::string text; // the value as written
+
+    // Tensor.
+    std::string dtype;                 // "float32" (torch.float32)
+    std::vector<std::string> shape;    // "4", "s72", "128*s72"
+    std::vector<std::string> stride;   // the same
+    std::string device;                // "cuda:0", "cpu"
+    std::string layout;                // "strided"
+    std::optional<bool> requires_grad; // as written; nullopt when absent
+    // Every `name=value` of the metadata, as written (what the fields above
+    // leave out: memory_format, storage_offset, is_conj, ...).
+    std::map<std::string, std::string> fields;
+
+    // SymInt: its expression ("s72").
+    std::string expression;
+
+    // "[s72, 128] int64 on cuda:0", "SymInt s72", or the text.
+    std::string describe() const;
+};
+
+// Reads one `example_inputs[i]` value. Never fails: a value it cannot read
+// is an Other input holding its text.
+ExampleInput parse_example_input(std::string_view value);
+
+// Whether a size or stride is a number ("128") rather than a symbolic
+// expression ("s72", "128*s72").
+bool is_static_size(std::string_view size);
+
+// One input of the left graph matched with one of the right, or an input
+// only one side has. `changes` say what differs, most telling first:
+// "dim 0: 4 -> s72 (became dynamic)", "dtype: float32 -> float16",
+// "moved: input 3 -> input 5"; none when the two are the same.
+struct AlignedInput {
+    std::optional<std::size_t> left;  // index into the left inputs
+    std::optional<std::size_t> right; // index into the right inputs
+    std::vector<std::string> changes;
+
+    bool added() const { return !left && right; }
+    bool removed() const { return left && !right; }
+    bool changed() const { return !changes.empty(); }
+};
+
+// Aligns `left` with `right` by similarity (kind, dtype, rank, device, equal
+// sizes), keeping their order where it can (a sequence alignment, so inputs
+// inserted or removed on one side do not shift the rest), then pairs what is
+// left over across the order (a moved input). In the order of `right`, with
+// the removed left inputs where they stood.
+std::vector<AlignedInput> align_inputs(const std::vector<ExampleInput>& left,
+                                       const std::vector<ExampleInput>& right);
+
+} // namespace cachelens::explain

@@ -1,0 +1,397 @@
+#include <cachelens/explain/example_inputs.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+namespace cachelens::explain {
+
+namespace {
+
+std::string_view trim(std::string_view text) {
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
+        text.remove_prefix(1);
+    }
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
+        text.remove_suffix(1);
+    }
+    return text;
+}
+
+// Splits at the commas outside brackets and quotes; empty trailing parts
+// (a one-element tuple's comma) are dropped.
+std::vector<std::string_view> split_top_level(std::string_view text) {
+    std::vector<std::string_view> parts;
+    int depth = 0;
+    char quote = 0;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (quote != 0) {
+            if (c == '\\') {
+                ++i;
+            } else if (c == quote) {
+                quote = 0;
+            }
+            continue;
+        }
+        if (c == '\'' || c == '"') {
+            quote = c;
+        } else if (c == '(' || c == '[' || c == '{') {
+            ++depth;
+        } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+            --depth;
+        } else if (c == ',' && depth == 0) {
+            parts.push_back(trim(text.substr(start, i - start)));
+            start = i + 1;
+        }
+    }
+    if (const auto last = trim(text.substr(start)); !last.empty()) {
+        parts.push_back(last);
+    }
+    return parts;
+}
+
+// `prefix(` ... `)` around the whole of `text`: what is inside; nullopt
+// otherwise.
+std::optional<std::string_view> inside_call(std::string_view text, std::string_view prefix) {
+    text = trim(text);
+    if (!text.starts_with(prefix) || text.size() < prefix.size() + 2 ||
+        text[prefix.size()] != '(' || text.back() != ')') {
+        return std::nullopt;
+    }
+    return text.substr(prefix.size() + 1, text.size() - prefix.size() - 2);
+}
+
+std::optional<std::string_view> inside_brackets(std::string_view text, char open, char close) {
+    text = trim(text);
+    if (text.size() < 2 || text.front() != open || text.back() != close) {
+        return std::nullopt;
+    }
+    return text.substr(1, text.size() - 2);
+}
+
+std::vector<std::string> sizes_of(std::string_view text) {
+    std::vector<std::string> sizes;
+    for (const auto part : split_top_level(text)) {
+        sizes.emplace_back(part);
+    }
+    return sizes;
+}
+
+std::string unquoted(std::string_view text) {
+    text = trim(text);
+    if (text.size() >= 2 && (text.front() == '\'' || text.front() == '"') &&
+        text.back() == text.front()) {
+        return std::string(text.substr(1, text.size() - 2));
+    }
+    return std::string(text);
+}
+
+// "device(type='cuda', index=0)" -> "cuda:0"; "device(type='cpu')" -> "cpu".
+std::string device_of(std::string_view text) {
+    const auto inside = inside_call(text, "device");
+    if (!inside) {
+        return std::string(trim(text));
+    }
+    std::string type;
+    std::string index;
+    for (const auto part : split_top_level(*inside)) {
+        const auto equals = part.find('=');
+        if (equals == std::string_view::npos) {
+            type = unquoted(part);
+            continue;
+        }
+        const auto name = trim(part.substr(0, equals));
+        const auto value = part.substr(equals + 1);
+        if (name == "type") {
+            type = unquoted(value);
+        } else if (name == "index") {
+            index = unquoted(value);
+        }
+    }
+    return index.empty() || index == "None" ? type : type + ":" + index;
+}
+
+std::string without_torch(std::string_view text) {
+    text = trim(text);
+    if (text.starts_with("torch.")) {
+        text.remove_prefix(6);
+    }
+    return std::string(text);
+}
+
+std::string join(const std::vector<std::string>& parts) {
+    std::string out;
+    for (const auto& part : parts) {
+        out += out.empty() ? part : ", " + part;
+    }
+    return out;
+}
+
+// How alike two inputs are, from 0 (nothing in common) to 1 (the same);
+// below zero: never the same input (not the same kind).
+double similarity(const ExampleInput& a, const ExampleInput& b) {
+    if (a.kind != b.kind) {
+        return -1;
+    }
+    if (a.kind == ExampleInput::Kind::SymInt) {
+        return a.expression == b.expression ? 1 : 0.7; // renamed, or another size
+    }
+    if (a.kind == ExampleInput::Kind::Other) {
+        return a.text == b.text ? 1 : 0.2;
+    }
+    // Tensors: dtype 2, device 1, requires_grad 0.5, the rank 2 and a point
+    // per dim (half for a size that became or stopped being symbolic).
+    const std::size_t rank = std::max(a.shape.size(), b.shape.size());
+    double score = 0;
+    score += a.dtype == b.dtype ? 2 : 0;
+    score += a.device == b.device ? 1 : 0;
+    score += a.requires_grad == b.requires_grad ? 0.5 : 0;
+    if (a.shape.size() == b.shape.size()) {
+        score += 2;
+        for (std::size_t i = 0; i < a.shape.size(); ++i) {
+            if (a.shape[i] == b.shape[i]) {
+                score += 1;
+            } else if (!is_static_size(a.shape[i]) || !is_static_size(b.shape[i])) {
+                score += 0.5;
+            }
+        }
+    }
+    return score / (5.5 + static_cast<double>(rank));
+}
+
+// Pairs below this similarity are better left unpaired (an input removed and
+// another added) than called one changed input.
+constexpr double kSameInput = 0.6;
+// What is left over pairs across the order only when this alike.
+constexpr double kMovedInput = 0.75;
+
+std::vector<std::string> changes_between(const ExampleInput& a, const ExampleInput& b) {
+    std::vector<std::string> changes;
+    if (a.kind != b.kind) {
+        changes.push_back(fmt::format("{} -> {}", a.describe(), b.describe()));
+        return changes;
+    }
+    switch (a.kind) {
+    case ExampleInput::Kind::SymInt:
+        if (a.expression != b.expression) {
+            changes.push_back(fmt::format("SymInt: {} -> {}", a.expression, b.expression));
+        }
+        return changes;
+    case ExampleInput::Kind::Other:
+        if (a.text != b.text) {
+            changes.push_back(fmt::format("{} -> {}", a.text, b.text));
+        }
+        return changes;
+    case ExampleInput::Kind::Tensor:
+        break;
+    }
+    if (a.shape.size() != b.shape.size()) {
+        changes.push_back(fmt::format("shape: [{}] -> [{}] (rank {} -> {})", join(a.shape),
+                                      join(b.shape), a.shape.size(), b.shape.size()));
+    } else {
+        for (std::size_t i = 0; i < a.shape.size(); ++i) {
+            if (a.shape[i] == b.shape[i]) {
+                continue;
+            }
+            const bool was_static = is_static_size(a.shape[i]);
+            const bool is_static = is_static_size(b.shape[i]);
+            const char* why = was_static && !is_static   ? " (became dynamic)"
+                              : !was_static && is_static ? " (became static)"
+                                                         : "";
+            changes.push_back(fmt::format("dim {}: {} -> {}{}", i, a.shape[i], b.shape[i], why));
+        }
+    }
+    if (a.dtype != b.dtype) {
+        changes.push_back(fmt::format("dtype: {} -> {}", a.dtype, b.dtype));
+    }
+    if (a.device != b.device) {
+        changes.push_back(fmt::format("device: {} -> {}", a.device, b.device));
+    }
+    if (a.layout != b.layout) {
+        changes.push_back(fmt::format("layout: {} -> {}", a.layout, b.layout));
+    }
+    if (a.requires_grad != b.requires_grad) {
+        const auto text = [](const std::optional<bool>& value) {
+            return value ? (*value ? "True" : "False") : "absent";
+        };
+        changes.push_back(
+            fmt::format("requires_grad: {} -> {}", text(a.requires_grad), text(b.requires_grad)));
+    }
+    // A stride follows from the sizes when those changed: said only alone.
+    if (a.stride != b.stride && changes.empty()) {
+        changes.push_back(fmt::format("stride: ({}) -> ({})", join(a.stride), join(b.stride)));
+    }
+    if (changes.empty()) {
+        for (const auto& [name, value] : a.fields) {
+            const auto other = b.fields.find(name);
+            const std::string right = other == b.fields.end() ? "absent" : other->second;
+            if (value != right) {
+                changes.push_back(fmt::format("{}: {} -> {}", name, value, right));
+            }
+        }
+        for (const auto& [name, value] : b.fields) {
+            if (!a.fields.contains(name)) {
+                changes.push_back(fmt::format("{}: absent -> {}", name, value));
+            }
+        }
+    }
+    return changes;
+}
+
+} // namespace
+
+bool is_static_size(std::string_view size) {
+    size = trim(size);
+    if (size.empty()) {
+        return false;
+    }
+    return std::all_of(size.begin(), size.end(),
+                       [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
+std::string ExampleInput::describe() const {
+    switch (kind) {
+    case Kind::Tensor:
+        return fmt::format("[{}] {}{}", join(shape), dtype, device.empty() ? "" : " on " + device);
+    case Kind::SymInt:
+        return "SymInt " + expression;
+    case Kind::Other:
+        break;
+    }
+    return text;
+}
+
+ExampleInput parse_example_input(std::string_view value) {
+    ExampleInput input;
+    input.text = std::string(trim(value));
+    if (const auto metadata = inside_call(input.text, "TensorMetadata")) {
+        input.kind = ExampleInput::Kind::Tensor;
+        for (const auto part : split_top_level(*metadata)) {
+            const auto equals = part.find('=');
+            if (equals == std::string_view::npos) {
+                continue;
+            }
+            const std::string name(trim(part.substr(0, equals)));
+            const auto field = trim(part.substr(equals + 1));
+            input.fields[name] = std::string(field);
+            if (name == "dtype") {
+                input.dtype = without_torch(field);
+            } else if (name == "shape") {
+                const auto size = inside_call(field, "torch.Size");
+                const auto list = inside_brackets(size.value_or(field), '[', ']');
+                input.shape = sizes_of(list ? *list : size.value_or(field));
+            } else if (name == "stride") {
+                const auto tuple = inside_brackets(field, '(', ')');
+                input.stride = sizes_of(tuple.value_or(field));
+            } else if (name == "device") {
+                input.device = device_of(field);
+            } else if (name == "layout") {
+                input.layout = without_torch(field);
+            } else if (name == "requires_grad") {
+                if (field == "True" || field == "False") {
+                    input.requires_grad = field == "True";
+                }
+            }
+        }
+        for (const char* shown :
+             {"dtype", "shape", "stride", "device", "layout", "requires_grad"}) {
+            input.fields.erase(shown);
+        }
+        return input;
+    }
+    // A SymInt: a one-element tuple of its expression, quoted.
+    if (const auto tuple = inside_brackets(input.text, '(', ')')) {
+        const auto parts = split_top_level(*tuple);
+        if (parts.size() == 1 && parts[0].size() >= 2 &&
+            (parts[0].front() == '\'' || parts[0].front() == '"') &&
+            parts[0].back() == parts[0].front()) {
+            input.kind = ExampleInput::Kind::SymInt;
+            input.expression = unquoted(parts[0]);
+        }
+    }
+    return input;
+}
+
+std::vector<AlignedInput> align_inputs(const std::vector<ExampleInput>& left,
+                                       const std::vector<ExampleInput>& right) {
+    // Needleman-Wunsch with free gaps, maximising the similarity of the
+    // pairs kept in order.
+    const std::size_t n = left.size();
+    const std::size_t m = right.size();
+    std::vector<std::vector<double>> best(n + 1, std::vector<double>(m + 1, 0));
+    for (std::size_t i = 1; i <= n; ++i) {
+        for (std::size_t j = 1; j <= m; ++j) {
+            double value = std::max(best[i - 1][j], best[i][j - 1]);
+            if (const double score = similarity(left[i - 1], right[j - 1]) - kSameInput;
+                score > 0) {
+                value = std::max(value, best[i - 1][j - 1] + score);
+            }
+            best[i][j] = value;
+        }
+    }
+    std::vector<AlignedInput> reversed;
+    std::size_t i = n;
+    std::size_t j = m;
+    while (i > 0 || j > 0) {
+        if (i > 0 && j > 0) {
+            const double score = similarity(left[i - 1], right[j - 1]) - kSameInput;
+            if (score > 0 && best[i][j] == best[i - 1][j - 1] + score) {
+                reversed.push_back({i - 1, j - 1, {}});
+                --i;
+                --j;
+                continue;
+            }
+        }
+        if (j > 0 && (i == 0 || best[i][j] == best[i][j - 1])) {
+            reversed.push_back({std::nullopt, j - 1, {}});
+            --j;
+        } else {
+            reversed.push_back({i - 1, std::nullopt, {}});
+            --i;
+        }
+    }
+    std::vector<AlignedInput> aligned(reversed.rbegin(), reversed.rend());
+
+    // What is left on both sides may have moved: pair the most alike, each
+    // at most once, when they are the same kind and alike enough.
+    for (auto& removed : aligned) {
+        if (!removed.removed()) {
+            continue;
+        }
+        AlignedInput* partner = nullptr;
+        double partner_score = 0;
+        for (auto& added : aligned) {
+            if (!added.added()) {
+                continue;
+            }
+            const double score = similarity(left[*removed.left], right[*added.right]);
+            if (score >= kMovedInput && score > partner_score) {
+                partner = &added;
+                partner_score = score;
+            }
+        }
+        if (partner != nullptr) {
+            partner->left = removed.left;
+            partner->changes.push_back(
+                fmt::format("moved: input {} -> input {}", *removed.left, *partner->right));
+            removed.left.reset(); // marked for removal below
+        }
+    }
+    std::erase_if(aligned, [](const AlignedInput& a) { return !a.left && !a.right; });
+    for (auto& pair : aligned) {
+        if (pair.left && pair.right) {
+            auto changes = changes_between(left[*pair.left], right[*pair.right]);
+            pair.changes.insert(pair.changes.end(), changes.begin(), changes.end());
+        } else if (pair.left) {
+            pair.changes.push_back("removed: " + left[*pair.left].describe());
+        } else {
+            pair.changes.push_back("added: " + right[*pair.right].describe());
+        }
+    }
+    return aligned;
+}
+
+} // namespace cachelens::explain
