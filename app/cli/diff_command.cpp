@@ -2,6 +2,7 @@
 #include "fx_entry_argument.h"
 #include "output.h"
 
+#include <cachelens/explain/example_inputs.h>
 #include <cachelens/explain/key_diff.h>
 
 #include <cstdio>
@@ -37,6 +38,44 @@ Json line_json(const std::optional<explain::DebugLine>& line) {
     return {{"hash", line->hash}, {"value", std::string(line->value)}};
 }
 
+Json inputs_json(const std::vector<explain::AlignedInput>& aligned) {
+    Json inputs = Json::array();
+    for (const auto& pair : aligned) {
+        inputs.push_back({{"left", pair.left ? Json(*pair.left) : Json(nullptr)},
+                          {"right", pair.right ? Json(*pair.right) : Json(nullptr)},
+                          {"changes", pair.changes}});
+    }
+    return inputs;
+}
+
+// The inputs that differ, aligned by meaning; those that do not, counted.
+void print_inputs_text(const std::vector<explain::AlignedInput>& aligned) {
+    std::size_t unchanged = 0;
+    std::vector<std::string> lines;
+    for (const auto& pair : aligned) {
+        if (!pair.changed()) {
+            ++unchanged;
+            continue;
+        }
+        const auto where = [](const std::optional<std::size_t>& index) {
+            return index ? std::to_string(*index) : std::string("-");
+        };
+        std::string changes;
+        for (const auto& change : pair.changes) {
+            changes += changes.empty() ? change : "; " + change;
+        }
+        lines.push_back("  input " + where(pair.left) + " -> " + where(pair.right) + ": " +
+                        changes);
+    }
+    if (lines.empty()) {
+        return;
+    }
+    std::printf("\nexample inputs, aligned by what they are (%zu unchanged):\n", unchanged);
+    for (const auto& line : lines) {
+        std::printf("%s\n", line.c_str());
+    }
+}
+
 int run_diff(const DiffOptions& options) {
     const DirAndKey left = split_argument(options.left, "");
     if (left.dir.empty()) {
@@ -61,6 +100,9 @@ int run_diff(const DiffOptions& options) {
         return report(b.error());
     }
     const explain::KeyDiff diff = explain::diff_keys(a->fx.debug_lines, b->fx.debug_lines);
+    // Inputs paired by what they are: a SymInt put in front shifts nothing.
+    const auto aligned = explain::align_inputs(explain::example_inputs_of(a->fx.debug_lines),
+                                               explain::example_inputs_of(b->fx.debug_lines));
     if (options.json) {
         Json differences = Json::array();
         for (const auto& difference : diff.differences) {
@@ -83,6 +125,7 @@ int run_diff(const DiffOptions& options) {
         print_json({{"left", {{"dir", left.dir}, {"key", a->fx.key}, {"path", a->entry.path}}},
                     {"right", {{"dir", right.dir}, {"key", b->fx.key}, {"path", b->entry.path}}},
                     {"differences", std::move(differences)},
+                    {"inputs", inputs_json(aligned)},
                     {"same", diff.same},
                     {"lines", line_counts_json(diff.counts())}});
         return kExitOk;
@@ -90,6 +133,7 @@ int run_diff(const DiffOptions& options) {
     std::printf("--- %s:%s\n+++ %s:%s\n", left.dir.c_str(), a->fx.key.c_str(), right.dir.c_str(),
                 b->fx.key.c_str());
     std::printf("%s\n", describe_line_counts(diff.counts()).c_str());
+    print_inputs_text(aligned);
     for (const auto& difference : diff.differences) {
         std::printf("\n%s (%s)\n", difference.name.c_str(),
                     std::string(explain::to_string(difference.change)).c_str());
@@ -130,8 +174,9 @@ void add_diff_command(CLI::App& app, int& exit_code) {
         ->required();
     command->add_flag("--json", options->json,
                       "print {left, right, differences: [{attribute, change, left, right"
-                      "[, value_diff]}], same, lines: {shared, left, right, changed, only_left, "
-                      "only_right, differ}}");
+                      "[, value_diff]}], inputs: [{left, right, changes}] (the example inputs "
+                      "aligned by what they are, an index null where one side has none), same, "
+                      "lines: {shared, left, right, changed, only_left, only_right, differ}}");
     command->callback([options, &exit_code] { exit_code = run_diff(*options); });
 }
 

@@ -342,6 +342,30 @@ private slots:
         QCOMPARE(text.exit_code, 0);
         QVERIFY(text.out.contains("example_inputs[0] (changed)"));
         QVERIFY(text.out.contains("dtype=torch.float16"));
+        // The inputs aligned by what they are, before the lines.
+        QVERIFY2(text.out.contains("example inputs, aligned by what they are (0 unchanged):\n"
+                                   "  input 0 -> 0: dtype: float32 -> float16\n"
+                                   "  input 1 -> 1: dtype: float32 -> float16\n"),
+                 text.out.constData());
+
+        // Two dynamic compiles: their symbols renamed (s77 -> s97, ...) are no
+        // change; the one input whose sizes follow other symbols is.
+        const auto dynamic =
+            test::run_cli({"diff", devset + ":f44wpapccbqjred6qtwm7d3hxi4aoplfv6guceuj2jajh3wsdgko",
+                           "f4h6wj3z2ch3hwiotz5hct4ivdtd6blgc4qcfuyiepcwtjzdmfuy", "--json"});
+        QCOMPARE(dynamic.exit_code, 0);
+        const auto inputs = parse_json(dynamic)["inputs"].toArray();
+        QCOMPARE(inputs.size(), 5);
+        QStringList changed;
+        for (const auto& value : inputs) {
+            const auto input = value.toObject();
+            QCOMPARE(input["left"].toInt(-1), input["right"].toInt(-2));
+            for (const auto& change : input["changes"].toArray()) {
+                changed
+                    << QStringLiteral("%1: %2").arg(input["left"].toInt()).arg(change.toString());
+            }
+        }
+        QCOMPARE(changed, (QStringList{"4: dim 0: s27 -> s52", "4: dim 1: s94 -> s98"}));
 
         QCOMPARE(test::run_cli({"diff", "fugz3", "fajgub"}).exit_code, 2); // no DIR
         const auto several =

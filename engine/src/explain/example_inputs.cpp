@@ -1,9 +1,12 @@
+#include <cachelens/explain/debug_line.h>
 #include <cachelens/explain/example_inputs.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <set>
 
 namespace cachelens::explain {
 
@@ -168,7 +171,47 @@ constexpr double kSameInput = 0.6;
 // What is left over pairs across the order only when this alike.
 constexpr double kMovedInput = 0.75;
 
-std::vector<std::string> changes_between(const ExampleInput& a, const ExampleInput& b) {
+// PyTorch names a graph's symbols anew in each compile (s77 in one, s97 in
+// the next): a left symbol and the right one it stands for, read from the
+// SymInt inputs aligned with each other.
+using Renaming = std::map<std::string, std::string, std::less<>>;
+
+bool is_symbol(std::string_view text) {
+    return text.size() >= 2 && std::isalpha(static_cast<unsigned char>(text[0])) != 0 &&
+           std::all_of(text.begin() + 1, text.end(),
+                       [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
+// `expression` with every symbol the renaming knows replaced.
+std::string renamed(std::string_view expression, const Renaming& renaming) {
+    std::string out;
+    std::size_t i = 0;
+    while (i < expression.size()) {
+        if (std::isalpha(static_cast<unsigned char>(expression[i])) != 0) {
+            std::size_t end = i + 1;
+            while (end < expression.size() &&
+                   (std::isalnum(static_cast<unsigned char>(expression[end])) != 0 ||
+                    expression[end] == '_')) {
+                ++end;
+            }
+            const auto word = expression.substr(i, end - i);
+            const auto found = renaming.find(word);
+            out += found == renaming.end() ? std::string(word) : found->second;
+            i = end;
+        } else {
+            out += expression[i++];
+        }
+    }
+    return out;
+}
+
+// Whether two sizes are the same once the left one's symbols are renamed.
+bool same_size(const std::string& a, const std::string& b, const Renaming& renaming) {
+    return a == b || renamed(a, renaming) == b;
+}
+
+std::vector<std::string> changes_between(const ExampleInput& a, const ExampleInput& b,
+                                         const Renaming& renaming) {
     std::vector<std::string> changes;
     if (a.kind != b.kind) {
         changes.push_back(fmt::format("{} -> {}", a.describe(), b.describe()));
@@ -176,7 +219,7 @@ std::vector<std::string> changes_between(const ExampleInput& a, const ExampleInp
     }
     switch (a.kind) {
     case ExampleInput::Kind::SymInt:
-        if (a.expression != b.expression) {
+        if (!same_size(a.expression, b.expression, renaming)) {
             changes.push_back(fmt::format("SymInt: {} -> {}", a.expression, b.expression));
         }
         return changes;
@@ -193,7 +236,7 @@ std::vector<std::string> changes_between(const ExampleInput& a, const ExampleInp
                                       join(b.shape), a.shape.size(), b.shape.size()));
     } else {
         for (std::size_t i = 0; i < a.shape.size(); ++i) {
-            if (a.shape[i] == b.shape[i]) {
+            if (same_size(a.shape[i], b.shape[i], renaming)) {
                 continue;
             }
             const bool was_static = is_static_size(a.shape[i]);
@@ -221,7 +264,18 @@ std::vector<std::string> changes_between(const ExampleInput& a, const ExampleInp
             fmt::format("requires_grad: {} -> {}", text(a.requires_grad), text(b.requires_grad)));
     }
     // A stride follows from the sizes when those changed: said only alone.
-    if (a.stride != b.stride && changes.empty()) {
+    const auto same_strides = [&] {
+        if (a.stride.size() != b.stride.size()) {
+            return false;
+        }
+        for (std::size_t i = 0; i < a.stride.size(); ++i) {
+            if (!same_size(a.stride[i], b.stride[i], renaming)) {
+                return false;
+            }
+        }
+        return true;
+    };
+    if (!same_strides() && changes.empty()) {
         changes.push_back(fmt::format("stride: ({}) -> ({})", join(a.stride), join(b.stride)));
     }
     if (changes.empty()) {
@@ -262,6 +316,29 @@ std::string ExampleInput::describe() const {
         break;
     }
     return text;
+}
+
+std::vector<ExampleInput> example_inputs_of(std::span<const std::string_view> debug_lines) {
+    std::vector<std::pair<std::size_t, ExampleInput>> indexed;
+    for (const auto& line : parse_debug_lines(debug_lines)) {
+        if (line.attribute != "example_inputs" || !line.has_subkey) {
+            continue;
+        }
+        std::size_t index = 0;
+        const auto* end = line.subkey.data() + line.subkey.size();
+        if (std::from_chars(line.subkey.data(), end, index).ptr != end) {
+            continue; // not a position: no input of ours
+        }
+        indexed.emplace_back(index, parse_example_input(line.value));
+    }
+    std::stable_sort(indexed.begin(), indexed.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<ExampleInput> inputs;
+    inputs.reserve(indexed.size());
+    for (auto& [index, input] : indexed) {
+        inputs.push_back(std::move(input));
+    }
+    return inputs;
 }
 
 ExampleInput parse_example_input(std::string_view value) {
@@ -381,9 +458,32 @@ std::vector<AlignedInput> align_inputs(const std::vector<ExampleInput>& left,
         }
     }
     std::erase_if(aligned, [](const AlignedInput& a) { return !a.left && !a.right; });
+
+    // Symbols renamed between the compiles, from the SymInts paired above; a
+    // symbol paired with two different ones is left as it is.
+    Renaming renaming;
+    std::set<std::string> ambiguous;
+    for (const auto& pair : aligned) {
+        if (!pair.left || !pair.right) {
+            continue;
+        }
+        const ExampleInput& a = left[*pair.left];
+        const ExampleInput& b = right[*pair.right];
+        if (a.kind != ExampleInput::Kind::SymInt || b.kind != ExampleInput::Kind::SymInt ||
+            !is_symbol(a.expression) || !is_symbol(b.expression)) {
+            continue;
+        }
+        const auto [known, added] = renaming.emplace(a.expression, b.expression);
+        if (!added && known->second != b.expression) {
+            ambiguous.insert(a.expression);
+        }
+    }
+    for (const auto& symbol : ambiguous) {
+        renaming.erase(symbol);
+    }
     for (auto& pair : aligned) {
         if (pair.left && pair.right) {
-            auto changes = changes_between(left[*pair.left], right[*pair.right]);
+            auto changes = changes_between(left[*pair.left], right[*pair.right], renaming);
             pair.changes.insert(pair.changes.end(), changes.begin(), changes.end());
         } else if (pair.left) {
             pair.changes.push_back("removed: " + left[*pair.left].describe());

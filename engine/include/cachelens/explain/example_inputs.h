@@ -16,6 +16,7 @@
 #include <cstddef>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,10 @@ struct ExampleInput {
 // is an Other input holding its text.
 ExampleInput parse_example_input(std::string_view value);
 
+// A graph's inputs, in order, from its key's debug lines (their
+// `example_inputs[i]` lines; other lines are ignored).
+std::vector<ExampleInput> example_inputs_of(std::span<const std::string_view> debug_lines);
+
 // Whether a size or stride is a number ("128") rather than a symbolic
 // expression ("s72", "128*s72").
 bool is_static_size(std::string_view size);
@@ -70,8 +75,10 @@ struct AlignedInput {
 // Aligns `left` with `right` by similarity (kind, dtype, rank, device, equal
 // sizes), keeping their order where it can (a sequence alignment, so inputs
 // inserted or removed on one side do not shift the rest), then pairs what is
-// left over across the order (a moved input). In the order of `right`, with
-// the removed left inputs where they stood.
+// left over across the order (a moved input). Symbols PyTorch named anew
+// (s77 in one compile, s97 in the next: the SymInt inputs paired say which is
+// which) are the same size, not a change. In the order of `right`, with the
+// removed left inputs where they stood.
 std::vector<AlignedInput> align_inputs(const std::vector<ExampleInput>& left,
                                        const std::vector<ExampleInput>& right);
 
