@@ -38,39 +38,14 @@ Json line_json(const std::optional<explain::DebugLine>& line) {
     return {{"hash", line->hash}, {"value", std::string(line->value)}};
 }
 
-Json inputs_json(const std::vector<explain::AlignedInput>& aligned) {
-    Json inputs = Json::array();
-    for (const auto& pair : aligned) {
-        inputs.push_back({{"left", pair.left ? Json(*pair.left) : Json(nullptr)},
-                          {"right", pair.right ? Json(*pair.right) : Json(nullptr)},
-                          {"changes", pair.changes}});
-    }
-    return inputs;
-}
-
 // The inputs that differ, aligned by meaning; those that do not, counted.
 void print_inputs_text(const std::vector<explain::AlignedInput>& aligned) {
-    std::size_t unchanged = 0;
-    std::vector<std::string> lines;
-    for (const auto& pair : aligned) {
-        if (!pair.changed()) {
-            ++unchanged;
-            continue;
-        }
-        const auto where = [](const std::optional<std::size_t>& index) {
-            return index ? std::to_string(*index) : std::string("-");
-        };
-        std::string changes;
-        for (const auto& change : pair.changes) {
-            changes += changes.empty() ? change : "; " + change;
-        }
-        lines.push_back("  input " + where(pair.left) + " -> " + where(pair.right) + ": " +
-                        changes);
-    }
+    const auto lines = changed_inputs_text(aligned);
     if (lines.empty()) {
         return;
     }
-    std::printf("\nexample inputs, aligned by what they are (%zu unchanged):\n", unchanged);
+    std::printf("\nexample inputs, aligned by what they are (%zu unchanged):\n",
+                aligned.size() - lines.size());
     for (const auto& line : lines) {
         std::printf("%s\n", line.c_str());
     }

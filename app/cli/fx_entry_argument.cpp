@@ -77,4 +77,33 @@ nlohmann::ordered_json line_counts_json(const explain::LineCounts& counts) {
             {"differ", counts.differ()}};
 }
 
+nlohmann::ordered_json inputs_json(const std::vector<explain::AlignedInput>& aligned) {
+    auto inputs = nlohmann::ordered_json::array();
+    for (const auto& pair : aligned) {
+        inputs.push_back({{"left", pair.left ? nlohmann::ordered_json(*pair.left) : nullptr},
+                          {"right", pair.right ? nlohmann::ordered_json(*pair.right) : nullptr},
+                          {"changes", pair.changes}});
+    }
+    return inputs;
+}
+
+std::vector<std::string> changed_inputs_text(const std::vector<explain::AlignedInput>& aligned) {
+    const auto where = [](const std::optional<std::size_t>& index) {
+        return index ? std::to_string(*index) : std::string("-");
+    };
+    std::vector<std::string> lines;
+    for (const auto& pair : aligned) {
+        if (!pair.changed()) {
+            continue;
+        }
+        std::string changes;
+        for (const auto& change : pair.changes) {
+            changes += changes.empty() ? change : "; " + change;
+        }
+        lines.push_back("  input " + where(pair.left) + " -> " + where(pair.right) + ": " +
+                        changes);
+    }
+    return lines;
+}
+
 } // namespace cachelens::cli

@@ -5,11 +5,13 @@
 
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
+#include <cachelens/explain/example_inputs.h>
 #include <cachelens/explain/key_diff.h>
 
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
 namespace cachelens::cli {
 
@@ -27,5 +29,11 @@ Result<FxEntryArgument> load_fx_argument(const cachedir::Scan& scan, const std::
 std::string describe_line_counts(const explain::LineCounts& counts);
 // {"shared", "left", "right", "changed", "only_left", "only_right", "differ"}
 nlohmann::ordered_json line_counts_json(const explain::LineCounts& counts);
+
+// Two graphs' example inputs aligned, as diff and why both print them:
+// [{"left": i | null, "right": j | null, "changes": [...]}], and one line per
+// input that differs: "  input 1 -> 2: dim 0: 4 -> s72 (became dynamic)".
+nlohmann::ordered_json inputs_json(const std::vector<explain::AlignedInput>& aligned);
+std::vector<std::string> changed_inputs_text(const std::vector<explain::AlignedInput>& aligned);
 
 } // namespace cachelens::cli

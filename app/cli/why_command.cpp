@@ -52,7 +52,8 @@ int run_why(const WhyOptions& options) {
                             {"shared", near.shared},
                             {"total", near.total},
                             {"differing", near.differing},
-                            {"lines", line_counts_json(near.lines)}});
+                            {"lines", line_counts_json(near.lines)},
+                            {"inputs", inputs_json(near.inputs)}});
         }
         print_json({{"key", target->fx.key},
                     {"path", target->entry.path},
@@ -69,6 +70,9 @@ int run_why(const WhyOptions& options) {
                     describe_line_counts(near.lines).c_str(), near.differing.empty() ? "" : ":");
         for (const auto& name : near.differing) {
             std::printf("    %s\n", name.c_str());
+        }
+        for (const auto& line : changed_inputs_text(near.inputs)) {
+            std::printf("  %s\n", line.c_str());
         }
     }
     return kExitOk;
@@ -89,7 +93,7 @@ void add_why_command(CLI::App& app, int& exit_code) {
     command->add_flag("--json", options->json,
                       "print {key, path, debug_lines, nearest: [{key, dir, path, shared, total, "
                       "differing, lines: {shared, left, right, changed, only_left, only_right, "
-                      "differ}}]}");
+                      "differ}, inputs: [{left, right, changes}]}]}");
     command->callback([options, &exit_code] { exit_code = run_why(*options); });
 }
 

@@ -403,6 +403,8 @@ private slots:
             QCOMPARE(lines["differ"].toInt() + lines["only_right"].toInt(),
                      json["differences"].toArray().size());
             QCOMPARE(near["differing"].toArray().size(), json["differences"].toArray().size());
+            // The aligned inputs too: the same pairs and changes.
+            QCOMPARE(near["inputs"].toArray(), json["inputs"].toArray());
 
             const auto diff_text =
                 test::run_cli({"diff", devset + ":" + key, near["key"].toString()});
@@ -413,6 +415,11 @@ private slots:
                      summary.constData());
             QVERIFY2(why_text.out.contains("\n  " + summary + ":\n"), summary.constData());
         }
+        // The float16 compile's inputs, under its differing attributes.
+        QVERIFY2(why_text.out.contains("    example_inputs[1]\n"
+                                       "    input 0 -> 0: dtype: float32 -> float16\n"
+                                       "    input 1 -> 1: dtype: float32 -> float16\n"),
+                 why_text.out.constData());
     }
 
     void whyRanksTheNearestKeys() {

@@ -82,7 +82,7 @@ std::vector<NearKey> nearest_keys(std::span<const std::string_view> target_lines
             break;
         }
         const KeyDiff diff = diff_keys(target_lines, candidate->debug_lines);
-        NearKey near{candidate->key, candidate->dir, candidate->path, 0, 0, {}, diff.counts()};
+        NearKey near{candidate->key, candidate->dir, candidate->path, 0, 0, {}, diff.counts(), {}};
         near.shared = near.lines.shared;
         near.total = near.lines.left();
         for (const auto& difference : diff.differences) {
@@ -91,6 +91,18 @@ std::vector<NearKey> nearest_keys(std::span<const std::string_view> target_lines
         out.insert(std::ranges::upper_bound(out, near, before), std::move(near));
         if (out.size() > limit) {
             out.pop_back();
+        }
+    }
+    // Only for the keys kept: aligning inputs costs more than counting hashes.
+    const auto target_inputs = example_inputs_of(target_lines);
+    for (auto& near : out) {
+        for (const auto& [bound, candidate] : bounded) {
+            if (candidate->key == near.key && candidate->dir == near.dir &&
+                candidate->path == near.path) {
+                near.inputs =
+                    align_inputs(target_inputs, example_inputs_of(candidate->debug_lines));
+                break;
+            }
         }
     }
     return out;

@@ -7,6 +7,7 @@
 
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/core/error.h>
+#include <cachelens/explain/example_inputs.h>
 #include <cachelens/explain/key_diff.h>
 
 #include <cstddef>
@@ -40,6 +41,9 @@ struct NearKey {
     std::size_t total = 0;              // lines of the target (lines.left())
     std::vector<std::string> differing; // attribute names, as key_diff.h names them
     LineCounts lines;                   // diff_keys(target, this key): what `diff` counts
+    // The target's example inputs against this key's, aligned by what they
+    // are (example_inputs.h): what `diff` prints first.
+    std::vector<AlignedInput> inputs;
 };
 
 // Ranks `candidates` (skipping any whose key is `target_key`) by the debug
