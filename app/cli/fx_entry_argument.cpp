@@ -88,20 +88,11 @@ nlohmann::ordered_json inputs_json(const std::vector<explain::AlignedInput>& ali
 }
 
 std::vector<std::string> changed_inputs_text(const std::vector<explain::AlignedInput>& aligned) {
-    const auto where = [](const std::optional<std::size_t>& index) {
-        return index ? std::to_string(*index) : std::string("-");
-    };
     std::vector<std::string> lines;
     for (const auto& pair : aligned) {
-        if (!pair.changed()) {
-            continue;
+        if (pair.changed()) {
+            lines.push_back("  " + pair.describe());
         }
-        std::string changes;
-        for (const auto& change : pair.changes) {
-            changes += changes.empty() ? change : "; " + change;
-        }
-        lines.push_back("  input " + where(pair.left) + " -> " + where(pair.right) + ": " +
-                        changes);
     }
     return lines;
 }

@@ -240,6 +240,15 @@ private slots:
             }
             QCOMPARE(model.index(row, NearestKeysModel::DifferingColumn).data().toString(),
                      differing.join(QStringLiteral(", ")));
+            // The inputs that changed, aligned as `why` and `diff` print them.
+            QStringList inputs;
+            for (const auto& input : near.inputs) {
+                if (input.changed()) {
+                    inputs << QString::fromStdString(input.describe());
+                }
+            }
+            QCOMPARE(model.index(row, NearestKeysModel::InputsColumn).data().toString(),
+                     inputs.join(QStringLiteral("; ")));
             // Each candidate is a ready reference to its entry in its root.
             const EntryRef& ref = model.candidate(row).ref;
             QCOMPARE(ref.root, test::fixture("devset/cache"));
@@ -251,6 +260,17 @@ private slots:
                  QString::fromLatin1(kForward));
         QCOMPARE(model.index(0, NearestKeysModel::DifferingColumn).data().toString(),
                  QStringLiteral("inductor_config[benchmark_kernel]"));
+        // The nearest, the same graph compiled again: no input changed; the
+        // other graphs' inputs differ, named.
+        QCOMPARE(model.index(0, NearestKeysModel::InputsColumn).data().toString(), QString());
+        bool named = false;
+        for (int row = 1; row < model.rowCount(); ++row) {
+            named = named || model.index(row, NearestKeysModel::InputsColumn)
+                                 .data()
+                                 .toString()
+                                 .startsWith(QStringLiteral("input "));
+        }
+        QVERIFY(named);
         model.clear();
         QCOMPARE(model.rowCount(), 0);
     }

@@ -126,11 +126,22 @@ QVariant NearestKeysModel::data(const QModelIndex& index, int role) const {
         }
         return names;
     };
+    const auto changedInputs = [&near] {
+        QStringList lines;
+        for (const auto& input : near.inputs) {
+            if (input.changed()) {
+                lines << QString::fromStdString(input.describe());
+            }
+        }
+        return lines;
+    };
     switch (role) {
     case Qt::DisplayRole:
         switch (index.column()) {
         case RankColumn:
             return index.row() + 1;
+        case InputsColumn:
+            return changedInputs().join(QStringLiteral("; "));
         case KeyColumn:
             return QString::fromStdString(near.key);
         case RootColumn:
@@ -151,6 +162,8 @@ QVariant NearestKeysModel::data(const QModelIndex& index, int role) const {
             return tr("shares %1 of the target's %2 debug lines").arg(near.shared).arg(near.total);
         case DifferingColumn:
             return differing().join(u'\n');
+        case InputsColumn:
+            return literalText(changedInputs().join(u'\n'));
         }
         return {};
     case Qt::TextAlignmentRole:
@@ -181,6 +194,8 @@ QVariant NearestKeysModel::headerData(int section, Qt::Orientation orientation, 
         return tr("Shared lines");
     case DifferingColumn:
         return tr("Attributes that differ");
+    case InputsColumn:
+        return tr("Inputs that changed");
     }
     return {};
 }

@@ -48,7 +48,15 @@ class NearestKeysModel : public QAbstractTableModel {
     Q_OBJECT
 
 public:
-    enum Column { RankColumn, KeyColumn, RootColumn, SharedColumn, DifferingColumn, ColumnCount };
+    enum Column {
+        RankColumn,
+        KeyColumn,
+        RootColumn,
+        SharedColumn,
+        DifferingColumn,
+        InputsColumn, // the example inputs that changed, aligned by what they are
+        ColumnCount
+    };
     enum Role { SharedFractionRole = Qt::UserRole + 1 }; // shared / total, a double
 
     explicit NearestKeysModel(QObject* parent = nullptr);

@@ -76,7 +76,10 @@ WhyPage::WhyPage(JobPool& pool, QWidget* parent)
     header->setSectionResizeMode(NearestKeysModel::KeyColumn, QHeaderView::ResizeToContents);
     header->setSectionResizeMode(NearestKeysModel::RootColumn, QHeaderView::Interactive);
     header->setSectionResizeMode(NearestKeysModel::SharedColumn, QHeaderView::ResizeToContents);
-    header->setSectionResizeMode(NearestKeysModel::DifferingColumn, QHeaderView::Stretch);
+    header->setSectionResizeMode(NearestKeysModel::DifferingColumn, QHeaderView::Interactive);
+    header->setSectionResizeMode(NearestKeysModel::InputsColumn, QHeaderView::Stretch);
+    table_->setColumnWidth(NearestKeysModel::DifferingColumn,
+                           table_->fontMetrics().horizontalAdvance(QLatin1Char('x')) * 40);
     table_->setColumnWidth(NearestKeysModel::RootColumn,
                            table_->fontMetrics().horizontalAdvance(QLatin1Char('x')) * 24);
     table_->setItemDelegateForColumn(NearestKeysModel::RootColumn, new ElideLeftDelegate(table_));

@@ -392,6 +392,19 @@ ExampleInput parse_example_input(std::string_view value) {
     return input;
 }
 
+std::string AlignedInput::describe() const {
+    const auto where = [](const std::optional<std::size_t>& index) {
+        return index ? std::to_string(*index) : std::string("-");
+    };
+    std::string text = "input " + where(left) + " -> " + where(right) + ":";
+    const char* separator = " ";
+    for (const auto& change : changes) {
+        text += separator + change;
+        separator = "; ";
+    }
+    return text;
+}
+
 std::vector<AlignedInput> align_inputs(const std::vector<ExampleInput>& left,
                                        const std::vector<ExampleInput>& right) {
     // Needleman-Wunsch with free gaps, maximising the similarity of the

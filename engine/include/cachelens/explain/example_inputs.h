@@ -67,6 +67,10 @@ struct AlignedInput {
     std::optional<std::size_t> right; // index into the right inputs
     std::vector<std::string> changes;
 
+    // "input 1 -> 2: dim 0: 4 -> s72 (became dynamic); dtype: ..." ("-" for
+    // the side an input is missing from), as diff, why and the GUI show it.
+    std::string describe() const;
+
     bool added() const { return !left && right; }
     bool removed() const { return left && !right; }
     bool changed() const { return !changes.empty(); }
