@@ -7,6 +7,7 @@
 #include <cctype>
 #include <charconv>
 #include <set>
+#include <tuple>
 
 namespace cachelens::explain {
 
@@ -319,7 +320,8 @@ std::string ExampleInput::describe() const {
 }
 
 std::vector<ExampleInput> example_inputs_of(std::span<const std::string_view> debug_lines) {
-    std::vector<std::pair<std::size_t, ExampleInput>> indexed;
+    // (position, order seen, input): a position written twice keeps its order.
+    std::vector<std::tuple<std::size_t, std::size_t, ExampleInput>> indexed;
     for (const auto& line : parse_debug_lines(debug_lines)) {
         if (line.attribute != "example_inputs" || !line.has_subkey) {
             continue;
@@ -329,14 +331,15 @@ std::vector<ExampleInput> example_inputs_of(std::span<const std::string_view> de
         if (std::from_chars(line.subkey.data(), end, index).ptr != end) {
             continue; // not a position: no input of ours
         }
-        indexed.emplace_back(index, parse_example_input(line.value));
+        indexed.emplace_back(index, indexed.size(), parse_example_input(line.value));
     }
-    std::stable_sort(indexed.begin(), indexed.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::sort(indexed.begin(), indexed.end(), [](const auto& a, const auto& b) {
+        return std::tie(std::get<0>(a), std::get<1>(a)) < std::tie(std::get<0>(b), std::get<1>(b));
+    });
     std::vector<ExampleInput> inputs;
     inputs.reserve(indexed.size());
-    for (auto& [index, input] : indexed) {
-        inputs.push_back(std::move(input));
+    for (auto& entry : indexed) {
+        inputs.push_back(std::move(std::get<2>(entry)));
     }
     return inputs;
 }
