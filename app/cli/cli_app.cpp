@@ -10,7 +10,8 @@ void build_cli(CLI::App& app, int& exit_code) {
         "cachelens: see what is in a PyTorch Inductor compile cache, check it, find out "
         "why a graph missed it and whether a shape would hit it.\n\n"
         "DIR is a cache dir: $TORCHINDUCTOR_CACHE_DIR, or by default torchinductor_$USER in the "
-        "temp dir ($TMPDIR, else /tmp), as PyTorch chooses it.\nExit status: 0 success, 1 problems found (verify, scan, lookup, prune, bench, "
+        "temp dir ($TMPDIR, else /tmp), as PyTorch chooses it.\nExit status: 0 success, 1 problems "
+        "found (verify, scan, lookup, prune, bench, "
         "import, remote: see each command), 2 error (bad "
         "arguments or unreadable input), 130 stopped by Ctrl-C.");
     app.set_version_flag("--version", std::string("cachelens ") + CACHELENS_VERSION);
