@@ -5,7 +5,11 @@
 namespace cachelens::cli {
 
 Result<FxEntryArgument> load_fx_argument(const cachedir::Scan& scan, const std::string& query) {
-    const auto matches = cachedir::find_entries(scan, query);
+    auto found = cachedir::find_entries_or_key_prefix(scan, query);
+    if (!found) {
+        return std::unexpected(std::move(found.error()));
+    }
+    const auto& matches = *found;
     if (matches.empty()) {
         const std::string empty_dir = cachedir::empty_key_dir_named(scan, query);
         return fail(ErrorKind::NotFound,

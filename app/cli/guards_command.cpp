@@ -124,7 +124,11 @@ int run_eval(const GuardsOptions& options) {
     if (!scan) {
         return report(scan.error());
     }
-    const auto entries = cachedir::find_entries(*scan, options.query);
+    auto found = cachedir::find_entries_or_key_prefix(*scan, options.query);
+    if (!found) {
+        return report(found.error());
+    }
+    const auto& entries = *found;
     if (entries.empty()) {
         const std::string empty_dir = cachedir::empty_key_dir_named(*scan, options.query);
         return report(Error{ErrorKind::NotFound,

@@ -42,6 +42,43 @@ class TestCacheDir : public QObject {
     Q_OBJECT
 
 private slots:
+    // The README's shortened keys: the start of one key names its entries; the
+    // start of several is an error listing them; paths and short starts are not
+    // prefixes.
+    void keyPrefixes() {
+        auto devset = cachedir::scan_cache_dir(test::fixture("devset/cache"));
+        QVERIFY_RESULT(devset);
+        auto one = cachedir::find_entries_or_key_prefix(*devset, "fugz3vdph3s6");
+        QVERIFY_RESULT(one);
+        QCOMPARE(one->size(), std::size_t{1});
+        QCOMPARE(QString::fromStdString(one->front().key),
+                 QStringLiteral("fugz3vdph3s6scj74ka3bp7bloh4sl3pw6itkd6kn3nlx4a3ngiq"));
+        for (const char* none : {"fug", "zzzzzz", "fxgraph/ug/fugz3"}) {
+            auto nothing = cachedir::find_entries_or_key_prefix(*devset, none);
+            QVERIFY_RESULT(nothing);
+            QVERIFY2(nothing->empty(), none);
+        }
+
+        QTemporaryDir temp;
+        QVERIFY(temp.isValid());
+        const std::filesystem::path root = temp.path().toStdString();
+        std::filesystem::create_directories(root / "ab");
+        for (const char* name : {"abcd0001", "abcd0002"}) {
+            std::ofstream(root / "ab" / (std::string(name) + ".best_config")) << "{}";
+        }
+        auto scan = cachedir::scan_cache_dir(root);
+        QVERIFY_RESULT(scan);
+        auto several = cachedir::find_entries_or_key_prefix(*scan, "abcd");
+        QVERIFY(!several);
+        QCOMPARE(several.error().kind, ErrorKind::InvalidArgument);
+        QVERIFY2(several.error().message ==
+                     "'abcd' is the start of 2 keys; give more of one:\n  abcd0001\n  abcd0002",
+                 several.error().message.c_str());
+        auto exact = cachedir::find_entries_or_key_prefix(*scan, "abcd0002");
+        QVERIFY_RESULT(exact);
+        QCOMPARE(exact->size(), std::size_t{1});
+    }
+
     void classifiesEveryKind_data() {
         QTest::addColumn<QString>("path");
         QTest::addColumn<QString>("kind");

@@ -368,6 +368,13 @@ private slots:
         QCOMPARE(changed, (QStringList{"4: dim 0: s27 -> s52", "4: dim 1: s94 -> s98"}));
 
         QCOMPARE(test::run_cli({"diff", "fugz3", "fajgub"}).exit_code, 2); // no DIR
+        // Keys shortened as the README prints them: the one key they start.
+        const auto shortened = test::run_cli({"diff", devset + ":fugz3vdph3s6", "fcblktfdhj2n"});
+        QCOMPARE(shortened.exit_code, 0);
+        QCOMPARE(shortened.out, text.out);
+        const auto shown = test::run_cli({"show", devset, "fugz3vdph3s6", "--json"});
+        QCOMPARE(shown.exit_code, 0);
+        QVERIFY(shown.out.contains("fugz3vdph3s6scj74ka3bp7bloh4sl3pw6itkd6kn3nlx4a3ngiq"));
         const auto several =
             test::run_cli({"diff",
                            fixture_dir("multi_dev/cache") +

@@ -279,6 +279,39 @@ std::vector<Entry> find_entries(const Scan& scan, std::string_view query) {
     return matches;
 }
 
+Result<std::vector<Entry>> find_entries_or_key_prefix(const Scan& scan, std::string_view query) {
+    auto matches = find_entries(scan, query);
+    if (!matches.empty() || query.size() < 4 || query.find('/') != std::string_view::npos) {
+        return matches;
+    }
+    std::set<std::string> keys;
+    for (const Entry& entry : scan.entries()) {
+        if (entry.key.starts_with(query)) {
+            keys.insert(entry.key);
+        }
+    }
+    if (keys.size() == 1) {
+        return find_entries(scan, *keys.begin());
+    }
+    if (keys.size() > 1) {
+        constexpr std::size_t kListed = 10;
+        std::string listed;
+        std::size_t shown = 0;
+        for (const auto& key : keys) {
+            if (shown++ == kListed) {
+                listed += "\n  (and " + std::to_string(keys.size() - kListed) + " others)";
+                break;
+            }
+            listed += "\n  " + key;
+        }
+        return fail(ErrorKind::InvalidArgument,
+                    "'" + std::string(query) + "' is the start of " + std::to_string(keys.size()) +
+                        " keys; give more of one:" + listed,
+                    scan.root.string());
+    }
+    return matches;
+}
+
 std::string empty_key_dir_named(const Scan& scan, std::string_view query) {
     const EntryQuery wanted(scan.root, query);
     for (const auto& dir : scan.empty_key_dirs) {

@@ -91,6 +91,12 @@ private:
 // The entries a user means by `query` (EntryQuery). Empty when nothing matches.
 std::vector<Entry> find_entries(const Scan& scan, std::string_view query);
 
+// find_entries(), and when it finds nothing, the entries of the one key that
+// starts with `query` (at least 4 characters, not a path): the README's
+// shortened keys ("fc4trgrb2j5v...") name their entries. The start of
+// several keys is an error listing them; empty when nothing matches at all.
+Result<std::vector<Entry>> find_entries_or_key_prefix(const Scan& scan, std::string_view query);
+
 // The key dir `query` names (by key, or by its path as find_entries takes
 // one) when it holds no entry; empty when it names none or one with entries.
 std::string empty_key_dir_named(const Scan& scan, std::string_view query);
