@@ -2,6 +2,7 @@
 #include "fx_entry_argument.h"
 #include "output.h"
 
+#include <cachelens/explain/causes.h>
 #include <cachelens/explain/example_inputs.h>
 #include <cachelens/explain/key_diff.h>
 
@@ -76,8 +77,10 @@ int run_diff(const DiffOptions& options) {
     }
     const explain::KeyDiff diff = explain::diff_keys(a->fx.debug_lines, b->fx.debug_lines);
     // Inputs paired by what they are: a SymInt put in front shifts nothing.
-    const auto aligned = explain::align_inputs(explain::example_inputs_of(a->fx.debug_lines),
-                                               explain::example_inputs_of(b->fx.debug_lines));
+    const auto left_inputs = explain::example_inputs_of(a->fx.debug_lines);
+    const auto right_inputs = explain::example_inputs_of(b->fx.debug_lines);
+    const auto aligned = explain::align_inputs(left_inputs, right_inputs);
+    const auto causes = explain::explain_causes(diff, left_inputs, right_inputs, aligned);
     if (options.json) {
         Json differences = Json::array();
         for (const auto& difference : diff.differences) {
@@ -97,15 +100,20 @@ int run_diff(const DiffOptions& options) {
             }
             differences.push_back(std::move(item));
         }
-        print_json({{"left", {{"dir", left.dir}, {"key", a->fx.key}, {"path", a->entry.path}}},
-                    {"right", {{"dir", right.dir}, {"key", b->fx.key}, {"path", b->entry.path}}},
-                    {"differences", std::move(differences)},
-                    {"inputs", inputs_json(aligned)},
-                    {"same", diff.same},
-                    {"lines", line_counts_json(diff.counts())}});
+        Json out = {{"left", {{"dir", left.dir}, {"key", a->fx.key}, {"path", a->entry.path}}},
+                    {"right", {{"dir", right.dir}, {"key", b->fx.key}, {"path", b->entry.path}}}};
+        add_causes_json(out, causes);
+        out["differences"] = std::move(differences);
+        out["inputs"] = inputs_json(aligned);
+        out["same"] = diff.same;
+        out["lines"] = line_counts_json(diff.counts());
+        print_json(out);
         return kExitOk;
     }
-    std::printf("--- %s:%s\n+++ %s:%s\n", left.dir.c_str(), a->fx.key.c_str(), right.dir.c_str(),
+    for (const auto& line : causes_text(causes)) {
+        std::printf("%s\n", line.c_str());
+    }
+    std::printf("\n--- %s:%s\n+++ %s:%s\n", left.dir.c_str(), a->fx.key.c_str(), right.dir.c_str(),
                 b->fx.key.c_str());
     std::printf("%s\n", describe_line_counts(diff.counts()).c_str());
     print_inputs_text(aligned);
@@ -139,16 +147,19 @@ int run_diff(const DiffOptions& options) {
 void add_diff_command(CLI::App& app, int& exit_code) {
     auto options = std::make_shared<DiffOptions>();
     auto* command = app.add_subcommand(
-        "diff", "Compare the cache-key inputs (debug lines) of two FX graph entries: what "
-                "differs between two keys, aligned by attribute, with a line diff inside the "
-                "graph code.");
+        "diff", "Compare the cache-key inputs (debug lines) of two FX graph entries: why the "
+                "second misses the first in one verdict line, the causes ranked (dynamic, shapes, "
+                "dtypes, device, layout, autograd, graph, config, environment, paths, other), "
+                "the example inputs aligned by what they are, then every differing line, with a "
+                "line diff inside the graph code.");
     command->add_option("DIR_A:KEY_A", options->left, "a cache dir and an FX key or entry path")
         ->required();
     command
         ->add_option("[DIR_B:]KEY_B", options->right, "the other entry; its dir defaults to DIR_A")
         ->required();
     command->add_flag("--json", options->json,
-                      "print {left, right, differences: [{attribute, change, left, right"
+                      "print {left, right, verdict, causes: [{category, text, attributes}], "
+                      "differences: [{attribute, change, left, right"
                       "[, value_diff]}], inputs: [{left, right, changes}] (the example inputs "
                       "aligned by what they are, an index null where one side has none), same, "
                       "lines: {shared, left, right, changed, only_left, only_right, differ}}");

@@ -2,6 +2,8 @@
 
 #include <cachelens/cachedir/aot_autograd_entry.h>
 
+#include <fmt/format.h>
+
 namespace cachelens::cli {
 
 Result<FxEntryArgument> load_fx_argument(const cachedir::Scan& scan, const std::string& query) {
@@ -86,7 +88,7 @@ nlohmann::ordered_json inputs_json(const std::vector<explain::AlignedInput>& ali
     for (const auto& pair : aligned) {
         inputs.push_back({{"left", pair.left ? nlohmann::ordered_json(*pair.left) : nullptr},
                           {"right", pair.right ? nlohmann::ordered_json(*pair.right) : nullptr},
-                          {"changes", pair.changes}});
+                          {"changes", pair.change_texts()}});
     }
     return inputs;
 }
@@ -97,6 +99,25 @@ std::vector<std::string> changed_inputs_text(const std::vector<explain::AlignedI
         if (pair.changed()) {
             lines.push_back("  " + pair.describe());
         }
+    }
+    return lines;
+}
+
+void add_causes_json(nlohmann::ordered_json& object, const explain::KeyCauses& causes) {
+    auto list = nlohmann::ordered_json::array();
+    for (const auto& cause : causes.causes) {
+        list.push_back({{"category", explain::to_string(cause.category)},
+                        {"text", cause.text},
+                        {"attributes", cause.attributes}});
+    }
+    object["verdict"] = causes.verdict;
+    object["causes"] = std::move(list);
+}
+
+std::vector<std::string> causes_text(const explain::KeyCauses& causes) {
+    std::vector<std::string> lines{causes.verdict + "."};
+    for (const auto& cause : causes.causes) {
+        lines.push_back(fmt::format("  {:<11} {}", explain::to_string(cause.category), cause.text));
     }
     return lines;
 }

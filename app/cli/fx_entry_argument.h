@@ -5,6 +5,7 @@
 
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
+#include <cachelens/explain/causes.h>
 #include <cachelens/explain/example_inputs.h>
 #include <cachelens/explain/key_diff.h>
 
@@ -35,5 +36,11 @@ nlohmann::ordered_json line_counts_json(const explain::LineCounts& counts);
 // input that differs: "  input 1 -> 2: dim 0: 4 -> s72 (became dynamic)".
 nlohmann::ordered_json inputs_json(const std::vector<explain::AlignedInput>& aligned);
 std::vector<std::string> changed_inputs_text(const std::vector<explain::AlignedInput>& aligned);
+
+// Why two keys differ, as diff and why both give it: "verdict" and
+// "causes": [{"category", "text", "attributes": [...]}], most decisive first;
+// and as text, the verdict then one "  category: text" line per cause.
+void add_causes_json(nlohmann::ordered_json& object, const explain::KeyCauses& causes);
+std::vector<std::string> causes_text(const explain::KeyCauses& causes);
 
 } // namespace cachelens::cli

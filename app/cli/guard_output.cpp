@@ -1,5 +1,8 @@
 #include "guard_output.h"
 
+#include <cachelens/cachedir/fx_graph_entry.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -85,6 +88,72 @@ void print_evaluation(const guards::Evaluation& evaluation, const char* indent) 
         }
         std::printf("%s%s %s%s%s%s\n", indent, verdict, clause.text.c_str(),
                     detail.empty() ? "" : "   [", detail.c_str(), detail.empty() ? "" : "]");
+    }
+}
+
+Result<std::vector<explain::ExampleInput>>
+fx_key_inputs(const cachedir::Scan& scan, const std::vector<cachedir::Entry>& entries) {
+    std::optional<Error> first_error;
+    for (const auto& entry : entries) {
+        if (entry.kind != cachedir::FileKind::FxGraph) {
+            return fail(ErrorKind::InvalidArgument,
+                        entry.path + " is " +
+                            (entry.kind == cachedir::FileKind::AotAutograd
+                                 ? std::string("an aotautograd entry: its guards read the "
+                                               "compiled function's inputs, which it does not "
+                                               "list; give --hints, or name its forward FX "
+                                               "graph key")
+                                 : "a " + std::string(cachedir::to_string(entry.kind)) +
+                                       " entry, not an FX graph"),
+                        scan.root.string());
+        }
+        auto fx = cachedir::load_fx_graph_entry(scan.root / entry.path);
+        if (fx) {
+            return explain::example_inputs_of(fx->debug_lines);
+        }
+        if (!first_error) {
+            first_error = fx.error();
+        }
+    }
+    if (first_error) {
+        return std::unexpected(*first_error);
+    }
+    return fail(ErrorKind::NotFound, "no entries to read the inputs from", scan.root.string());
+}
+
+Json guard_symbols_json(const std::vector<explain::GuardSymbol>& symbols,
+                        const std::vector<std::string>& read) {
+    Json out = Json::array();
+    for (const auto& name : read) {
+        const auto found = std::ranges::find(symbols, name, &explain::GuardSymbol::name);
+        if (found == symbols.end()) {
+            out.push_back({{"name", name},
+                           {"symbol", nullptr},
+                           {"expression", nullptr},
+                           {"input", nullptr},
+                           {"dims", Json::array()}});
+            continue;
+        }
+        // A bare symbol is the size itself; an expression (128*s72) has none.
+        const bool bare = std::ranges::all_of(found->expression, [](char c) {
+            return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+        });
+        out.push_back({{"name", name},
+                       {"symbol", bare ? Json(found->expression) : Json(nullptr)},
+                       {"expression", found->expression},
+                       {"input", found->input},
+                       {"dims", found->dims}});
+    }
+    return out;
+}
+
+void print_guard_symbols(const std::vector<explain::GuardSymbol>& symbols,
+                         const std::vector<std::string>& read, const char* indent) {
+    for (const auto& name : read) {
+        const auto found = std::ranges::find(symbols, name, &explain::GuardSymbol::name);
+        if (found != symbols.end()) {
+            std::printf("%s%s\n", indent, found->describe().c_str());
+        }
     }
 }
 

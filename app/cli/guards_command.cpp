@@ -18,6 +18,7 @@ struct GuardsOptions {
     std::string dir;        // eval
     std::string query;      // eval
     std::string hints;
+    std::string sizes; // eval
     bool json = false;
 };
 
@@ -52,20 +53,22 @@ Result<void> check_hints(const guards::Hints& hints,
     return {};
 }
 
-// Evaluates one expression; prints it; returns the JSON for it.
+// Evaluates one expression; prints it, its symbols named by `symbols`
+// where they are known; returns the JSON for it.
 Result<Json> evaluate(const guards::GuardExpression& expression, const guards::Hints& hints,
-                      bool print) {
+                      const std::vector<explain::GuardSymbol>& symbols, bool print) {
     auto evaluation = expression.evaluate(hints);
     if (!evaluation) {
         return std::unexpected(evaluation.error());
     }
     if (print) {
+        print_guard_symbols(symbols, expression.symbols(), "  ");
         print_evaluation(*evaluation, "  ");
         std::printf("result: %s\n", evaluation->result ? "True" : "False");
     }
     Json json = evaluation_json(*evaluation);
     json["expression"] = expression.text();
-    json["symbols"] = expression.symbols();
+    json["symbols"] = guard_symbols_json(symbols, expression.symbols());
     return json;
 }
 
@@ -81,7 +84,7 @@ int run_check(const GuardsOptions& options) {
     if (auto fits = check_hints(*hints, std::span(&*expression, 1), "the guards"); !fits) {
         return report(fits.error());
     }
-    auto json = evaluate(*expression, *hints, !options.json);
+    auto json = evaluate(*expression, *hints, {}, !options.json);
     if (!json) {
         return report(json.error());
     }
@@ -116,10 +119,6 @@ Result<std::optional<std::string>> guards_of(const cachedir::Scan& scan,
 }
 
 int run_eval(const GuardsOptions& options) {
-    auto hints = hints_of(options);
-    if (!hints) {
-        return report(hints.error());
-    }
     auto scan = cachedir::scan_cache_dir(options.dir);
     if (!scan) {
         return report(scan.error());
@@ -135,6 +134,23 @@ int run_eval(const GuardsOptions& options) {
                             empty_dir.empty() ? "nothing matches '" + options.query + "'"
                                               : cachedir::no_entries_message(empty_dir),
                             scan->root.string()});
+    }
+    auto hints =
+        hints_or_sizes(options.hints, options.sizes, [&] { return fx_key_inputs(*scan, entries); });
+    if (!hints) {
+        return report(hints.error());
+    }
+    // t0, t1, ... named by the inputs they are; an entry that does not say
+    // (an aotautograd one) leaves them unnamed.
+    const auto inputs = fx_key_inputs(*scan, entries);
+    const auto symbols =
+        inputs ? explain::guard_symbols(*inputs) : std::vector<explain::GuardSymbol>{};
+    if (!options.sizes.empty() && !options.json && !hints->values.empty()) {
+        std::string derived;
+        for (const auto& [name, value] : hints->values) {
+            derived += (derived.empty() ? "" : ", ") + name + "=" + value.repr();
+        }
+        std::printf("--sizes %s: %s\n", options.sizes.c_str(), derived.c_str());
     }
     // Every entry read and parsed first: the hints must fit all of them.
     std::vector<std::optional<guards::GuardExpression>> expressions;
@@ -179,7 +195,7 @@ int run_eval(const GuardsOptions& options) {
                            {"clauses", Json::array()}});
             continue;
         }
-        auto json = evaluate(*expressions[i], *hints, !options.json);
+        auto json = evaluate(*expressions[i], *hints, symbols, !options.json);
         if (!json) {
             return report(std::move(json.error()).at((scan->root / entry.path).string()));
         }
@@ -202,8 +218,11 @@ void add_guards_command(CLI::App& app, int& exit_code) {
     guards->require_subcommand(1);
     const char* hints_help = "values for L['t0'], L['t1'], ...: \"64,128\" or \"t1=128,t0=64\"; "
                              "one for each symbol the guards read (none when they read none)";
-    const char* json_help = "print {expression, symbols, result, first_failure, clauses: [{text, "
-                            "value, pass, reached, symbols, operands[, error]}]}";
+    const char* json_help =
+        "print {expression, symbols: [{name, symbol, expression, input, dims}] (each L['tN'] read: "
+        "the SymInt input it is and the tensor dims of that size; null where unknown, as for "
+        "check), result, first_failure, clauses: [{text, value, pass, reached, symbols, "
+        "operands[, error]}]}";
 
     auto check_options = std::make_shared<GuardsOptions>();
     auto* check = guards->add_subcommand("check", "Evaluate a guard expression given as text.");
@@ -220,6 +239,10 @@ void add_guards_command(CLI::App& app, int& exit_code) {
     eval->add_option("KEY_OR_PATH", eval_options->query, "an fxgraph/aotautograd key or entry path")
         ->required();
     eval->add_option("--hints", eval_options->hints, hints_help);
+    eval->add_option("--sizes", eval_options->sizes,
+                     "the sizes instead of the hints, by symbol or by the dim that carries one: "
+                     "\"s72=48,s27=128\" or \"input2.dim0=48\"; every L['tN'] follows from them "
+                     "(an FX graph key: its SymInt inputs say which sizes they are)");
     eval->add_flag(
         "--json", eval_options->json,
         "as for check, plus the entry's path; an array when the key has several entries");

@@ -46,14 +46,16 @@ int run_why(const WhyOptions& options) {
     if (options.json) {
         Json list = Json::array();
         for (const auto& near : nearest) {
-            list.push_back({{"key", near.key},
-                            {"dir", near.dir},
-                            {"path", near.path},
-                            {"shared", near.shared},
-                            {"total", near.total},
-                            {"differing", near.differing},
-                            {"lines", line_counts_json(near.lines)},
-                            {"inputs", inputs_json(near.inputs)}});
+            Json item = {{"key", near.key},
+                         {"dir", near.dir},
+                         {"path", near.path},
+                         {"shared", near.shared},
+                         {"total", near.total}};
+            add_causes_json(item, near.causes);
+            item["differing"] = near.differing;
+            item["lines"] = line_counts_json(near.lines);
+            item["inputs"] = inputs_json(near.inputs);
+            list.push_back(std::move(item));
         }
         print_json({{"key", target->fx.key},
                     {"path", target->entry.path},
@@ -66,12 +68,20 @@ int run_why(const WhyOptions& options) {
         std::printf("no other FX graph entries to compare with\n");
     }
     for (const auto& near : nearest) {
-        std::printf("\n%s  in %s\n  %s%s\n", near.key.c_str(), near.dir.c_str(),
-                    describe_line_counts(near.lines).c_str(), near.differing.empty() ? "" : ":");
+        std::printf("\n%s  in %s\n", near.key.c_str(), near.dir.c_str());
+        for (const auto& line : causes_text(near.causes)) {
+            std::printf("  %s\n", line.c_str());
+        }
+        std::printf("  %s%s\n", describe_line_counts(near.lines).c_str(),
+                    near.differing.empty() ? "" : ":");
         for (const auto& name : near.differing) {
             std::printf("    %s\n", name.c_str());
         }
-        for (const auto& line : changed_inputs_text(near.inputs)) {
+        const auto inputs = changed_inputs_text(near.inputs);
+        if (!inputs.empty()) {
+            std::printf("  example inputs, from this key to %s:\n", target->fx.key.c_str());
+        }
+        for (const auto& line : inputs) {
             std::printf("  %s\n", line.c_str());
         }
     }
@@ -85,15 +95,19 @@ void add_why_command(CLI::App& app, int& exit_code) {
     auto* command = app.add_subcommand(
         "why", "Why did this graph miss? The keys nearest to an FX graph key (in the same cache "
                "dir, and in others with --against), ranked by the debug lines they share (counted "
-               "as diff counts them), each with the attributes that differ.");
+               "as diff counts them), each with a verdict line, the causes ranked, the attributes "
+               "that differ and the example inputs that changed.");
     command->add_option("DIR", options->dir, "the cache dir")->required();
     command->add_option("KEY", options->key, "an FX graph key or entry path")->required();
     command->add_option("--against", options->against, "other cache dirs to search too");
     command->add_option("--limit", options->limit, "how many keys to show (default 5)");
     command->add_flag("--json", options->json,
                       "print {key, path, debug_lines, nearest: [{key, dir, path, shared, total, "
-                      "differing, lines: {shared, left, right, changed, only_left, only_right, "
-                      "differ}, inputs: [{left, right, changes}]}]}");
+                      "verdict, causes: [{category, text, attributes}] (read from that key to "
+                      "KEY: why KEY missed it), differing, lines: {shared, left, right, changed, "
+                      "only_left, only_right, "
+                      "differ}, inputs: [{left, right, changes}] (left: that key's input, right: "
+                      "KEY's)}]}");
     command->callback([options, &exit_code] { exit_code = run_why(*options); });
 }
 

@@ -410,22 +410,45 @@ private slots:
             QCOMPARE(lines["differ"].toInt() + lines["only_right"].toInt(),
                      json["differences"].toArray().size());
             QCOMPARE(near["differing"].toArray().size(), json["differences"].toArray().size());
-            // The aligned inputs too: the same pairs and changes.
-            QCOMPARE(near["inputs"].toArray(), json["inputs"].toArray());
+            // The aligned inputs and the causes too, read as why reads them:
+            // from the near key to the one that missed.
+            const auto reverse =
+                test::run_cli({"diff", devset + ":" + near["key"].toString(), key, "--json"});
+            QCOMPARE(reverse.exit_code, 0);
+            const auto reversed = parse_json(reverse).object();
+            QCOMPARE(near["inputs"].toArray(), reversed["inputs"].toArray());
+            QCOMPARE(near["causes"].toArray(), reversed["causes"].toArray());
+            QCOMPARE(near["verdict"].toString(), reversed["verdict"].toString());
+            QVERIFY(near["verdict"].toString().startsWith("Missed because "));
 
             const auto diff_text =
                 test::run_cli({"diff", devset + ":" + key, near["key"].toString()});
-            const QByteArray summary = diff_text.out.split('\n').at(2);
+            // The verdict first, then the causes, then the keys and the counts.
+            QVERIFY(diff_text.out.startsWith("Missed because "));
+            QByteArray summary;
+            for (const auto& line : diff_text.out.split('\n')) {
+                if (line.startsWith("shares ")) {
+                    summary = line;
+                    break;
+                }
+            }
             QVERIFY2(summary.startsWith("shares " + QByteArray::number(lines["shared"].toInt()) +
                                         " of " + QByteArray::number(lines["left"].toInt()) +
                                         " debug lines"),
                      summary.constData());
             QVERIFY2(why_text.out.contains("\n  " + summary + ":\n"), summary.constData());
         }
-        // The float16 compile's inputs, under its differing attributes.
+        // The float16 compile: its verdict on top, its inputs under its
+        // differing attributes, read from it to the key that missed.
+        QVERIFY2(why_text.out.contains("  Missed because input dtypes changed: inputs 0, 1: "
+                                       "float16 -> float32; also: graph.\n"),
+                 why_text.out.constData());
         QVERIFY2(why_text.out.contains("    example_inputs[1]\n"
-                                       "    input 0 -> 0: dtype: float32 -> float16\n"
-                                       "    input 1 -> 1: dtype: float32 -> float16\n"),
+                                       "  example inputs, from this key to " +
+                                       key.toUtf8() +
+                                       ":\n"
+                                       "    input 0 -> 0: dtype: float16 -> float32\n"
+                                       "    input 1 -> 1: dtype: float16 -> float32\n"),
                  why_text.out.constData());
     }
 
@@ -550,7 +573,9 @@ private slots:
         const auto miss = test::run_cli({"lookup", dir, key, "--hints", "1,7", "--json"});
         QCOMPARE(parse_json(miss)["status"].toString(), "guard_miss");
         QVERIFY(parse_json(miss)["hit"].isNull());
-        const auto full = test::run_cli({"lookup", dir, "fnotthere", "--hints", "1", "--json"});
+        const auto full =
+            test::run_cli({"lookup", dir, "fnotthere0000000000000000000000000000000000000000000",
+                           "--hints", "1", "--json"});
         QCOMPARE(parse_json(full)["status"].toString(), "full_miss");
         const auto text = test::run_cli({"lookup", dir, key, "--hints", "65536,32769"});
         QVERIFY(text.out.contains(
@@ -589,7 +614,86 @@ private slots:
                                           "fugz3vdph3s6scj74ka3bp7bloh4sl3pw6itkd6kn3nlx4a3ngiq"});
         QCOMPARE(plain.exit_code, 0);
         QVERIFY(plain.out.contains("hit: "));
-        QCOMPARE(test::run_cli({"lookup", dir, "fnotthere", "--hints", "1"}).exit_code, 0);
+        QCOMPARE(
+            test::run_cli({"lookup", dir, "fnotthere0000000000000000000000000000000000000000000",
+                           "--hints", "1"})
+                .exit_code,
+            0);
+        // A short key is the start of one, which must be there.
+        const auto unknown = test::run_cli({"lookup", dir, "fnotthere", "--hints", "1"});
+        QCOMPARE(unknown.exit_code, 2);
+        QVERIFY2(unknown.err.contains("no fxgraph or aotautograd key starts with 'fnotthere'"),
+                 unknown.err.constData());
+    }
+
+    // --sizes: the sizes by symbol or by dim, every L['tN'] derived; a key's
+    // first characters; and without a key, every FX key that takes them.
+    void lookupBySizes() {
+        const QString dir = fixture_dir("multi_dev/cache");
+        const auto by_hints = test::run_cli({"lookup", dir, "ftk5o3es", "--hints", "65536,32769"});
+        QCOMPARE(by_hints.exit_code, 0);
+        for (const char* sizes : {"s77=65536,s27=32769", "input2.dim0=65536,input2.dim1=32769"}) {
+            const auto run = test::run_cli({"lookup", dir, "ftk5o3es", "--sizes", sizes});
+            QCOMPARE(run.exit_code, 0);
+            QVERIFY2(run.out.startsWith("--sizes " + QByteArray(sizes) + ": t0=65536, t1=32769\n"),
+                     run.out.constData());
+            // The same lookup, answered the same way.
+            QVERIFY(run.out.endsWith(by_hints.out));
+            QVERIFY(run.out.contains("where\n  t0 = s77 (input 0): input 2 dim 0 ([s77, s27] "
+                                     "float16 on cuda:0)\n"));
+        }
+        const auto json =
+            test::run_cli({"lookup", dir, "ftk5o3es", "--sizes", "s77=64,s27=128", "--json"});
+        QCOMPARE(json.exit_code, 0);
+        const auto symbols = parse_json(json)["symbols"].toArray();
+        QCOMPARE(symbols.size(), 2);
+        QCOMPARE(symbols[1]["name"].toString(), "t1");
+        QCOMPARE(symbols[1]["symbol"].toString(), "s27");
+        QCOMPARE(symbols[1]["input"].toInt(), 1);
+        QCOMPARE(symbols[1]["dims"].toArray().size(), 1);
+        QCOMPARE(parse_json(json)["hit"].toString(),
+                 "hjhnw6azgd6tla6trsnehzke4j5doxsegqmai4fpurmrc2yqoas");
+
+        const auto both =
+            test::run_cli({"lookup", dir, "ftk5o3es", "--sizes", "s77=1", "--hints", "1,2"});
+        QCOMPARE(both.exit_code, 2);
+        QVERIFY(both.err.contains("give --hints or --sizes, not both"));
+        const auto wrong = test::run_cli({"lookup", dir, "ftk5o3es", "--sizes", "s99=1"});
+        QCOMPARE(wrong.exit_code, 2);
+        QVERIFY2(wrong.err.contains("'s99=1': this graph has no size s99; its sizes are s77 "
+                                    "(input 2 dim 0), s27 (input 2 dim 1)"),
+                 wrong.err.constData());
+
+        // Would it hit anywhere? Every FX key that takes the sizes.
+        const auto anywhere =
+            test::run_cli({"lookup", dir, "--sizes", "input2.dim0=64,input2.dim1=128", "--json"});
+        QCOMPARE(anywhere.exit_code, 0);
+        const auto result = parse_json(anywhere).object();
+        QCOMPARE(result["hits"].toInt(), 1);
+        const auto first = result["keys"].toArray()[0].toObject();
+        QCOMPARE(first["key"].toString(), "ftk5o3esbiwgxl7lmk4qxfqciu7xafyi4yfigwtqep4irctgaowt");
+        QCOMPARE(first["hints"].toObject()["t1"].toInt(), 128);
+        const auto nowhere = test::run_cli({"lookup", dir, "--sizes", "s1=3"});
+        QCOMPARE(nowhere.exit_code, 2);
+        QVERIFY2(nowhere.err.contains("no FX graph key of " + dir.toUtf8() + " takes --sizes s1=3"),
+                 nowhere.err.constData());
+        QCOMPARE(test::run_cli({"lookup", dir}).exit_code, 2);
+    }
+
+    void guardsEvalNamesSymbols() {
+        const auto run = test::run_cli({"guards", "eval", fixture_dir("devset/cache"), "f4h6wj3z",
+                                        "--sizes", "s97=8,s98=16,input4.dim0=4", "--json"});
+        QCOMPARE(run.exit_code, 0);
+        const auto json = parse_json(run).object();
+        QCOMPARE(json["result"].toBool(), true);
+        const auto symbols = json["symbols"].toArray();
+        QCOMPARE(symbols.size(), 3);
+        QCOMPARE(symbols[2]["symbol"].toString(), "s52");
+        QCOMPARE(symbols[1]["dims"].toArray().size(), 2); // s98: two tensors carry it
+        QCOMPARE(test::run_cli({"guards", "eval", fixture_dir("devset/cache"), "f4h6wj3z",
+                                "--sizes", "s97=8"})
+                     .exit_code,
+                 2);
     }
 
     void lookupSaysWhatItCannotRead() {

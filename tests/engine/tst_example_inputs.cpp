@@ -44,7 +44,7 @@ QString q(const std::string& text) {
 QStringList changes(const AlignedInput& aligned) {
     QStringList out;
     for (const auto& change : aligned.changes) {
-        out << q(change);
+        out << q(change.text);
     }
     return out;
 }

@@ -230,13 +230,17 @@ private slots:
                  QStringLiteral("inductor_config[benchmark_kernel]"));
         shoot(view, QStringLiteral("why-forward"));
 
+        // The verdict reads from the candidate (left) to the explained key.
+        QCOMPARE(child<QLabel>(view, "compareVerdict")->text(),
+                 QStringLiteral("Missed because the Inductor config changed: benchmark_kernel: "
+                                "True -> False"));
         // Another candidate: its differences replace the first's.
         auto* table = child<QTableView>(view, "whyTable");
         table->setCurrentIndex(view.model()->index(1, 0));
         const QString second =
             view.model()->index(1, NearestKeysModel::KeyColumn).data().toString();
         QTRY_VERIFY(view.comparison()->model()->comparison() &&
-                    QString::fromStdString(view.comparison()->model()->comparison()->rightFx.key) ==
+                    QString::fromStdString(view.comparison()->model()->comparison()->leftFx.key) ==
                         second);
         QVERIFY(view.comparison()->model()->differing() > 1);
 
@@ -246,9 +250,10 @@ private slots:
         QCOMPARE(compareRequested.size(), 1);
         const auto left = compareRequested[0][0].value<EntryRef>();
         const auto right = compareRequested[0][1].value<EntryRef>();
-        QVERIFY(left == target);
-        QCOMPARE(right.entry.key, std::string(kForward));
-        QCOMPARE(right.root, test::fixture("devset/cache"));
+        // From the candidate (what the cache holds) to the explained key.
+        QVERIFY(right == target);
+        QCOMPARE(left.entry.key, std::string(kForward));
+        QCOMPARE(left.root, test::fixture("devset/cache"));
     }
 
     void whyShowsErrorsInTheView() {
@@ -348,7 +353,8 @@ private slots:
         const EntryRef ref =
             refFor("devset/cache", "fkkjvznfduzvetzt76yadqm6ez5k5ymangrh732nwzvbbl3y25oq");
         panel.showEntry(ref, contentOf(ref));
-        auto* spin = panel.findChild<QAbstractSpinBox*>(QStringLiteral("t0"));
+        // One field per size of the graph, named by it: t0 is s97.
+        auto* spin = panel.findChild<QAbstractSpinBox*>(QStringLiteral("s97"));
         QVERIFY(spin);
         // Up steps the value (past int range, too).
         const QString before = spin->text();
@@ -360,10 +366,15 @@ private slots:
         QCOMPARE(stateCount(panel.clauses(), GuardClausesModel::State::Fail), 2);
         line->setText(QString());
         QCOMPARE(stateCount(panel.clauses(), GuardClausesModel::State::Unknown), 3);
-        QVERIFY(child<QLabel>(panel, "guardsVerdict")->text().contains(QStringLiteral("L['t0']")));
-        // Reset brings back passing values.
+        QCOMPARE(child<QLabel>(panel, "guardsVerdict")->text(),
+                 QStringLiteral("Enter the sizes: 's97=': a size is an int"));
+        QCOMPARE(child<QLabel>(panel, "guardsDerived")->text(),
+                 QStringLiteral("Guard symbols: t0 = s97"));
+        // Reset brings back passing values; t0 follows from the size.
         child<QPushButton>(panel, "guardsReset")->click();
         QCOMPARE(stateCount(panel.clauses(), GuardClausesModel::State::Pass), 3);
+        QCOMPARE(child<QLabel>(panel, "guardsDerived")->text(),
+                 QStringLiteral("Guard symbols: t0 = s97 = ") + spin->text());
     }
 
     void lookupNamesTheEntryPyTorchWouldPick() {

@@ -8,6 +8,8 @@
 
 #include <cachelens/cachedir/fx_graph_entry.h>
 #include <cachelens/core/error.h>
+#include <cachelens/explain/causes.h>
+#include <cachelens/explain/example_inputs.h>
 #include <cachelens/explain/key_diff.h>
 
 #include <memory>
@@ -20,6 +22,10 @@ struct KeyComparison {
     cachedir::FxGraphEntry leftFx;
     cachedir::FxGraphEntry rightFx;
     explain::KeyDiff diff; // views into leftFx/rightFx
+    // The example inputs aligned by what they are, and why the right key
+    // misses the left one (read left -> right, as `cachelens diff` does).
+    std::vector<explain::AlignedInput> inputs;
+    explain::KeyCauses causes;
 };
 
 // An FX graph entry by reference. Another kind is an error that says what to

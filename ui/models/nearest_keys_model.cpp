@@ -150,6 +150,8 @@ QVariant NearestKeysModel::data(const QModelIndex& index, int role) const {
             return QStringLiteral("%1 / %2").arg(near.shared).arg(near.total);
         case DifferingColumn:
             return differing().join(QStringLiteral(", "));
+        case VerdictColumn:
+            return QString::fromStdString(near.causes.verdict);
         }
         return {};
     case Qt::ToolTipRole:
@@ -164,6 +166,15 @@ QVariant NearestKeysModel::data(const QModelIndex& index, int role) const {
             return differing().join(u'\n');
         case InputsColumn:
             return literalText(changedInputs().join(u'\n'));
+        case VerdictColumn: {
+            QStringList lines{QString::fromStdString(near.causes.verdict)};
+            for (const auto& cause : near.causes.causes) {
+                lines << QStringLiteral("%1: %2").arg(
+                    QString::fromStdString(std::string(explain::to_string(cause.category))),
+                    QString::fromStdString(cause.text));
+            }
+            return literalText(lines.join(u'\n'));
+        }
         }
         return {};
     case Qt::TextAlignmentRole:
@@ -194,6 +205,8 @@ QVariant NearestKeysModel::headerData(int section, Qt::Orientation orientation, 
         return tr("Shared lines");
     case DifferingColumn:
         return tr("Attributes that differ");
+    case VerdictColumn:
+        return tr("Why it missed");
     case InputsColumn:
         return tr("Inputs that changed");
     }

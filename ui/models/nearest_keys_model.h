@@ -53,6 +53,7 @@ public:
         KeyColumn,
         RootColumn,
         SharedColumn,
+        VerdictColumn, // why the explained key missed this one, in one line
         DifferingColumn,
         InputsColumn, // the example inputs that changed, aligned by what they are
         ColumnCount

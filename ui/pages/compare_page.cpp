@@ -104,6 +104,8 @@ ComparePage::ComparePage(JobPool& pool, QWidget* parent)
     , proxy_(new HideSameFilter(this))
     , keys_(new QLabel(this))
     , summary_(new QLabel(this))
+    , verdict_(new QLabel(this))
+    , causes_(new QLabel(this))
     , error_(new QLabel(this))
     , hideSame_(new QCheckBox(tr("&Hide unchanged attributes"), this))
     , table_(new QTableView(this))
@@ -120,6 +122,17 @@ ComparePage::ComparePage(JobPool& pool, QWidget* parent)
     QFont bold = summary_->font();
     bold.setBold(true);
     summary_->setFont(bold);
+    // Text from the cache: plain text only.
+    verdict_->setObjectName(QStringLiteral("compareVerdict"));
+    verdict_->setTextFormat(Qt::PlainText);
+    verdict_->setWordWrap(true);
+    verdict_->setFont(bold);
+    verdict_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    causes_->setObjectName(QStringLiteral("compareCauses"));
+    causes_->setTextFormat(Qt::PlainText);
+    causes_->setWordWrap(true);
+    causes_->setFont(fixed);
+    causes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     error_->setObjectName(QStringLiteral("compareError"));
     error_->setTextFormat(Qt::PlainText);
     hideSame_->setObjectName(QStringLiteral("compareHideSame"));
@@ -172,6 +185,8 @@ ComparePage::ComparePage(JobPool& pool, QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(keys_);
+    layout->addWidget(verdict_);
+    layout->addWidget(causes_);
     layout->addLayout(header);
     layout->addWidget(error_);
     layout->addWidget(splitter, 1);
@@ -210,6 +225,30 @@ void ComparePage::showComparison(std::shared_ptr<const KeyComparison> comparison
     keys_->setText(QStringLiteral("− %1\n+ %2")
                        .arg(describeSide(comparison->left, comparison->leftFx.key),
                             describeSide(comparison->right, comparison->rightFx.key)));
+    verdict_->setText(QString::fromStdString(comparison->causes.verdict));
+    QStringList causes;
+    for (const auto& cause : comparison->causes.causes) {
+        const QString category =
+            QString::fromStdString(std::string(explain::to_string(cause.category)));
+        causes
+            << QStringLiteral("%1 %2").arg(category, -11).arg(QString::fromStdString(cause.text));
+    }
+    std::size_t unchanged = 0;
+    QStringList inputs;
+    for (const auto& input : comparison->inputs) {
+        if (input.changed()) {
+            inputs << QStringLiteral("  ") + QString::fromStdString(input.describe());
+        } else {
+            ++unchanged;
+        }
+    }
+    if (!inputs.isEmpty()) {
+        causes << tr("Example inputs, aligned by what they are (%n unchanged):", nullptr,
+                     static_cast<int>(unchanged))
+               << inputs;
+    }
+    causes_->setText(causes.join(u'\n'));
+    causes_->setVisible(!causes.isEmpty());
     model_->setComparison(std::move(comparison));
     const int differing = model_->differing();
     const int same = model_->same();
@@ -229,12 +268,18 @@ void ComparePage::clear() {
     model_->clear();
     keys_->setText(tr("Nothing to compare"));
     summary_->clear();
+    verdict_->clear();
+    causes_->clear();
+    causes_->setVisible(false);
     error_->setVisible(false);
     detail_->clear();
 }
 
 void ComparePage::showError(const QString& message) {
     model_->clear();
+    verdict_->clear();
+    causes_->clear();
+    causes_->setVisible(false);
     summary_->setText(tr("Cannot compare"));
     error_->setText(message);
     error_->setVisible(true);

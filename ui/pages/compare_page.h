@@ -53,6 +53,8 @@ private:
     QSortFilterProxyModel* proxy_;
     QLabel* keys_;
     QLabel* summary_;
+    QLabel* verdict_; // why the right key misses the left one, in one line
+    QLabel* causes_;  // the causes ranked, then the example inputs that changed
     QLabel* error_;
     QCheckBox* hideSame_;
     QTableView* table_;

@@ -76,8 +76,11 @@ WhyPage::WhyPage(JobPool& pool, QWidget* parent)
     header->setSectionResizeMode(NearestKeysModel::KeyColumn, QHeaderView::ResizeToContents);
     header->setSectionResizeMode(NearestKeysModel::RootColumn, QHeaderView::Interactive);
     header->setSectionResizeMode(NearestKeysModel::SharedColumn, QHeaderView::ResizeToContents);
+    header->setSectionResizeMode(NearestKeysModel::VerdictColumn, QHeaderView::Interactive);
     header->setSectionResizeMode(NearestKeysModel::DifferingColumn, QHeaderView::Interactive);
     header->setSectionResizeMode(NearestKeysModel::InputsColumn, QHeaderView::Stretch);
+    table_->setColumnWidth(NearestKeysModel::VerdictColumn,
+                           table_->fontMetrics().horizontalAdvance(QLatin1Char('x')) * 60);
     table_->setColumnWidth(NearestKeysModel::DifferingColumn,
                            table_->fontMetrics().horizontalAdvance(QLatin1Char('x')) * 40);
     table_->setColumnWidth(NearestKeysModel::RootColumn,
@@ -191,7 +194,9 @@ void WhyPage::showSelected() {
         compare_->clear();
         return;
     }
-    compare_->compare(model_->result()->target, model_->candidate(current.row()).ref);
+    // Read from the candidate (what the cache holds) to the target (what
+    // missed), as the verdict in the table reads.
+    compare_->compare(model_->candidate(current.row()).ref, model_->result()->target);
 }
 
 void WhyPage::requestCompare() {
@@ -199,7 +204,7 @@ void WhyPage::requestCompare() {
     if (!current.isValid() || !model_->result()) {
         return;
     }
-    emit compareRequested(model_->result()->target, model_->candidate(current.row()).ref);
+    emit compareRequested(model_->candidate(current.row()).ref, model_->result()->target);
 }
 
 void WhyPage::copySelection() {

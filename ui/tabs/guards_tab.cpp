@@ -2,6 +2,7 @@
 
 #include "jobs/job_tracker.h"
 #include "models/guard_clauses_model.h"
+#include "text/plain_text.h"
 #include "widgets/highlight_colors.h"
 #include "widgets/selected_cells.h"
 
@@ -158,6 +159,7 @@ GuardsTab::GuardsTab(JobPool& pool, QWidget* parent)
     , error_(new QLabel(this))
     , playground_(new QWidget(this))
     , symbols_(new QGridLayout)
+    , derived_(new QLabel(this))
     , reset_(new QPushButton(tr("&Reset values"), this))
     , table_(new QTableView(this))
     , verdict_(new QLabel(this))
@@ -205,6 +207,11 @@ GuardsTab::GuardsTab(JobPool& pool, QWidget* parent)
     });
     table_->addAction(copy);
 
+    derived_->setObjectName(QStringLiteral("guardsDerived"));
+    derived_->setTextFormat(Qt::PlainText);
+    derived_->setFont(fixed);
+    derived_->setWordWrap(true);
+    derived_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     verdict_->setObjectName(QStringLiteral("guardsVerdict"));
     verdict_->setTextFormat(Qt::PlainText);
     verdict_->setWordWrap(true);
@@ -251,6 +258,7 @@ GuardsTab::GuardsTab(JobPool& pool, QWidget* parent)
     auto* playgroundLayout = new QVBoxLayout(playground_);
     playgroundLayout->setContentsMargins(0, 0, 0, 0);
     playgroundLayout->addWidget(symbolsBox);
+    playgroundLayout->addWidget(derived_);
     playgroundLayout->addWidget(table_, 1);
     playgroundLayout->addWidget(verdict_);
 
@@ -279,6 +287,11 @@ void GuardsTab::clear() {
     expression_.reset();
     model_->clear();
     editors_.clear(); // the layout below owns and deletes them
+    inputs_.clear();
+    guardSymbols_.clear();
+    sizesMode_ = false;
+    derived_->clear();
+    derived_->setVisible(false);
     while (auto* item = symbols_->takeAt(0)) {
         delete item->widget();
         delete item;
@@ -322,18 +335,55 @@ void GuardsTab::showEntry(const EntryRef& ref, const SharedContent& content) {
     }
     expression_ = std::move(*expression);
     model_->setExpression(*expression_);
+    // Sizes mode when the graph's inputs name every symbol the guards read.
+    if (const auto* fx = std::get_if<cachedir::FxGraphEntry>(&*content)) {
+        inputs_ = explain::example_inputs_of(fx->debug_lines);
+        guardSymbols_ = explain::guard_symbols(inputs_);
+        sizesMode_ = !explain::free_sizes(inputs_).empty() &&
+                     std::ranges::all_of(expression_->symbols(), [this](const std::string& name) {
+                         return std::ranges::any_of(guardSymbols_, [&](const auto& symbol) {
+                             return symbol.name == name;
+                         });
+                     });
+    }
     buildSymbolEditors();
     playground_->setVisible(true);
     resetToSuggested();
 }
 
 void GuardsTab::buildSymbolEditors() {
-    const auto& symbols = expression_->symbols();
+    // A size's label says which dims carry it; a guard symbol's, its L['tN'].
+    std::vector<std::string> symbols;
+    std::vector<QString> labels;
+    std::vector<QString> tips;
+    if (sizesMode_) {
+        for (const auto& size : explain::free_sizes(inputs_)) {
+            symbols.push_back(size.symbol);
+            labels.push_back(size.dims.empty() ? QString::fromStdString(size.symbol)
+                                               : QStringLiteral("%1 (%2)").arg(
+                                                     QString::fromStdString(size.symbol),
+                                                     QString::fromStdString(size.dims.front())));
+            QStringList dims;
+            for (const auto& dim : size.dims) {
+                dims << QString::fromStdString(dim);
+            }
+            tips.push_back(
+                tr("The size %1: %2").arg(QString::fromStdString(size.symbol), dims.join(u", ")));
+        }
+        derived_->setVisible(true);
+    } else {
+        for (const auto& symbol : expression_->symbols()) {
+            symbols.push_back(symbol);
+            labels.push_back(symbolLabel(symbol));
+            tips.push_back({});
+        }
+    }
     // Few symbols per row keeps the fields wide enough for 2**31-sized values.
     constexpr int kPerRow = 4;
     for (std::size_t i = 0; i < symbols.size(); ++i) {
-        auto* label = new QLabel(symbolLabel(symbols[i]), playground_);
+        auto* label = new QLabel(labels[i], playground_);
         label->setTextFormat(Qt::PlainText);
+        label->setToolTip(literalText(tips[i]));
         label->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
         auto* edit = new BigIntSpinBox(playground_);
         edit->setObjectName(QString::fromStdString(symbols[i]));
@@ -357,9 +407,16 @@ void GuardsTab::resetToSuggested() {
     }
     const guards::Hints hints = suggestHints(*expression_);
     for (auto& editor : editors_) {
-        const auto* number = hints.find(editor.symbol);
+        // A size takes the value suggested for the guard symbol that is it.
+        const std::string* name = &editor.symbol;
+        if (sizesMode_) {
+            const auto same =
+                std::ranges::find(guardSymbols_, editor.symbol, &explain::GuardSymbol::expression);
+            name = same != guardSymbols_.end() ? &same->name : nullptr;
+        }
+        const auto* number = name ? hints.find(*name) : nullptr;
         static_cast<BigIntSpinBox*>(editor.edit)
-            ->setText(QString::fromStdString(number ? number->repr() : "1"));
+            ->setText(QString::fromStdString(number ? number->repr() : (sizesMode_ ? "2" : "1")));
     }
     evaluate();
     lookupDelay_->stop();
@@ -370,6 +427,14 @@ void GuardsTab::setSymbolValue(const QString& symbol, qint64 value) {
     QString name = symbol;
     if (name.startsWith(QStringLiteral("L['")) && name.endsWith(QStringLiteral("']"))) {
         name = name.mid(3, name.size() - 5);
+    }
+    if (sizesMode_) {
+        // t0 names the size it is, when it is one (not 128*s72).
+        const auto guardSymbol =
+            std::ranges::find(guardSymbols_, name.toStdString(), &explain::GuardSymbol::name);
+        if (guardSymbol != guardSymbols_.end()) {
+            name = QString::fromStdString(guardSymbol->expression);
+        }
     }
     for (auto& editor : editors_) {
         if (QString::fromStdString(editor.symbol) == name) {
@@ -383,12 +448,28 @@ QAbstractItemModel* GuardsTab::clauses() const {
 }
 
 std::optional<guards::Hints> GuardsTab::currentHints(QString* bad) const {
+    if (sizesMode_) {
+        // The sizes as --sizes takes them: one way to derive the hints.
+        std::string sizes;
+        for (const auto& editor : editors_) {
+            sizes += (sizes.empty() ? "" : ",") + editor.symbol + "=" +
+                     editor.edit->text().trimmed().toStdString();
+        }
+        auto hints = explain::hints_from_sizes(inputs_, sizes);
+        if (!hints) {
+            if (bad) {
+                *bad = tr("Enter the sizes: %1").arg(QString::fromStdString(hints.error().message));
+            }
+            return std::nullopt;
+        }
+        return std::move(*hints);
+    }
     guards::Hints hints;
     for (const auto& editor : editors_) {
         auto number = guards::Number::parse(editor.edit->text().toStdString());
         if (!number || !number->is_int()) {
             if (bad) {
-                *bad = symbolLabel(editor.symbol);
+                *bad = tr("Enter an integer for %1").arg(symbolLabel(editor.symbol));
             }
             return std::nullopt;
         }
@@ -418,9 +499,22 @@ void GuardsTab::evaluate() {
     };
     QString bad;
     const auto hints = currentHints(&bad);
+    if (sizesMode_) {
+        QStringList derived;
+        for (const auto& symbol : guardSymbols_) {
+            const auto* value = hints ? hints->find(symbol.name) : nullptr;
+            derived << QStringLiteral("%1 = %2%3")
+                           .arg(QString::fromStdString(symbol.name),
+                                QString::fromStdString(symbol.expression),
+                                value
+                                    ? QStringLiteral(" = ") + QString::fromStdString(value->repr())
+                                    : QString());
+        }
+        derived_->setText(tr("Guard symbols: %1").arg(derived.join(QStringLiteral(", "))));
+    }
     if (!hints) {
         model_->clearEvaluation();
-        setVerdict(tr("Enter an integer for %1").arg(bad), std::nullopt);
+        setVerdict(bad, std::nullopt);
         return;
     }
     auto evaluation = expression_->evaluate(*hints);

@@ -1,7 +1,10 @@
 #pragma once
 
 // GuardsTab, the "Guards" tab of FX graph and AOTAutograd entries: a
-// playground for the entry's guards_expr. One field per symbol (L['t0'] ...),
+// playground for the entry's guards_expr. For an FX graph, one field per size
+// of the graph (s72, named by the input dims that carry it) and each L['tN']
+// derived from them (explain::hints_from_sizes, what `--sizes` does); where
+// the inputs do not say (an AOTAutograd entry), one field per L['tN']. Both
 // prefilled with values that pass; each clause lit pass/fail as the values
 // change (evaluated on the GUI thread: microseconds); the verdict; and which
 // entry of the key PyTorch would load for these values (explain::simulate_lookup,
@@ -9,6 +12,7 @@
 
 #include "tabs/entry_tab.h"
 
+#include <cachelens/explain/guard_symbols.h>
 #include <cachelens/guards/guard_expression.h>
 
 #include <QString>
@@ -42,7 +46,8 @@ public:
     void showEntry(const EntryRef& ref, const SharedContent& content) override;
     void clear() override;
 
-    // Sets a symbol's value as if typed: "t0" or "L['t0']". Unknown symbols are ignored.
+    // Sets a value as if typed: a size ("s72"), or a guard symbol ("t0",
+    // "L['t0']"; one that is a size sets that size's field). Others are ignored.
     void setSymbolValue(const QString& symbol, qint64 value);
     QAbstractItemModel* clauses() const;
 
@@ -58,10 +63,14 @@ private:
     EntryRef ref_;
     std::optional<guards::GuardExpression> expression_;
     struct SymbolEditor {
-        std::string symbol; // "t0"
+        std::string symbol; // "t0", or a size ("s72") in sizes mode
         QAbstractSpinBox* edit;
     };
     std::vector<SymbolEditor> editors_;
+    // Sizes mode: the graph's inputs say what every symbol read is.
+    std::vector<explain::ExampleInput> inputs_;
+    std::vector<explain::GuardSymbol> guardSymbols_;
+    bool sizesMode_ = false;
 
     GuardClausesModel* model_;
     QLabel* title_;
@@ -69,6 +78,7 @@ private:
     QLabel* error_;
     QWidget* playground_;
     QGridLayout* symbols_;
+    QLabel* derived_; // sizes mode: "t0 = s72 = 48, t1 = 128*s72 = 6144"
     QPushButton* reset_;
     QTableView* table_;
     QLabel* verdict_;

@@ -211,30 +211,33 @@ bool same_size(const std::string& a, const std::string& b, const Renaming& renam
     return a == b || renamed(a, renaming) == b;
 }
 
-std::vector<std::string> changes_between(const ExampleInput& a, const ExampleInput& b,
+std::vector<InputChange> changes_between(const ExampleInput& a, const ExampleInput& b,
                                          const Renaming& renaming) {
-    std::vector<std::string> changes;
+    using Aspect = InputChange::Aspect;
+    std::vector<InputChange> changes;
     if (a.kind != b.kind) {
-        changes.push_back(fmt::format("{} -> {}", a.describe(), b.describe()));
+        changes.push_back({Aspect::Kind, fmt::format("{} -> {}", a.describe(), b.describe())});
         return changes;
     }
     switch (a.kind) {
     case ExampleInput::Kind::SymInt:
         if (!same_size(a.expression, b.expression, renaming)) {
-            changes.push_back(fmt::format("SymInt: {} -> {}", a.expression, b.expression));
+            changes.push_back(
+                {Aspect::Value, fmt::format("SymInt: {} -> {}", a.expression, b.expression)});
         }
         return changes;
     case ExampleInput::Kind::Other:
         if (a.text != b.text) {
-            changes.push_back(fmt::format("{} -> {}", a.text, b.text));
+            changes.push_back({Aspect::Value, fmt::format("{} -> {}", a.text, b.text)});
         }
         return changes;
     case ExampleInput::Kind::Tensor:
         break;
     }
     if (a.shape.size() != b.shape.size()) {
-        changes.push_back(fmt::format("shape: [{}] -> [{}] (rank {} -> {})", join(a.shape),
-                                      join(b.shape), a.shape.size(), b.shape.size()));
+        changes.push_back(
+            {Aspect::Rank, fmt::format("shape: [{}] -> [{}] (rank {} -> {})", join(a.shape),
+                                       join(b.shape), a.shape.size(), b.shape.size())});
     } else {
         for (std::size_t i = 0; i < a.shape.size(); ++i) {
             if (same_size(a.shape[i], b.shape[i], renaming)) {
@@ -242,27 +245,32 @@ std::vector<std::string> changes_between(const ExampleInput& a, const ExampleInp
             }
             const bool was_static = is_static_size(a.shape[i]);
             const bool is_static = is_static_size(b.shape[i]);
-            const char* why = was_static && !is_static   ? " (became dynamic)"
-                              : !was_static && is_static ? " (became static)"
-                                                         : "";
-            changes.push_back(fmt::format("dim {}: {} -> {}{}", i, a.shape[i], b.shape[i], why));
+            const Aspect aspect = was_static && !is_static   ? Aspect::BecameDynamic
+                                  : !was_static && is_static ? Aspect::BecameStatic
+                                                             : Aspect::Size;
+            const char* why = aspect == Aspect::BecameDynamic  ? " (became dynamic)"
+                              : aspect == Aspect::BecameStatic ? " (became static)"
+                                                               : "";
+            changes.push_back(
+                {aspect, fmt::format("dim {}: {} -> {}{}", i, a.shape[i], b.shape[i], why), i});
         }
     }
     if (a.dtype != b.dtype) {
-        changes.push_back(fmt::format("dtype: {} -> {}", a.dtype, b.dtype));
+        changes.push_back({Aspect::Dtype, fmt::format("dtype: {} -> {}", a.dtype, b.dtype)});
     }
     if (a.device != b.device) {
-        changes.push_back(fmt::format("device: {} -> {}", a.device, b.device));
+        changes.push_back({Aspect::Device, fmt::format("device: {} -> {}", a.device, b.device)});
     }
     if (a.layout != b.layout) {
-        changes.push_back(fmt::format("layout: {} -> {}", a.layout, b.layout));
+        changes.push_back({Aspect::Layout, fmt::format("layout: {} -> {}", a.layout, b.layout)});
     }
     if (a.requires_grad != b.requires_grad) {
         const auto text = [](const std::optional<bool>& value) {
             return value ? (*value ? "True" : "False") : "absent";
         };
         changes.push_back(
-            fmt::format("requires_grad: {} -> {}", text(a.requires_grad), text(b.requires_grad)));
+            {Aspect::RequiresGrad,
+             fmt::format("requires_grad: {} -> {}", text(a.requires_grad), text(b.requires_grad))});
     }
     // A stride follows from the sizes when those changed: said only alone.
     const auto same_strides = [&] {
@@ -277,19 +285,20 @@ std::vector<std::string> changes_between(const ExampleInput& a, const ExampleInp
         return true;
     };
     if (!same_strides() && changes.empty()) {
-        changes.push_back(fmt::format("stride: ({}) -> ({})", join(a.stride), join(b.stride)));
+        changes.push_back(
+            {Aspect::Stride, fmt::format("stride: ({}) -> ({})", join(a.stride), join(b.stride))});
     }
     if (changes.empty()) {
         for (const auto& [name, value] : a.fields) {
             const auto other = b.fields.find(name);
             const std::string right = other == b.fields.end() ? "absent" : other->second;
             if (value != right) {
-                changes.push_back(fmt::format("{}: {} -> {}", name, value, right));
+                changes.push_back({Aspect::Field, fmt::format("{}: {} -> {}", name, value, right)});
             }
         }
         for (const auto& [name, value] : b.fields) {
             if (!a.fields.contains(name)) {
-                changes.push_back(fmt::format("{}: absent -> {}", name, value));
+                changes.push_back({Aspect::Field, fmt::format("{}: absent -> {}", name, value)});
             }
         }
     }
@@ -395,6 +404,20 @@ ExampleInput parse_example_input(std::string_view value) {
     return input;
 }
 
+std::vector<std::string> AlignedInput::change_texts() const {
+    std::vector<std::string> texts;
+    texts.reserve(changes.size());
+    for (const auto& change : changes) {
+        texts.push_back(change.text);
+    }
+    return texts;
+}
+
+bool AlignedInput::has(InputChange::Aspect aspect) const {
+    return std::ranges::any_of(
+        changes, [aspect](const InputChange& change) { return change.aspect == aspect; });
+}
+
 std::string AlignedInput::describe() const {
     const auto where = [](const std::optional<std::size_t>& index) {
         return index ? std::to_string(*index) : std::string("-");
@@ -402,7 +425,7 @@ std::string AlignedInput::describe() const {
     std::string text = "input " + where(left) + " -> " + where(right) + ":";
     const char* separator = " ";
     for (const auto& change : changes) {
-        text += separator + change;
+        text += separator + change.text;
         separator = "; ";
     }
     return text;
@@ -469,7 +492,8 @@ std::vector<AlignedInput> align_inputs(const std::vector<ExampleInput>& left,
         if (partner != nullptr) {
             partner->left = removed.left;
             partner->changes.push_back(
-                fmt::format("moved: input {} -> input {}", *removed.left, *partner->right));
+                {InputChange::Aspect::Moved,
+                 fmt::format("moved: input {} -> input {}", *removed.left, *partner->right)});
             removed.left.reset(); // marked for removal below
         }
     }
@@ -502,9 +526,11 @@ std::vector<AlignedInput> align_inputs(const std::vector<ExampleInput>& left,
             auto changes = changes_between(left[*pair.left], right[*pair.right], renaming);
             pair.changes.insert(pair.changes.end(), changes.begin(), changes.end());
         } else if (pair.left) {
-            pair.changes.push_back("removed: " + left[*pair.left].describe());
+            pair.changes.push_back(
+                {InputChange::Aspect::Removed, "removed: " + left[*pair.left].describe()});
         } else {
-            pair.changes.push_back("added: " + right[*pair.right].describe());
+            pair.changes.push_back(
+                {InputChange::Aspect::Added, "added: " + right[*pair.right].describe()});
         }
     }
     return aligned;

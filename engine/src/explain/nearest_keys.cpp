@@ -82,7 +82,8 @@ std::vector<NearKey> nearest_keys(std::span<const std::string_view> target_lines
             break;
         }
         const KeyDiff diff = diff_keys(target_lines, candidate->debug_lines);
-        NearKey near{candidate->key, candidate->dir, candidate->path, 0, 0, {}, diff.counts(), {}};
+        NearKey near{
+            candidate->key, candidate->dir, candidate->path, 0, 0, {}, diff.counts(), {}, {}};
         near.shared = near.lines.shared;
         near.total = near.lines.left();
         for (const auto& difference : diff.differences) {
@@ -93,14 +94,18 @@ std::vector<NearKey> nearest_keys(std::span<const std::string_view> target_lines
             out.pop_back();
         }
     }
-    // Only for the keys kept: aligning inputs costs more than counting hashes.
+    // Only for the keys kept: aligning inputs costs more than counting
+    // hashes. Read from this key (before) to the target (after): the target
+    // is the compile that missed.
     const auto target_inputs = example_inputs_of(target_lines);
     for (auto& near : out) {
         for (const auto& [bound, candidate] : bounded) {
             if (candidate->key == near.key && candidate->dir == near.dir &&
                 candidate->path == near.path) {
-                near.inputs =
-                    align_inputs(target_inputs, example_inputs_of(candidate->debug_lines));
+                const auto inputs = example_inputs_of(candidate->debug_lines);
+                near.inputs = align_inputs(inputs, target_inputs);
+                near.causes = explain_causes(diff_keys(candidate->debug_lines, target_lines),
+                                             inputs, target_inputs, near.inputs);
                 break;
             }
         }

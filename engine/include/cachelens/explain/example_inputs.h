@@ -19,6 +19,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace cachelens::explain {
@@ -58,6 +59,38 @@ std::vector<ExampleInput> example_inputs_of(std::span<const std::string_view> de
 // expression ("s72", "128*s72").
 bool is_static_size(std::string_view size);
 
+// One thing that differs between two aligned inputs, and what it is about
+// (what causes.h groups it by).
+struct InputChange {
+    enum class Aspect {
+        Kind,          // a tensor on one side, a SymInt on the other
+        Value,         // a SymInt's expression, or an unread input's text
+        Rank,          // the number of dims
+        Size,          // a dim's size, static or symbolic on both sides
+        BecameDynamic, // a dim's size: a number before, a symbol after
+        BecameStatic,  // the other way round
+        Dtype,
+        Device,
+        Layout,
+        RequiresGrad,
+        Stride,
+        Field, // another metadata field (memory_format, storage_offset, ...)
+        Moved,
+        Added,
+        Removed,
+    };
+    InputChange(Aspect aspect_, std::string text_, std::optional<std::size_t> dim_ = std::nullopt)
+        : aspect(aspect_)
+        , text(std::move(text_))
+        , dim(dim_) {}
+
+    Aspect aspect;
+    std::string text;               // "dim 0: 4 -> s72 (became dynamic)"
+    std::optional<std::size_t> dim; // for Size, BecameDynamic, BecameStatic
+
+    bool operator==(const InputChange&) const = default;
+};
+
 // One input of the left graph matched with one of the right, or an input
 // only one side has. `changes` say what differs, most telling first:
 // "dim 0: 4 -> s72 (became dynamic)", "dtype: float32 -> float16",
@@ -65,7 +98,10 @@ bool is_static_size(std::string_view size);
 struct AlignedInput {
     std::optional<std::size_t> left;  // index into the left inputs
     std::optional<std::size_t> right; // index into the right inputs
-    std::vector<std::string> changes;
+    std::vector<InputChange> changes;
+
+    std::vector<std::string> change_texts() const;
+    bool has(InputChange::Aspect aspect) const;
 
     // "input 1 -> 2: dim 0: 4 -> s72 (became dynamic); dtype: ..." ("-" for
     // the side an input is missing from), as diff, why and the GUI show it.

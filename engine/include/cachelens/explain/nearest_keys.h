@@ -7,6 +7,7 @@
 
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/core/error.h>
+#include <cachelens/explain/causes.h>
 #include <cachelens/explain/example_inputs.h>
 #include <cachelens/explain/key_diff.h>
 
@@ -41,9 +42,12 @@ struct NearKey {
     std::size_t total = 0;              // lines of the target (lines.left())
     std::vector<std::string> differing; // attribute names, as key_diff.h names them
     LineCounts lines;                   // diff_keys(target, this key): what `diff` counts
-    // The target's example inputs against this key's, aligned by what they
-    // are (example_inputs.h): what `diff` prints first.
+    // This key's example inputs (left: before, what the cache holds) against
+    // the target's (right: what missed), aligned by what they are.
     std::vector<AlignedInput> inputs;
+    // Why the target missed this key: its differences from this key as
+    // causes, with a verdict (causes.h); `diff DIR:THIS TARGET` says the same.
+    KeyCauses causes;
 };
 
 // Ranks `candidates` (skipping any whose key is `target_key`) by the debug

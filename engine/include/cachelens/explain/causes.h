@@ -1,0 +1,62 @@
+#pragma once
+
+// Why two cache keys differ, said the way a torch.compile user thinks of it:
+// every differing debug line grouped into a cause ("dim 0 of input 2 became
+// dynamic (4 -> s72)", "the Inductor config changed: benchmark_kernel False
+// -> True"), the causes ranked most decisive first, and one verdict line on
+// top. `diff`, `why` and the GUI's Compare and Why missed pages all show
+// this; the left key is the one before (what the cache holds), the right the
+// one after (what missed).
+
+#include <cachelens/explain/example_inputs.h>
+#include <cachelens/explain/key_diff.h>
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cachelens::explain {
+
+// Most decisive first: a cause higher in this list usually explains the
+// ones below it (new shapes change the graph's code too).
+enum class CauseCategory {
+    Dynamic,     // a size became symbolic (or static); SymInt inputs added for it
+    Shapes,      // static sizes, ranks, inputs added, removed or moved
+    Dtypes,      // an input's dtype
+    Device,      // an input's device
+    Layout,      // an input's layout, strides or other tensor metadata
+    Autograd,    // forward / backward / inference, requires_grad
+    Graph,       // the FX graph's code (`gm`)
+    Config,      // Inductor config keys, compile options, torch settings
+    Environment, // torch, Triton and CUDA versions, the GPU, the system hash
+    Paths,       // values that differ only by a file path (user name, temp dir)
+    Other,
+};
+
+std::string_view to_string(CauseCategory category);
+
+struct Cause {
+    CauseCategory category = CauseCategory::Other;
+    std::string text;                    // one line, lower case first
+    std::vector<std::string> attributes; // the differing debug lines it accounts for
+};
+
+struct KeyCauses {
+    // "Missed because dim 0 of input 2 became dynamic (4 -> s72); also: graph"
+    // or, for two equal keys, "The two keys are the same".
+    std::string verdict;
+    std::vector<Cause> causes; // most decisive first; every differing attribute in one
+};
+
+// `diff` is diff_keys(before, after); `aligned` is align_inputs(before's
+// inputs, after's inputs).
+KeyCauses explain_causes(const KeyDiff& diff, const std::vector<ExampleInput>& before,
+                         const std::vector<ExampleInput>& after,
+                         const std::vector<AlignedInput>& aligned);
+
+// The same from the two keys' debug lines.
+KeyCauses explain_causes(std::span<const std::string_view> before,
+                         std::span<const std::string_view> after);
+
+} // namespace cachelens::explain
