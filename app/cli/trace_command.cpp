@@ -30,6 +30,8 @@ struct LinkedCache {
 struct EventLinks {
     std::vector<std::string> entries;      // entries of the event's key in the cache dir
     std::vector<explain::NearKey> nearest; // for a miss: the keys it came closest to
+    // A miss whose graph no cached key runs (explain::is_first_compile).
+    bool first_compile = false;
 };
 
 EventLinks link_event(const trace::CacheEvent& event, const LinkedCache* cache,
@@ -45,6 +47,7 @@ EventLinks link_event(const trace::CacheEvent& event, const LinkedCache* cache,
         !event.components.empty()) {
         const std::vector<std::string_view> lines(event.components.begin(), event.components.end());
         links.nearest = explain::nearest_keys(lines, event.key, cache->candidates, nearest);
+        links.first_compile = explain::is_first_compile(links.nearest);
     }
     return links;
 }
@@ -56,6 +59,7 @@ Json event_json(const trace::CacheEvent& event, const EventLinks& links) {
                            {"path", near.path},
                            {"shared", near.shared},
                            {"total", near.total},
+                           {"verdict", near.causes.verdict},
                            {"differing", near.differing}});
     }
     Json json = {{"cache", trace::to_string(event.cache)},
@@ -66,7 +70,8 @@ Json event_json(const trace::CacheEvent& event, const EventLinks& links) {
                  {"line", event.line},
                  {"components", event.components.size()},
                  {"entries", links.entries},
-                 {"nearest", std::move(nearest)}};
+                 {"nearest", std::move(nearest)},
+                 {"first_compile", links.first_compile}};
     if (!event.reason.empty()) {
         json["reason"] = event.reason;
     }
@@ -92,13 +97,13 @@ void print_event(const trace::CacheEvent& event, const EventLinks& links) {
     for (const auto& path : links.entries) {
         std::printf("      in the cache: %s\n", path.c_str());
     }
+    if (links.first_compile) {
+        std::printf("      first compile of this graph: no entry in the cache runs its ops\n");
+        return;
+    }
     for (const auto& near : links.nearest) {
-        std::string differing;
-        for (const auto& name : near.differing) {
-            differing += (differing.empty() ? "" : ", ") + name;
-        }
         std::printf("      near %s (shares %zu/%zu): %s\n", near.key.c_str(), near.shared,
-                    near.total, differing.c_str());
+                    near.total, near.causes.verdict.c_str());
     }
 }
 
@@ -205,11 +210,13 @@ void add_trace_command(CLI::App& app, int& exit_code) {
     command->add_option("--cache", options->cache, "the cache dir to link the events to");
     command->add_option("--nearest", options->nearest,
                         "how many near keys to show for a miss (default 3)");
-    command->add_flag("--json", options->json,
-                      "print {logs: [{path, warnings, compiles: [{compile_id, function, filename, "
-                      "line, fail_type, fail_reason, cache_counts, events: [{cache, status, "
-                      "detailed_status, key, compile_id, line, components, entries, nearest, "
-                      "reason?, guard_expr?, time_taken_ns?}]}]}]}");
+    command->add_flag(
+        "--json", options->json,
+        "print {logs: [{path, warnings, compiles: [{compile_id, function, filename, "
+        "line, fail_type, fail_reason, cache_counts, events: [{cache, status, "
+        "detailed_status, key, compile_id, line, components, entries, nearest: [{key, "
+        "path, shared, total, verdict, differing}], first_compile (a miss no cached "
+        "graph is like), reason?, guard_expr?, time_taken_ns?}]}]}]}");
     command->callback([options, &exit_code] { exit_code = run_trace(*options); });
 }
 

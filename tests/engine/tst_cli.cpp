@@ -452,6 +452,21 @@ private slots:
                  why_text.out.constData());
     }
 
+    // The config variant is the same graph compiled again; the MLP's backward
+    // graph has no earlier compile in its dir.
+    void whySaysAFirstCompile() {
+        const auto variant =
+            test::run_cli({"why", fixture_dir("devset/cache"),
+                           "fugz3vdph3s6scj74ka3bp7bloh4sl3pw6itkd6kn3nlx4a3ngiq", "--json"});
+        QCOMPARE(variant.exit_code, 0);
+        QCOMPARE(parse_json(variant)["first_compile"].toBool(), false);
+        QCOMPARE(parse_json(variant)["nearest"][0]["graph_similarity"].toDouble(), 1.0);
+        const auto first = test::run_cli({"why", fixture_dir("devset/cache"), "fiwfskr6"});
+        QCOMPARE(first.exit_code, 0);
+        QVERIFY2(first.out.contains("\nA first compile: no key searched runs this graph's ops"),
+                 first.out.constData());
+    }
+
     void whyRanksTheNearestKeys() {
         const auto run = test::run_cli({"why", fixture_dir("devset/cache_from_mega"),
                                         "fc4trgrb2j5vgs4efv523duie5glgxlqc4ue2pybjpnp2cbbaxm3",
@@ -782,6 +797,9 @@ private slots:
                     QCOMPARE(event["entries"].toArray().size(), 1);
                     if (event["cache"].toString() == "fxgraph") {
                         QVERIFY(!event["nearest"].toArray().isEmpty());
+                        // Five different graphs, each compiled once: no earlier
+                        // compile of the same graph to have missed.
+                        QCOMPARE(event["first_compile"].toBool(), true);
                     }
                     ++events;
                 }
@@ -792,6 +810,12 @@ private slots:
             {"trace", fixture_dir("devset/trace") + "/dedicated_log_torch_trace_zyfkwfwy.log"});
         QCOMPARE(one.exit_code, 0);
         QVERIFY(one.out.contains("compile 2/0  h"));
+        QVERIFY(!one.out.contains("first compile")); // without --cache, nothing to compare
+        const auto linked = test::run_cli(
+            {"trace", fixture_dir("devset/trace"), "--cache", fixture_dir("devset/cache")});
+        QVERIFY(linked.out.contains(
+            "      first compile of this graph: no entry in the cache runs its ops\n"));
+        QVERIFY(!linked.out.contains("      near "));
         QVERIFY(one.out.contains("f4h6wj3z2ch3hwiotz5hct4ivdtd6blgc4qcfuyiepcwtjzdmfuy"));
         const auto not_a_log = test::run_cli({"trace", fixture_dir("devset/golden.json")});
         QCOMPARE(not_a_log.exit_code, 2);

@@ -29,6 +29,7 @@ declare -A max_len=(
     [fuzz_kernel_module]=65536
     [fuzz_best_config]=16384
     [fuzz_example_inputs]=16384
+    [fuzz_causes]=65536
     [fuzz_triton_kernel]=65536
     [fuzz_trace]=262144
     [fuzz_guards]=2048
@@ -36,7 +37,7 @@ declare -A max_len=(
     [fuzz_remote]=65536
     [fuzz_signed_bundle]=262144
 )
-all_targets=(fuzz_unpickler fuzz_python_literal fuzz_python_tokens fuzz_kernel_module fuzz_best_config fuzz_example_inputs fuzz_triton_kernel fuzz_trace fuzz_guards fuzz_mega_cache fuzz_signed_bundle fuzz_remote)
+all_targets=(fuzz_unpickler fuzz_python_literal fuzz_python_tokens fuzz_kernel_module fuzz_best_config fuzz_example_inputs fuzz_causes fuzz_triton_kernel fuzz_trace fuzz_guards fuzz_mega_cache fuzz_signed_bundle fuzz_remote)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     targets=("${all_targets[@]}")
@@ -101,6 +102,32 @@ for golden in sorted(fixtures.glob("*/golden.json")):
             graphs.append(values)
 for left, right in itertools.islice(itertools.product(graphs, repeat=2), 64):
     data = "\n".join(left + ["---"] + right).encode()
+    (corpus / hashlib.sha1(data).hexdigest()).write_bytes(data)
+PY
+        ;;
+    fuzz_causes)
+        # Pairs of real keys' debug lines (golden.json's; the config lines cut
+        # to a few so a pair fits max_len), "---" between them, and after "==="
+        # sizes for the second key's first symbols.
+        python3 - "$corpus" "$fixtures" <<'PY'
+import hashlib, itertools, json, pathlib, re, sys
+
+corpus, fixtures = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+keys = []
+for golden in sorted(fixtures.glob("*/golden.json")):
+    for item in json.loads(golden.read_text()).get("fxgraph", []):
+        lines = item.get("debug_lines")
+        if isinstance(lines, str):
+            lines = lines.split("\n")
+        if not lines:
+            continue
+        config = [l for l in lines if "] inductor_config[" in l][:24]
+        rest = [l[:4000] for l in lines if "] inductor_config[" not in l]
+        keys.append(rest + config)
+for left, right in itertools.islice(itertools.product(keys, repeat=2), 48):
+    symbols = re.findall(r"example_inputs\[\d+\]: \('(s\d+)',\)", "\n".join(right))
+    sizes = ",".join(f"{s}={64 * (i + 1)}" for i, s in enumerate(symbols))
+    data = "\n".join(left + ["---"] + right + ["===", sizes]).encode()
     (corpus / hashlib.sha1(data).hexdigest()).write_bytes(data)
 PY
         ;;

@@ -76,7 +76,9 @@ Result<NearestKeys> findNearestKeys(const EntryRef& target,
     result.candidateCount = static_cast<std::size_t>(
         std::count_if(candidates.begin(), candidates.end(),
                       [&](const explain::KeyCandidate& c) { return c.key != fx->key; }));
-    for (auto& near : explain::nearest_keys(fx->debug_lines, fx->key, candidates, limit)) {
+    auto nearest = explain::nearest_keys(fx->debug_lines, fx->key, candidates, limit);
+    result.firstCompile = !nearest.empty() && explain::is_first_compile(nearest);
+    for (auto& near : nearest) {
         NearestKeys::Candidate candidate;
         const Root& root = byLabel.at(near.dir);
         candidate.ref.root = root.path;

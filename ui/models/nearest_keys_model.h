@@ -32,6 +32,7 @@ struct NearestKeys {
         explain::NearKey near;
     };
     std::vector<Candidate> nearest;   // most shared lines first
+    bool firstCompile = false;        // none of them runs the target's ops (is_first_compile)
     std::vector<std::string> skipped; // what could not be read (Error::describe)
 };
 

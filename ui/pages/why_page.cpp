@@ -155,6 +155,9 @@ void WhyPage::explain(const EntryRef& fxEntry,
                                .arg(shared->candidateCount);
             if (shared->nearest.empty()) {
                 text += tr("<br>No other FX graph entries to compare with.");
+            } else if (shared->firstCompile) {
+                text += tr("<br><b>A first compile</b>: no key searched runs this graph's ops; "
+                           "the nearest are other graphs.");
             }
             if (!shared->skipped.empty()) {
                 QStringList skipped;

@@ -556,17 +556,24 @@ KeyCauses explain_causes(const KeyDiff& diff, const std::vector<ExampleInput>& b
         return groups[static_cast<std::size_t>(category)];
     };
 
-    const InputCauses inputs = input_causes(before, after, aligned);
+    std::vector<std::string> input_attributes;
+    for (const auto& difference : diff.differences) {
+        if (is_input_attribute(difference.name)) {
+            input_attributes.push_back(difference.name);
+        }
+    }
+    // The inputs are a cause only where their lines' hashes differ: equal
+    // hashes are equal pickles, whatever the text says.
+    const InputCauses inputs =
+        input_attributes.empty() ? InputCauses{} : input_causes(before, after, aligned);
     for (std::size_t c = 0; c < kCategories; ++c) {
         groups[c].items = inputs.items[c];
     }
     auto& dynamic = group(CauseCategory::Dynamic).items;
     dynamic.insert(dynamic.end(), inputs.symints.begin(), inputs.symints.end());
-    std::vector<std::string> input_attributes;
     std::string graph;
     for (const auto& difference : diff.differences) {
         if (is_input_attribute(difference.name)) {
-            input_attributes.push_back(difference.name);
             continue;
         }
         if (differs_only_by_paths(difference)) {
@@ -707,6 +714,31 @@ KeyCauses explain_causes(const KeyDiff& diff, const std::vector<ExampleInput>& b
         out.verdict += "; also: " + join(others, ", ");
     }
     return out;
+}
+
+double graph_similarity(std::span<const std::string_view> a, std::span<const std::string_view> b) {
+    const auto ops = [](std::span<const std::string_view> lines) {
+        std::set<std::string> names;
+        for (const auto line : lines) {
+            const DebugLine parsed = parse_debug_line(line);
+            if (parsed.attribute == "gm" && !parsed.has_subkey) {
+                for (const auto& [op, count] : ops_of(parsed.value)) {
+                    names.insert(op);
+                }
+            }
+        }
+        return names;
+    };
+    const auto left = ops(a);
+    const auto right = ops(b);
+    if (left.empty() && right.empty()) {
+        return 1.0;
+    }
+    std::size_t both = 0;
+    for (const auto& op : left) {
+        both += right.contains(op) ? 1 : 0;
+    }
+    return static_cast<double>(both) / static_cast<double>(left.size() + right.size() - both);
 }
 
 KeyCauses explain_causes(std::span<const std::string_view> before,

@@ -106,11 +106,17 @@ std::vector<NearKey> nearest_keys(std::span<const std::string_view> target_lines
                 near.inputs = align_inputs(inputs, target_inputs);
                 near.causes = explain_causes(diff_keys(candidate->debug_lines, target_lines),
                                              inputs, target_inputs, near.inputs);
+                near.graph_similarity = graph_similarity(candidate->debug_lines, target_lines);
                 break;
             }
         }
     }
     return out;
+}
+
+bool is_first_compile(std::span<const NearKey> nearest) {
+    return std::ranges::none_of(
+        nearest, [](const NearKey& near) { return near.graph_similarity >= kSameGraph; });
 }
 
 } // namespace cachelens::explain

@@ -55,6 +55,16 @@ KeyCauses explain_causes(const KeyDiff& diff, const std::vector<ExampleInput>& b
                          const std::vector<ExampleInput>& after,
                          const std::vector<AlignedInput>& aligned);
 
+// How alike two keys' graphs are: the Jaccard similarity of the ops their
+// `gm` code calls (aten.mm, ...), 1 for two graphs without ops or code. A
+// graph that became dynamic, or changed a dtype, keeps its ops; another
+// model's does not.
+double graph_similarity(std::span<const std::string_view> a, std::span<const std::string_view> b);
+
+// Below this, two graphs are not the same graph compiled again: a miss
+// with no key this similar is a first compile.
+inline constexpr double kSameGraph = 0.75;
+
 // The same from the two keys' debug lines.
 KeyCauses explain_causes(std::span<const std::string_view> before,
                          std::span<const std::string_view> after);

@@ -48,7 +48,14 @@ struct NearKey {
     // Why the target missed this key: its differences from this key as
     // causes, with a verdict (causes.h); `diff DIR:THIS TARGET` says the same.
     KeyCauses causes;
+    // How alike the two graphs' ops are (graph_similarity): below kSameGraph
+    // this key is another graph, not an earlier compile of the target's.
+    double graph_similarity = 0;
 };
+
+// Whether none of `nearest` is the target's graph compiled before: the
+// target's miss is its first compile.
+bool is_first_compile(std::span<const NearKey> nearest);
 
 // Ranks `candidates` (skipping any whose key is `target_key`) by the debug
 // lines they share with the target as diff_keys() aligns them, most first
