@@ -100,8 +100,13 @@ int run_diff(const DiffOptions& options) {
             }
             differences.push_back(std::move(item));
         }
-        Json out = {{"left", {{"dir", left.dir}, {"key", a->fx.key}, {"path", a->entry.path}}},
-                    {"right", {{"dir", right.dir}, {"key", b->fx.key}, {"path", b->entry.path}}}};
+        const auto side = [](const std::string& dir, const FxEntryArgument& entry) {
+            return Json{{"dir", dir},
+                        {"key", entry.fx.key},
+                        {"path", entry.entry.path},
+                        {"role", cachedir::to_string(cachedir::graph_role(entry.fx.debug_lines))}};
+        };
+        Json out = {{"left", side(left.dir, *a)}, {"right", side(right.dir, *b)}};
         add_causes_json(out, causes);
         out["differences"] = std::move(differences);
         out["inputs"] = inputs_json(aligned);
@@ -113,8 +118,12 @@ int run_diff(const DiffOptions& options) {
     for (const auto& line : causes_text(causes)) {
         std::printf("%s\n", line.c_str());
     }
-    std::printf("\n--- %s:%s\n+++ %s:%s\n", left.dir.c_str(), a->fx.key.c_str(), right.dir.c_str(),
-                b->fx.key.c_str());
+    const auto role = [](const cachedir::FxGraphEntry& fx) {
+        return std::string(cachedir::to_string(cachedir::graph_role(fx.debug_lines)));
+    };
+    std::printf("\n--- %s:%s (%s graph)\n+++ %s:%s (%s graph)\n", left.dir.c_str(),
+                a->fx.key.c_str(), role(a->fx).c_str(), right.dir.c_str(), b->fx.key.c_str(),
+                role(b->fx).c_str());
     std::printf("%s\n", describe_line_counts(diff.counts()).c_str());
     print_inputs_text(aligned);
     for (const auto& difference : diff.differences) {
@@ -158,7 +167,8 @@ void add_diff_command(CLI::App& app, int& exit_code) {
         ->add_option("[DIR_B:]KEY_B", options->right, "the other entry; its dir defaults to DIR_A")
         ->required();
     command->add_flag("--json", options->json,
-                      "print {left, right, verdict, causes: [{category, text, attributes}], "
+                      "print {left: {dir, key, path, role}, right, verdict, causes: [{category, "
+                      "text, attributes}], "
                       "differences: [{attribute, change, left, right"
                       "[, value_diff]}], inputs: [{left, right, changes}] (the example inputs "
                       "aligned by what they are, an index null where one side has none), same, "

@@ -52,6 +52,7 @@ int run_why(const WhyOptions& options) {
                          {"shared", near.shared},
                          {"total", near.total}};
             add_causes_json(item, near.causes);
+            item["role"] = cachedir::to_string(near.role);
             item["graph_similarity"] = near.graph_similarity;
             item["differing"] = near.differing;
             item["lines"] = line_counts_json(near.lines);
@@ -60,12 +61,16 @@ int run_why(const WhyOptions& options) {
         }
         print_json({{"key", target->fx.key},
                     {"path", target->entry.path},
+                    {"role", cachedir::to_string(cachedir::graph_role(target->fx.debug_lines))},
                     {"debug_lines", target->fx.debug_lines.size()},
                     {"first_compile", !nearest.empty() && explain::is_first_compile(nearest)},
                     {"nearest", std::move(list)}});
         return kExitOk;
     }
-    std::printf("%s (%zu debug lines)\n", target->fx.key.c_str(), target->fx.debug_lines.size());
+    std::printf(
+        "%s (%s graph, %zu debug lines)\n", target->fx.key.c_str(),
+        std::string(cachedir::to_string(cachedir::graph_role(target->fx.debug_lines))).c_str(),
+        target->fx.debug_lines.size());
     if (nearest.empty()) {
         std::printf("no other FX graph entries to compare with\n");
     } else if (explain::is_first_compile(nearest)) {
@@ -73,7 +78,8 @@ int run_why(const WhyOptions& options) {
                     "other graphs.\n");
     }
     for (const auto& near : nearest) {
-        std::printf("\n%s  in %s\n", near.key.c_str(), near.dir.c_str());
+        std::printf("\n%s  %s graph in %s\n", near.key.c_str(),
+                    std::string(cachedir::to_string(near.role)).c_str(), near.dir.c_str());
         for (const auto& line : causes_text(near.causes)) {
             std::printf("  %s\n", line.c_str());
         }
@@ -106,15 +112,17 @@ void add_why_command(CLI::App& app, int& exit_code) {
     command->add_option("KEY", options->key, "an FX graph key or entry path")->required();
     command->add_option("--against", options->against, "other cache dirs to search too");
     command->add_option("--limit", options->limit, "how many keys to show (default 5)");
-    command->add_flag("--json", options->json,
-                      "print {key, path, debug_lines, first_compile (no key searched runs KEY's "
-                      "ops), nearest: [{key, dir, path, shared, total, "
-                      "verdict, causes: [{category, text, attributes}] (read from that key to "
-                      "KEY: why KEY missed it), graph_similarity (0-1: the ops both graphs run), "
-                      "differing, lines: {shared, left, right, changed, "
-                      "only_left, only_right, "
-                      "differ}, inputs: [{left, right, changes}] (left: that key's input, right: "
-                      "KEY's)}]}");
+    command->add_flag(
+        "--json", options->json,
+        "print {key, path, role (forward, backward, inference or unknown), debug_lines, "
+        "first_compile (no key searched runs KEY's "
+        "ops), nearest: [{key, dir, path, shared, total, "
+        "verdict, causes: [{category, text, attributes}] (read from that key to "
+        "KEY: why KEY missed it), role, graph_similarity (0-1: the ops both graphs run), "
+        "differing, lines: {shared, left, right, changed, "
+        "only_left, only_right, "
+        "differ}, inputs: [{left, right, changes}] (left: that key's input, right: "
+        "KEY's)}]}");
     command->callback([options, &exit_code] { exit_code = run_why(*options); });
 }
 

@@ -465,6 +465,14 @@ private slots:
         QCOMPARE(first.exit_code, 0);
         QVERIFY2(first.out.contains("\nA first compile: no key searched runs this graph's ops"),
                  first.out.constData());
+        // Graphs named by what they are to AOTAutograd.
+        QVERIFY(first.out.startsWith("fiwfskr6jnfhbcay4vb2hbw3ngt6vnf7ucr3drdcawgx5smoly2r "
+                                     "(backward graph, 547 debug lines)\n"));
+        QVERIFY(first.out.contains("  forward graph in "));
+        QCOMPARE(parse_json(variant)["role"].toString(), "inference");
+        const auto show =
+            test::run_cli({"show", fixture_dir("devset/cache"), "fiwfskr6", "--json"});
+        QCOMPARE(parse_json(show)["role"].toString(), "backward");
     }
 
     void whyRanksTheNearestKeys() {

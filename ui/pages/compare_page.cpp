@@ -222,9 +222,15 @@ void ComparePage::showComparison(std::shared_ptr<const KeyComparison> comparison
         return;
     }
     error_->setVisible(false);
-    keys_->setText(QStringLiteral("− %1\n+ %2")
+    const auto role = [](const cachedir::FxGraphEntry& fx) {
+        return QString::fromStdString(
+            std::string(cachedir::to_string(cachedir::graph_role(fx.debug_lines))));
+    };
+    keys_->setText(QStringLiteral("− %1  (%2 graph)\n+ %3  (%4 graph)")
                        .arg(describeSide(comparison->left, comparison->leftFx.key),
-                            describeSide(comparison->right, comparison->rightFx.key)));
+                            role(comparison->leftFx),
+                            describeSide(comparison->right, comparison->rightFx.key),
+                            role(comparison->rightFx)));
     verdict_->setText(QString::fromStdString(comparison->causes.verdict));
     QStringList causes;
     for (const auto& cause : comparison->causes.causes) {

@@ -419,6 +419,14 @@ Field bundle_kernel_json(const TritonKernelArtifacts& kernel) {
 }
 
 void describe_fx_graph(std::vector<Field>& out, const FxGraphEntry& fx) {
+    const GraphRole role = graph_role(fx.debug_lines);
+    const std::string role_text =
+        role == GraphRole::Unknown
+            ? std::string("unknown (no fx_kwargs in its key)")
+            : std::string(to_string(role)) + (role == GraphRole::Inference
+                                                  ? " graph (no backward)"
+                                                  : " graph of a training compile");
+    out.push_back(value_field(kEveryone, "Graph", "role", std::string(to_string(role)), role_text));
     out.push_back(value_field(kJson | kTree, "Class", "class", fx.class_name, fx.class_name, true));
     out.push_back(guards_field(fx.guards_expr));
 

@@ -186,6 +186,44 @@ std::optional<std::string_view> optional_str(const Value* v) {
 
 } // namespace
 
+std::string_view to_string(GraphRole role) {
+    switch (role) {
+    case GraphRole::Forward:
+        return "forward";
+    case GraphRole::Backward:
+        return "backward";
+    case GraphRole::Inference:
+        return "inference";
+    case GraphRole::Unknown:
+        break;
+    }
+    return "unknown";
+}
+
+GraphRole graph_role(std::span<const std::string_view> debug_lines) {
+    // "[hash] fx_kwargs[is_backward]: True"
+    const auto flag = [&](std::string_view name) -> std::optional<bool> {
+        const std::string needle = "] fx_kwargs[" + std::string(name) + "]: ";
+        for (const auto line : debug_lines) {
+            const auto at = line.find(needle);
+            if (at != std::string_view::npos && line.starts_with('[')) {
+                const auto value = line.substr(at + needle.size());
+                return value == "True";
+            }
+        }
+        return std::nullopt;
+    };
+    const auto backward = flag("is_backward");
+    const auto inference = flag("is_inference");
+    if (backward && *backward) {
+        return GraphRole::Backward;
+    }
+    if (inference && *inference) {
+        return GraphRole::Inference;
+    }
+    return backward || inference ? GraphRole::Forward : GraphRole::Unknown;
+}
+
 std::string_view heuristic_name(std::int64_t heuristic_type) {
     // torch._inductor.runtime.hints.HeuristicType, values from enum.auto().
     switch (heuristic_type) {

@@ -107,6 +107,7 @@ std::vector<NearKey> nearest_keys(std::span<const std::string_view> target_lines
                 near.causes = explain_causes(diff_keys(candidate->debug_lines, target_lines),
                                              inputs, target_inputs, near.inputs);
                 near.graph_similarity = graph_similarity(candidate->debug_lines, target_lines);
+                near.role = cachedir::graph_role(candidate->debug_lines);
                 break;
             }
         }

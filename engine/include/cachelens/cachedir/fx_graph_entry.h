@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -91,6 +92,14 @@ struct FxGraphEntry {
     const pickle::Value& root() const { return document->root(); }
     const pickle::Value* attribute(std::string_view name) const;
 };
+
+// What an FX graph is to AOTAutograd, from its key's fx_kwargs debug lines
+// (is_backward, is_inference): the forward or backward graph of a training
+// compile, or an inference graph. Unknown when the lines do not say.
+enum class GraphRole { Forward, Backward, Inference, Unknown };
+
+std::string_view to_string(GraphRole role); // "forward", "backward", "inference", "unknown"
+GraphRole graph_role(std::span<const std::string_view> debug_lines);
 
 // Maps the decoded pickle to the struct; fails when it is not a CompiledFxGraph.
 // The pickle attributes FxGraphEntry decodes into its own fields; the

@@ -6,6 +6,7 @@
 // last time; its differences are what changed.
 
 #include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/cachedir/fx_graph_entry.h>
 #include <cachelens/core/error.h>
 #include <cachelens/explain/causes.h>
 #include <cachelens/explain/example_inputs.h>
@@ -51,6 +52,7 @@ struct NearKey {
     // How alike the two graphs' ops are (graph_similarity): below kSameGraph
     // this key is another graph, not an earlier compile of the target's.
     double graph_similarity = 0;
+    cachedir::GraphRole role = cachedir::GraphRole::Unknown; // forward, backward, inference
 };
 
 // Whether none of `nearest` is the target's graph compiled before: the
