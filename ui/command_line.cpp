@@ -72,15 +72,19 @@ GuiCommandLine parseCommandLine(const QStringList& arguments, const QString& ver
         "DIR|FILE|URL");
     const QCommandLineOption select(
         "select",
-        "Select the entry with this key, path (relative to its cache dir, or absolute: that "
-        "entry exactly) or kernel name; with --view import, also the bundle's artifact with "
+        "Select the entry with this key (or its first characters, at least 4, when they start "
+        "one key only), path (relative to its cache dir, or absolute: that entry exactly) or "
+        "kernel name; with --view import, also the bundle's artifact with "
         "this key, its findings shown.",
         "KEY|PATH|NAME");
     const QCommandLineOption tab(
         "tab", "Show this detail tab: " + BrowsePage::tabNames().join(QStringLiteral(", ")) + '.',
         "TAB");
     const QCommandLineOption compare(
-        "compare", "With --select: compare the selected entry with this FX key.", "KEY2");
+        "compare",
+        "With --select: compare the selected entry with this FX key (or its first "
+        "characters).",
+        "KEY2");
     const QCommandLineOption view(
         "view",
         "Show this page: browse, compare, why (why the selection missed), stats, prune (the "

@@ -341,13 +341,13 @@ void BrowsePage::loadEntry(const EntryRef& ref) {
 }
 Result<std::optional<BrowsePage::FoundEntry>>
 BrowsePage::findEntry(const QString& query, cachedir::FileKind kind,
-                      const std::optional<fs::path>& root,
-                      const std::optional<fs::path>& avoidRoot) const {
+                      const std::optional<fs::path>& root, const std::optional<fs::path>& avoidRoot,
+                      catalog::Catalog::KeyPrefix prefix) const {
     auto catalog = catalog::Catalog::open(catalogPath_.toStdString());
     if (!catalog) {
         return std::unexpected(catalog.error());
     }
-    auto hit = catalog->find_entry(query.toStdString(), kind, root, avoidRoot);
+    auto hit = catalog->find_entry(query.toStdString(), kind, root, avoidRoot, prefix);
     if (!hit) {
         return std::unexpected(hit.error());
     }
@@ -368,9 +368,11 @@ BrowsePage::findEntry(const QString& query, cachedir::FileKind kind,
 }
 
 bool BrowsePage::selectEntry(const QString& query) {
-    auto found = findEntry(query, cachedir::FileKind::Unknown, filterRoot_);
+    // Typed by a user (--select): the start of one key names it.
+    constexpr auto kPrefix = catalog::Catalog::KeyPrefix::Accepted;
+    auto found = findEntry(query, cachedir::FileKind::Unknown, filterRoot_, std::nullopt, kPrefix);
     if (found && !*found && filterRoot_) {
-        found = findEntry(query, cachedir::FileKind::Unknown, std::nullopt);
+        found = findEntry(query, cachedir::FileKind::Unknown, std::nullopt, std::nullopt, kPrefix);
     }
     if (!found) {
         emit statusMessage(text(found.error().describe()));
@@ -388,7 +390,8 @@ std::optional<EntryRef> BrowsePage::findGraphToCompare(const QString& query) con
     if (!current_) {
         return std::nullopt;
     }
-    auto found = findEntry(query, cachedir::FileKind::FxGraph, std::nullopt, current_->root);
+    auto found = findEntry(query, cachedir::FileKind::FxGraph, std::nullopt, current_->root,
+                           catalog::Catalog::KeyPrefix::Accepted);
     if (!found || !*found) {
         return std::nullopt;
     }

@@ -11,6 +11,7 @@
 #include "jobs/job_tracker.h"
 
 #include <cachelens/cachedir/file_kind.h>
+#include <cachelens/catalog/catalog.h>
 #include <cachelens/core/error.h>
 
 #include <QString>
@@ -136,13 +137,15 @@ private:
     void follow(cachedir::FileKind kind, const QString& keyOrPath);
     void selectOnly(int row);
     void updateBanner();
-    // The entry `query` names (Catalog::find_entry: a key, path, kernel name
-    // or unique key prefix), of `kind` unless Unknown, in `root` unless none;
-    // with `avoidRoot`, one elsewhere before one there.
+    // The entry `query` names (Catalog::find_entry: a key, path, kernel name,
+    // or with KeyPrefix::Accepted what a user typed, the start of one key),
+    // of `kind` unless Unknown, in `root` unless none; with `avoidRoot`, one
+    // elsewhere before one there.
     Result<std::optional<FoundEntry>>
     findEntry(const QString& query, cachedir::FileKind kind,
               const std::optional<std::filesystem::path>& root,
-              const std::optional<std::filesystem::path>& avoidRoot = std::nullopt) const;
+              const std::optional<std::filesystem::path>& avoidRoot = std::nullopt,
+              catalog::Catalog::KeyPrefix prefix = catalog::Catalog::KeyPrefix::Refused) const;
     // Selects it in the table, showing every root when the filter hides it.
     void showFoundEntry(const FoundEntry& found);
 

@@ -166,7 +166,7 @@ public:
     // order is taken), which beats a key prefix; with `avoid_root`, an entry in
     // another root beats one there (a mirrored entry is compared with the
     // local one, not with itself). The start of a key names it only with
-    // KeyPrefix::Accepted (the GUI's --select takes whole keys). nullopt when
+    // KeyPrefix::Accepted (what a user typed: the GUI's --select and --compare). nullopt when
     // nothing matches; InvalidArgument when the query is the start of several keys.
     enum class KeyPrefix { Refused, Accepted };
     Result<std::optional<SearchHit>>
