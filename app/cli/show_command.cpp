@@ -4,6 +4,7 @@
 #include "output.h"
 
 #include <cachelens/cachedir/entry_content.h>
+#include <cachelens/cachedir/entry_links.h>
 
 #include <cstdio>
 
@@ -46,13 +47,32 @@ int run_show(const ShowOptions& options) {
             status = report(content.error());
             continue;
         }
+        // What an FX graph belongs to: the AOTAutograd entries that run it.
+        std::vector<cachedir::AotUse> uses;
+        if (entry.kind == cachedir::FileKind::FxGraph) {
+            uses = cachedir::find_aot_entries_using(scan->root, entry.key);
+        }
         if (options.json) {
-            all.push_back(entry_json(entry, *content));
+            Json item = entry_json(entry, *content);
+            if (entry.kind == cachedir::FileKind::FxGraph) {
+                Json list = Json::array();
+                for (const auto& use : uses) {
+                    list.push_back({{"key", use.key},
+                                    {"path", use.path},
+                                    {"as", cachedir::to_string(use.as)}});
+                }
+                item["aot_entries"] = std::move(list);
+            }
+            all.push_back(std::move(item));
         } else {
             if (i > 0) {
                 std::printf("\n");
             }
             print_entry(entry, *content, options.text);
+            for (const auto& use : uses) {
+                std::printf("  %-22s %s (its %s graph)\n", "AOTAutograd entry", use.path.c_str(),
+                            std::string(cachedir::to_string(use.as)).c_str());
+            }
         }
     }
     if (options.json && !all.empty()) {
@@ -78,7 +98,9 @@ void add_show_command(CLI::App& app, int& exit_code) {
     command->add_flag("--json", options->json,
                       "print JSON: one object per entry (an array when several match); fxgraph "
                       "entries carry kind, key, path, guards_expr, debug_lines, "
-                      "source_code_sha256, cache_key, device_types, time_taken_ns, kernels");
+                      "source_code_sha256, cache_key, device_types, time_taken_ns, kernels, role "
+                      "(forward, backward, inference), aot_entries: [{key, path, as}] (the "
+                      "AOTAutograd entries that run it)");
     command->add_flag("--source", options->text.source, "print source code and graphs in full");
     command->add_flag("--debug-lines", options->text.debug_lines,
                       "print every cache-key debug line of an FX graph entry");

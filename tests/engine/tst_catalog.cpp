@@ -1258,8 +1258,16 @@ private slots:
         QCOMPARE(find_prefix(fx_key.substr(0, 12))->path, fx_path);
         QCOMPARE(find_prefix(multi_key.substr(0, 10), FileKind::FxGraph)->path, first);
         QVERIFY(!find(fx_key.substr(0, 12)));
+        // Fewer than 4 characters name nothing (as `cachelens show` reads them).
+        QVERIFY(!find_prefix("f4h"));
         // The start of several: an error naming them.
-        auto ambiguous = catalog.find_entry("f", FileKind::Unknown, std::nullopt, std::nullopt,
+        const fs::path pair = path_of(temp) / "pair";
+        fs::create_directories(pair / "ab");
+        for (const char* name : {"abcd0001", "abcd0002"}) {
+            std::ofstream(pair / "ab" / (std::string(name) + ".best_config")) << "{}";
+        }
+        QVERIFY_RESULT(catalog.index(pair));
+        auto ambiguous = catalog.find_entry("abcd", FileKind::Unknown, std::nullopt, std::nullopt,
                                             catalog::Catalog::KeyPrefix::Accepted);
         QVERIFY(!ambiguous);
         QCOMPARE(ambiguous.error().kind, ErrorKind::InvalidArgument);

@@ -473,6 +473,16 @@ private slots:
         const auto show =
             test::run_cli({"show", fixture_dir("devset/cache"), "fiwfskr6", "--json"});
         QCOMPARE(parse_json(show)["role"].toString(), "backward");
+        // And which AOTAutograd entry runs it.
+        const auto owners = parse_json(show)["aot_entries"].toArray();
+        QCOMPARE(owners.size(), 1);
+        QCOMPARE(owners[0]["key"].toString(),
+                 "azz63xekxqvt27cuad3a7l55oldjldqgsdqa4ixhkzcsp3mnrv7i");
+        QCOMPARE(owners[0]["as"].toString(), "backward");
+        const auto text = test::run_cli({"show", fixture_dir("devset/cache"), "fiwfskr6"});
+        QVERIFY(
+            text.out.contains("  graph                  backward graph of a training compile\n"));
+        QVERIFY(text.out.contains("  AOTAutograd entry      aotautograd/azz63xek"));
     }
 
     void whyRanksTheNearestKeys() {

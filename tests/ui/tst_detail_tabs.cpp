@@ -209,6 +209,37 @@ private slots:
         QCOMPARE(QApplication::clipboard()->text(), QLatin1String(kFxWithWinner));
     }
 
+    // An FX graph's Overview says what it is (an inference graph: no
+    // backward) and links the AOTAutograd entry that runs it (as its forward).
+    void overviewOfAnFxGraphNamesItsAotEntry() {
+        const Loaded fx = load(kFxWithWinner);
+        JobPool pool;
+        OverviewTab panel(pool);
+        showPanel(panel);
+        panel.showEntry(fx.ref, fx.content);
+        QModelIndex role;
+        for (int row = 0; row < panel.model()->rowCount(); ++row) {
+            if (panel.model()->index(row, 0).data().toString() == QStringLiteral("Graph")) {
+                role = panel.model()->index(row, EntryFieldsModel::ValueColumn);
+            }
+        }
+        QVERIFY(role.isValid());
+        QCOMPARE(role.data().toString(), QStringLiteral("inference graph (no backward)"));
+        QModelIndex aot;
+        QTRY_VERIFY([&] {
+            for (const QModelIndex& index : panel.model()->linkIndexes()) {
+                if (panel.model()->linkAt(index)->kind == FileKind::AotAutograd) {
+                    aot = index;
+                }
+            }
+            return aot.isValid();
+        }());
+        QCOMPARE(aot.data().toString(), QStringLiteral("its forward graph"));
+        QCOMPARE(aot.parent().data().toString(), QStringLiteral("AOTAutograd entries"));
+        QCOMPARE(aot.siblingAtColumn(EntryFieldsModel::ValueColumn).data().toString(),
+                 QLatin1String(kAot));
+    }
+
     // The Overview's first field says what importing the entry would: its
     // verdict, the code PyTorch would run, and each finding.
     void overviewShowsTheSafetyVerdict() {

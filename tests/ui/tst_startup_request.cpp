@@ -92,6 +92,9 @@ private slots:
         // "@" stands for the cache dir's absolute path.
         QTest::newRow("key") << key << "fxgraph" << QString() << key;
         QTest::newRow("key dir") << "fxgraph/tk/" + key << "fxgraph" << QString() << key;
+        // What a user types: the start of one key, as `cachelens show` takes it.
+        QTest::newRow("key prefix") << "ftk5o3esbiwg"
+                                    << "fxgraph" << QString() << key;
         QTest::newRow("first path") << first << "fxgraph" << first << key;
         QTest::newRow("second path") << second << "fxgraph" << second << key;
         QTest::newRow("second, absolute") << "@/" + second << "fxgraph" << second << key;
@@ -149,7 +152,7 @@ private slots:
         QTest::newRow("an entry's file name alone") << QString::fromLatin1(test::kMultiSecond);
         QTest::newRow("a path of no entry") << "fxgraph/tk/nothing/here";
         QTest::newRow("outside every root") << "/etc/passwd";
-        QTest::newRow("a prefix of a key") << "ftk5o3esbiwg";
+        QTest::newRow("three characters: too short a prefix") << "ftk";
     }
 
     void selectRefusesWhatNamesNoEntry() {

@@ -32,7 +32,8 @@ OverviewTab::OverviewTab(JobPool& pool, QWidget* parent)
     , view_(new QTreeView(this))
     , model_(new EntryFieldsModel(this))
     , tritonJob_(new JobTracker(pool, this))
-    , safetyJob_(new JobTracker(pool, this)) {
+    , safetyJob_(new JobTracker(pool, this))
+    , aotJob_(new JobTracker(pool, this)) {
     title_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     title_->setTextFormat(Qt::PlainText);
     QFont titleFont = title_->font();
@@ -69,6 +70,7 @@ OverviewTab::OverviewTab(JobPool& pool, QWidget* parent)
 OverviewTab::~OverviewTab() {
     tritonJob_->cancel();
     safetyJob_->cancel();
+    aotJob_->cancel();
 }
 
 bool OverviewTab::appliesTo(cachedir::FileKind) const {
@@ -78,6 +80,7 @@ bool OverviewTab::appliesTo(cachedir::FileKind) const {
 void OverviewTab::showEntry(const EntryRef& ref, const SharedContent& content) {
     tritonJob_->cancel();
     safetyJob_->cancel();
+    aotJob_->cancel();
     title_->setText(QString::fromUtf8(cachedir::to_string(ref.entry.kind)) + QLatin1Char(' ') +
                     QString::fromStdString(ref.entry.key));
     model_->setEntry(ref.entry, *content);
@@ -101,6 +104,34 @@ void OverviewTab::showEntry(const EntryRef& ref, const SharedContent& content) {
             fitNameColumn();
         });
 
+    if (ref.entry.kind == cachedir::FileKind::FxGraph) {
+        // What this graph belongs to: the AOTAutograd entries that run it.
+        const std::string fxKey = ref.entry.key;
+        aotJob_->run<std::vector<cachedir::AotUse>>(
+            [entryRoot, fxKey](const JobContext& context) {
+                return cachedir::find_aot_entries_using(entryRoot, fxKey, context.cancelFlag());
+            },
+            [this](std::vector<cachedir::AotUse> uses) {
+                std::vector<FieldNode> children;
+                for (const auto& use : uses) {
+                    children.push_back(
+                        {tr("its %1 graph")
+                             .arg(QString::fromStdString(std::string(cachedir::to_string(use.as)))),
+                         QString::fromStdString(use.key),
+                         true,
+                         EntryLink{cachedir::FileKind::AotAutograd,
+                                   QString::fromStdString(use.path)},
+                         {}});
+                }
+                FieldNode group{tr("AOTAutograd entries"),
+                                uses.empty() ? tr("none in this cache dir") : QString(), false,
+                                std::nullopt, std::move(children)};
+                model_->appendField(std::move(group));
+                view_->expand(model_->index(model_->rowCount() - 1, 0));
+                fitNameColumn();
+            });
+        return;
+    }
     const auto* module = std::get_if<cachedir::ModuleSource>(content.get());
     if (module == nullptr || module->module.kernel_names().empty()) {
         return;
@@ -143,6 +174,7 @@ void OverviewTab::fitNameColumn() {
 void OverviewTab::clear() {
     tritonJob_->cancel();
     safetyJob_->cancel();
+    aotJob_->cancel();
     title_->clear();
     model_->clear();
 }

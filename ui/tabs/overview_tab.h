@@ -45,6 +45,7 @@ private:
     EntryFieldsModel* model_ = nullptr;
     JobTracker* tritonJob_;
     JobTracker* safetyJob_;
+    JobTracker* aotJob_; // an FX graph's AOTAutograd entries
 };
 
 } // namespace cachelens::ui

@@ -281,7 +281,8 @@ std::vector<Entry> find_entries(const Scan& scan, std::string_view query) {
 
 Result<std::vector<Entry>> find_entries_or_key_prefix(const Scan& scan, std::string_view query) {
     auto matches = find_entries(scan, query);
-    if (!matches.empty() || query.size() < 4 || query.find('/') != std::string_view::npos) {
+    if (!matches.empty() || query.size() < kMinKeyPrefix ||
+        query.find('/') != std::string_view::npos) {
         return matches;
     }
     std::set<std::string> keys;

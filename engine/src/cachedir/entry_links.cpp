@@ -250,4 +250,40 @@ std::vector<BenchmarkCache> read_benchmark_caches(const fs::path& root) {
     return out;
 }
 
+std::vector<AotUse> find_aot_entries_using(const fs::path& root, std::string_view fx_key,
+                                           const std::atomic<bool>* cancel) {
+    // aotautograd/<key>/<entry>
+    std::vector<std::pair<std::string, fs::path>> entries;
+    std::error_code ec;
+    for (fs::directory_iterator keys(root / "aotautograd", ec), end; !ec && keys != end;
+         keys.increment(ec)) {
+        std::error_code inner;
+        for (fs::directory_iterator it(keys->path(), inner), last; !inner && it != last;
+             it.increment(inner)) {
+            if (it->is_regular_file(inner) && !is_temp_name(it->path().filename().string())) {
+                entries.emplace_back(keys->path().filename().string(), it->path());
+            }
+        }
+    }
+    std::ranges::sort(entries);
+    std::vector<AotUse> uses;
+    for (const auto& [key, file] : entries) {
+        if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) {
+            break;
+        }
+        auto aot = load_aot_autograd_entry(file);
+        if (!aot) {
+            continue;
+        }
+        const std::string path = file.lexically_relative(root).generic_string();
+        if (aot->forward && aot->forward->key == fx_key) {
+            uses.push_back({key, path, GraphRole::Forward});
+        }
+        if (aot->backward && aot->backward->key == fx_key) {
+            uses.push_back({key, path, GraphRole::Backward});
+        }
+    }
+    return uses;
+}
+
 } // namespace cachelens::cachedir

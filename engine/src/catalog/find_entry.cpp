@@ -99,8 +99,9 @@ Result<std::optional<SearchHit>> Catalog::find_entry(std::string_view query,
             entry.key = hit.key;
             entry.path = hit.path;
             entry.name = hit.name;
-            const bool prefix =
-                key_prefix == KeyPrefix::Accepted && !by_path && hit.key.starts_with(wanted);
+            const bool prefix = key_prefix == KeyPrefix::Accepted && !by_path &&
+                                wanted.size() >= cachedir::kMinKeyPrefix &&
+                                hit.key.starts_with(wanted);
             if (prefix) {
                 prefixed_keys.insert(hit.key);
             }

@@ -97,6 +97,10 @@ std::vector<Entry> find_entries(const Scan& scan, std::string_view query);
 // several keys is an error listing them; empty when nothing matches at all.
 Result<std::vector<Entry>> find_entries_or_key_prefix(const Scan& scan, std::string_view query);
 
+// The fewest characters of a key that name it as its start: fewer would
+// too easily be the start of a path or name too.
+inline constexpr std::size_t kMinKeyPrefix = 4;
+
 // The key dir `query` names (by key, or by its path as find_entries takes
 // one) when it holds no entry; empty when it names none or one with entries.
 std::string empty_key_dir_named(const Scan& scan, std::string_view query);

@@ -11,6 +11,7 @@
 // The lookups that read the disk take an optional cancel flag, set from
 // another thread, and return what they found so far once it is set.
 
+#include <cachelens/cachedir/aot_autograd_entry.h>
 #include <cachelens/cachedir/benchmark_cache.h>
 #include <cachelens/cachedir/best_config.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
@@ -77,6 +78,21 @@ std::map<std::string, BestConfig> read_best_configs_of(const std::filesystem::pa
 // metadata, PTX, kernel name and module. A payload that does not parse is
 // left out.
 TritonKernelDir bundled_triton_kernel(const TritonKernelArtifacts& artifacts);
+
+// An AOTAutograd entry that runs an FX graph: as its forward or its
+// backward graph.
+struct AotUse {
+    std::string key;  // the aotautograd key
+    std::string path; // its entry, relative to the root
+    GraphRole as = GraphRole::Unknown;
+};
+
+// The AOTAutograd entries of the dir whose forward or backward graph is
+// `fx_key`, in path order: what an FX graph belongs to. Entries that cannot
+// be read are skipped.
+std::vector<AotUse> find_aot_entries_using(const std::filesystem::path& root,
+                                           std::string_view fx_key,
+                                           const std::atomic<bool>* cancel = nullptr);
 
 // Every benchmark cache of the dir (cache/<system hash>), by file name;
 // unreadable ones and temporary files are skipped.
