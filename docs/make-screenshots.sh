@@ -31,6 +31,9 @@ mkdir -p "$out"
 forward=flgtecy7im4dralr3mgjxdybnzzs6wqj55uihf75qzmvwfhdea7e
 backward=fiwfskr6jnfhbcay4vb2hbw3ngt6vnf7ucr3drdcawgx5smoly2r
 guarded=f44wpapccbqjred6qtwm7d3hxi4aoplfv6guceuj2jajh3wsdgko
+# The variant compiles: one graph at float32, and again at float16.
+float32=fajgubgjoc7472fanbq4v7toa3fipqcxuw5brgm2dgofcoq3dily
+float16=fcblktfdhj2nw664pzoe6ceizrqj2gonbqakerkx6hbjkiz5g3fa
 aot=$(ls "$work/sample-cache/aotautograd" | head -1)
 triton=$(ls "$work/sample-cache/triton/0" | head -1)
 best=$(cd "$work/sample-cache" && ls */*.best_config | head -1)
@@ -57,8 +60,8 @@ shot kernels --select "$triton" --tab kernels
 shot autotune --select "$forward" --tab autotune
 shot best-config --select "$best" --tab autotune
 shot search --search triton_poi --select triton_poi_fused_mm_t_2 --tab kernels
-shot compare --select "$forward" --compare "$backward"
-shot why --select "$forward" --view why
+shot compare --select "$float32" --compare "$float16"
+shot why --select "$float16" --view why
 shot stats --view stats
 shot prune --view prune --max-size 2M
 shot benchmarks --view bench

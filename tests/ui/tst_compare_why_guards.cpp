@@ -224,6 +224,8 @@ private slots:
         QCOMPARE(view.model()->index(0, NearestKeysModel::DifferingColumn).data().toString(),
                  QStringLiteral("inductor_config[benchmark_kernel]"));
         QVERIFY(child<QLabel>(view, "whyHeader")->text().contains(kForwardRerun));
+        QVERIFY(
+            child<QLabel>(view, "whyHeader")->text().contains(QStringLiteral("(forward graph, ")));
         // The nearest is selected and compared below.
         QTRY_COMPARE(view.comparison()->model()->differing(), 1);
         QCOMPARE(view.comparison()->model()->row(0).attribute,

@@ -42,6 +42,7 @@ Result<NearestKeys> findNearestKeys(const EntryRef& target,
     result.target = target;
     result.targetKey = fx->key;
     result.debugLines = fx->debug_lines.size();
+    result.targetRole = cachedir::graph_role(fx->debug_lines);
     result.rootCount = unique.size();
 
     struct Root {

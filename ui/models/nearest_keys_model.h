@@ -24,7 +24,8 @@ namespace cachelens::ui {
 struct NearestKeys {
     EntryRef target;
     std::string targetKey;
-    std::size_t debugLines = 0;     // the target's
+    std::size_t debugLines = 0; // the target's
+    cachedir::GraphRole targetRole = cachedir::GraphRole::Unknown;
     std::size_t candidateCount = 0; // FX entries searched (the target's own key excluded)
     std::size_t rootCount = 0;
     struct Candidate {

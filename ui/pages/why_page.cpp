@@ -147,12 +147,15 @@ void WhyPage::explain(const EntryRef& fxEntry,
                 return;
             }
             const auto shared = std::make_shared<const NearestKeys>(std::move(*result));
-            QString text = tr("<b>%1</b> (%2 debug lines): the nearest of %3 FX graph entries in "
-                              "%n cache dir(s), by shared debug-line hashes",
-                              nullptr, static_cast<int>(shared->rootCount))
-                               .arg(QString::fromStdString(shared->targetKey).toHtmlEscaped())
-                               .arg(shared->debugLines)
-                               .arg(shared->candidateCount);
+            QString text =
+                tr("<b>%1</b> (%2 graph, %3 debug lines): the nearest of %4 FX graph entries in "
+                   "%n cache dir(s), by shared debug-line hashes",
+                   nullptr, static_cast<int>(shared->rootCount))
+                    .arg(QString::fromStdString(shared->targetKey).toHtmlEscaped())
+                    .arg(QString::fromStdString(
+                        std::string(cachedir::to_string(shared->targetRole))))
+                    .arg(shared->debugLines)
+                    .arg(shared->candidateCount);
             if (shared->nearest.empty()) {
                 text += tr("<br>No other FX graph entries to compare with.");
             } else if (shared->firstCompile) {
