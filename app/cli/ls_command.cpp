@@ -1,10 +1,13 @@
 #include "commands.h"
 #include "output.h"
+#include "progress_line.h"
 
 #include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/cachedir/entry_links.h>
 
 #include <cstdio>
 #include <iostream>
+#include <map>
 
 namespace cachelens::cli {
 
@@ -13,6 +16,7 @@ namespace {
 struct LsOptions {
     std::string dir;
     std::vector<std::string> kinds;
+    bool graphs = false;
     bool json = false;
 };
 
@@ -29,12 +33,32 @@ int run_ls(const LsOptions& options) {
     if (!scan) {
         return report(scan.error());
     }
+    // --graphs: what each FX graph is, read from the entries (slower).
+    std::map<std::string, cachedir::GraphFacts> facts;
+    if (options.graphs) {
+        ProgressLine progress("reading graphs in " + options.dir, options.json);
+        auto read = cachedir::read_graph_facts(*scan, progress.callback());
+        if (!read) {
+            if (read.error().kind == ErrorKind::Cancelled) {
+                return report_stopped(progress, "stopped: nothing was listed");
+            }
+            return report(read.error());
+        }
+        facts = std::move(*read);
+    }
     std::vector<cachedir::Entry> rows;
     for (auto& entry : scan->entries()) {
         if (wanted.empty() || std::find(wanted.begin(), wanted.end(), entry.kind) != wanted.end()) {
             rows.push_back(std::move(entry));
         }
     }
+    const auto facts_of = [&](const cachedir::Entry& entry) -> const cachedir::GraphFacts* {
+        if (entry.kind != cachedir::FileKind::FxGraph) {
+            return nullptr;
+        }
+        const auto found = facts.find(entry.key);
+        return found == facts.end() ? nullptr : &found->second;
+    };
     if (options.json) {
         Json out = Json::array();
         for (const auto& entry : rows) {
@@ -49,16 +73,34 @@ int run_ls(const LsOptions& options) {
             if (entry.kind == cachedir::FileKind::Triton) {
                 row["files"] = entry.file_count;
             }
+            if (options.graphs && entry.kind == cachedir::FileKind::FxGraph) {
+                const auto* graph = facts_of(entry);
+                row["role"] =
+                    cachedir::to_string(graph ? graph->role : cachedir::GraphRole::Unknown);
+                row["aot_keys"] = graph ? graph->aot_keys : std::vector<std::string>{};
+            }
             out.push_back(std::move(row));
         }
         print_json(out);
         return kExitOk;
     }
     for (const auto& entry : rows) {
-        std::printf("%-15s %-53s %10s  %-14s %s\n",
+        std::string graph;
+        if (options.graphs && entry.kind == cachedir::FileKind::FxGraph) {
+            const auto* found = facts_of(entry);
+            graph = "  (" +
+                    std::string(
+                        cachedir::to_string(found ? found->role : cachedir::GraphRole::Unknown)) +
+                    " graph";
+            for (const auto& key : found ? found->aot_keys : std::vector<std::string>{}) {
+                graph += ", of aotautograd " + key;
+            }
+            graph += ")";
+        }
+        std::printf("%-15s %-53s %10s  %-14s %s%s\n",
                     std::string(cachedir::to_string(entry.kind)).c_str(), entry.key.c_str(),
                     format_bytes(entry.size).c_str(), format_age(entry.mtime_ns).c_str(),
-                    entry.name.empty() ? entry.path.c_str() : entry.name.c_str());
+                    entry.name.empty() ? entry.path.c_str() : entry.name.c_str(), graph.c_str());
     }
     if (rows.empty()) {
         std::cerr << "no entries" << (wanted.empty() ? "" : " of that kind") << " in "
@@ -80,8 +122,13 @@ void add_ls_command(CLI::App& app, int& exit_code) {
                      "only these kinds: fxgraph, aotautograd, module, cpp, library, "
                      "best_config, kernel_perf, benchmark_cache, triton, pgo, lock, tmp, unknown")
         ->delimiter(',');
+    command->add_flag("--graphs", options->graphs,
+                      "name each FX graph: forward, backward or inference, and the AOTAutograd "
+                      "entries that run it (reads every FX and AOTAutograd entry: slower, with "
+                      "progress on a terminal)");
     command->add_flag("--json", options->json,
-                      "print a JSON array of {kind, key, path, size, mtime[, name, files]}");
+                      "print a JSON array of {kind, key, path, size, mtime[, name, files][, role, "
+                      "aot_keys (with --graphs)]}");
     command->callback([options, &exit_code] { exit_code = run_ls(*options); });
 }
 

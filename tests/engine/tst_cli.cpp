@@ -485,6 +485,31 @@ private slots:
         QVERIFY(text.out.contains("  AOTAutograd entry      aotautograd/azz63xek"));
     }
 
+    // ls --graphs: each FX graph's role and the AOTAutograd entries that run it.
+    void lsNamesTheGraphs() {
+        const auto run = test::run_cli(
+            {"ls", fixture_dir("devset/cache"), "--kind", "fxgraph", "--graphs", "--json"});
+        QCOMPARE(run.exit_code, 0);
+        const auto rows = parse_json(run).array();
+        QCOMPARE(rows.size(), 10);
+        QMap<QString, QString> roles;
+        for (const auto& value : rows) {
+            const auto row = value.toObject();
+            roles[row["key"].toString().left(4)] = row["role"].toString();
+            QCOMPARE(row["aot_keys"].toArray().size(), 1);
+        }
+        QCOMPARE(roles["flgt"], "forward");
+        QCOMPARE(roles["fiwf"], "backward");
+        QCOMPARE(roles["fajg"], "inference");
+        const auto text =
+            test::run_cli({"ls", fixture_dir("devset/cache"), "--kind", "fxgraph", "--graphs"});
+        QVERIFY(text.out.contains("  (backward graph, of aotautograd "
+                                  "azz63xekxqvt27cuad3a7l55oldjldqgsdqa4ixhkzcsp3mnrv7i)\n"));
+        // Without --graphs, nothing is read: no role.
+        const auto plain = test::run_cli({"ls", fixture_dir("devset/cache"), "--json"});
+        QVERIFY(!plain.out.contains("\"role\""));
+    }
+
     void whyRanksTheNearestKeys() {
         const auto run = test::run_cli({"why", fixture_dir("devset/cache_from_mega"),
                                         "fc4trgrb2j5vgs4efv523duie5glgxlqc4ue2pybjpnp2cbbaxm3",

@@ -286,4 +286,47 @@ std::vector<AotUse> find_aot_entries_using(const fs::path& root, std::string_vie
     return uses;
 }
 
+Result<std::map<std::string, GraphFacts>> read_graph_facts(const Scan& scan,
+                                                           const ProgressFn& progress) {
+    std::vector<Entry> graphs;
+    for (auto& entry : scan.entries()) {
+        if (entry.kind == FileKind::FxGraph || entry.kind == FileKind::AotAutograd) {
+            graphs.push_back(std::move(entry));
+        }
+    }
+    std::map<std::string, GraphFacts> facts;
+    std::vector<std::pair<std::string, std::string>> runs; // (fx key, aot key), path order
+    for (std::size_t i = 0; i < graphs.size(); ++i) {
+        const Entry& entry = graphs[i];
+        if (!report_progress(progress, {ProgressStage::Reading, ProgressUnit::Entries, i,
+                                        graphs.size(), 0, entry.path})) {
+            return cachelens::cancelled();
+        }
+        if (entry.kind == FileKind::FxGraph) {
+            if (auto fx = load_fx_graph_entry(scan.root / entry.path)) {
+                facts[entry.key].role = graph_role(fx->debug_lines);
+            }
+            continue;
+        }
+        if (auto aot = load_aot_autograd_entry(scan.root / entry.path)) {
+            for (const auto& link : {aot->forward, aot->backward}) {
+                if (link) {
+                    runs.emplace_back(link->key, entry.key);
+                }
+            }
+        }
+    }
+    for (const auto& [fx_key, aot_key] : runs) {
+        auto found = facts.find(fx_key);
+        if (found != facts.end() &&
+            std::ranges::find(found->second.aot_keys, aot_key) == found->second.aot_keys.end()) {
+            found->second.aot_keys.push_back(aot_key);
+        }
+    }
+    report_progress(
+        progress,
+        {ProgressStage::Reading, ProgressUnit::Entries, graphs.size(), graphs.size(), 0, {}});
+    return facts;
+}
+
 } // namespace cachelens::cachedir

@@ -14,8 +14,10 @@
 #include <cachelens/cachedir/aot_autograd_entry.h>
 #include <cachelens/cachedir/benchmark_cache.h>
 #include <cachelens/cachedir/best_config.h>
+#include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
 #include <cachelens/cachedir/triton_kernel.h>
+#include <cachelens/core/progress.h>
 
 #include <atomic>
 #include <filesystem>
@@ -93,6 +95,18 @@ struct AotUse {
 std::vector<AotUse> find_aot_entries_using(const std::filesystem::path& root,
                                            std::string_view fx_key,
                                            const std::atomic<bool>* cancel = nullptr);
+
+// What each FX graph of a scanned dir is: its role and the AOTAutograd
+// entries that run it (their keys, in path order). Reads every FX and
+// AOTAutograd entry once; one that cannot be read is left out (an FX graph
+// then has no facts). Reports Reading progress per entry; a stop asked
+// through it is a Cancelled error.
+struct GraphFacts {
+    GraphRole role = GraphRole::Unknown;
+    std::vector<std::string> aot_keys;
+};
+Result<std::map<std::string, GraphFacts>> read_graph_facts(const Scan& scan,
+                                                           const ProgressFn& progress = {});
 
 // Every benchmark cache of the dir (cache/<system hash>), by file name;
 // unreadable ones and temporary files are skipped.
