@@ -102,52 +102,54 @@ CauseCategory category_of_attribute(std::string_view name) {
     return CauseCategory::Other;
 }
 
+// The absolute paths in a value: a '/' at its start or after a quote, a
+// space, '(', '=' or ':', up to a quote, ',', ')' or a space.
+std::vector<std::pair<std::size_t, std::size_t>> path_spans(std::string_view value) {
+    const auto ends_path = [](char c) {
+        return c == '\'' || c == '"' || c == ',' || c == ')' ||
+               std::isspace(static_cast<unsigned char>(c)) != 0;
+    };
+    std::vector<std::pair<std::size_t, std::size_t>> spans;
+    for (std::size_t i = 0; i < value.size(); ++i) {
+        const bool starts =
+            value[i] == '/' && (i == 0 || ends_path(value[i - 1]) || value[i - 1] == '(' ||
+                                value[i - 1] == '=' || value[i - 1] == ':');
+        if (!starts) {
+            continue;
+        }
+        std::size_t end = i;
+        while (end < value.size() && !ends_path(value[end])) {
+            ++end;
+        }
+        spans.emplace_back(i, end);
+        i = end;
+    }
+    return spans;
+}
+
 // A value with every absolute path in it replaced by one marker: two values
 // equal that way differ only where a file lives (a user name, a temp dir).
 std::string without_paths(std::string_view value) {
     std::string out;
-    for (std::size_t i = 0; i < value.size();) {
-        const bool starts_path =
-            value[i] == '/' && (i == 0 || value[i - 1] == '\'' || value[i - 1] == '"' ||
-                                std::isspace(static_cast<unsigned char>(value[i - 1])) ||
-                                value[i - 1] == '(' || value[i - 1] == '=' || value[i - 1] == ':');
-        if (!starts_path) {
-            out += value[i++];
-            continue;
-        }
-        while (i < value.size() && value[i] != '\'' && value[i] != '"' && value[i] != ',' &&
-               value[i] != ')' && !std::isspace(static_cast<unsigned char>(value[i]))) {
-            ++i;
-        }
+    std::size_t at = 0;
+    for (const auto& [start, end] : path_spans(value)) {
+        out.append(value.substr(at, start - at));
         out += "<path>";
+        at = end;
     }
+    out.append(value.substr(at));
     return out;
 }
 
 // The first path that differs, "before -> after", for the cause's text.
 std::string first_differing_path(std::string_view before, std::string_view after) {
-    const auto paths = [](std::string_view value) {
-        std::vector<std::string_view> found;
-        for (std::size_t i = 0; i < value.size(); ++i) {
-            if (value[i] == '/' && (i == 0 || value[i - 1] == '\'' || value[i - 1] == '"' ||
-                                    std::isspace(static_cast<unsigned char>(value[i - 1])))) {
-                std::size_t end = i;
-                while (end < value.size() && value[end] != '\'' && value[end] != '"' &&
-                       value[end] != ',' && value[end] != ')' &&
-                       !std::isspace(static_cast<unsigned char>(value[end]))) {
-                    ++end;
-                }
-                found.push_back(value.substr(i, end - i));
-                i = end;
-            }
-        }
-        return found;
-    };
-    const auto a = paths(before);
-    const auto b = paths(after);
+    const auto a = path_spans(before);
+    const auto b = path_spans(after);
     for (std::size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
-        if (a[i] != b[i]) {
-            return fmt::format("{} -> {}", one_line(a[i], 50), one_line(b[i], 50));
+        const auto left = before.substr(a[i].first, a[i].second - a[i].first);
+        const auto right = after.substr(b[i].first, b[i].second - b[i].first);
+        if (left != right) {
+            return fmt::format("{} -> {}", one_line(left, 50), one_line(right, 50));
         }
     }
     return {};
@@ -287,26 +289,6 @@ std::string input_label(const AlignedInput& pair) {
     return fmt::format("input {}", pair.right ? *pair.right : *pair.left);
 }
 
-// The symbols of an expression: "128*s72 + s5" -> {s72, s5}.
-std::set<std::string> symbols_of(std::string_view expression) {
-    std::set<std::string> symbols;
-    for (std::size_t i = 0; i < expression.size();) {
-        if (std::isalpha(static_cast<unsigned char>(expression[i])) || expression[i] == '_') {
-            std::size_t end = i;
-            while (end < expression.size() &&
-                   (std::isalnum(static_cast<unsigned char>(expression[end])) ||
-                    expression[end] == '_')) {
-                ++end;
-            }
-            symbols.emplace(expression.substr(i, end - i));
-            i = end;
-        } else {
-            ++i;
-        }
-    }
-    return symbols;
-}
-
 // What the input lines say, by category: "input 1: dim 0: 256 -> 4096".
 struct InputCauses {
     std::array<std::vector<std::string>, kCategories> items;
@@ -364,13 +346,13 @@ InputCauses input_causes(const std::vector<ExampleInput>& before,
             if (change.aspect == Aspect::BecameDynamic && pair.right) {
                 const auto& shape = after[*pair.right].shape;
                 if (*change.dim < shape.size()) {
-                    std::ranges::copy(symbols_of(shape[*change.dim]),
+                    std::ranges::copy(size_symbols(shape[*change.dim]),
                                       std::inserter(dynamic_symbols, dynamic_symbols.end()));
                 }
             } else if (change.aspect == Aspect::BecameStatic && pair.left) {
                 const auto& shape = before[*pair.left].shape;
                 if (*change.dim < shape.size()) {
-                    std::ranges::copy(symbols_of(shape[*change.dim]),
+                    std::ranges::copy(size_symbols(shape[*change.dim]),
                                       std::inserter(dynamic_symbols, dynamic_symbols.end()));
                 }
             }
@@ -380,7 +362,7 @@ InputCauses input_causes(const std::vector<ExampleInput>& before,
         if (input.kind != ExampleInput::Kind::SymInt || dynamic_symbols.empty()) {
             return false;
         }
-        const auto symbols = symbols_of(input.expression);
+        const auto symbols = size_symbols(input.expression);
         return !symbols.empty() && std::ranges::all_of(symbols, [&](const std::string& symbol) {
             return dynamic_symbols.contains(symbol);
         });

@@ -177,12 +177,6 @@ constexpr double kMovedInput = 0.75;
 // SymInt inputs aligned with each other.
 using Renaming = std::map<std::string, std::string, std::less<>>;
 
-bool is_symbol(std::string_view text) {
-    return text.size() >= 2 && std::isalpha(static_cast<unsigned char>(text[0])) != 0 &&
-           std::all_of(text.begin() + 1, text.end(),
-                       [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
-}
-
 // `expression` with every symbol the renaming knows replaced.
 std::string renamed(std::string_view expression, const Renaming& renaming) {
     std::string out;
@@ -314,6 +308,39 @@ bool is_static_size(std::string_view size) {
     }
     return std::all_of(size.begin(), size.end(),
                        [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+}
+
+bool is_size_symbol(std::string_view word) {
+    std::size_t letters = 0;
+    while (letters < word.size() && word[letters] >= 'a' && word[letters] <= 'z') {
+        ++letters;
+    }
+    return letters > 0 && letters < word.size() &&
+           std::all_of(word.begin() + static_cast<std::ptrdiff_t>(letters), word.end(),
+                       [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::vector<std::string> size_symbols(std::string_view expression) {
+    std::vector<std::string> symbols;
+    for (std::size_t i = 0; i < expression.size();) {
+        const auto c = static_cast<unsigned char>(expression[i]);
+        if (std::isalpha(c) == 0 && c != '_') {
+            ++i;
+            continue;
+        }
+        std::size_t end = i;
+        while (end < expression.size() &&
+               (std::isalnum(static_cast<unsigned char>(expression[end])) != 0 ||
+                expression[end] == '_')) {
+            ++end;
+        }
+        const std::string word(expression.substr(i, end - i));
+        if (is_size_symbol(word) && std::ranges::find(symbols, word) == symbols.end()) {
+            symbols.push_back(word);
+        }
+        i = end;
+    }
+    return symbols;
 }
 
 std::string ExampleInput::describe() const {
@@ -510,7 +537,7 @@ std::vector<AlignedInput> align_inputs(const std::vector<ExampleInput>& left,
         const ExampleInput& a = left[*pair.left];
         const ExampleInput& b = right[*pair.right];
         if (a.kind != ExampleInput::Kind::SymInt || b.kind != ExampleInput::Kind::SymInt ||
-            !is_symbol(a.expression) || !is_symbol(b.expression)) {
+            !is_size_symbol(a.expression) || !is_size_symbol(b.expression)) {
             continue;
         }
         const auto [known, added] = renaming.emplace(a.expression, b.expression);

@@ -13,52 +13,9 @@ namespace cachelens::explain {
 
 namespace {
 
-bool is_lower(char c) {
-    return c >= 'a' && c <= 'z';
-}
-
-bool is_digit(char c) {
-    return c >= '0' && c <= '9';
-}
-
-// A ShapeEnv symbol as sympy prints it: lower-case letters then digits
-// ("s72", "u0"); function names (Max, FloorDiv) start upper case.
-bool is_symbol(std::string_view word) {
-    std::size_t letters = 0;
-    while (letters < word.size() && is_lower(word[letters])) {
-        ++letters;
-    }
-    return letters > 0 && letters < word.size() &&
-           std::all_of(word.begin() + static_cast<std::ptrdiff_t>(letters), word.end(), is_digit);
-}
-
-// The symbols of an expression, in the order they appear, each once.
-std::vector<std::string> symbols_in(std::string_view expression) {
-    std::vector<std::string> symbols;
-    for (std::size_t i = 0; i < expression.size();) {
-        const char c = expression[i];
-        if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-            std::size_t end = i;
-            while (end < expression.size() &&
-                   (std::isalnum(static_cast<unsigned char>(expression[end])) ||
-                    expression[end] == '_')) {
-                ++end;
-            }
-            const std::string word(expression.substr(i, end - i));
-            if (is_symbol(word) && std::ranges::find(symbols, word) == symbols.end()) {
-                symbols.push_back(word);
-            }
-            i = end;
-        } else {
-            ++i;
-        }
-    }
-    return symbols;
-}
-
 // Unbacked sizes (u0, u1: data-dependent) have no hint; PyTorch passes none.
 bool is_backed(std::string_view expression) {
-    return std::ranges::none_of(symbols_in(expression),
+    return std::ranges::none_of(size_symbols(expression),
                                 [](const std::string& symbol) { return symbol.starts_with('u'); });
 }
 
@@ -76,7 +33,7 @@ std::string as_guard_source(std::string_view expression) {
                 ++end;
             }
             const std::string_view word = expression.substr(i, end - i);
-            out += is_symbol(word) ? guards::symbol_source(word) : std::string(word);
+            out += is_size_symbol(word) ? guards::symbol_source(word) : std::string(word);
             i = end;
         } else {
             out += c;
@@ -202,7 +159,7 @@ std::vector<GuardSymbol> guard_symbols(const std::vector<ExampleInput>& inputs) 
 std::vector<FreeSize> free_sizes(const std::vector<ExampleInput>& inputs) {
     std::vector<FreeSize> sizes;
     for (const auto& symbol : guard_symbols(inputs)) {
-        for (auto& name : symbols_in(symbol.expression)) {
+        for (auto& name : size_symbols(symbol.expression)) {
             if (std::ranges::none_of(sizes, [&](const FreeSize& s) { return s.symbol == name; })) {
                 auto dims = dims_of(inputs, name, false);
                 sizes.push_back({std::move(name), std::move(dims)});

@@ -59,6 +59,13 @@ std::vector<ExampleInput> example_inputs_of(std::span<const std::string_view> de
 // expression ("s72", "128*s72").
 bool is_static_size(std::string_view size);
 
+// A size symbol as sympy prints ShapeEnv's: lower-case letters then digits
+// ("s72", "u0"); function names (Max, FloorDiv) are not.
+bool is_size_symbol(std::string_view word);
+// The size symbols of an expression ("128*s72 + s5" -> s72, s5), in the
+// order they appear, each once.
+std::vector<std::string> size_symbols(std::string_view expression);
+
 // One thing that differs between two aligned inputs, and what it is about
 // (what causes.h groups it by).
 struct InputChange {
