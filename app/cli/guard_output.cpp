@@ -121,6 +121,25 @@ fx_key_inputs(const cachedir::Scan& scan, const std::vector<cachedir::Entry>& en
     return fail(ErrorKind::NotFound, "no entries to read the inputs from", scan.root.string());
 }
 
+Result<KeyHints> key_hints(const cachedir::Scan& scan, const std::vector<cachedir::Entry>& entries,
+                           const std::string& hints, const std::string& sizes) {
+    auto inputs = fx_key_inputs(scan, entries);
+    auto values = hints_or_sizes(hints, sizes, [&] { return inputs; });
+    if (!values) {
+        return std::unexpected(values.error());
+    }
+    return KeyHints{std::move(*values),
+                    inputs ? explain::guard_symbols(*inputs) : std::vector<explain::GuardSymbol>{}};
+}
+
+std::string hints_text(const guards::Hints& hints) {
+    std::string text;
+    for (const auto& [name, value] : hints.values) {
+        text += (text.empty() ? "" : ", ") + name + "=" + value.repr();
+    }
+    return text;
+}
+
 Json guard_symbols_json(const std::vector<explain::GuardSymbol>& symbols,
                         const std::vector<std::string>& read) {
     Json out = Json::array();

@@ -63,6 +63,18 @@ Result<guards::Hints> hints_or_sizes(const std::string& hints, const std::string
     return derived;
 }
 
+// The hints of `--hints`/`--sizes` for a key's entries (hints_or_sizes), and
+// its guard symbols named where its inputs say (none for an aotautograd key).
+struct KeyHints {
+    guards::Hints hints;
+    std::vector<explain::GuardSymbol> symbols;
+};
+Result<KeyHints> key_hints(const cachedir::Scan& scan, const std::vector<cachedir::Entry>& entries,
+                           const std::string& hints, const std::string& sizes);
+
+// "t0=64, t1=128": what --sizes derived, as both commands print it.
+std::string hints_text(const guards::Hints& hints);
+
 // [{"name": "t0", "symbol": "s72", "expression": "s72", "input": 0, "dims":
 // ["input 2 dim 0 ([s72, 128] int64 on cuda:0)"]}]: every symbol the
 // guards read (`read`, "t0", ...), named where `symbols` knows it (null

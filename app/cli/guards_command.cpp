@@ -135,22 +135,16 @@ int run_eval(const GuardsOptions& options) {
                                               : cachedir::no_entries_message(empty_dir),
                             scan->root.string()});
     }
-    auto hints =
-        hints_or_sizes(options.hints, options.sizes, [&] { return fx_key_inputs(*scan, entries); });
-    if (!hints) {
-        return report(hints.error());
-    }
     // t0, t1, ... named by the inputs they are; an entry that does not say
     // (an aotautograd one) leaves them unnamed.
-    const auto inputs = fx_key_inputs(*scan, entries);
-    const auto symbols =
-        inputs ? explain::guard_symbols(*inputs) : std::vector<explain::GuardSymbol>{};
+    auto given = key_hints(*scan, entries, options.hints, options.sizes);
+    if (!given) {
+        return report(given.error());
+    }
+    const guards::Hints* hints = &given->hints;
+    const auto& symbols = given->symbols;
     if (!options.sizes.empty() && !options.json && !hints->values.empty()) {
-        std::string derived;
-        for (const auto& [name, value] : hints->values) {
-            derived += (derived.empty() ? "" : ", ") + name + "=" + value.repr();
-        }
-        std::printf("--sizes %s: %s\n", options.sizes.c_str(), derived.c_str());
+        std::printf("--sizes %s: %s\n", options.sizes.c_str(), hints_text(*hints).c_str());
     }
     // Every entry read and parsed first: the hints must fit all of them.
     std::vector<std::optional<guards::GuardExpression>> expressions;

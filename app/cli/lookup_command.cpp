@@ -44,14 +44,6 @@ Result<std::string> resolve_key(const cachedir::Scan& scan, const std::string& k
                 scan.root.string());
 }
 
-std::string hints_text(const guards::Hints& hints) {
-    std::string text;
-    for (const auto& [name, value] : hints.values) {
-        text += (text.empty() ? "" : ", ") + name + "=" + value.repr();
-    }
-    return text;
-}
-
 // `lookup DIR --sizes ...` without a key: every FX graph key whose inputs
 // take those sizes, looked up with them.
 int run_lookup_anywhere(const LookupOptions& options, const cachedir::Scan& scan) {
@@ -140,14 +132,12 @@ int run_lookup(const LookupOptions& options) {
         return report(key.error());
     }
     const auto entries = cachedir::find_entries(*scan, *key);
-    auto hints =
-        hints_or_sizes(options.hints, options.sizes, [&] { return fx_key_inputs(*scan, entries); });
-    if (!hints) {
-        return report(hints.error());
+    auto given = key_hints(*scan, entries, options.hints, options.sizes);
+    if (!given) {
+        return report(given.error());
     }
-    const auto inputs = fx_key_inputs(*scan, entries);
-    const auto symbols =
-        inputs ? explain::guard_symbols(*inputs) : std::vector<explain::GuardSymbol>{};
+    const guards::Hints* hints = &given->hints;
+    const auto& symbols = given->symbols;
     auto lookup = explain::simulate_lookup(options.dir, *key, *hints);
     if (!lookup) {
         return report(lookup.error());

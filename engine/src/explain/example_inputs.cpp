@@ -1,3 +1,4 @@
+#include <cachelens/core/text.h>
 #include <cachelens/explain/debug_line.h>
 #include <cachelens/explain/example_inputs.h>
 
@@ -12,16 +13,6 @@
 namespace cachelens::explain {
 
 namespace {
-
-std::string_view trim(std::string_view text) {
-    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
-        text.remove_prefix(1);
-    }
-    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
-        text.remove_suffix(1);
-    }
-    return text;
-}
 
 // Splits at the commas outside brackets and quotes; empty trailing parts
 // (a one-element tuple's comma) are dropped.
@@ -47,11 +38,11 @@ std::vector<std::string_view> split_top_level(std::string_view text) {
         } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
             --depth;
         } else if (c == ',' && depth == 0) {
-            parts.push_back(trim(text.substr(start, i - start)));
+            parts.push_back(trim_space(text.substr(start, i - start)));
             start = i + 1;
         }
     }
-    if (const auto last = trim(text.substr(start)); !last.empty()) {
+    if (const auto last = trim_space(text.substr(start)); !last.empty()) {
         parts.push_back(last);
     }
     return parts;
@@ -60,7 +51,7 @@ std::vector<std::string_view> split_top_level(std::string_view text) {
 // `prefix(` ... `)` around the whole of `text`: what is inside; nullopt
 // otherwise.
 std::optional<std::string_view> inside_call(std::string_view text, std::string_view prefix) {
-    text = trim(text);
+    text = trim_space(text);
     if (!text.starts_with(prefix) || text.size() < prefix.size() + 2 ||
         text[prefix.size()] != '(' || text.back() != ')') {
         return std::nullopt;
@@ -69,7 +60,7 @@ std::optional<std::string_view> inside_call(std::string_view text, std::string_v
 }
 
 std::optional<std::string_view> inside_brackets(std::string_view text, char open, char close) {
-    text = trim(text);
+    text = trim_space(text);
     if (text.size() < 2 || text.front() != open || text.back() != close) {
         return std::nullopt;
     }
@@ -85,7 +76,7 @@ std::vector<std::string> sizes_of(std::string_view text) {
 }
 
 std::string unquoted(std::string_view text) {
-    text = trim(text);
+    text = trim_space(text);
     if (text.size() >= 2 && (text.front() == '\'' || text.front() == '"') &&
         text.back() == text.front()) {
         return std::string(text.substr(1, text.size() - 2));
@@ -97,7 +88,7 @@ std::string unquoted(std::string_view text) {
 std::string device_of(std::string_view text) {
     const auto inside = inside_call(text, "device");
     if (!inside) {
-        return std::string(trim(text));
+        return std::string(trim_space(text));
     }
     std::string type;
     std::string index;
@@ -107,7 +98,7 @@ std::string device_of(std::string_view text) {
             type = unquoted(part);
             continue;
         }
-        const auto name = trim(part.substr(0, equals));
+        const auto name = trim_space(part.substr(0, equals));
         const auto value = part.substr(equals + 1);
         if (name == "type") {
             type = unquoted(value);
@@ -119,7 +110,7 @@ std::string device_of(std::string_view text) {
 }
 
 std::string without_torch(std::string_view text) {
-    text = trim(text);
+    text = trim_space(text);
     if (text.starts_with("torch.")) {
         text.remove_prefix(6);
     }
@@ -302,7 +293,7 @@ std::vector<InputChange> changes_between(const ExampleInput& a, const ExampleInp
 } // namespace
 
 bool is_static_size(std::string_view size) {
-    size = trim(size);
+    size = trim_space(size);
     if (size.empty()) {
         return false;
     }
@@ -382,7 +373,7 @@ std::vector<ExampleInput> example_inputs_of(std::span<const std::string_view> de
 
 ExampleInput parse_example_input(std::string_view value) {
     ExampleInput input;
-    input.text = std::string(trim(value));
+    input.text = std::string(trim_space(value));
     if (const auto metadata = inside_call(input.text, "TensorMetadata")) {
         input.kind = ExampleInput::Kind::Tensor;
         for (const auto part : split_top_level(*metadata)) {
@@ -390,8 +381,8 @@ ExampleInput parse_example_input(std::string_view value) {
             if (equals == std::string_view::npos) {
                 continue;
             }
-            const std::string name(trim(part.substr(0, equals)));
-            const auto field = trim(part.substr(equals + 1));
+            const std::string name(trim_space(part.substr(0, equals)));
+            const auto field = trim_space(part.substr(equals + 1));
             input.fields[name] = std::string(field);
             if (name == "dtype") {
                 input.dtype = without_torch(field);

@@ -1,3 +1,4 @@
+#include <cachelens/core/text.h>
 #include <cachelens/explain/guard_symbols.h>
 #include <cachelens/guards/ast.h>
 
@@ -61,16 +62,6 @@ std::vector<std::string> dims_of(const std::vector<ExampleInput>& inputs,
         }
     }
     return dims;
-}
-
-std::string_view trim(std::string_view text) {
-    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
-        text.remove_prefix(1);
-    }
-    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
-        text.remove_suffix(1);
-    }
-    return text;
 }
 
 std::optional<std::size_t> number_after(std::string_view text, std::string_view prefix) {
@@ -181,7 +172,7 @@ Result<guards::Hints> hints_from_sizes(const std::vector<ExampleInput>& inputs,
     std::string_view rest = sizes;
     while (!rest.empty()) {
         const auto comma = rest.find(',');
-        const std::string_view item = trim(rest.substr(0, comma));
+        const std::string_view item = trim_space(rest.substr(0, comma));
         rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
         if (item.empty()) {
             continue;
@@ -191,8 +182,8 @@ Result<guards::Hints> hints_from_sizes(const std::vector<ExampleInput>& inputs,
             return fail(ErrorKind::InvalidArgument,
                         fmt::format("'{}': give NAME=VALUE (s72=48 or input2.dim0=48)", item));
         }
-        const std::string_view name = trim(item.substr(0, equals));
-        auto value = guards::Number::parse(trim(item.substr(equals + 1)));
+        const std::string_view name = trim_space(item.substr(0, equals));
+        auto value = guards::Number::parse(trim_space(item.substr(equals + 1)));
         if (!value || !value->is_int()) {
             return fail(ErrorKind::InvalidArgument, fmt::format("'{}': a size is an int", item));
         }
