@@ -1,6 +1,7 @@
-"""Which config does PyTorch launch? Compiles a small model whose reduction
+"""Which config does PyTorch launch? Compiles a small model whose kernels
 Inductor autotunes (a row norm of a 4096x3000 matrix, like the devset's
-`triton_red_fused_mul_sqrt_sum_0`), runs it, and prints as JSON what each
+`triton_red_fused_mul_sqrt_sum_0`, a column sum, and a pointwise sine, which
+keeps two cached configs without coordinate descent), runs it, and prints as JSON what each
 Triton kernel's autotuner launched: the autotuner's own state, read from the
 CachingAutotuner objects, not from any file.
 
@@ -68,16 +69,19 @@ def main() -> int:
 
         heuristics.CachingAutotuner.coordinate_descent_tuning = traced_coordinate_descent
 
-    def norms(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        # An inner reduction (one heuristic config) and an outer one (several).
-        return (x * x).sum(dim=-1).sqrt(), (x * x).sum(dim=0)
+    def norms(x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, ...]:
+        # An inner reduction (one heuristic config), an outer one (several)
+        # and, on its own input so that it is not fused into them, a
+        # pointwise kernel (two heuristic configs).
+        return (x * x).sum(dim=-1).sqrt(), (x * x).sum(dim=0), y.sin() + 1
 
     torch.manual_seed(0)
     x = torch.randn(4096, 3000, device="cuda")
+    y = torch.randn(1 << 22, device="cuda")
     compiled = torch.compile(norms)
-    out = compiled(x)
+    out = compiled(x, y)
     torch.cuda.synchronize()
-    for ours, eager in zip(out, norms(x)):
+    for ours, eager in zip(out, norms(x, y)):
         assert torch.allclose(ours, eager, rtol=1e-3, atol=1e-3)
 
     launched = []

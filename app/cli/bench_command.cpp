@@ -222,6 +222,36 @@ void print_results_text(const bench::BenchRun& run, const fs::path& cache_dir) {
     }
 }
 
+// The device stopped running anything (a candidate ended the CUDA context):
+// what ran is kept, the candidate that failed among them, and the message
+// names the kernels left untimed and the command that times them in a new
+// process.
+int device_lost(const BenchOptions& options, catalog::Catalog& catalog, const bench::BenchRun& run,
+                const std::vector<bench::KernelCandidates>& kernels, const fs::path& cache_dir,
+                Error error) {
+    if (!run.results.empty()) {
+        (void)bench::record_run(catalog, run);
+    }
+    std::string names;
+    std::string modules;
+    for (const auto& kernel : kernels) {
+        const bool timed = std::ranges::any_of(run.results, [&](const auto& result) {
+            return result.kernel_name == kernel.kernel_name &&
+                   result.module_key == kernel.module_key;
+        });
+        if (!timed && !kernel.plans.empty()) {
+            names += (names.empty() ? "" : ", ") + kernel.kernel_name;
+            modules += " " + kernel.module_key;
+        }
+    }
+    if (error.kind == ErrorKind::Unsupported && !names.empty()) {
+        error.message += "; not timed: " + names + "; to time them: cachelens bench " +
+                         cache_dir.string() + modules +
+                         (options.all_configs ? " --all-configs" : "");
+    }
+    return fatal(options, error);
+}
+
 int run_bench(const BenchOptions& options) {
     const fs::path cache_dir = fs::absolute(options.dir).lexically_normal();
     bench::PlanOptions plan_options;
@@ -316,7 +346,7 @@ int run_bench(const BenchOptions& options) {
             }
             return report_stopped(progress, kStopped);
         }
-        return fatal(options, timed.error());
+        return device_lost(options, *catalog, run, *kernels, cache_dir, timed.error());
     }
     // A challenger that beat the current best in its own timing is re-timed
     // side by side with it before anyone calls it faster.
@@ -327,7 +357,7 @@ int run_bench(const BenchOptions& options) {
             auto pair = runner->run_pair(cache_dir, *challenge.best, *challenge.challenger,
                                          run.protocol, paired);
             if (!pair) {
-                return fatal(options, pair.error());
+                return device_lost(options, *catalog, run, *kernels, cache_dir, pair.error());
             }
             if (options.json_lines) {
                 print_line(verdict_line_json(*pair));
@@ -539,10 +569,27 @@ int run_accept(const AcceptOptions& options) {
                                 "; nothing written; --force writes it as the starting point",
                             target});
     }
+    if (found_plan->is_current_best) {
+        const std::string file =
+            found_kernel->best_config_path ? found_kernel->best_config_path->string() : target;
+        if (options.json) {
+            print_json({{"target", target},
+                        {"best_config", file},
+                        {"backup", nullptr},
+                        {"old_config", found_plan->config.describe()},
+                        {"new_config", found_plan->config.describe()},
+                        {"verdict", nullptr}});
+        } else {
+            print_into(target, false, false);
+            std::printf("%s is already the best config of %s; nothing written\n",
+                        found_plan->config.describe().c_str(), options.kernel.c_str());
+        }
+        return kExitOk;
+    }
     // Timings move ~15% between runs: the candidate must beat the current
     // best side by side, here and now, unless the user says otherwise.
     std::optional<bench::PairedResult> confirmed;
-    if (!options.force && !found_plan->is_current_best) {
+    if (!options.force) {
         auto checked = confirm_faster(options, target, *found_kernel, *found_plan);
         if (!checked) {
             return report(checked.error());
@@ -568,8 +615,8 @@ int run_accept(const AcceptOptions& options) {
         std::printf("%s\n  was: %s\n  now: %s\n  backup: %s\n", outcome->best_config.c_str(),
                     outcome->old_config.c_str(), outcome->new_config.c_str(),
                     outcome->backup.c_str());
-        std::printf("  %s\n", confirmed ? verdict_text(*confirmed).c_str()
-                                        : "not re-timed (--force, or it is the current best)");
+        std::printf("  %s\n",
+                    confirmed ? verdict_text(*confirmed).c_str() : "not re-timed (--force)");
     }
     return kExitOk;
 }

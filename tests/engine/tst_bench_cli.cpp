@@ -3,6 +3,8 @@
 // driver says so on stderr and as an "error" line, exit 2, writing nothing;
 // `bench accept` rewrites a kernel's .best_config and its backup restores it;
 // `bench history` reads what the catalog holds; bad arguments are refused.
+// On a stand-in libcuda (fake_cuda.cpp): a whole run, a candidate that ends
+// the CUDA context, and accept's side-by-side confirmation.
 
 #include "test_paths.h"
 
@@ -39,6 +41,17 @@ std::vector<QJsonObject> json_lines(const QByteArray& out) {
         lines.push_back(document.object());
     }
     return lines;
+}
+
+// The environment of a CLI run on the stand-in driver; `fault` names a kernel
+// whose launch ends the CUDA context.
+QProcessEnvironment fake_gpu(const QString& fault = {}) {
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.insert("LD_LIBRARY_PATH", CACHELENS_FAKE_CUDA_DIR);
+    if (!fault.isEmpty()) {
+        environment.insert("CACHELENS_FAKE_CUDA_FAULT", fault);
+    }
+    return environment;
 }
 
 std::string slurp(const fs::path& path) {
@@ -129,6 +142,142 @@ private slots:
         auto history = bench::kernel_history(*opened, "triton_red_fused_mul_sqrt_sum_0");
         QVERIFY_RESULT(history);
         QVERIFY(history->empty());
+    }
+
+    void aRunOnTheFakeDriverTimesAndRecordsEveryCandidate() {
+        const fs::path catalog = fs::path(temp_.path().toStdString()) / "fake-run.sqlite";
+        const auto run = test::run_cli({"bench", QString::fromStdString(cache_.string()),
+                                        "--all-configs", "--json-lines", "--rep", "2", "--warmup",
+                                        "1", "--catalog", QString::fromStdString(catalog.string())},
+                                       fake_gpu());
+        QVERIFY2(run.exit_code == 0, run.err.constData());
+        const auto lines = json_lines(run.out);
+        QVERIFY(!lines.empty());
+        QCOMPARE(lines.front()["event"].toString(), QString("start"));
+        QCOMPARE(lines.front()["device"].toObject()["name"].toString(),
+                 QString("cachelens fake GPU"));
+        const int total = lines.front()["candidates"].toInt();
+        QVERIFY(total > 10);
+        int results = 0;
+        std::map<QString, double> softmax; // config -> median
+        QJsonObject verdict;
+        for (const auto& line : lines) {
+            if (line["event"] == "result") {
+                ++results;
+                QCOMPARE(line["status"].toString(), QString("ok"));
+                QVERIFY(line["median_ms"].toDouble() > 0);
+                if (line["kernel"] ==
+                    "triton_per_fused__log_softmax_prepare_softmax_online_sub_1") {
+                    softmax[line["config_text"].toString()] = line["median_ms"].toDouble();
+                }
+            } else if (line["event"] == "verdict" &&
+                       line["kernel"] ==
+                           "triton_per_fused__log_softmax_prepare_softmax_online_sub_1") {
+                verdict = line;
+            }
+        }
+        QCOMPARE(results, total);
+        QCOMPARE(lines.back()["event"].toString(), QString("end"));
+        QCOMPARE(lines.back()["results"].toInt(), total);
+        // The stand-in's cost grows with the threads launched: 2, 8 and 64
+        // blocks of 64 threads rank XBLOCK=32, 8, 1.
+        QCOMPARE(softmax.size(), 3u);
+        QVERIFY(softmax["XBLOCK=32, num_warps=2, num_stages=1"] <
+                softmax["XBLOCK=8, num_warps=2, num_stages=1"]);
+        QVERIFY(softmax["XBLOCK=8, num_warps=2, num_stages=1"] <
+                softmax["XBLOCK=1, num_warps=2, num_stages=1"]);
+        // XBLOCK=32 beat the current best (8): re-timed side by side.
+        QVERIFY2(!verdict.isEmpty(), run.out.constData());
+        QVERIFY2(verdict["text"].toString().contains("faster"),
+                 qPrintable(QJsonDocument(verdict).toJson()));
+
+        auto opened = catalog::Catalog::open(catalog);
+        QVERIFY_RESULT(opened);
+        auto history = bench::kernel_history(*opened, "triton_poi_fused_mm_t_2");
+        QVERIFY_RESULT(history);
+        QCOMPARE(history->size(), 2u);
+        QCOMPARE(QString::fromStdString(history->front().device.name),
+                 QString("cachelens fake GPU"));
+    }
+
+    // An illegal address ends the CUDA context for the rest of the process:
+    // the failure is a result, stored; the run stops with an error naming
+    // the kernel, the kernels left untimed and the command that times them.
+    void aCandidateThatEndsTheContextStopsTheRunAndSaysWhatIsLeft() {
+        const fs::path catalog = fs::path(temp_.path().toStdString()) / "fault.sqlite";
+        const QString dir = QString::fromStdString(cache_.string());
+        const auto run = test::run_cli({"bench", dir, "triton_red_fused_add_mean_relu_sum_1",
+                                        "triton_per_fused_sum_6", "triton_red_fused_mean_0",
+                                        "--json-lines", "--rep", "2", "--warmup", "1", "--catalog",
+                                        QString::fromStdString(catalog.string())},
+                                       fake_gpu("triton_red_fused_add_mean_relu_sum_1"));
+        QCOMPARE(run.exit_code, 2);
+        const auto lines = json_lines(run.out);
+        QCOMPARE(lines.size(), 3u);
+        QCOMPARE(lines[1]["event"].toString(), QString("result"));
+        QCOMPARE(lines[1]["status"].toString(), QString("launch"));
+        QVERIFY(lines[1]["message"].toString().contains("CUDA_ERROR_ILLEGAL_ADDRESS"));
+        QCOMPARE(lines[2]["event"].toString(), QString("error"));
+        const QString message = lines[2]["message"].toString();
+        QVERIFY2(message.contains("the CUDA driver runs nothing more in this process after "
+                                  "triton_red_fused_add_mean_relu_sum_1 (XBLOCK=2, R0_BLOCK=64, "
+                                  "num_warps=2, num_stages=1): ") &&
+                     message.contains("such an error ends the CUDA context for good; not "
+                                      "timed: triton_per_fused_sum_6, triton_red_fused_mean_0; "
+                                      "to time them: cachelens bench " +
+                                      dir +
+                                      " cdub3m7xxi4u2w24xjl6s7htngwituwdn3qsehw57z2y7tndcf4s "
+                                      "cjvv5ppm5unukwqpsxcxlzqp6tmi22kpwijzpb5tk62vnr67itlp"),
+                 qPrintable(message));
+        QVERIFY(run.err.contains("not timed: triton_per_fused_sum_6"));
+
+        auto opened = catalog::Catalog::open(catalog);
+        QVERIFY_RESULT(opened);
+        auto failed = bench::kernel_history(*opened, "triton_red_fused_add_mean_relu_sum_1");
+        QVERIFY_RESULT(failed);
+        QCOMPARE(failed->size(), 1u);
+        QCOMPARE(QString::fromStdString(failed->front().result.status), QString("launch"));
+        auto untimed = bench::kernel_history(*opened, "triton_red_fused_mean_0");
+        QVERIFY_RESULT(untimed);
+        QVERIFY(untimed->empty());
+    }
+
+    // Without coordinate descent, accept writes a candidate only when it wins
+    // side by side; the current best again writes nothing.
+    void acceptOnTheFakeDriverConfirmsSideBySide() {
+        QTemporaryDir temp;
+        QVERIFY(temp.isValid());
+        const fs::path dir = fs::path(temp.path().toStdString()) / "cache";
+        test::copy_tree(test::fixture("devset/cache"), dir);
+        const QString kernel = "triton_per_fused__log_softmax_prepare_softmax_online_sub_1";
+        const fs::path best_config =
+            dir / "a6" /
+            "b92708b62fd19dab503567221d57ffcf4683baeb6b435fd5cc876b684c8e862a.best_config";
+        const std::string before = slurp(best_config);
+        QVERIFY(before.find("\"XBLOCK\": 8") != std::string::npos);
+        const QStringList accept = {"bench", "accept", kernel};
+        const QStringList where = {"--dir", QString::fromStdString(dir.string()), "--json"};
+
+        const auto slower = test::run_cli(accept + QStringList{"c1216de1"} + where, fake_gpu());
+        QCOMPARE(slower.exit_code, 2);
+        QVERIFY2(slower.err.contains("not accepted: the candidate is") &&
+                     slower.err.contains("slower than the current best") &&
+                     slower.err.contains("nothing written; --force accepts it anyway"),
+                 slower.err.constData());
+        QCOMPARE(slurp(best_config), before);
+
+        const auto same = test::run_cli(accept + QStringList{"9c9df5b3"} + where, fake_gpu());
+        QCOMPARE(same.exit_code, 0);
+        QVERIFY(QJsonDocument::fromJson(same.out).object()["backup"].isNull());
+        QCOMPARE(slurp(best_config), before);
+
+        const auto faster = test::run_cli(accept + QStringList{"e07be71b"} + where, fake_gpu());
+        QVERIFY2(faster.exit_code == 0, faster.err.constData());
+        const auto outcome = QJsonDocument::fromJson(faster.out).object();
+        QVERIFY(outcome["verdict"].toObject()["text"].toString().contains("faster"));
+        QCOMPARE(outcome["new_config"].toString(), QString("XBLOCK=32, num_warps=2, num_stages=1"));
+        QVERIFY(slurp(best_config).find("\"XBLOCK\": 32") != std::string::npos);
+        QVERIFY(fs::exists(outcome["backup"].toString().toStdString()));
     }
 
     void historyPrintsWhatTheCatalogHolds() {
@@ -303,8 +452,12 @@ private slots:
         QCOMPARE(named.exit_code, 0);
         QCOMPARE(named.out.split('\n').first(),
                  QByteArray::fromStdString("into " + first.string() + ":"));
+        // It is the best config now: accepting it again writes nothing.
+        QVERIFY2(named.out.contains("is already the best config of " + kernel.toUtf8() +
+                                    "; nothing written"),
+                 named.out.constData());
         QCOMPARE(slurp(best_config), accepted_text);
-        QCOMPARE(backups(), 2u);
+        QCOMPARE(backups(), 1u);
         fs::remove(second);
 
         // Two indexed dirs hold it: both listed, nothing written anywhere.
@@ -378,7 +531,7 @@ private slots:
             test::run_cli({"bench", "accept", "triton_red_fused_mul_sqrt_sum_0", hash, "--dir",
                            QString::fromStdString(dir.string()), "--force"});
         QCOMPARE(forced.exit_code, 0);
-        QVERIFY(forced.out.contains("not re-timed (--force, or it is the current best)"));
+        QVERIFY(forced.out.contains("not re-timed (--force)"));
         const auto after =
             QJsonDocument::fromJson(QByteArray::fromStdString(slurp(best_config))).object();
         QCOMPARE(after["found_by_coordesc"].toBool(true), false);

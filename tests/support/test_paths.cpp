@@ -100,8 +100,9 @@ void copy_file_writable(const std::filesystem::path& from, const std::filesystem
     fs::permissions(to, fs::perms::owner_write | fs::perms::owner_read, fs::perm_options::add);
 }
 
-CliRun run_cli(const QStringList& args) {
+CliRun run_cli(const QStringList& args, const QProcessEnvironment& environment) {
     QProcess process;
+    process.setProcessEnvironment(environment);
     process.start(cli_path(), args);
     CliRun run;
     if (!process.waitForFinished(120000)) {

@@ -6,7 +6,9 @@
 
 #include <QByteArray>
 #include <QJsonDocument>
+#include <QProcessEnvironment>
 #include <QString>
+#include <QStringList>
 #include <QTemporaryDir>
 
 #include <filesystem>
@@ -60,8 +62,10 @@ struct CliRun {
     QByteArray out;
     QByteArray err;
 };
-// Runs the CLI with `args`, waiting up to two minutes.
-CliRun run_cli(const QStringList& args);
+// Runs the CLI with `args`, waiting up to two minutes; `environment`, when
+// given, replaces the test's own.
+CliRun run_cli(const QStringList& args,
+               const QProcessEnvironment& environment = QProcessEnvironment::systemEnvironment());
 
 } // namespace cachelens::test
 

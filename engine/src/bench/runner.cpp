@@ -37,7 +37,9 @@ std::unexpected<Failure> failure(std::string status, std::string message,
 }
 
 // Errors after which the CUDA docs say the context is unusable until the
-// process ends: every later call returns them again.
+// process ends: every later call returns them again. Seen on an H200
+// (driver 580): after CUDA_ERROR_ILLEGAL_ADDRESS even releasing and
+// resetting the primary context and retaining it again fails with it.
 bool sticky(CUresult code) {
     switch (code) {
     case CUDA_ERROR_ILLEGAL_ADDRESS:
@@ -338,7 +340,8 @@ struct GpuRunner::Impl {
     CUcontext context = nullptr;
     DeviceFacts facts;
     int shared_optin = 0;
-    // Set after a sticky error: the context cannot run anything more.
+    // Set after a sticky error: nothing more runs in this process. Names the
+    // candidate that failed and how.
     std::string unusable;
 
     Impl() = default;
@@ -355,9 +358,9 @@ struct GpuRunner::Impl {
                      const TimingProtocol& protocol);
     Outcome execute(const std::filesystem::path& cache_dir, const LaunchPlan& plan,
                     const TimingProtocol& protocol, std::vector<double>& samples);
-    // Checks the context and remembers a sticky failure: after one, nothing runs.
+    // Makes the context current; fails (Unsupported) after a sticky failure.
     Result<void> usable();
-    void note(const Failure& failed);
+    void note(const Failure& failed, const LaunchPlan& plan);
 };
 
 Prepared GpuRunner::Impl::prepare(const std::filesystem::path& cache_dir, const LaunchPlan& plan,
@@ -560,8 +563,10 @@ Outcome GpuRunner::Impl::execute(const std::filesystem::path& cache_dir, const L
 
 Result<void> GpuRunner::Impl::usable() {
     if (!unusable.empty()) {
-        return fail(ErrorKind::Io,
-                    "the CUDA context cannot run anything after an earlier failure: " + unusable);
+        return fail(ErrorKind::Unsupported,
+                    fmt::format("the CUDA driver runs nothing more in this process after {}; "
+                                "such an error ends the CUDA context for good",
+                                unusable));
     }
     if (const CUresult r = driver->cuCtxSetCurrent(context); r != CUDA_SUCCESS) {
         return fail(ErrorKind::Io, call_failed(*driver, "cuCtxSetCurrent", r));
@@ -569,9 +574,10 @@ Result<void> GpuRunner::Impl::usable() {
     return {};
 }
 
-void GpuRunner::Impl::note(const Failure& failed) {
+void GpuRunner::Impl::note(const Failure& failed, const LaunchPlan& plan) {
     if (sticky(failed.code)) {
-        unusable = failed.message;
+        unusable =
+            fmt::format("{} ({}): {}", plan.kernel_name, plan.config.describe(), failed.message);
     }
 }
 
@@ -667,7 +673,7 @@ Result<CandidateResult> GpuRunner::run(const std::filesystem::path& cache_dir,
         result.status = outcome.error().status;
         result.message = outcome.error().message;
         result.samples_ms.clear(); // a partial set would read as a measurement
-        impl_->note(outcome.error());
+        impl_->note(outcome.error(), plan);
         return result;
     }
     result.stats = stats_of(result.samples_ms);
@@ -695,7 +701,7 @@ Result<PairedResult> GpuRunner::run_pair(const std::filesystem::path& cache_dir,
     const auto failed = [&](int side, Failure failure) {
         sides[side]->status = failure.status;
         sides[side]->message = failure.message;
-        impl_->note(failure);
+        impl_->note(failure, *plans[side]);
         return result;
     };
     std::unique_ptr<PreparedCandidate> prepared[2];

@@ -32,6 +32,9 @@ public:
     // under `cache_dir`), makes its buffers, and times it with `protocol`. A
     // failure of the candidate (load, resources, launch) is a result with its
     // status and message, not an error; errors are for the device itself.
+    // After a failure that ends the CUDA context (an illegal address), every
+    // later call fails (Unsupported), naming that candidate: the driver
+    // keeps such an error until the process ends.
     Result<CandidateResult> run(const std::filesystem::path& cache_dir, const LaunchPlan& plan,
                                 const TimingProtocol& protocol);
 
