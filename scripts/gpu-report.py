@@ -69,6 +69,9 @@ def ranking_table(results):
     """2: per kernel, the pairs of configs cachelens sets apart (p20-p80 bands
     disjoint) and whether benchmark_all_configs orders them the same."""
     python = {}
+    if not os.path.exists(os.path.join(results, "all-python.jsonl")):
+        print("(no all-configs step in these results: no ranking table)")
+        return
     for event in lines(os.path.join(results, "all-python.jsonl")):
         if event.get("event") == "result":
             python.setdefault(event["module"], {})[
