@@ -12,6 +12,7 @@
 
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/entry_content.h>
+#include <cachelens/cachedir/fx_graph_entry.h>
 #include <cachelens/catalog/catalog.h>
 #include <cachelens/catalog/entry_index.h>
 #include <cachelens/catalog/schema.h>
@@ -756,6 +757,10 @@ private slots:
                  [](const auto& hit) {
                      return std::to_string(1000 + hit.key_entries);
                  }},
+                {SortColumn::Role,
+                 [](const auto& hit) {
+                     return hit.role;
+                 }},
             };
         for (const auto& [column, value_of] : columns) {
             for (bool descending : {false, true}) {
@@ -798,6 +803,25 @@ private slots:
         for (const auto& hit : *fx) {
             QCOMPARE(hit.key_entries, per_key[hit.root + hit.key]);
         }
+        // Each FX graph's role, as its key's fx_kwargs say; none for the rest.
+        std::set<std::string> roles;
+        for (const auto& hit : *fx) {
+            auto entry = cachedir::load_fx_graph_entry(fs::path(hit.root) / hit.path);
+            QVERIFY_RESULT(entry);
+            QCOMPARE(QString::fromStdString(hit.role),
+                     QString::fromStdString(std::string(
+                         cachedir::to_string(cachedir::graph_role(entry->debug_lines)))));
+            roles.insert(hit.role);
+        }
+        QCOMPARE(roles, (std::set<std::string>{"backward", "forward", "inference"}));
+        catalog::SearchQuery modules_only = unlimited();
+        modules_only.kinds = {cachedir::FileKind::Module};
+        auto modules = two_roots_->search(modules_only);
+        QVERIFY_RESULT(modules);
+        QVERIFY(!modules->empty());
+        for (const auto& hit : *modules) {
+            QVERIFY(hit.role.empty());
+        }
     }
 
     // 3. Incremental indexing.
@@ -822,7 +846,7 @@ private slots:
         for (const SortColumn sort :
              {SortColumn::Location, SortColumn::Kind, SortColumn::Key, SortColumn::KeyEntries,
               SortColumn::Size, SortColumn::Modified, SortColumn::Device, SortColumn::CompileTime,
-              SortColumn::Guards}) {
+              SortColumn::Guards, SortColumn::Role}) {
             for (const bool descending : {false, true}) {
                 for (const char* words : {"", "triton", "poi", "cudagraphs", "zqxjkv"}) {
                     add([&](auto& q) {
@@ -1096,8 +1120,10 @@ private slots:
 
     void opensAndIndexesEveryEarlierSchema() {
         QFETCH(int, version);
-        // Migration 2 added debug lines and search, and marked every entry stale.
+        // Migration 2 added debug lines and search, and marked every entry
+        // stale; migration 4 added the FX graphs' roles, and marked them stale.
         constexpr int kFirstWithSearch = 2;
+        constexpr int kFirstWithRoles = 4;
         QTemporaryDir temp;
         const fs::path root = path_of(temp) / "cache";
         test::copy_tree(test::sample_cache(), root);
@@ -1111,6 +1137,14 @@ private slots:
             entries = report->entries;
         }
         QVERIFY(entries > 50);
+        std::size_t fx_entries = 0;
+        {
+            auto reference = catalog::Catalog::open(reference_path);
+            QVERIFY_RESULT(reference);
+            fx_entries = static_cast<std::size_t>(test::query_integer(
+                reference->handle(), "SELECT COUNT(*) FROM entries WHERE kind = 'fxgraph'"));
+        }
+        QVERIFY(fx_entries > 0);
 
         // The old catalog: the schema of `version`, with the rows a cachelens
         // of that version wrote for this dir (the reference's, in the columns
@@ -1140,18 +1174,20 @@ private slots:
         QVERIFY_RESULT(version_now);
         QCOMPARE(*version_now, catalog::kSchemaVersion);
         const bool stale = version >= 1 && version < kFirstWithSearch;
+        const bool fx_stale = version >= 1 && version < kFirstWithRoles;
+        const std::size_t parsed =
+            version == 0 || stale ? entries : (fx_stale ? fx_entries : std::size_t{0});
         if (version >= 1) {
             QCOMPARE(test::query_integer(db, "SELECT COUNT(*) FROM entries"),
                      static_cast<std::int64_t>(entries));
             QCOMPARE(test::query_integer(
                          db, "SELECT COUNT(*) FROM entries WHERE parse_status = 'stale'"),
-                     stale ? static_cast<std::int64_t>(entries) : std::int64_t{0});
+                     static_cast<std::int64_t>(parsed));
         }
         auto report = catalog->index(root);
         QVERIFY_RESULT(report);
-        const bool parses_all = version == 0 || stale;
-        QCOMPARE(report->parsed, parses_all ? entries : 0u);
-        QCOMPARE(report->unchanged, parses_all ? 0u : entries);
+        QCOMPARE(report->parsed, parsed);
+        QCOMPARE(report->unchanged, entries - parsed);
         QCOMPARE(report->removed, 0u);
         VERIFY_LIKE_FRESH(*catalog, std::vector<fs::path>{root});
     }

@@ -20,6 +20,8 @@ catalog::SortColumn sortColumnOf(int column) {
     switch (column) {
     case EntryTableModel::Kind:
         return Kind;
+    case EntryTableModel::Graph:
+        return Role;
     case EntryTableModel::Key:
         return Key;
     case EntryTableModel::KeyEntries:
@@ -208,6 +210,8 @@ QVariant EntryTableModel::data(const QModelIndex& index, int role) const {
         switch (index.column()) {
         case Kind:
             return text(std::string(cachedir::to_string(entry->kind)));
+        case Graph:
+            return text(entry->role);
         case Key:
             return text(entry->name.empty() ? entry->key : entry->key + "  " + entry->name);
         case KeyEntries:
@@ -288,6 +292,8 @@ QVariant EntryTableModel::headerData(int section, Qt::Orientation orientation, i
     switch (section) {
     case Kind:
         return tr("Kind");
+    case Graph:
+        return tr("Graph");
     case Key:
         return tr("Key");
     case KeyEntries:

@@ -32,6 +32,7 @@ class EntryTableModel : public QAbstractTableModel {
 public:
     enum Column {
         Kind,
+        Graph, // an FX graph's role: forward, backward, inference
         Key,
         KeyEntries,
         Size,

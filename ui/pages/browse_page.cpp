@@ -145,10 +145,11 @@ QWidget* BrowsePage::buildTableArea() {
     table_->setContextMenuPolicy(Qt::ActionsContextMenu);
     const int charWidth = table_->fontMetrics().horizontalAdvance(QLatin1Char('m'));
     const std::pair<int, int> widths[] = {
-        {EntryTableModel::Kind, 11},        {EntryTableModel::Key, 40},
-        {EntryTableModel::KeyEntries, 7},   {EntryTableModel::Size, 9},
-        {EntryTableModel::Modified, 11},    {EntryTableModel::Device, 7},
-        {EntryTableModel::CompileTime, 10}, {EntryTableModel::Guards, 6},
+        {EntryTableModel::Kind, 11},  {EntryTableModel::Graph, 8},
+        {EntryTableModel::Key, 40},   {EntryTableModel::KeyEntries, 7},
+        {EntryTableModel::Size, 9},   {EntryTableModel::Modified, 11},
+        {EntryTableModel::Device, 7}, {EntryTableModel::CompileTime, 10},
+        {EntryTableModel::Guards, 6},
     };
     for (auto [column, chars] : widths) {
         table_->setColumnWidth(column, chars * charWidth);

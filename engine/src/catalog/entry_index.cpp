@@ -75,13 +75,13 @@ Result<EntryIndex> load_entry_index(const sql::Database& db) {
             "fx.device_types IS NOT NULL, COALESCE(fx.device_types, ''), "
             "COALESCE(fx.time_taken_ns, aot.forward_time_ns + COALESCE(aot.backward_time_ns, 0), "
             "-1), (e.kind IN ('fxgraph', 'aotautograd')) + (COALESCE(fx.guards_expr, "
-            "aot.guards_expr, '') <> '') "
+            "aot.guards_expr, '') <> ''), COALESCE(fx.role, '') "
             "FROM entries e LEFT JOIN fx_entries fx ON fx.entry_id = e.id "
             "LEFT JOIN aot_entries aot ON aot.entry_id = e.id ORDER BY e.id");
     if (!fields) {
         return std::unexpected(fields.error());
     }
-    std::unordered_map<std::string, std::uint32_t> kind_ids, device_ids;
+    std::unordered_map<std::string, std::uint32_t> kind_ids, device_ids, role_ids;
     auto done = fields->for_each_row([&](const sql::Statement& row) {
         EntryIndex::Row entry;
         entry.id = row.integer(0);
@@ -95,6 +95,7 @@ Result<EntryIndex> load_entry_index(const sql::Database& db) {
         entry.device = id_of(device_ids, row.text_view(6));
         entry.compile_time_ns = row.integer(7);
         entry.guards = static_cast<std::uint8_t>(row.integer(8));
+        entry.role = id_of(role_ids, row.text_view(9));
         rows.push_back(entry);
     });
     if (!done) {
@@ -102,9 +103,11 @@ Result<EntryIndex> load_entry_index(const sql::Database& db) {
     }
     const auto kind_rank = ranks_of(kind_ids);
     const auto device_rank = ranks_of(device_ids, &index.devices_);
+    const auto role_rank = ranks_of(role_ids);
     for (auto& row : rows) {
         row.kind_rank = kind_rank[row.kind_rank];
         row.device = device_rank[row.device];
+        row.role = role_rank[row.role];
     }
 
     // Row by id: ids are the table's rowids, dense unless many rows were
@@ -309,6 +312,9 @@ EntryIndex::select(const SearchQuery& query,
         break;
     case SortColumn::Guards:
         by([](const Row& row) { return row.guards; });
+        break;
+    case SortColumn::Role:
+        by([](const Row& row) { return row.role; });
         break;
     }
     std::vector<std::int64_t> ids;

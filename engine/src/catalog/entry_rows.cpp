@@ -32,6 +32,10 @@ void read_fx(const FxGraphEntry& fx, ParsedEntry& out) {
     }
     row.time_taken_ns = fx.time_taken_ns;
     row.source_sha256 = hash::sha256_hex(fx.source_code);
+    if (const auto role = cachedir::graph_role(fx.debug_lines);
+        role != cachedir::GraphRole::Unknown) {
+        row.role = cachedir::to_string(role);
+    }
     out.fx = std::move(row);
     append_word(out.search_keys, fx.key);
     append_word(out.search_keys, fx.cache_key);

@@ -22,6 +22,7 @@ struct FxRow {
     std::string device_types; // "cuda,cpu"
     std::optional<std::int64_t> time_taken_ns;
     std::string source_sha256;
+    std::optional<std::string_view> role; // forward, backward, inference; none: unknown
 };
 
 struct AotRow {

@@ -145,8 +145,8 @@ Result<void> EntryWriter::prepare_all() {
         {&insert_file_, "INSERT INTO files (root_id, entry_id, path, kind, size, mtime_ns, inode) "
                         "VALUES (?, ?, ?, ?, ?, ?, ?)"},
         {&insert_fx_, "INSERT INTO fx_entries (entry_id, guards_expr, cache_key, device_types, "
-                      "time_taken_ns, debug_line_count, source_sha256, debug_line_ids) VALUES "
-                      "(?, ?, ?, ?, ?, ?, ?, ?)"},
+                      "time_taken_ns, debug_line_count, source_sha256, debug_line_ids, role) "
+                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"},
         {&insert_aot_,
          "INSERT INTO aot_entries (entry_id, guards_expr, forward_key, "
          "backward_key, forward_time_ns, backward_time_ns) VALUES (?, ?, ?, ?, ?, ?)"},
@@ -285,6 +285,7 @@ Result<void> EntryWriter::write(const cachedir::Entry& entry,
             .bind(7, fx.source_sha256)
             .bind_blob(8, line_ids.data(), line_ids.size() * sizeof(std::uint32_t));
         fx.guards_expr ? insert_fx_->bind(2, *fx.guards_expr) : insert_fx_->bind_null(2);
+        fx.role ? insert_fx_->bind(9, *fx.role) : insert_fx_->bind_null(9);
         if (auto ok = insert_fx_->run(); !ok) {
             return ok;
         }

@@ -192,6 +192,12 @@ CREATE TABLE bench_samples (
 );
 CREATE INDEX bench_samples_by_result ON bench_samples(result_id);
 )sql",
+    // 4: what an FX graph is to AOTAutograd (forward, backward, inference; NULL
+    // when its key does not say). FX entries indexed before it are parsed again.
+    R"sql(
+ALTER TABLE fx_entries ADD COLUMN role TEXT;
+UPDATE entries SET parse_status = 'stale' WHERE kind = 'fxgraph';
+)sql",
 };
 
 static_assert(std::size(kMigrations) == kSchemaVersion);

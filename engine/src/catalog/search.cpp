@@ -237,7 +237,7 @@ const std::string kHitColumns =
     "e.parse_status, fx.device_types, COALESCE(fx.guards_expr, aot.guards_expr), "
     "e.kind IN ('fxgraph', 'aotautograd'), "
     "COALESCE(fx.time_taken_ns, aot.forward_time_ns + COALESCE(aot.backward_time_ns, 0)), " +
-    std::string(kKeyEntries);
+    std::string(kKeyEntries) + ", COALESCE(fx.role, '')";
 
 // The query's order: its column, then root and path, so that the order is
 // total (root and path are unique) and pages never overlap. EntryIndex::select
@@ -275,6 +275,9 @@ std::string order_by(const SearchQuery& query) {
         first = "(e.kind IN ('fxgraph', 'aotautograd')) + (COALESCE(fx.guards_expr, "
                 "aot.guards_expr, '') <> '')";
         break;
+    case SortColumn::Role:
+        first = "COALESCE(fx.role, '')";
+        break;
     }
     return " ORDER BY " + first + down + ", r.location ASC, e.path ASC";
 }
@@ -297,8 +300,9 @@ SearchHit hit_of(const sql::Statement& statement, bool with_matches) {
     }
     hit.compile_time_ns = statement.optional_integer(12);
     hit.key_entries = static_cast<std::uint32_t>(statement.integer(13));
+    hit.role = statement.text(14);
     if (with_matches) {
-        std::string_view fields = statement.text_view(14);
+        std::string_view fields = statement.text_view(15);
         while (!fields.empty()) {
             const auto comma = fields.find(',');
             hit.matched.emplace_back(fields.substr(0, comma));

@@ -67,7 +67,8 @@ enum class SortColumn {
     Modified,
     Device,
     CompileTime,
-    Guards
+    Guards,
+    Role
 };
 
 struct SearchQuery {
@@ -97,6 +98,7 @@ struct SearchHit {
     std::int64_t mtime_ns = 0;
     std::string parse_status;
     std::string device;             // FX entries
+    std::string role;               // FX entries: forward, backward, inference; empty: unknown
     std::optional<bool> has_guards; // FX and AOT entries
     std::optional<std::int64_t> compile_time_ns;
     std::uint32_t key_entries = 1;    // entries of this kind under this key in this root

@@ -48,6 +48,7 @@ private:
         std::uint32_t kind_rank = 0;       // rank of the kind's name
         std::uint32_t key_rank = 0;        // equal keys, equal ranks
         std::uint32_t device = 0;          // index into devices_ (ranked)
+        std::uint32_t role = 0;            // rank of the FX graph's role ('' first)
         std::uint32_t key_entries = 1;     // entries of this kind under this key in this root
         std::uint32_t path_rank = 0;       // by (root, path): unique
         std::uint32_t location_rank = 0;   // by (root, kind, key, path): unique

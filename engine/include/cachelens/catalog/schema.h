@@ -13,7 +13,7 @@ namespace cachelens::catalog {
 // 1: roots, entries, files and what each kind of entry holds.
 // 2: debug lines (each distinct one stored once) and full-text search.
 // 3: GPU benchmark runs, results and samples.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 // The version recorded in `db`; 0 for an empty database.
 Result<int> schema_version(sqlite3* db);
