@@ -17,15 +17,18 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 using namespace cachelens::bench::cuda;
 
 struct CUctx_st {};
-struct CUmod_st {};
 struct CUfunc_st {
     std::string name;
+};
+struct CUmod_st {
+    std::vector<std::unique_ptr<CUfunc_st>> functions; // freed with the module
 };
 struct CUstream_st {
     bool capturing = false;
@@ -155,8 +158,9 @@ CUresult moduleUnload(CUmodule module) {
     delete module;
     return lost();
 }
-CUresult moduleGetFunction(CUfunction* function, CUmodule, const char* name) {
-    *function = new CUfunc_st{name}; // a test's process is short: never freed
+CUresult moduleGetFunction(CUfunction* function, CUmodule module, const char* name) {
+    module->functions.push_back(std::make_unique<CUfunc_st>(CUfunc_st{name}));
+    *function = module->functions.back().get();
     return lost();
 }
 CUresult funcSetAttribute(CUfunction, CUfunction_attribute, int) {
