@@ -110,6 +110,9 @@ int run_search(const SearchOptions& options) {
             if (!hit.device.empty()) {
                 row["device"] = hit.device;
             }
+            if (!hit.role.empty()) {
+                row["role"] = hit.role;
+            }
             if (hit.has_guards) {
                 row["has_guards"] = *hit.has_guards;
             }
@@ -129,11 +132,12 @@ int run_search(const SearchOptions& options) {
         if (!matched.empty()) {
             matched += "]";
         }
-        std::printf("%-12s %-53s %10s  %s/%s%s\n",
+        const std::string role = hit.role.empty() ? "" : "  (" + hit.role + " graph)";
+        std::printf("%-12s %-53s %10s  %s/%s%s%s\n",
                     std::string(cachedir::to_string(hit.kind)).c_str(), hit.key.c_str(),
                     format_bytes(hit.size).c_str(), hit.root.c_str(),
                     hit.name.empty() ? hit.path.c_str() : (hit.path + " " + hit.name).c_str(),
-                    matched.c_str());
+                    role.c_str(), matched.c_str());
     }
     std::fprintf(stderr, "%zu of %zu matching entries shown\n", hits->size(), *total);
     return kExitOk;
@@ -161,7 +165,7 @@ void add_search_command(CLI::App& app, int& exit_code) {
     add_catalog_option(*command, options->catalog);
     command->add_flag("--json", options->json,
                       "print {total, hits: [{root, kind, key, path, size, mtime, parse_status, "
-                      "matched[, name, device, has_guards, compile_time_ns]}]}");
+                      "matched[, name, device, role, has_guards, compile_time_ns]}]}");
     command->callback([options, &exit_code] { exit_code = run_search(*options); });
 }
 

@@ -902,6 +902,29 @@ private slots:
 
         QCOMPARE(test::run_cli({"verify", "/nonexistent/dir"}).exit_code, 2);
     }
+
+    // The catalog knows each FX graph's role: search shows it.
+    void searchNamesEachGraphsRole() {
+        QTemporaryDir temp;
+        const QString catalog = temp.filePath("catalog.sqlite");
+        QCOMPARE(
+            test::run_cli({"index", "--catalog", catalog, fixture_dir("devset/cache")}).exit_code,
+            0);
+        const auto json = test::run_cli(
+            {"search", "", "--kind", "fxgraph", "--limit", "1000", "--catalog", catalog, "--json"});
+        QCOMPARE(json.exit_code, 0);
+        std::map<QString, int> roles;
+        const auto hits = parse_json(json)["hits"].toArray();
+        QVERIFY(!hits.isEmpty());
+        for (const auto& hit : hits) {
+            ++roles[hit.toObject()["role"].toString()];
+        }
+        QCOMPARE(roles.size(), 3u);
+        QVERIFY(roles["forward"] > 0 && roles["backward"] > 0 && roles["inference"] > 0);
+        const auto text = test::run_cli({"search", "fiwfskr6jnfh", "--catalog", catalog});
+        QCOMPARE(text.exit_code, 0);
+        QVERIFY2(text.out.contains("(backward graph)"), text.out.constData());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestCli)
