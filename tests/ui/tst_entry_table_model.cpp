@@ -88,13 +88,39 @@ private slots:
             QCOMPARE(rowIds(model), expectedIds(model.query()));
             // The same filter in every order the header offers, both ways.
             for (int column : {int(EntryTableModel::Size), int(EntryTableModel::Key),
-                               int(EntryTableModel::Guards), int(EntryTableModel::Kind)}) {
+                               int(EntryTableModel::Guards), int(EntryTableModel::Graph),
+                               int(EntryTableModel::Kind)}) {
                 for (auto order : {Qt::DescendingOrder, Qt::AscendingOrder}) {
                     QVERIFY(waitLoaded(model, [&] { model.sort(column, order); }));
                     QCOMPARE(rowIds(model), expectedIds(model.query()));
                 }
             }
         }
+    }
+
+    // The Graph column: an FX graph's role; sorted by it, the graphs of each
+    // role come together.
+    void graphColumnShowsEachGraphsRole() {
+        JobPool jobs;
+        EntryTableModel model(jobs, QString::fromStdString(catalogPath_.string()));
+        catalog::SearchQuery query;
+        query.kinds = {cachedir::FileKind::FxGraph};
+        query.root = devset_.string();
+        QVERIFY(waitLoaded(model, [&] { model.setQuery(query); }));
+        QVERIFY(waitLoaded(model, [&] { model.sort(EntryTableModel::Graph, Qt::AscendingOrder); }));
+        QCOMPARE(model.headerData(EntryTableModel::Graph, Qt::Horizontal).toString(),
+                 QString("Graph"));
+        QStringList roles;
+        for (int row = 0; row < model.rowCount(); ++row) {
+            roles << model.index(row, EntryTableModel::Graph).data().toString();
+        }
+        QVERIFY(roles.contains("forward") && roles.contains("backward") &&
+                roles.contains("inference"));
+        QStringList sorted = roles;
+        std::sort(sorted.begin(), sorted.end());
+        QCOMPARE(roles, sorted);
+        const auto key = model.index(roles.indexOf("backward"), EntryTableModel::Key).data();
+        QVERIFY(key.toString().startsWith("fiwfskr6jnfh"));
     }
 
     void refreshShowsWhatAnIndexChanged() {
