@@ -182,6 +182,29 @@ private slots:
         QVERIFY(entry->post_grad_graph->starts_with("class <lambda>"));
     }
 
+    // The user's calls a graph was traced from, from its wrapper's comments.
+    void tracedCallsComeFromTheSourceNodeComments() {
+        const std::string source =
+            "# Topologically Sorted Source Nodes: [linear, layer_norm], Original ATen: [aten.mm]\n"
+            "    # Topologically Sorted Source Nodes: [linear, layer_norm], Original ATen: x\n"
+            "# Topologically Sorted Source Nodes: [linear_1, constant_pad_nd_default, gelu, "
+            "mm_default_1, sum_10, sum_2, x\x1b[0m, ], Original ATen: [aten.gelu]\n"
+            "# Topologically Sorted Source Nodes: [unterminated, linear_2\n";
+        const auto calls = traced_calls(source);
+        QCOMPARE(QString::fromStdString(describe(calls)),
+                 QString("linear x2, layer_norm, gelu, sum x2"));
+        QVERIFY(traced_calls("").empty());
+        QVERIFY(traced_calls("# Topologically Sorted Source Nodes: [").empty());
+
+        // The devset's forward graph: a two-layer MLP with a log-softmax.
+        const auto dir = test::fixture(
+            "devset/cache/fxgraph/lg/flgtecy7im4dralr3mgjxdybnzzs6wqj55uihf75qzmvwfhdea7e");
+        auto entry = load_fx_graph_entry(std::filesystem::directory_iterator(dir)->path());
+        QVERIFY(entry.has_value());
+        QCOMPARE(QString::fromStdString(describe(traced_calls(entry->source_code))),
+                 QString("layer_norm, gelu, log_softmax, linear x2"));
+    }
+
     void everyCandidateNamesAnExistingTritonDir() {
         // formats.md §5: triton/<device>/ + base32(bytes.fromhex(hash)) holds the cubin, and
         // the entry's own bundle carries it. (In cache_from_mega the graphs that came from the

@@ -473,6 +473,17 @@ private slots:
         const auto show =
             test::run_cli({"show", fixture_dir("devset/cache"), "fiwfskr6", "--json"});
         QCOMPARE(parse_json(show)["role"].toString(), "backward");
+        // And which calls of the user's code it was traced from.
+        const auto forward = test::run_cli({"show", fixture_dir("devset/cache"), "flgtecy7"});
+        QVERIFY2(
+            forward.out.contains(
+                "  traced from            calls of layer_norm, gelu, log_softmax, linear x2\n"),
+            forward.out.constData());
+        const auto calls = parse_json(test::run_cli(
+            {"show", fixture_dir("devset/cache"), "flgtecy7", "--json"}))["traced_calls"];
+        QCOMPARE(calls.toArray().size(), 4);
+        QCOMPARE(calls[3]["name"].toString(), "linear");
+        QCOMPARE(calls[3]["count"].toInt(), 2);
         // And which AOTAutograd entry runs it.
         const auto owners = parse_json(show)["aot_entries"].toArray();
         QCOMPARE(owners.size(), 1);

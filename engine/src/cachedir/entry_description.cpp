@@ -427,6 +427,17 @@ void describe_fx_graph(std::vector<Field>& out, const FxGraphEntry& fx) {
                                                   ? " graph (no backward)"
                                                   : " graph of a training compile");
     out.push_back(value_field(kEveryone, "Graph", "role", std::string(to_string(role)), role_text));
+    // Where it came from in the user's code, as far as the wrapper says.
+    const auto calls = traced_calls(fx.source_code);
+    std::vector<Field> calls_json;
+    for (const auto& call : calls) {
+        calls_json.push_back(
+            json_object({}, {json("name", call.name), json("count", std::int64_t{call.count})}));
+    }
+    out.push_back(json_list("traced_calls", std::move(calls_json)));
+    if (!calls.empty()) {
+        out.push_back(shown(kPeople, "Traced from", "calls of " + describe(calls)));
+    }
     out.push_back(value_field(kJson | kTree, "Class", "class", fx.class_name, fx.class_name, true));
     out.push_back(guards_field(fx.guards_expr));
 

@@ -1,8 +1,14 @@
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
+#include <cachelens/core/text.h>
 #include <cachelens/hash/sha256.h>
 #include <cachelens/pickle/access.h>
 #include <cachelens/pickle/unpickler.h>
+
+#include <algorithm>
+#include <cctype>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace cachelens::cachedir {
 
@@ -222,6 +228,64 @@ GraphRole graph_role(std::span<const std::string_view> debug_lines) {
         return GraphRole::Inference;
     }
     return backward || inference ? GraphRole::Forward : GraphRole::Unknown;
+}
+
+std::vector<TracedCall> traced_calls(std::string_view source_code) {
+    constexpr std::string_view kMarker = "# Topologically Sorted Source Nodes: [";
+    std::vector<TracedCall> calls;
+    // Each node once (kernels repeat their comment); views into source_code.
+    std::unordered_set<std::string_view> nodes_seen;
+    std::unordered_map<std::string_view, std::size_t> call_of_name;
+    std::size_t at = 0;
+    while ((at = source_code.find(kMarker, at)) != std::string_view::npos) {
+        at += kMarker.size();
+        const auto end = source_code.find_first_of("]\n", at);
+        if (end == std::string_view::npos) {
+            break;
+        }
+        // A list cut short by the end of its line is no list.
+        std::string_view list =
+            source_code[end] == ']' ? source_code.substr(at, end - at) : std::string_view{};
+        while (!list.empty()) {
+            const auto comma = list.find(',');
+            const std::string_view node = trim_space(list.substr(0, comma));
+            list = comma == std::string_view::npos ? std::string_view{} : list.substr(comma + 1);
+            const bool identifier =
+                !node.empty() && std::all_of(node.begin(), node.end(), [](char c) {
+                    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                });
+            if (!identifier || !nodes_seen.insert(node).second) {
+                continue;
+            }
+            // linear_1 is the second call of linear.
+            std::string_view name = node;
+            if (const auto underscore = name.rfind('_');
+                underscore != std::string_view::npos && underscore + 1 < name.size() &&
+                std::all_of(name.begin() + static_cast<std::ptrdiff_t>(underscore) + 1, name.end(),
+                            [](char c) { return c >= '0' && c <= '9'; })) {
+                name = name.substr(0, underscore);
+            }
+            if (name.ends_with("_default")) {
+                continue; // made by a decomposition, not called by the user
+            }
+            const auto [call, added] = call_of_name.try_emplace(name, calls.size());
+            if (added) {
+                calls.push_back({std::string(name), 0});
+            }
+            ++calls[call->second].count;
+        }
+        at = end;
+    }
+    return calls;
+}
+
+std::string describe(std::span<const TracedCall> calls) {
+    std::string out;
+    for (const auto& call : calls) {
+        out += (out.empty() ? "" : ", ") + call.name +
+               (call.count > 1 ? " x" + std::to_string(call.count) : "");
+    }
+    return out;
 }
 
 std::string_view heuristic_name(std::int64_t heuristic_type) {

@@ -101,6 +101,20 @@ enum class GraphRole { Forward, Backward, Inference, Unknown };
 std::string_view to_string(GraphRole role); // "forward", "backward", "inference", "unknown"
 GraphRole graph_role(std::span<const std::string_view> debug_lines);
 
+// The calls of the user's code a graph was traced from, as far as its
+// wrapper module says: the FX node names in Inductor's "Topologically Sorted
+// Source Nodes: [...]" comments, which Dynamo names after the call (linear,
+// linear_1 for the second one, layer_norm). In order of first appearance,
+// each with how many distinct nodes of that name there are; the nodes
+// Inductor's own decompositions add (names ending in _default) are left out.
+struct TracedCall {
+    std::string name;
+    int count = 0;
+};
+std::vector<TracedCall> traced_calls(std::string_view source_code);
+// "layer_norm, gelu, linear x2"
+std::string describe(std::span<const TracedCall> calls);
+
 // Maps the decoded pickle to the struct; fails when it is not a CompiledFxGraph.
 // The pickle attributes FxGraphEntry decodes into its own fields; the
 // others are only in attribute_names (shown as they are).
