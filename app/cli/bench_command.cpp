@@ -560,15 +560,7 @@ int run_accept(const AcceptOptions& options) {
                                      : "the .best_config of " + options.kernel;
         return report("would write " + file + " in " + target + "; give --dir DIR or --yes");
     }
-    // A config PyTorch would only start a search from is not worth writing
-    // as "the best" unless the user wants exactly that.
-    if (const auto reason = bench::why_not_launched_as_written(*found_kernel);
-        reason && !options.force) {
-        return report(Error{ErrorKind::InvalidArgument,
-                            "not accepted: " + *reason +
-                                "; nothing written; --force writes it as the starting point",
-                            target});
-    }
+    // Nothing to do, whatever else would be said about the kernel.
     if (found_plan->is_current_best) {
         const std::string file =
             found_kernel->best_config_path ? found_kernel->best_config_path->string() : target;
@@ -585,6 +577,15 @@ int run_accept(const AcceptOptions& options) {
                         found_plan->config.describe().c_str(), options.kernel.c_str());
         }
         return kExitOk;
+    }
+    // A config PyTorch would only start a search from is not worth writing
+    // as "the best" unless the user wants exactly that.
+    if (const auto reason = bench::why_not_launched_as_written(*found_kernel);
+        reason && !options.force) {
+        return report(Error{ErrorKind::InvalidArgument,
+                            "not accepted: " + *reason +
+                                "; nothing written; --force writes it as the starting point",
+                            target});
     }
     // Timings move ~15% between runs: the candidate must beat the current
     // best side by side, here and now, unless the user says otherwise.
@@ -690,7 +691,8 @@ void add_bench_command(CLI::App& app, int& exit_code) {
         "found_by_coordesc as PyTorch would write it; configs_hash and time_taken_ms kept) "
         "after saving a backup beside it. Without --dir, the one indexed "
         "dir holding the kernel is named and nothing is written unless --yes (exit 2; also "
-        "when several dirs hold it)");
+        "when several dirs hold it). The current best config is accepted as it is: nothing "
+        "written (exit 0)");
     accept_command->add_option("KERNEL", accept->kernel, "a kernel name or module key (c...)")
         ->required();
     accept_command
