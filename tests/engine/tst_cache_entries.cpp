@@ -7,6 +7,7 @@
 #include <cachelens/cachedir/aot_autograd_entry.h>
 #include <cachelens/cachedir/benchmark_cache.h>
 #include <cachelens/cachedir/best_config.h>
+#include <cachelens/cachedir/environment.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
 #include <cachelens/cachedir/triton_kernel.h>
 #include <cachelens/core/mapped_file.h>
@@ -203,6 +204,57 @@ private slots:
         QVERIFY(entry.has_value());
         QCOMPARE(QString::fromStdString(describe(traced_calls(entry->source_code))),
                  QString("layer_norm, gelu, log_softmax, linear x2"));
+    }
+
+    // What another machine must match: every fixture entry was compiled on
+    // an H100 with CUDA 13.0, Triton 3.6.0 and one torch build.
+    void environmentOfEveryFixtureEntry() {
+        std::set<std::string> builds;
+        int entries = 0;
+        for (const char* set : {"devset/cache", "cpu_dev/cache", "multi_dev/cache"}) {
+            for (const auto& file :
+                 std::filesystem::recursive_directory_iterator(test::fixture(set) / "fxgraph")) {
+                if (!file.is_regular_file()) {
+                    continue;
+                }
+                auto entry = load_fx_graph_entry(file.path());
+                QVERIFY(entry.has_value());
+                const Environment environment = environment_of(entry->debug_lines);
+                QCOMPARE(qs(environment.device_name), QString("NVIDIA H100 80GB HBM3"));
+                QCOMPARE(qs(environment.cuda_version), QString("13.0"));
+                QVERIFY(environment.hip_version.empty());
+                QCOMPARE(qs(environment.triton_version), QString("3.6.0"));
+                QVERIFY(environment.triton_key.starts_with("3.6.0"));
+                QCOMPARE(environment.system_hash.size(), 64u);
+                QCOMPARE(qs(environment.describe()),
+                         "NVIDIA H100 80GB HBM3, CUDA 13.0, Triton 3.6.0, torch build " +
+                             qs(environment.torch_build.substr(0, 8)));
+                builds.insert(environment.torch_build);
+                ++entries;
+            }
+        }
+        QVERIFY(entries > 10);
+        QCOMPARE(builds.size(), 1u);
+
+        // ROCm, a missing GPU name, lines that are not what get_system() writes.
+        const std::string_view rocm[] = {
+            "[aaaa] system_info[device]: {'name': 'gfx942:sramecc+:xnack-'}",
+            "[bbbb] system_info[version]: {'triton': '3.4.0abc-def', 'hip': '6.4.1'}",
+        };
+        const Environment amd = environment_of(rocm);
+        QCOMPARE(qs(amd.device_name), QString("gfx942:sramecc+:xnack-"));
+        QCOMPARE(qs(amd.hip_version), QString("6.4.1"));
+        QCOMPARE(qs(amd.triton_version), QString("3.4.0abc")); // no 64-digit hash: as written
+        QVERIFY(amd.torch_build.empty() && amd.cuda_version.empty());
+        const std::string_view odd[] = {
+            "[cccc] system_info[device]: {'name': None}",
+            "[dddd] system_info[version]: ['not', 'a', 'dict'",
+            "system_info[hash]: no hash prefix",
+            "[eeee] system_info[hashes]: a longer name",
+        };
+        const Environment unknown = environment_of(odd);
+        QVERIFY(unknown.empty());
+        QCOMPARE(qs(unknown.describe()), QString("not recorded in its key"));
     }
 
     void everyCandidateNamesAnExistingTritonDir() {

@@ -473,12 +473,16 @@ private slots:
         const auto show =
             test::run_cli({"show", fixture_dir("devset/cache"), "fiwfskr6", "--json"});
         QCOMPARE(parse_json(show)["role"].toString(), "backward");
+        // What another machine must match for it to hit.
+        QCOMPARE(parse_json(show)["environment"]["device_name"].toString(),
+                 "NVIDIA H100 80GB HBM3");
         // And which calls of the user's code it was traced from.
         const auto forward = test::run_cli({"show", fixture_dir("devset/cache"), "flgtecy7"});
-        QVERIFY2(
-            forward.out.contains(
-                "  traced from            calls of layer_norm, gelu, log_softmax, linear x2\n"),
-            forward.out.constData());
+        QVERIFY2(forward.out.contains("  compiled for           NVIDIA H100 80GB HBM3, CUDA 13.0, "
+                                      "Triton 3.6.0, torch build bhbxfhox\n"
+                                      "  traced from            calls of layer_norm, gelu, "
+                                      "log_softmax, linear x2\n"),
+                 forward.out.constData());
         const auto calls = parse_json(test::run_cli(
             {"show", fixture_dir("devset/cache"), "flgtecy7", "--json"}))["traced_calls"];
         QCOMPARE(calls.toArray().size(), 4);

@@ -4,6 +4,7 @@
 // Every differing attribute must land in exactly one cause, a verdict must
 // be said, and sizes that read must give every guard symbol a value.
 
+#include <cachelens/cachedir/environment.h>
 #include <cachelens/explain/causes.h>
 #include <cachelens/explain/guard_symbols.h>
 
@@ -33,6 +34,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             break;
         }
         sides[side].push_back(line);
+    }
+    // The environment either side was compiled for: read, never a crash.
+    if (cachelens::cachedir::environment_of(sides[0]).describe().empty()) {
+        __builtin_trap();
     }
     const auto diff = diff_keys(sides[0], sides[1]);
     const auto causes = explain_causes(sides[0], sides[1]);

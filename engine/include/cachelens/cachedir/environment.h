@@ -1,0 +1,35 @@
+#pragma once
+
+// The environment an FX graph entry was compiled for, read from its cache
+// key's debug lines: what another machine must match for the entry to hit
+// there. PyTorch hashes into every key the torch build (`torch_version`: the
+// raw bytes of its source hash, never shown, compared by the line's hash) and
+// `system_info` (codecache.py get_system(): the GPU's name, the CUDA or HIP
+// version, Triton's key, and a hash of all of them).
+
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace cachelens::cachedir {
+
+struct Environment {
+    std::string torch_build;    // the hash of the torch_version line: equal builds, equal hashes
+    std::string device_name;    // "NVIDIA H100 80GB HBM3" (ROCm: the gcnArchName); empty: none
+    std::string cuda_version;   // "13.0"
+    std::string hip_version;    // on ROCm
+    std::string triton_version; // "3.6.0": Triton's key without its source hashes
+    std::string triton_key;     // the whole key: two builds of one version differ here
+    std::string system_hash;    // system_info[hash]
+
+    bool empty() const;
+    bool operator==(const Environment&) const = default;
+    // "NVIDIA H100 80GB HBM3, CUDA 13.0, Triton 3.6.0, torch build bhbxfhox"
+    std::string describe() const;
+};
+
+// Fields whose lines are absent, or do not read as get_system() writes
+// them, stay empty.
+Environment environment_of(std::span<const std::string_view> debug_lines);
+
+} // namespace cachelens::cachedir
