@@ -64,37 +64,35 @@ void run_on(CUstream stream, double ms) {
     }
 }
 
-CUresult getErrorName(CUresult error, const char** text) {
-    switch (error) {
-    case CUDA_SUCCESS:
-        *text = "CUDA_SUCCESS";
-        return CUDA_SUCCESS;
-    case CUDA_ERROR_INVALID_VALUE:
-        *text = "CUDA_ERROR_INVALID_VALUE";
-        return CUDA_SUCCESS;
-    case CUDA_ERROR_ILLEGAL_ADDRESS:
-        *text = "CUDA_ERROR_ILLEGAL_ADDRESS";
-        return CUDA_SUCCESS;
-    default:
-        *text = nullptr;
-        return CUDA_ERROR_INVALID_VALUE;
+// The results this driver returns, with the name and text a real one gives.
+struct KnownResult {
+    CUresult code;
+    const char* name;
+    const char* text;
+};
+constexpr KnownResult kResults[] = {
+    {CUDA_SUCCESS, "CUDA_SUCCESS", "no error"},
+    {CUDA_ERROR_INVALID_VALUE, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {CUDA_ERROR_INVALID_IMAGE, "CUDA_ERROR_INVALID_IMAGE", "device kernel image is invalid"},
+    {CUDA_ERROR_ILLEGAL_ADDRESS, "CUDA_ERROR_ILLEGAL_ADDRESS",
+     "an illegal memory access was encountered"},
+};
+
+CUresult describe_result(CUresult error, const char** text, const char* KnownResult::*field) {
+    for (const auto& known : kResults) {
+        if (known.code == error) {
+            *text = known.*field;
+            return CUDA_SUCCESS;
+        }
     }
+    *text = nullptr;
+    return CUDA_ERROR_INVALID_VALUE;
+}
+CUresult getErrorName(CUresult error, const char** text) {
+    return describe_result(error, text, &KnownResult::name);
 }
 CUresult getErrorString(CUresult error, const char** text) {
-    switch (error) {
-    case CUDA_SUCCESS:
-        *text = "no error";
-        return CUDA_SUCCESS;
-    case CUDA_ERROR_INVALID_VALUE:
-        *text = "invalid argument";
-        return CUDA_SUCCESS;
-    case CUDA_ERROR_ILLEGAL_ADDRESS:
-        *text = "an illegal memory access was encountered";
-        return CUDA_SUCCESS;
-    default:
-        *text = nullptr;
-        return CUDA_ERROR_INVALID_VALUE;
-    }
+    return describe_result(error, text, &KnownResult::text);
 }
 CUresult init(unsigned int) {
     return CUDA_SUCCESS;
