@@ -918,6 +918,35 @@ private slots:
         QCOMPARE(test::run_cli({"verify", "/nonexistent/dir"}).exit_code, 2);
     }
 
+    // Will it hit on another machine? The answer first, then each entry.
+    void preflightAgainstATargetDir() {
+        const QString devset = fixture_dir("devset/cache");
+        const auto same = test::run_cli({"preflight", devset, "--target", devset});
+        QCOMPARE(same.exit_code, 0);
+        QVERIFY2(same.out.startsWith("19 of 19 entries can hit on the target; 0 will miss, 0 "
+                                     "cannot tell\ntarget: "),
+                 same.out.constData());
+        const auto cpu = test::run_cli(
+            {"preflight", devset, "--target", fixture_dir("cpu_dev/cache"), "--json"});
+        QCOMPARE(cpu.exit_code, 1);
+        const auto json = parse_json(cpu);
+        QCOMPARE(json["target"]["environment"]["device_types"].toArray().size(), 1);
+        const auto entries = json["entries"].toArray();
+        QCOMPARE(entries.size(), 19);
+        for (const auto& value : entries) {
+            const auto entry = value.toObject();
+            QCOMPARE(entry["outcome"].toString(), "will_miss");
+            QCOMPARE(entry["reasons"][0]["category"].toString(), "device");
+        }
+        QTemporaryDir empty;
+        const auto nothing = test::run_cli({"preflight", devset, "--target", empty.path()});
+        QCOMPARE(nothing.exit_code, 2);
+        QVERIFY2(nothing.err.contains(empty.path().toUtf8() +
+                                      ": no FX graph entry to learn the machine's environment"),
+                 nothing.err.constData());
+        QCOMPARE(test::run_cli({"preflight", "/nonexistent/dir", "--target", devset}).exit_code, 2);
+    }
+
     // The catalog knows each FX graph's role: search shows it.
     void searchNamesEachGraphsRole() {
         QTemporaryDir temp;
