@@ -17,20 +17,14 @@ struct PreflightOptions {
 };
 
 Json environment_json(const explain::MachineEnvironment& machine) {
-    const cachedir::Environment& environment = machine.environment;
-    const auto or_null = [](const std::string& text) {
-        return text.empty() ? Json() : Json(text);
-    };
-    return {{"device_name", or_null(environment.device_name)},
-            {"cuda", or_null(environment.cuda_version)},
-            {"hip", or_null(environment.hip_version)},
-            {"triton", or_null(environment.triton_version)},
-            {"triton_key", or_null(environment.triton_key)},
-            {"torch_build", or_null(environment.torch_build)},
-            {"system_hash", or_null(environment.system_hash)},
-            {"device_types", machine.device_types},
-            {"fx_entries", machine.fx_entries},
-            {"agreeing", machine.agreeing}};
+    Json json = Json::object();
+    for (const auto& [name, text] : machine.environment.json_fields()) {
+        json[std::string(name)] = text->empty() ? Json() : Json(*text);
+    }
+    json["device_types"] = machine.device_types;
+    json["fx_entries"] = machine.fx_entries;
+    json["agreeing"] = machine.agreeing;
+    return json;
 }
 
 int run_preflight(const PreflightOptions& options) {

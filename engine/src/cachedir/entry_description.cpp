@@ -430,17 +430,12 @@ void describe_fx_graph(std::vector<Field>& out, const FxGraphEntry& fx) {
     out.push_back(value_field(kEveryone, "Graph", "role", std::string(to_string(role)), role_text));
     // What another machine must match for it to hit there.
     const Environment environment = environment_of(fx.debug_lines);
-    const auto or_null = [](const std::string& text) {
-        return text.empty() ? FieldValue{} : FieldValue{text};
-    };
-    out.push_back(
-        json_object("environment", {json("device_name", or_null(environment.device_name)),
-                                    json("cuda", or_null(environment.cuda_version)),
-                                    json("hip", or_null(environment.hip_version)),
-                                    json("triton", or_null(environment.triton_version)),
-                                    json("triton_key", or_null(environment.triton_key)),
-                                    json("torch_build", or_null(environment.torch_build)),
-                                    json("system_hash", or_null(environment.system_hash))}));
+    std::vector<Field> environment_json;
+    for (const auto& [name, text] : environment.json_fields()) {
+        environment_json.push_back(
+            json(std::string(name), text->empty() ? FieldValue{} : FieldValue{*text}));
+    }
+    out.push_back(json_object("environment", std::move(environment_json)));
     out.push_back(shown(kPeople, "Compiled for", environment.describe()));
     // Where it came from in the user's code, as far as the wrapper says.
     const auto calls = traced_calls(fx.source_code);

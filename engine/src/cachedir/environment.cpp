@@ -82,6 +82,13 @@ std::string Environment::describe() const {
     return out.empty() ? "not recorded in its key" : out;
 }
 
+std::vector<std::pair<std::string_view, const std::string*>> Environment::json_fields() const {
+    return {{"device_name", &device_name}, {"cuda", &cuda_version},
+            {"hip", &hip_version},         {"triton", &triton_version},
+            {"triton_key", &triton_key},   {"torch_build", &torch_build},
+            {"system_hash", &system_hash}};
+}
+
 Environment environment_of(std::span<const std::string_view> debug_lines) {
     Environment environment;
     if (const auto torch = line_named(debug_lines, "torch_version")) {

@@ -10,6 +10,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace cachelens::cachedir {
 
@@ -26,6 +28,10 @@ struct Environment {
     bool operator==(const Environment&) const = default;
     // "NVIDIA H100 80GB HBM3, CUDA 13.0, Triton 3.6.0, torch build bhbxfhox"
     std::string describe() const;
+    // Every field by its JSON name (device_name, cuda, hip, triton,
+    // triton_key, torch_build, system_hash), in that order: what every JSON
+    // output of an environment holds.
+    std::vector<std::pair<std::string_view, const std::string*>> json_fields() const;
 };
 
 // Fields whose lines are absent, or do not read as get_system() writes
