@@ -40,10 +40,7 @@ int run_export(const ExportOptions& options) {
         });
     progress.clear();
     if (!exported) {
-        if (exported.error().kind == ErrorKind::Cancelled) {
-            return report_stopped(progress, "export stopped; nothing was written");
-        }
-        return report(exported.error());
+        return report_failure(progress, exported.error(), "export stopped; nothing was written");
     }
     if (options.json) {
         Json notes = Json::array();

@@ -118,10 +118,7 @@ int run_import(const ImportOptions& options) {
     auto plan = bundle::plan_import(file->bundle, options.into, rules, progress.callback());
     progress.clear();
     if (!plan) {
-        if (plan.error().kind == ErrorKind::Cancelled) {
-            return report_stopped(progress, "import stopped before writing anything");
-        }
-        return report(plan.error());
+        return report_failure(progress, plan.error(), "import stopped before writing anything");
     }
     if (const auto unknown = bundle::unknown_finding_ids(*plan, rules); !unknown.empty()) {
         return report(Error{.kind = ErrorKind::InvalidArgument,

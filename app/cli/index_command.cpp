@@ -65,10 +65,7 @@ int run_index(const IndexOptions& options) {
         Json remote_report;
         auto mirrored = mirror_if_remote(argument, *catalog, remote_report, progress);
         if (!mirrored) {
-            if (mirrored.error().kind == ErrorKind::Cancelled) {
-                return report_stopped(progress, kStopped);
-            }
-            return report(mirrored.error());
+            return report_failure(progress, mirrored.error(), kStopped);
         }
         const std::string& dir = *mirrored;
         catalog::IndexOptions index_options;

@@ -39,10 +39,7 @@ int run_ls(const LsOptions& options) {
         ProgressLine progress("reading graphs in " + options.dir, options.json);
         auto read = cachedir::read_graph_facts(*scan, progress.callback());
         if (!read) {
-            if (read.error().kind == ErrorKind::Cancelled) {
-                return report_stopped(progress, "stopped: nothing was listed");
-            }
-            return report(read.error());
+            return report_failure(progress, read.error(), "stopped: nothing was listed");
         }
         facts = std::move(*read);
     }

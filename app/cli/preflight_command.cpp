@@ -39,18 +39,12 @@ int run_preflight(const PreflightOptions& options) {
     ProgressLine progress("reading the target " + options.target, options.json);
     auto target = explain::environment_of_dir(*target_scan, progress.callback());
     if (!target) {
-        if (target.error().kind == ErrorKind::Cancelled) {
-            return report_stopped(progress, "stopped: nothing was compared");
-        }
-        return report(target.error());
+        return report_failure(progress, target.error(), "stopped: nothing was compared");
     }
     progress.set_label("checking " + options.source);
     auto checked = explain::preflight(*source_scan, *target, progress.callback());
     if (!checked) {
-        if (checked.error().kind == ErrorKind::Cancelled) {
-            return report_stopped(progress, "stopped: nothing was compared");
-        }
-        return report(checked.error());
+        return report_failure(progress, checked.error(), "stopped: nothing was compared");
     }
     progress.clear();
     const auto& report_ = *checked;

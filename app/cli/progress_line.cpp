@@ -231,4 +231,8 @@ int report_stopped(ProgressLine& line, std::string_view message) {
     return kExitInterrupted;
 }
 
+int report_failure(ProgressLine& line, const Error& error, std::string_view stopped) {
+    return error.kind == ErrorKind::Cancelled ? report_stopped(line, stopped) : report(error);
+}
+
 } // namespace cachelens::cli

@@ -10,6 +10,7 @@
 // and can say so. Nothing is drawn when stderr is not a terminal or the
 // output is JSON; Ctrl-C stops cleanly there too. A second Ctrl-C kills.
 
+#include <cachelens/core/error.h>
 #include <cachelens/core/progress.h>
 
 #include <chrono>
@@ -58,5 +59,8 @@ private:
 // Clears `line`, prints "cachelens: <message>" (what was stopped and what is
 // left as it is) and returns kExitInterrupted.
 int report_stopped(ProgressLine& line, std::string_view message);
+// A long command's failure: report_stopped(line, stopped) when it was a stop
+// asked for (Cancelled), else the error as report() prints it.
+int report_failure(ProgressLine& line, const Error& error, std::string_view stopped);
 
 } // namespace cachelens::cli

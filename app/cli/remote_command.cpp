@@ -189,11 +189,9 @@ int run_pull(const RemoteOptions& options) {
                                        .progress = progress.callback()});
     progress.clear();
     if (!pulled) {
-        if (pulled.error().kind == ErrorKind::Cancelled) {
-            return report_stopped(progress, "pull stopped; the files written are whole, none half; "
-                                            "run pull again to finish");
-        }
-        return report(pulled.error());
+        return report_failure(progress, pulled.error(),
+                              "pull stopped; the files written are whole, none half; "
+                              "run pull again to finish");
     }
     const auto& plan = pulled->plan;
     const std::string target = target_path(options.dir);
@@ -250,11 +248,9 @@ int run_push(const RemoteOptions& options) {
                                       .progress = progress.callback()});
     progress.clear();
     if (!pushed) {
-        if (pushed.error().kind == ErrorKind::Cancelled) {
-            return report_stopped(progress, "push stopped; the values stored are whole, none half; "
-                                            "run push again to finish");
-        }
-        return report(pushed.error());
+        return report_failure(progress, pushed.error(),
+                              "push stopped; the values stored are whole, none half; "
+                              "run push again to finish");
     }
     if (options.json) {
         Json items = Json::array();

@@ -171,10 +171,7 @@ int run_verify(const VerifyOptions& options) {
     auto verdicts = bundle::judge_cache_dir(*scan, progress.callback());
     progress.clear();
     if (!verdicts) {
-        if (verdicts.error().kind == ErrorKind::Cancelled) {
-            return report_stopped(progress, "verify stopped");
-        }
-        return cli::report(verdicts.error());
+        return report_failure(progress, verdicts.error(), "verify stopped");
     }
     // Code with findings fails verify (a file that does not read is already
     // one of the problems above).
