@@ -32,7 +32,7 @@ DirAndKey split_argument(const std::string& argument, const std::string& default
     return {argument.substr(0, colon), argument.substr(colon + 1)};
 }
 
-Json line_json(const std::optional<explain::DebugLine>& line) {
+Json line_json(const std::optional<cachedir::DebugLine>& line) {
     if (!line) {
         return nullptr;
     }

@@ -7,7 +7,7 @@
 
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
-#include <cachelens/explain/debug_line.h>
+#include <cachelens/cachedir/debug_line.h>
 #include <cachelens/explain/example_inputs.h>
 
 #include <QtTest>

@@ -5,7 +5,7 @@
 
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
-#include <cachelens/explain/debug_line.h>
+#include <cachelens/cachedir/debug_line.h>
 #include <cachelens/explain/key_diff.h>
 #include <cachelens/explain/line_diff.h>
 #include <cachelens/explain/lookup.h>
@@ -110,7 +110,7 @@ private slots:
         QFETCH(QString, name);
         QFETCH(QString, value);
         const std::string text = line.toStdString();
-        const DebugLine parsed = parse_debug_line(text);
+        const cachedir::DebugLine parsed = cachedir::parse_debug_line(text);
         QCOMPARE(QString::fromStdString(std::string(parsed.hash)), hash);
         QCOMPARE(QString::fromStdString(parsed.name()), name);
         QCOMPARE(QString::fromStdString(std::string(parsed.value)), value);
@@ -126,7 +126,7 @@ private slots:
             }
             auto fx = cachedir::load_fx_graph_entry(scan->root / entry.path);
             QVERIFY_RESULT(fx);
-            for (const auto& parsed : parse_debug_lines(fx->debug_lines)) {
+            for (const auto& parsed : cachedir::parse_debug_lines(fx->debug_lines)) {
                 QCOMPARE(parsed.hash.size(), 51u); // a sha256_hash
                 QVERIFY(!parsed.attribute.empty());
                 ++lines;
@@ -243,11 +243,11 @@ private slots:
                 // A hash can also match a line of another attribute; only
                 // the same attribute counts as shared.
                 std::set<std::string_view> other_hashes;
-                for (const auto& line : parse_debug_lines(other->debug_lines)) {
+                for (const auto& line : cachedir::parse_debug_lines(other->debug_lines)) {
                     other_hashes.insert(line.hash);
                 }
                 std::size_t anywhere = 0;
-                for (const auto& line : parse_debug_lines(target.debug_lines)) {
+                for (const auto& line : cachedir::parse_debug_lines(target.debug_lines)) {
                     anywhere += other_hashes.contains(line.hash) ? 1 : 0;
                 }
                 hashes_elsewhere = hashes_elsewhere || anywhere > diff.same;

@@ -13,7 +13,7 @@
 #include "test_paths.h"
 
 #include <cachelens/cachedir/cache_dir.h>
-#include <cachelens/explain/debug_line.h>
+#include <cachelens/cachedir/debug_line.h>
 #include <cachelens/explain/key_diff.h>
 #include <cachelens/explain/nearest_keys.h>
 

@@ -3,7 +3,7 @@
 #include "text/engine_text.h"
 #include "text/plain_text.h"
 
-#include <cachelens/explain/debug_line.h>
+#include <cachelens/cachedir/debug_line.h>
 
 #include <QFontDatabase>
 
@@ -24,7 +24,7 @@ void DebugLinesModel::setLines(const std::vector<std::string_view>& lines) {
     rows_.clear();
     rows_.reserve(lines.size());
     for (const auto line : lines) {
-        const explain::DebugLine parsed = explain::parse_debug_line(line);
+        const cachedir::DebugLine parsed = cachedir::parse_debug_line(line);
         Row row;
         row.hash = text(parsed.hash);
         row.attribute = parsed.hash.empty() ? QString() : QString::fromStdString(parsed.name());

@@ -1,7 +1,7 @@
 #pragma once
 
 // The Debug lines tab's model: an FX entry's cache-key debug lines, one row
-// each (hash, attribute, value), split by explain::parse_debug_line. A value
+// each (hash, attribute, value), split by cachedir::parse_debug_line. A value
 // spanning lines (the `gm` graph) shows its first line; FullValueRole and
 // the tooltip give all of it.
 

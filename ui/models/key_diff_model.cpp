@@ -3,7 +3,7 @@
 #include "text/plain_text.h"
 #include "widgets/highlight_colors.h"
 
-#include <cachelens/explain/debug_line.h>
+#include <cachelens/cachedir/debug_line.h>
 
 #include <map>
 #include <set>
@@ -72,9 +72,9 @@ void KeyDiffModel::setComparison(std::shared_ptr<const KeyComparison> comparison
         differing_ = static_cast<int>(rows_.size());
         // diff_keys counts the equal attributes; list them too, aligned as it aligns them
         // (by name and occurrence), so that the table shows the whole key.
-        const auto left = explain::parse_debug_lines(comparison_->leftFx.debug_lines);
-        const auto right = explain::parse_debug_lines(comparison_->rightFx.debug_lines);
-        std::map<std::string, std::vector<const explain::DebugLine*>> rightByName;
+        const auto left = cachedir::parse_debug_lines(comparison_->leftFx.debug_lines);
+        const auto right = cachedir::parse_debug_lines(comparison_->rightFx.debug_lines);
+        std::map<std::string, std::vector<const cachedir::DebugLine*>> rightByName;
         for (const auto& line : right) {
             if (!rightDiffering.contains(line.text.data())) {
                 rightByName[line.name()].push_back(&line);

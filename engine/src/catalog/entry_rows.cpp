@@ -2,7 +2,7 @@
 
 #include <cachelens/cachedir/entry_content.h>
 #include <cachelens/cachedir/entry_links.h>
-#include <cachelens/explain/debug_line.h>
+#include <cachelens/cachedir/debug_line.h>
 #include <cachelens/hash/sha256.h>
 
 #include <nlohmann/json.hpp>
@@ -58,7 +58,7 @@ void read_fx(const FxGraphEntry& fx, ParsedEntry& out) {
         append_word(out.search_keys, kernel.kernel_hash);
     }
     for (auto line : fx.debug_lines) {
-        const explain::DebugLine parsed = explain::parse_debug_line(line);
+        const cachedir::DebugLine parsed = cachedir::parse_debug_line(line);
         out.debug_lines.push_back({parsed.hash, parsed.name(), parsed.value});
     }
     out.keep_alive = fx.document;

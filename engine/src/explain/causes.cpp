@@ -479,7 +479,7 @@ std::string input_cause_text(CauseCategory category, const std::vector<std::stri
 }
 
 std::string autograd_item(const AttributeDifference& difference) {
-    const auto value = [](const std::optional<DebugLine>& line) {
+    const auto value = [](const std::optional<cachedir::DebugLine>& line) {
         return line ? one_line(line->value, 40) : std::string("absent");
     };
     const std::string_view subkey = subkey_of(difference.name);
@@ -702,7 +702,7 @@ double graph_similarity(std::span<const std::string_view> a, std::span<const std
     const auto ops = [](std::span<const std::string_view> lines) {
         std::set<std::string> names;
         for (const auto line : lines) {
-            const DebugLine parsed = parse_debug_line(line);
+            const cachedir::DebugLine parsed = cachedir::parse_debug_line(line);
             if (parsed.attribute == "gm" && !parsed.has_subkey) {
                 for (const auto& [op, count] : ops_of(parsed.value)) {
                     names.insert(op);

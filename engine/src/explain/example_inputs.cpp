@@ -1,5 +1,5 @@
 #include <cachelens/core/text.h>
-#include <cachelens/explain/debug_line.h>
+#include <cachelens/cachedir/debug_line.h>
 #include <cachelens/explain/example_inputs.h>
 
 #include <fmt/format.h>
@@ -349,7 +349,7 @@ std::string ExampleInput::describe() const {
 std::vector<ExampleInput> example_inputs_of(std::span<const std::string_view> debug_lines) {
     // (position, order seen, input): a position written twice keeps its order.
     std::vector<std::tuple<std::size_t, std::size_t, ExampleInput>> indexed;
-    for (const auto& line : parse_debug_lines(debug_lines)) {
+    for (const auto& line : cachedir::parse_debug_lines(debug_lines)) {
         if (line.attribute != "example_inputs" || !line.has_subkey) {
             continue;
         }

@@ -9,7 +9,7 @@ namespace {
 // A line's place for alignment: its name and which occurrence of it it is.
 using Slot = std::pair<std::string, std::size_t>;
 
-std::vector<Slot> slots_of(const std::vector<DebugLine>& lines) {
+std::vector<Slot> slots_of(const std::vector<cachedir::DebugLine>& lines) {
     std::map<std::string, std::size_t> seen;
     std::vector<Slot> slots;
     slots.reserve(lines.size());
@@ -21,7 +21,7 @@ std::vector<Slot> slots_of(const std::vector<DebugLine>& lines) {
     return slots;
 }
 
-bool equal_lines(const DebugLine& a, const DebugLine& b) {
+bool equal_lines(const cachedir::DebugLine& a, const cachedir::DebugLine& b) {
     // Equal hashes mean equal pickles; lines without a hash compare by text.
     return a.hash.empty() || b.hash.empty() ? a.text == b.text : a.hash == b.hash;
 }
@@ -61,8 +61,8 @@ LineCounts KeyDiff::counts() const {
 
 KeyDiff diff_keys(std::span<const std::string_view> left_text,
                   std::span<const std::string_view> right_text) {
-    const auto left = parse_debug_lines(left_text);
-    const auto right = parse_debug_lines(right_text);
+    const auto left = cachedir::parse_debug_lines(left_text);
+    const auto right = cachedir::parse_debug_lines(right_text);
     const auto left_slots = slots_of(left);
     const auto right_slots = slots_of(right);
     std::map<Slot, std::size_t> right_index;
@@ -78,7 +78,7 @@ KeyDiff diff_keys(std::span<const std::string_view> left_text,
                 {left_slots[i].first, Change::OnlyLeft, left[i], std::nullopt, {}});
             continue;
         }
-        const DebugLine& other = right[it->second];
+        const cachedir::DebugLine& other = right[it->second];
         matched[it->second] = true;
         if (equal_lines(left[i], other)) {
             ++diff.same;

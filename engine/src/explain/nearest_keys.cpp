@@ -16,7 +16,7 @@ std::unordered_map<std::string_view, std::size_t>
 hash_counts(std::span<const std::string_view> lines) {
     std::unordered_map<std::string_view, std::size_t> counts;
     for (auto line : lines) {
-        const DebugLine parsed = parse_debug_line(line);
+        const cachedir::DebugLine parsed = cachedir::parse_debug_line(line);
         ++counts[parsed.hash.empty() ? parsed.text : parsed.hash];
     }
     return counts;
@@ -27,7 +27,7 @@ std::size_t shared_count(const std::unordered_map<std::string_view, std::size_t>
     auto remaining = target;
     std::size_t shared = 0;
     for (auto line : lines) {
-        const DebugLine parsed = parse_debug_line(line);
+        const cachedir::DebugLine parsed = cachedir::parse_debug_line(line);
         auto it = remaining.find(parsed.hash.empty() ? parsed.text : parsed.hash);
         if (it != remaining.end() && it->second > 0) {
             --it->second;

@@ -3,7 +3,7 @@
 // Why two cache keys differ: their debug lines aligned by what each line is
 // about (attribute and subkey), with a line diff inside multi-line values.
 
-#include <cachelens/explain/debug_line.h>
+#include <cachelens/cachedir/debug_line.h>
 #include <cachelens/explain/line_diff.h>
 
 #include <cstddef>
@@ -22,8 +22,8 @@ std::string_view to_string(Change change);
 struct AttributeDifference {
     std::string name; // "inductor_config[benchmark_kernel]"
     Change change = Change::Changed;
-    std::optional<DebugLine> left;
-    std::optional<DebugLine> right;
+    std::optional<cachedir::DebugLine> left;
+    std::optional<cachedir::DebugLine> right;
     // For a changed value that spans several lines (the `gm` graph): its line diff.
     std::vector<DiffLine> value_diff;
 };

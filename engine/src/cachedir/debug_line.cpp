@@ -1,6 +1,6 @@
-#include <cachelens/explain/debug_line.h>
+#include <cachelens/cachedir/debug_line.h>
 
-namespace cachelens::explain {
+namespace cachelens::cachedir {
 
 namespace {
 
@@ -86,4 +86,4 @@ std::vector<DebugLine> parse_debug_lines(std::span<const std::string_view> lines
     return out;
 }
 
-} // namespace cachelens::explain
+} // namespace cachelens::cachedir

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace cachelens::explain {
+namespace cachelens::cachedir {
 
 struct DebugLine {
     std::string_view text;      // the whole line
@@ -31,4 +31,4 @@ DebugLine parse_debug_line(std::string_view line);
 
 std::vector<DebugLine> parse_debug_lines(std::span<const std::string_view> lines);
 
-} // namespace cachelens::explain
+} // namespace cachelens::cachedir
