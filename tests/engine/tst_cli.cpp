@@ -930,7 +930,7 @@ private slots:
             {"preflight", devset, "--target", fixture_dir("cpu_dev/cache"), "--json"});
         QCOMPARE(cpu.exit_code, 1);
         const auto json = parse_json(cpu);
-        QCOMPARE(json["target"]["environment"]["device_types"].toArray().size(), 1);
+        QCOMPARE(json["target"]["fingerprint"]["device_types"].toArray().size(), 1);
         const auto entries = json["entries"].toArray();
         QCOMPARE(entries.size(), 19);
         for (const auto& value : entries) {
@@ -945,6 +945,133 @@ private slots:
                                       ": no FX graph entry to learn the machine's environment"),
                  nothing.err.constData());
         QCOMPARE(test::run_cli({"preflight", "/nonexistent/dir", "--target", devset}).exit_code, 2);
+    }
+
+    // `env` runs the shipped script in a real python3 against a stand-in
+    // torch package (CI has no torch): the script's own logic runs, and what
+    // it prints is a fingerprint `preflight --target` reads.
+    void envAsksPythonAndPreflightReadsIt() {
+        QTemporaryDir temp;
+        const QDir root(temp.path());
+        QVERIFY(root.mkpath("site/torch/_inductor"));
+        const auto write = [&](const QString& name, const QByteArray& text) {
+            QFile file(root.filePath(name));
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(text);
+        };
+        write("site/torch/__init__.py", R"(__version__ = "2.11.0+cu130"
+class _Namespace: pass
+fx, nn, version, cuda, backends = (_Namespace() for _ in range(5))
+class _Module: pass
+class _Graph: pass
+class _GraphModule:
+    def __init__(self, root, graph): pass
+nn.Module, fx.Graph, fx.GraphModule = _Module, _Graph, _GraphModule
+version.hip, version.cuda = None, "13.0"
+class _Properties:
+    name, major, minor, gcnArchName = "NVIDIA H100 80GB HBM3", 9, 0, ""
+cuda.is_available = lambda: True
+cuda.current_device = lambda: 0
+cuda.get_device_properties = lambda index: _Properties()
+)");
+        write("site/torch/_inductor/__init__.py", "");
+        write("site/torch/_inductor/codecache.py", R"(import base64, hashlib, json, pickle
+def sha256_hash(data):
+    return base64.b32encode(hashlib.sha256(data).digest())[:51].decode().lower()
+class FxGraphCachePickler:
+    def __init__(self, gm): pass
+    def get_hash(self, obj): return sha256_hash(pickle.dumps(obj))
+def torch_key(): return b"the torch sources"
+class CacheBase:
+    @staticmethod
+    def get_system():
+        system = {"device": {"name": "NVIDIA H100 80GB HBM3"},
+                  "version": {"triton": "3.6.0" + "0" * 64 + "-" + "1" * 64, "cuda": "13.0"}}
+        system["hash"] = hashlib.sha256(json.dumps(system, sort_keys=True).encode()).hexdigest()
+        return system
+)");
+        auto environment = QProcessEnvironment::systemEnvironment();
+        environment.insert("PYTHONPATH", root.filePath("site"));
+        const QString output = root.filePath("env.json");
+        const auto asked = test::run_cli(
+            {"env", "--python", "python3", "--output", output, "--json"}, environment);
+        QCOMPARE(asked.exit_code, 0);
+        const auto json = parse_json(asked).object();
+        QCOMPARE(json["cachelens_fingerprint"].toInt(), 1);
+        QCOMPARE(json["torch_version"].toString(), "2.11.0+cu130");
+        QCOMPARE(json["environment"]["device_name"].toString(), "NVIDIA H100 80GB HBM3");
+        QCOMPARE(json["environment"]["cuda"].toString(), "13.0");
+        QCOMPARE(json["environment"]["triton"].toString(), "3.6.0");
+        QCOMPARE(json["environment"]["torch_build"].toString().size(), 51);
+        QCOMPARE(json["device_types"].toArray(), (QJsonArray{"cpu", "cuda"}));
+        QCOMPARE(json["triton_targets"].toArray(), QJsonArray{"cuda 90"});
+        QVERIFY(json["inductor_config"].toObject().isEmpty());
+        QVERIFY(QFile::exists(output));
+
+        // The devset was made with another torch build: every graph will miss.
+        const QString devset = fixture_dir("devset/cache");
+        const auto checked = test::run_cli({"preflight", devset, "--target", output});
+        QCOMPARE(checked.exit_code, 1);
+        QVERIFY2(checked.out.startsWith("0 of 19 entries can hit on the target; 19 will miss"),
+                 checked.out.constData());
+        QVERIFY2(checked.out.contains("environment: torch build differs (bhbxfhox -> "),
+                 checked.out.constData());
+        QVERIFY2(checked.out.contains("environment: Triton build differs (3.6.0 on both)"),
+                 checked.out.constData());
+        QVERIFY2(checked.out.contains("note: the target's Inductor config is not known"),
+                 checked.out.constData());
+
+        // Without torch, an error naming the Python (exit 2).
+        environment.insert("PYTHONPATH", root.filePath("nothing-here"));
+        const auto no_torch = test::run_cli({"env", "--python", "python3"}, environment);
+        QCOMPARE(no_torch.exit_code, 2);
+        QVERIFY2(no_torch.err.contains("python3: cannot import torch"), no_torch.err.constData());
+        QCOMPARE(test::run_cli({"env", "--python", root.filePath("no-python")}).exit_code, 2);
+    }
+
+    // A cache dir made there stands for the machine; a bundle is read in place.
+    void envFromADirAndABundleChecked() {
+        QTemporaryDir temp;
+        const QString output = temp.filePath("cpu.json");
+        const auto learnt =
+            test::run_cli({"env", "--from", fixture_dir("cpu_dev/cache"), "--output", output});
+        QCOMPARE(learnt.exit_code, 0);
+        QVERIFY2(learnt.out.startsWith("NVIDIA H100 80GB HBM3, CUDA 13.0, Triton 3.6.0, torch "
+                                       "build bhbxfhox\nlearnt from  cache dir "),
+                 learnt.out.constData());
+        QVERIFY2(learnt.out.contains("devices      cpu\n"), learnt.out.constData());
+        const auto devset = test::run_cli({"env", "--from", fixture_dir("devset/cache")});
+        QVERIFY2(devset.out.contains("  max_autotune: False in 9, True in 1\n"),
+                 devset.out.constData());
+
+        const auto bundle = test::run_cli(
+            {"preflight", fixture_dir("devset/mega_mlp_train.bin"), "--target", output, "--json"});
+        QCOMPARE(bundle.exit_code, 1);
+        const auto json = parse_json(bundle).object();
+        QCOMPARE(json["source_kind"].toString(), "bundle");
+        QCOMPARE(json["target"]["fingerprint"]["device_types"].toArray(), QJsonArray{"cpu"});
+        const auto entries = json["entries"].toArray();
+        QCOMPARE(entries.size(), 3);
+        for (const auto& value : entries) {
+            QCOMPARE(value.toObject()["outcome"].toString(), "will_miss");
+            QCOMPARE(value.toObject()["reasons"][0]["category"].toString(), "device");
+        }
+        QVERIFY(json["config_compared"].toBool());
+
+        // A file that is no fingerprint, and a bundle that is no bundle.
+        const QString bad = temp.filePath("bad.json");
+        QFile file(bad);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("{\"entries\": []}");
+        file.close();
+        const auto refused =
+            test::run_cli({"preflight", fixture_dir("devset/cache"), "--target", bad});
+        QCOMPARE(refused.exit_code, 2);
+        QVERIFY2(refused.err.contains(bad.toUtf8() + ": not a fingerprint"),
+                 refused.err.constData());
+        const auto not_bundle = test::run_cli({"preflight", bad, "--target", output});
+        QCOMPARE(not_bundle.exit_code, 2);
+        QVERIFY2(not_bundle.err.contains(bad.toUtf8()), not_bundle.err.constData());
     }
 
     // The catalog knows each FX graph's role: search shows it.

@@ -1,3 +1,4 @@
+#include <cachelens/cachedir/debug_line.h>
 #include <cachelens/cachedir/environment.h>
 #include <cachelens/cachedir/python_literal.h>
 #include <cachelens/pickle/access.h>
@@ -9,22 +10,13 @@ namespace cachelens::cachedir {
 
 namespace {
 
-struct Line {
-    std::string_view hash;
-    std::string_view value;
-};
-
-// "[hash] name: value" of the line named `name`.
-std::optional<Line> line_named(std::span<const std::string_view> lines, std::string_view name) {
+// The line about `name` ("torch_version", "system_info[device]").
+std::optional<DebugLine> line_named(std::span<const std::string_view> lines,
+                                    std::string_view name) {
     for (const std::string_view line : lines) {
-        const auto close = line.find("] ");
-        if (!line.starts_with('[') || close == std::string_view::npos) {
-            continue;
-        }
-        const std::string_view rest = line.substr(close + 2);
-        if (rest.size() > name.size() + 1 && rest.starts_with(name) &&
-            rest.substr(name.size(), 2) == ": ") {
-            return Line{line.substr(1, close - 1), rest.substr(name.size() + 2)};
+        DebugLine parsed = parse_debug_line(line);
+        if (!parsed.hash.empty() && parsed.name() == name) {
+            return parsed;
         }
     }
     return std::nullopt;
@@ -82,11 +74,16 @@ std::string Environment::describe() const {
     return out.empty() ? "not recorded in its key" : out;
 }
 
-std::vector<std::pair<std::string_view, const std::string*>> Environment::json_fields() const {
+std::vector<std::pair<std::string_view, std::string*>> Environment::json_fields() {
     return {{"device_name", &device_name}, {"cuda", &cuda_version},
             {"hip", &hip_version},         {"triton", &triton_version},
             {"triton_key", &triton_key},   {"torch_build", &torch_build},
             {"system_hash", &system_hash}};
+}
+
+std::vector<std::pair<std::string_view, const std::string*>> Environment::json_fields() const {
+    const auto fields = const_cast<Environment*>(this)->json_fields(); // the one list; read only
+    return {fields.begin(), fields.end()};
 }
 
 Environment environment_of(std::span<const std::string_view> debug_lines) {

@@ -1,7 +1,10 @@
 #include <cachelens/cachedir/aot_autograd_entry.h>
 #include <cachelens/cachedir/entry_links.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
+#include <cachelens/explain/example_inputs.h>
 #include <cachelens/explain/preflight.h>
+#include <cachelens/hash/sha256.h>
+#include <cachelens/pickle/unpickler.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -13,22 +16,8 @@ namespace cachelens::explain {
 
 namespace {
 
-using cachedir::Entry;
 using cachedir::Environment;
 using cachedir::FileKind;
-
-// The FX and AOTAutograd entries of a scan, FX first, each in path order.
-std::vector<Entry> graph_entries(const cachedir::Scan& scan) {
-    std::vector<Entry> out;
-    for (const FileKind kind : {FileKind::FxGraph, FileKind::AotAutograd}) {
-        for (auto& entry : scan.entries()) {
-            if (entry.kind == kind) {
-                out.push_back(std::move(entry));
-            }
-        }
-    }
-    return out;
-}
 
 std::string or_none(const std::string& text) {
     return text.empty() ? "none" : text;
@@ -36,12 +25,12 @@ std::string or_none(const std::string& text) {
 
 // Why an entry compiled for `entry` will miss on `target`, in the words of
 // the why engine's categories; empty when nothing PyTorch hashes differs.
-std::vector<PreflightReason> differences(const Environment& entry,
-                                         const std::vector<std::string>& entry_devices,
-                                         const MachineEnvironment& target) {
+std::vector<PreflightReason> differences(const cachedir::Fingerprint& graph,
+                                         const cachedir::Fingerprint& target) {
+    const Environment& entry = graph.environment;
     const Environment& there = target.environment;
     std::vector<PreflightReason> reasons;
-    for (const auto& device : entry_devices) {
+    for (const auto& device : graph.device_types) {
         if (!std::ranges::binary_search(target.device_types, device)) {
             std::string devices;
             for (const auto& other : target.device_types) {
@@ -79,7 +68,23 @@ std::vector<PreflightReason> differences(const Environment& entry,
     if (reasons.empty() && entry.system_hash != there.system_hash) {
         reasons.push_back({"environment", "system_info hash differs"});
     }
+    for (const auto& changed : cachedir::config_differences(graph, target)) {
+        reasons.push_back(
+            {"config", changed.name + " " + changed.graph_text + " -> " + changed.reference_text});
+    }
     return reasons;
+}
+
+Result<std::shared_ptr<const pickle::Document>> document_of(const PreflightSource::Graph& graph) {
+    return graph.file.empty() ? pickle::unpickle(graph.bytes) : pickle::unpickle_file(graph.file);
+}
+
+// Whether a graph takes a size as an input: PyTorch compiled it with
+// dynamic shapes.
+bool takes_dynamic_shapes(const cachedir::FxGraphEntry& fx) {
+    return std::ranges::any_of(example_inputs_of(fx.debug_lines), [](const ExampleInput& input) {
+        return input.kind == ExampleInput::Kind::SymInt;
+    });
 }
 
 } // namespace
@@ -101,71 +106,108 @@ std::size_t PreflightReport::count(PreflightOutcome outcome) const {
         entries, [&](const PreflightEntry& entry) { return entry.outcome == outcome; }));
 }
 
-Result<MachineEnvironment> environment_of_dir(const cachedir::Scan& scan,
-                                              const ProgressFn& progress) {
-    std::vector<Entry> graphs;
-    for (auto& entry : scan.entries()) {
-        if (entry.kind == FileKind::FxGraph) {
-            graphs.push_back(std::move(entry));
+PreflightSource preflight_source(const cachedir::Scan& scan) {
+    PreflightSource source;
+    source.name = scan.root.string();
+    for (const FileKind kind : {FileKind::FxGraph, FileKind::AotAutograd}) {
+        for (auto& entry : scan.entries()) {
+            if (entry.kind == kind) {
+                source.graphs.push_back(
+                    {kind, std::move(entry.key), entry.path, scan.root / entry.path, {}});
+            }
         }
     }
-    MachineEnvironment machine;
-    std::vector<std::pair<Environment, std::size_t>> seen; // each environment, how many name it
-    std::set<std::string> devices;
-    for (std::size_t i = 0; i < graphs.size(); ++i) {
-        if (!report_progress(progress, {ProgressStage::Reading, ProgressUnit::Entries, i,
-                                        graphs.size(), 0, graphs[i].path})) {
-            return cachelens::cancelled();
-        }
-        auto fx = cachedir::load_fx_graph_entry(scan.root / graphs[i].path);
-        if (!fx) {
-            continue;
-        }
-        ++machine.fx_entries;
-        devices.insert(fx->device_types.begin(), fx->device_types.end());
-        const Environment environment = cachedir::environment_of(fx->debug_lines);
-        const auto same = std::ranges::find_if(
-            seen, [&](const auto& known) { return known.first == environment; });
-        if (same != seen.end()) {
-            ++same->second;
-        } else {
-            seen.emplace_back(environment, 1);
+    for (const auto& file : scan.files) {
+        if (file.kind == FileKind::BestConfig) {
+            source.best_configs.insert(file.path);
+        } else if (file.kind == FileKind::DynamoProfile) {
+            ++source.pgo_profiles;
         }
     }
-    if (machine.fx_entries == 0) {
-        return fail(ErrorKind::NotFound,
-                    "no FX graph entry to learn the machine's environment from",
-                    scan.root.string());
-    }
-    // The first of the most named: scan order breaks ties.
-    const auto most = std::ranges::max_element(
-        seen, [](const auto& a, const auto& b) { return a.second < b.second; });
-    machine.environment = most->first;
-    machine.agreeing = most->second;
-    machine.device_types.assign(devices.begin(), devices.end());
-    report_progress(
-        progress,
-        {ProgressStage::Reading, ProgressUnit::Entries, graphs.size(), graphs.size(), 0, {}});
-    return machine;
+    return source;
 }
 
-Result<PreflightReport> preflight(const cachedir::Scan& source, const MachineEnvironment& target,
-                                  const ProgressFn& progress) {
-    const std::vector<Entry> graphs = graph_entries(source);
+PreflightSource preflight_source(const bundle::MegaBundle& bundle, std::string name) {
+    PreflightSource source;
+    source.name = std::move(name);
+    for (const auto& [type, kind] : {std::pair{"inductor", FileKind::FxGraph},
+                                     std::pair{"aot_autograd", FileKind::AotAutograd}}) {
+        for (const auto& section : bundle.sections) {
+            if (section.type != type) {
+                continue;
+            }
+            for (const auto& artifact : section.artifacts) {
+                // Where import puts it (bundle/import.h).
+                const std::string file = hash::sha256_hash(artifact.content);
+                const std::string shard = artifact.key.size() > 3 ? artifact.key.substr(1, 2) : "";
+                source.graphs.push_back({kind,
+                                         artifact.key,
+                                         kind == FileKind::FxGraph
+                                             ? "fxgraph/" + shard + "/" + artifact.key + "/" + file
+                                             : "aotautograd/" + artifact.key + "/" + file,
+                                         {},
+                                         artifact.content});
+            }
+        }
+    }
+    for (const auto& section : bundle.sections) {
+        for (const auto& artifact : section.artifacts) {
+            if (section.type == "autotune") {
+                source.best_configs.insert(artifact.key);
+            } else if (section.type == "pgo") {
+                ++source.pgo_profiles;
+            }
+        }
+    }
+    return source;
+}
+
+std::string PreflightReport::answer() const {
+    return std::to_string(count(PreflightOutcome::CanHit)) + " of " +
+           std::to_string(entries.size()) + " entries can hit on the target; " +
+           std::to_string(count(PreflightOutcome::WillMiss)) + " will miss, " +
+           std::to_string(count(PreflightOutcome::CannotTell)) + " cannot tell";
+}
+
+bool PreflightReport::all_can_hit() const {
+    return count(PreflightOutcome::CanHit) == entries.size() && incomplete.empty();
+}
+
+Result<TargetCheck> preflight_against(const PreflightSource& source,
+                                      const std::filesystem::path& target,
+                                      const ProgressFn& progress) {
+    auto machine = cachedir::fingerprint_of_target(target, progress);
+    if (!machine) {
+        return std::unexpected(machine.error());
+    }
+    auto report = preflight(source, *machine, progress);
+    if (!report) {
+        return std::unexpected(report.error());
+    }
+    return TargetCheck{std::move(*machine), std::move(*report)};
+}
+
+Result<PreflightReport> preflight(const PreflightSource& source,
+                                  const cachedir::Fingerprint& target, const ProgressFn& progress) {
+    const auto& graphs = source.graphs;
     PreflightReport report;
+    report.config_compared = !target.inductor_config.empty();
     // The AOT entries read, by their index in report.entries: judged once
     // every FX entry is.
     std::vector<std::pair<std::size_t, cachedir::AotAutogradEntry>> aot_entries;
+    std::size_t dynamic_graphs = 0;
     report.entries.reserve(graphs.size());
     for (std::size_t i = 0; i < graphs.size(); ++i) {
-        const Entry& entry = graphs[i];
+        const PreflightSource::Graph& entry = graphs[i];
         if (!report_progress(progress, {ProgressStage::Reading, ProgressUnit::Entries, i,
                                         graphs.size(), 0, entry.path})) {
             return cachelens::cancelled();
         }
         PreflightEntry checked{entry.kind, entry.key, entry.path, PreflightOutcome::CannotTell, {}};
+        auto document = document_of(entry);
         if (entry.kind == FileKind::AotAutograd) {
-            auto aot = cachedir::load_aot_autograd_entry(source.root / entry.path);
+            auto aot = document ? cachedir::read_aot_autograd_entry(std::move(*document))
+                                : std::unexpected(document.error());
             if (!aot) {
                 checked.reasons.push_back({"other", "cannot be read: " + aot.error().message});
                 report.entries.push_back(std::move(checked));
@@ -175,24 +217,25 @@ Result<PreflightReport> preflight(const cachedir::Scan& source, const MachineEnv
             report.entries.push_back(std::move(checked));
             continue;
         }
-        auto fx = cachedir::load_fx_graph_entry(source.root / entry.path);
+        auto fx = document ? cachedir::read_fx_graph_entry(std::move(*document))
+                           : std::unexpected(document.error());
         if (!fx) {
             checked.reasons.push_back({"other", "cannot be read: " + fx.error().message});
-        } else if (const Environment environment = cachedir::environment_of(fx->debug_lines);
-                   environment.empty()) {
+        } else if (const cachedir::Fingerprint graph = cachedir::fingerprint_of(*fx);
+                   graph.environment.empty()) {
             checked.reasons.push_back({"environment", "its key names no environment"});
         } else {
-            checked.reasons = differences(environment, fx->device_types, target);
+            checked.reasons = differences(graph, target);
             checked.outcome =
                 checked.reasons.empty() ? PreflightOutcome::CanHit : PreflightOutcome::WillMiss;
         }
         if (fx) {
+            dynamic_graphs += takes_dynamic_shapes(*fx) ? 1 : 0;
             std::set<std::string> missing; // each kernel once: graphs share autotuners' files
             for (const auto& tuner : fx->autotuners) {
                 const std::string best_config =
                     cachedir::cache_relative_path(tuner.best_config_path);
-                if (!tuner.best_config_path.empty() &&
-                    !std::filesystem::exists(source.root / best_config) &&
+                if (!tuner.best_config_path.empty() && !source.best_configs.contains(best_config) &&
                     missing.insert(tuner.kernel_name).second) {
                     report.incomplete.push_back(
                         {entry.kind, entry.key,
@@ -202,6 +245,15 @@ Result<PreflightReport> preflight(const cachedir::Scan& source, const MachineEnv
             }
         }
         report.entries.push_back(std::move(checked));
+    }
+    if (dynamic_graphs > 0 && source.pgo_profiles == 0) {
+        report.notes.push_back(
+            std::to_string(dynamic_graphs) +
+            (dynamic_graphs == 1 ? " graph takes" : " graphs take") +
+            " dynamic shapes and there is no PGO profile (dynamo/code_state_*.pkl) beside them: "
+            "if automatic dynamic shapes made them dynamic (rather than dynamic=True or "
+            "mark_dynamic), the first run there compiles static shapes and hits only after a "
+            "recompile");
     }
     // The worst outcome of each FX key's entries.
     std::map<std::string, PreflightEntry> fx_keys;

@@ -32,6 +32,7 @@ struct Environment {
     // triton_key, torch_build, system_hash), in that order: what every JSON
     // output of an environment holds.
     std::vector<std::pair<std::string_view, const std::string*>> json_fields() const;
+    std::vector<std::pair<std::string_view, std::string*>> json_fields(); // to fill them
 };
 
 // Fields whose lines are absent, or do not read as get_system() writes

@@ -1,44 +1,53 @@
 #pragma once
 
 // Will a cache hit on another machine? Every FX graph key names the
-// environment it was compiled for (cachedir/environment.h): the torch build,
-// the GPU, CUDA or HIP, Triton. A target machine is known by what its own
-// compiles wrote into their keys (a cache dir made there). An entry whose
-// environment differs from the target's in any of them will miss there,
+// environment it was compiled for and the Inductor config it was compiled
+// with (cachedir/fingerprint.h). A target machine is known by its
+// fingerprint: from a cache dir made there, or from `cachelens env`. An entry
+// whose environment differs from the target's in any of them will miss there,
 // whatever else matches; one that matches can hit (its guards and the rest of
 // its key still decide).
 
+#include <cachelens/bundle/mega_cache.h>
 #include <cachelens/cachedir/cache_dir.h>
-#include <cachelens/cachedir/environment.h>
 #include <cachelens/cachedir/file_kind.h>
+#include <cachelens/cachedir/fingerprint.h>
 #include <cachelens/core/error.h>
 #include <cachelens/core/progress.h>
 
+#include <filesystem>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace cachelens::explain {
 
-// What a machine's compiles write into their keys.
-struct MachineEnvironment {
-    cachedir::Environment environment;     // the one most of its FX entries name
-    std::vector<std::string> device_types; // every device its graphs were compiled for, sorted
-    std::size_t fx_entries = 0;            // FX entries read to learn it
-    std::size_t agreeing = 0;              // of them, those naming `environment`
+// What preflight reads of a cache dir or a bundle: its graph entries, and
+// what else a target needs of it.
+struct PreflightSource {
+    struct Graph {
+        cachedir::FileKind kind = cachedir::FileKind::Unknown; // FxGraph or AotAutograd
+        std::string key;
+        std::string path;           // relative to the dir; where import puts it, for a bundle
+        std::filesystem::path file; // in a dir: the entry file
+        std::string_view bytes;     // in a bundle: its content, inside the bundle
+    };
+    std::string name;                   // the dir or the bundle file
+    std::vector<Graph> graphs;          // FX entries, then AOTAutograd entries, by path
+    std::set<std::string> best_configs; // "<xx>/<sha256>.best_config" present
+    std::size_t pgo_profiles = 0;       // dynamo/code_state_*.pkl (pgo artifacts)
 };
 
-// The environment of the machine that wrote `scan`'s FX entries. NotFound
-// when the dir has no readable FX entry to learn it from; Cancelled when a
-// stop is asked through `progress`.
-Result<MachineEnvironment> environment_of_dir(const cachedir::Scan& scan,
-                                              const ProgressFn& progress = {});
+PreflightSource preflight_source(const cachedir::Scan& scan);
+// A bundle's artifacts, read in place: `bundle` must outlive the source.
+PreflightSource preflight_source(const bundle::MegaBundle& bundle, std::string name);
 
 enum class PreflightOutcome { CanHit, WillMiss, CannotTell };
 std::string_view to_string(PreflightOutcome outcome); // can_hit, will_miss, cannot_tell
 
 struct PreflightReason {
-    std::string category; // environment, device (the why engine's categories)
+    std::string category; // environment, device, config (the why engine's categories)
     std::string text;     // "GPU: NVIDIA H100 80GB HBM3 -> NVIDIA A100-SXM4-80GB"
 };
 
@@ -50,8 +59,8 @@ struct PreflightEntry {
     std::vector<PreflightReason> reasons; // why it will miss, or why it cannot tell
 };
 
-// Something missing from the source that keeps an entry from hitting, or
-// makes work PyTorch would redo.
+// Something the source lacks that keeps an entry from hitting, or makes work
+// PyTorch would redo.
 struct PreflightGap {
     cachedir::FileKind kind = cachedir::FileKind::Unknown;
     std::string key;
@@ -61,14 +70,38 @@ struct PreflightGap {
 struct PreflightReport {
     std::vector<PreflightEntry> entries; // FX entries, then AOTAutograd entries, by path
     std::vector<PreflightGap> incomplete;
+    // What may cost a recompile there but cannot be known from the cache:
+    // graphs with dynamic shapes and no PGO profile beside them.
+    std::vector<std::string> notes;
+    // False when the target's config is unknown (a fingerprint asked of
+    // Python): entries were judged on their environment alone.
+    bool config_compared = false;
     std::size_t count(PreflightOutcome outcome) const;
+    // The answer, in one line: "17 of 19 entries can hit on the target; 2 will
+    // miss, 0 cannot tell".
+    std::string answer() const;
+    // Every entry can hit and nothing is missing.
+    bool all_can_hit() const;
 };
 
-// Every FX and AOTAutograd entry of `source` against `target`. An AOT entry
-// takes the worst outcome of its graphs. Gaps: an AOT entry whose forward or
-// backward graph is absent; an FX entry whose kernels' .best_configs are
-// absent (autotuning runs again there).
-Result<PreflightReport> preflight(const cachedir::Scan& source, const MachineEnvironment& target,
+// Every graph entry of `source` against `target`. An AOT entry takes the
+// worst outcome of its graphs. Gaps: an AOT entry whose forward or backward
+// graph is absent; an FX entry whose kernels' .best_configs are absent
+// (autotuning runs again there).
+Result<PreflightReport> preflight(const PreflightSource& source,
+                                  const cachedir::Fingerprint& target,
                                   const ProgressFn& progress = {});
+
+// `source` against the machine `target` names (cachedir::fingerprint_of_target:
+// a fingerprint file or a cache dir made there). The import paths of both
+// front ends check a bundle against the dir it goes into with it; a dir with
+// no FX entry gives NotFound: the machine is then unknown.
+struct TargetCheck {
+    cachedir::Fingerprint target;
+    PreflightReport report;
+};
+Result<TargetCheck> preflight_against(const PreflightSource& source,
+                                      const std::filesystem::path& target,
+                                      const ProgressFn& progress = {});
 
 } // namespace cachelens::explain
