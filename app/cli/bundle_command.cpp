@@ -38,13 +38,14 @@ struct BundleLsOptions {
     bool json = false;
 };
 
-// "GPU NVIDIA H100 80GB HBM3, torch 2.11.0+cu130, ..." with "?" for what is unknown.
+// "NVIDIA H100 80GB HBM3 (cuda 90), CUDA 13.0, Triton 3.6.0, torch build bhbxfhox, torch
+// 2.11.0+cu130; graphs for cuda"
 std::string source_line(const bundle::SourceFacts& source) {
-    auto fact = [](const std::optional<std::string>& value) {
-        return value ? *value : "?";
-    };
-    return "GPU " + fact(source.gpu) + ", torch " + fact(source.torch_version) + ", triton " +
-           fact(source.triton_version) + ", CUDA " + fact(source.cuda_version);
+    std::string devices;
+    for (const auto& device : source.device_types) {
+        devices += (devices.empty() ? "" : ", ") + device;
+    }
+    return source.fingerprint().describe() + (devices.empty() ? "" : "; graphs for " + devices);
 }
 
 int run_bundle_ls(const BundleLsOptions& options) {
@@ -88,13 +89,16 @@ int run_bundle_ls(const BundleLsOptions& options) {
         std::printf("%s: signed cachelens bundle, signer %s (signature not checked: cachelens "
                     "verify FILE --trust PUBKEY)\n",
                     options.file.c_str(), manifest->signer_fingerprint.c_str());
-        std::printf("created %s on %s\n", manifest->created.c_str(),
-                    source_line(manifest->source).c_str());
+        std::printf("created %s\n", manifest->created.c_str());
     }
+
     std::printf("%s: mega-cache bundle (%s form, version %llu), %zu artifacts, %s\n",
                 options.file.c_str(), std::string(to_string(bundle->form)).c_str(),
                 static_cast<unsigned long long>(bundle->version), bundle->artifact_count(),
                 format_bytes((*file)->size()).c_str());
+    // Signed: what the signer recorded; else read from the graphs themselves.
+    std::printf("compiled for %s\n",
+                source_line(manifest ? manifest->source : bundle::source_facts(*bundle)).c_str());
     std::vector<const bundle::ArtifactCheck*> judged;
     std::size_t index = 0;
     for (const auto& section : bundle->sections) {

@@ -2,6 +2,7 @@
 #include "output.h"
 
 #include <cachelens/cachedir/entry_content.h>
+#include <cachelens/cachedir/fingerprint.h>
 
 #include <cstdio>
 
@@ -21,11 +22,17 @@ int run_scan(const ScanOptions& options) {
     }
     // Parse every entry: a scan reports what would fail to load.
     std::vector<Error> errors = scan->errors;
+    cachedir::FingerprintTally compiled_for;
     for (const auto& entry : scan->entries()) {
-        if (auto loaded = cachedir::load_entry(scan->root, entry); !loaded) {
+        auto loaded = cachedir::load_entry(scan->root, entry);
+        if (!loaded) {
             errors.push_back(loaded.error());
+        } else if (const auto* fx = std::get_if<cachedir::FxGraphEntry>(&*loaded)) {
+            compiled_for.add(cachedir::fingerprint_of(*fx));
         }
     }
+    // Where its graphs can hit: absent when it has none.
+    const auto fingerprint = compiled_for.result(scan->root);
     // As verify: what does not parse is a problem found.
     const int exit_code = errors.empty() ? kExitOk : kExitProblems;
     const auto summary = scan->summary();
@@ -47,16 +54,30 @@ int run_scan(const ScanOptions& options) {
                                   {"kind", to_string(error.kind)},
                                   {"message", error.message}});
         }
-        print_json({{"root", scan->root.string()},
-                    {"entries", total_entries},
-                    {"files", total_files},
-                    {"bytes", total_bytes},
-                    {"kinds", std::move(kinds)},
-                    {"errors", std::move(error_list)}});
+        print_json(
+            {{"root", scan->root.string()},
+             {"entries", total_entries},
+             {"files", total_files},
+             {"bytes", total_bytes},
+             {"kinds", std::move(kinds)},
+             {"fingerprint", fingerprint ? Json::parse(cachedir::to_json(*fingerprint)) : Json()},
+             {"errors", std::move(error_list)}});
         return exit_code;
     }
-    std::printf("%s\n\n%-16s %8s %8s %12s\n", scan->root.c_str(), "kind", "entries", "files",
-                "size");
+    std::printf("%s\n", scan->root.c_str());
+    if (fingerprint) {
+        std::printf("compiled for %s (%zu of its %zu FX entries", fingerprint->describe().c_str(),
+                    fingerprint->agreeing, fingerprint->fx_entries);
+        if (const auto varying = fingerprint->varying_config(); !varying.empty()) {
+            std::string names;
+            for (const auto& name : varying) {
+                names += (names.empty() ? "" : ", ") + name;
+            }
+            std::printf("; config differs between them in %s", names.c_str());
+        }
+        std::printf(")\n");
+    }
+    std::printf("\n%-16s %8s %8s %12s\n", "kind", "entries", "files", "size");
     for (const auto& [kind, counts] : summary) {
         std::printf("%-16s %8llu %8llu %12s\n", std::string(cachedir::to_string(kind)).c_str(),
                     static_cast<unsigned long long>(counts.entries),

@@ -66,11 +66,28 @@ private slots:
         QCOMPARE(kinds["triton"].toObject()["entries"].toInt(), 66);
         QCOMPARE(kinds["triton"].toObject()["files"].toInt(), 528);
         QVERIFY(json["errors"].toArray().isEmpty());
+        // Where its graphs can hit: the fingerprint `env --from` gives.
+        const auto fingerprint = json["fingerprint"].toObject();
+        QCOMPARE(fingerprint["environment"].toObject()["device_name"].toString(),
+                 "NVIDIA H100 80GB HBM3");
+        QCOMPARE(fingerprint["triton_targets"].toArray(), QJsonArray{"cuda 90"});
+        QCOMPARE(fingerprint["fx_entries"].toInt(), 10);
 
         const auto text = test::run_cli({"scan", fixture_dir("devset/cache")});
         QCOMPARE(text.exit_code, 0);
         QVERIFY(text.out.contains("fxgraph"));
         QVERIFY(text.out.contains("Every entry parsed."));
+        QVERIFY2(text.out.contains(
+                     "\ncompiled for NVIDIA H100 80GB HBM3 (cuda 90), CUDA 13.0, Triton 3.6.0, "
+                     "torch build bhbxfhox (10 of its 10 FX entries; config differs between them "
+                     "in coordinate_descent_tuning, epilogue_fusion, max_autotune, "
+                     "max_fusion_size)\n"),
+                 text.out.constData());
+        // A dir without FX entries says nothing of it (null in JSON).
+        QTemporaryDir empty;
+        const auto none = test::run_cli({"scan", empty.path(), "--json"});
+        QCOMPARE(none.exit_code, 0);
+        QVERIFY(parse_json(none).object()["fingerprint"].isNull());
     }
 
     void scanReportsEntriesThatFailToParse() {

@@ -306,6 +306,21 @@ private slots:
         QCOMPARE(source["torch_version"].toString(), env["torch"].toString());
         QCOMPARE(source["triton_version"].toString(), env["triton"].toString());
         QCOMPARE(source["cuda_version"].toString(), env["cuda"].toString());
+        // The fingerprint preflight compares: the torch build, the devices, the
+        // kernels' Triton target, as the FX entries' keys name them.
+        QCOMPARE(source["torch_build"].toString(),
+                 QString("bhbxfhoxf5hkmujdjpm36xihaazrhcnnqhkwzuzb2mhe4uyuamb"));
+        QCOMPARE(source["system_hash"].toString().size(), 64);
+        QCOMPARE(source["device_types"].toArray(), QJsonArray{"cuda"});
+        QCOMPARE(source["triton_targets"].toArray(), QJsonArray{"cuda 90"});
+        QCOMPARE(QString::fromStdString(facts.fingerprint().describe()),
+                 QString("NVIDIA H100 80GB HBM3 (cuda 90), CUDA 13.0, Triton 3.6.0, torch build "
+                         "bhbxfhox, torch 2.11.0+cu130"));
+        // Read back from the signed bundle.
+        auto read = bundle::read_signed_bundle(signed_);
+        QVERIFY_RESULT(read);
+        QCOMPARE(read->manifest.source.device_types, std::vector<std::string>{"cuda"});
+        QCOMPARE(read->manifest.source.torch_build, facts.torch_build);
     }
 
     void bundlesWithoutFxEntriesOrWithOddSections() {

@@ -29,22 +29,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// "NVIDIA H100 80GB HBM3 · torch 2.11.0+cu130 · Triton 3.6.0 · CUDA 13.0"
+// "NVIDIA H100 80GB HBM3 (cuda 90), CUDA 13.0, Triton 3.6.0, torch build bhbxfhox, torch
+// 2.11.0+cu130", as `bundle ls` says it.
 QString factsText(const bundle::SourceFacts& facts) {
-    QStringList parts;
-    if (facts.gpu) {
-        parts << text(*facts.gpu);
-    }
-    if (facts.torch_version) {
-        parts << QObject::tr("torch %1").arg(text(*facts.torch_version));
-    }
-    if (facts.triton_version) {
-        parts << QObject::tr("Triton %1").arg(text(*facts.triton_version));
-    }
-    if (facts.cuda_version) {
-        parts << QObject::tr("CUDA %1").arg(text(*facts.cuda_version));
-    }
-    return parts.join(QStringLiteral(" · "));
+    const cachedir::Fingerprint machine = facts.fingerprint();
+    return machine.environment.empty() && machine.torch_version.empty() ? QString()
+                                                                        : text(machine.describe());
 }
 
 } // namespace

@@ -1,18 +1,17 @@
 #include "big_endian.h"
 
 #include <cachelens/bundle/signed_bundle.h>
+#include <cachelens/cachedir/fingerprint.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
-#include <cachelens/cachedir/python_literal.h>
 #include <cachelens/core/base64.h>
 #include <cachelens/core/format.h>
-#include <cachelens/explain/debug_line.h>
 #include <cachelens/hash/sha256.h>
-#include <cachelens/pickle/access.h>
 #include <cachelens/pickle/unpickler.h>
 
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <set>
 
 namespace cachelens::bundle {
 
@@ -118,7 +117,11 @@ std::string manifest_text(const Manifest& manifest) {
     out["source"] = {{"gpu", source_json(manifest.source.gpu)},
                      {"torch_version", source_json(manifest.source.torch_version)},
                      {"triton_version", source_json(manifest.source.triton_version)},
-                     {"cuda_version", source_json(manifest.source.cuda_version)}};
+                     {"cuda_version", source_json(manifest.source.cuda_version)},
+                     {"torch_build", source_json(manifest.source.torch_build)},
+                     {"system_hash", source_json(manifest.source.system_hash)},
+                     {"device_types", manifest.source.device_types},
+                     {"triton_targets", manifest.source.triton_targets}};
     out["artifacts"] = std::move(artifacts);
     // Bytes that are not UTF-8 (none in PyTorch's keys) become U+FFFD: the
     // check after signing then refuses the bundle rather than the dump throwing.
@@ -191,7 +194,9 @@ Result<Manifest> parse_manifest(std::string_view text) {
         {"gpu", &manifest.source.gpu},
         {"torch_version", &manifest.source.torch_version},
         {"triton_version", &manifest.source.triton_version},
-        {"cuda_version", &manifest.source.cuda_version}};
+        {"cuda_version", &manifest.source.cuda_version},
+        {"torch_build", &manifest.source.torch_build},
+        {"system_hash", &manifest.source.system_hash}};
     for (const auto& [name, fact] : facts) {
         const Json* value = member(*source, name);
         if (value != nullptr && value->is_string()) {
@@ -199,6 +204,20 @@ Result<Manifest> parse_manifest(std::string_view text) {
         } else if (value != nullptr && !value->is_null()) {
             return bad(std::string("source.") + name + " is neither a string nor null");
         }
+    }
+    // Lists added in manifest 1's second year: absent from older bundles.
+    for (const auto& [name, list] :
+         {std::pair{"device_types", &manifest.source.device_types},
+          std::pair{"triton_targets", &manifest.source.triton_targets}}) {
+        const Json* value = member(*source, name);
+        if (value == nullptr || value->is_null()) {
+            continue;
+        }
+        if (!value->is_array() ||
+            !std::ranges::all_of(*value, [](const Json& item) { return item.is_string(); })) {
+            return bad(std::string("source.") + name + " is not a list of strings");
+        }
+        *list = value->get<std::vector<std::string>>();
     }
     const Json* artifacts = member(json, "artifacts");
     if (artifacts == nullptr || !artifacts->is_array()) {
@@ -385,31 +404,6 @@ Result<SignedBundle> check_payload(const Container& container, Manifest manifest
 
 // --- source facts
 
-// Triton's key is its version, then hashes of its sources: "3.6.0" followed
-// directly by 64 hex digits, then "-" and more. The version ends where a
-// run of 64 hex digits ends at a "-" or at the end.
-std::optional<std::string> triton_version_of(std::string_view key) {
-    auto is_hex = [](char c) {
-        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
-    };
-    for (std::size_t start = 1; start + 64 <= key.size(); ++start) {
-        if (start + 64 != key.size() && key[start + 64] != '-') {
-            continue;
-        }
-        bool hex = true;
-        for (std::size_t i = start; hex && i < start + 64; ++i) {
-            hex = is_hex(key[i]);
-        }
-        if (hex) {
-            return std::string(key.substr(0, start));
-        }
-    }
-    if (!key.empty() && key.size() <= 32 && key.find('-') == std::string_view::npos) {
-        return std::string(key);
-    }
-    return std::nullopt;
-}
-
 // "# torch version: 2.11.0+cu130" in the repro header of a runnable graph.
 std::optional<std::string> comment_value(std::string_view text, std::string_view prefix) {
     const std::size_t found = text.find(prefix);
@@ -426,16 +420,6 @@ std::optional<std::string> comment_value(std::string_view text, std::string_view
     return value.empty() ? std::nullopt : std::optional<std::string>(std::move(value));
 }
 
-// The str value of `name` in the dict literal `text` ("{'name': 'NVIDIA ...'}").
-std::optional<std::string> dict_str(std::string_view text, std::string_view name) {
-    auto document = cachedir::parse_python_literal(text);
-    if (!document || !(*document)->root().is(pickle::Kind::Dict)) {
-        return std::nullopt;
-    }
-    auto value = pickle::str_of((*document)->root().find(name));
-    return value ? std::optional<std::string>(*value) : std::nullopt;
-}
-
 void set_once(std::optional<std::string>& fact, std::optional<std::string> value) {
     if (!fact && value && !value->empty()) {
         fact = std::move(value);
@@ -443,18 +427,18 @@ void set_once(std::optional<std::string>& fact, std::optional<std::string> value
 }
 
 void read_facts(const cachedir::FxGraphEntry& entry, SourceFacts& facts) {
-    for (const auto& line : explain::parse_debug_lines(entry.debug_lines)) {
-        if (line.attribute != "system_info") {
-            continue;
-        }
-        if (line.subkey == "device") {
-            set_once(facts.gpu, dict_str(line.value, "name"));
-        } else if (line.subkey == "version") {
-            if (auto triton = dict_str(line.value, "triton")) {
-                set_once(facts.triton_version, triton_version_of(*triton));
-            }
-            set_once(facts.cuda_version, dict_str(line.value, "cuda"));
-        }
+    const cachedir::Fingerprint graph = cachedir::fingerprint_of(entry);
+    const cachedir::Environment& environment = graph.environment;
+    set_once(facts.gpu, environment.device_name);
+    set_once(facts.triton_version, environment.triton_version);
+    set_once(facts.cuda_version, environment.cuda_version);
+    set_once(facts.torch_build, environment.torch_build);
+    set_once(facts.system_hash, environment.system_hash);
+    for (auto [from, into] : {std::pair{&graph.device_types, &facts.device_types},
+                              std::pair{&graph.triton_targets, &facts.triton_targets}}) {
+        std::set<std::string> all(into->begin(), into->end());
+        all.insert(from->begin(), from->end());
+        into->assign(all.begin(), all.end());
     }
     if (entry.runnable_graph) {
         set_once(facts.torch_version, comment_value(*entry.runnable_graph, "# torch version: "));
@@ -465,6 +449,20 @@ void read_facts(const cachedir::FxGraphEntry& entry, SourceFacts& facts) {
 
 } // namespace
 
+cachedir::Fingerprint SourceFacts::fingerprint() const {
+    cachedir::Fingerprint out;
+    cachedir::Environment& environment = out.environment;
+    environment.device_name = gpu.value_or("");
+    environment.cuda_version = cuda_version.value_or("");
+    environment.triton_version = triton_version.value_or("");
+    environment.torch_build = torch_build.value_or("");
+    environment.system_hash = system_hash.value_or("");
+    out.torch_version = torch_version.value_or("");
+    out.device_types = device_types;
+    out.triton_targets = triton_targets;
+    return out;
+}
+
 SourceFacts source_facts(const MegaBundle& bundle) {
     SourceFacts facts;
     for (const auto& section : bundle.sections) {
@@ -472,9 +470,6 @@ SourceFacts source_facts(const MegaBundle& bundle) {
             continue;
         }
         for (const auto& artifact : section.artifacts) {
-            if (facts.gpu && facts.torch_version && facts.triton_version && facts.cuda_version) {
-                return facts;
-            }
             auto document = pickle::unpickle(artifact.content);
             if (!document) {
                 continue;

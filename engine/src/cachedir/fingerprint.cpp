@@ -111,6 +111,53 @@ Fingerprint fingerprint_of(const FxGraphEntry& entry) {
     return fingerprint;
 }
 
+void FingerprintTally::add(Fingerprint graph) {
+    ++machine_.fx_entries;
+    const auto merge = [](std::vector<std::string>& into, const std::vector<std::string>& from) {
+        std::set<std::string> all(into.begin(), into.end());
+        all.insert(from.begin(), from.end());
+        into.assign(all.begin(), all.end());
+    };
+    merge(machine_.device_types, graph.device_types);
+    merge(machine_.triton_targets, graph.triton_targets);
+    const auto same = std::ranges::find_if(
+        environments_, [&](const auto& known) { return known.first == graph.environment; });
+    if (same != environments_.end()) {
+        ++same->second;
+    } else {
+        environments_.emplace_back(std::move(graph.environment), 1);
+    }
+    for (auto& [name, values] : graph.inductor_config) {
+        auto& seen = machine_.inductor_config[name];
+        for (auto& value : values) {
+            const auto known = std::ranges::find(seen, value.hash, &InductorSetting::hash);
+            if (known != seen.end()) {
+                ++known->graphs;
+            } else {
+                seen.push_back(std::move(value));
+            }
+        }
+    }
+}
+
+Result<Fingerprint> FingerprintTally::result(const std::filesystem::path& root) const {
+    if (machine_.fx_entries == 0) {
+        return fail(ErrorKind::NotFound,
+                    "no FX graph entry to learn the machine's environment from", root.string());
+    }
+    Fingerprint machine = machine_;
+    machine.learnt_from = "cache dir " + root.string();
+    // The first of the most named: scan order breaks ties.
+    const auto environment = std::ranges::max_element(
+        environments_, [](const auto& a, const auto& b) { return a.second < b.second; });
+    machine.environment = environment->first;
+    machine.agreeing = environment->second;
+    for (auto& [name, values] : machine.inductor_config) {
+        std::ranges::stable_sort(values, std::greater{}, &InductorSetting::graphs);
+    }
+    return machine;
+}
+
 Result<Fingerprint> fingerprint_of_dir(const Scan& scan, const ProgressFn& progress) {
     std::vector<Entry> graphs;
     for (auto& entry : scan.entries()) {
@@ -118,62 +165,20 @@ Result<Fingerprint> fingerprint_of_dir(const Scan& scan, const ProgressFn& progr
             graphs.push_back(std::move(entry));
         }
     }
-    Fingerprint machine;
-    machine.learnt_from = "cache dir " + scan.root.string();
-    std::vector<std::pair<Environment, std::size_t>> environments; // each, how many name it
-    std::set<std::string> devices;
-    std::set<std::string> targets;
+    FingerprintTally tally;
     for (std::size_t i = 0; i < graphs.size(); ++i) {
         if (!report_progress(progress, {ProgressStage::Reading, ProgressUnit::Entries, i,
                                         graphs.size(), 0, graphs[i].path})) {
             return cachelens::cancelled();
         }
-        auto fx = load_fx_graph_entry(scan.root / graphs[i].path);
-        if (!fx) {
-            continue;
-        }
-        ++machine.fx_entries;
-        Fingerprint entry = fingerprint_of(*fx);
-        devices.insert(entry.device_types.begin(), entry.device_types.end());
-        targets.insert(entry.triton_targets.begin(), entry.triton_targets.end());
-        const auto same = std::ranges::find_if(
-            environments, [&](const auto& known) { return known.first == entry.environment; });
-        if (same != environments.end()) {
-            ++same->second;
-        } else {
-            environments.emplace_back(std::move(entry.environment), 1);
-        }
-        for (auto& [name, values] : entry.inductor_config) {
-            auto& seen = machine.inductor_config[name];
-            for (auto& value : values) {
-                const auto known = std::ranges::find(seen, value.hash, &InductorSetting::hash);
-                if (known != seen.end()) {
-                    ++known->graphs;
-                } else {
-                    seen.push_back(std::move(value));
-                }
-            }
+        if (auto fx = load_fx_graph_entry(scan.root / graphs[i].path)) {
+            tally.add(fingerprint_of(*fx));
         }
     }
-    if (machine.fx_entries == 0) {
-        return fail(ErrorKind::NotFound,
-                    "no FX graph entry to learn the machine's environment from",
-                    scan.root.string());
-    }
-    // The first of the most named: scan order breaks ties.
-    const auto environment = std::ranges::max_element(
-        environments, [](const auto& a, const auto& b) { return a.second < b.second; });
-    machine.environment = environment->first;
-    machine.agreeing = environment->second;
-    for (auto& [name, values] : machine.inductor_config) {
-        std::ranges::stable_sort(values, std::greater{}, &InductorSetting::graphs);
-    }
-    machine.device_types = sorted(devices);
-    machine.triton_targets = sorted(targets);
     report_progress(
         progress,
         {ProgressStage::Reading, ProgressUnit::Entries, graphs.size(), graphs.size(), 0, {}});
-    return machine;
+    return tally.result(scan.root);
 }
 
 std::vector<std::string> Fingerprint::varying_config() const {

@@ -33,6 +33,7 @@
 
 #include <cachelens/bundle/mega_cache.h>
 #include <cachelens/bundle/signing.h>
+#include <cachelens/cachedir/fingerprint.h>
 #include <cachelens/core/error.h>
 
 #include <cstdint>
@@ -45,15 +46,23 @@ namespace cachelens::bundle {
 
 inline constexpr std::string_view kSignedBundleMagic = "CACHELENS-SIGNED-BUNDLE\n";
 
-// The machine the bundle's FX graphs were compiled on, from their cache-key
-// debug lines (system_info[device], system_info[version]) and the repro
-// header of their runnable graph ("# torch version: ..."); the first FX
-// entry that has a fact gives it.
+// The machine the bundle's FX graphs were compiled on: their fingerprint
+// (cachedir/fingerprint.h: the cache-key debug lines' system_info and
+// torch_version, the Triton target of their kernels, their devices) and the
+// repro header of their runnable graph ("# torch version: ..."); the first FX
+// entry that has a fact gives it, devices and targets are those of all.
 struct SourceFacts {
     std::optional<std::string> gpu;            // "NVIDIA H100 80GB HBM3"
     std::optional<std::string> torch_version;  // "2.11.0+cu130"
     std::optional<std::string> triton_version; // "3.6.0"
     std::optional<std::string> cuda_version;   // "13.0"
+    std::optional<std::string> torch_build;    // the hash of the keys' torch_version line
+    std::optional<std::string> system_hash;    // system_info[hash]
+    std::vector<std::string> device_types;     // "cuda", sorted
+    std::vector<std::string> triton_targets;   // "cuda 90", sorted
+
+    // As a fingerprint (what preflight compares; describe() for people).
+    cachedir::Fingerprint fingerprint() const;
 };
 
 // Decodes each `inductor` artifact (as data: nothing is run); one that does

@@ -56,6 +56,19 @@ struct Fingerprint {
 // What one FX graph's key and kernels say (fx_entries and agreeing stay 0).
 Fingerprint fingerprint_of(const FxGraphEntry& entry);
 
+// FX entries' fingerprints gathered into their dir's, for whoever reads the
+// entries anyway (scan parses every one).
+class FingerprintTally {
+public:
+    void add(Fingerprint graph);
+    // NotFound when nothing was added ("no FX graph entry ..." naming `root`).
+    Result<Fingerprint> result(const std::filesystem::path& root) const;
+
+private:
+    Fingerprint machine_;
+    std::vector<std::pair<Environment, std::size_t>> environments_; // each, how many name it
+};
+
 // The fingerprint of the machine that wrote `scan`'s FX entries: the
 // environment most of them name (scan order breaks ties), every device and
 // Triton target, and for each config name the value most of them have.
