@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "import_report.h"
 #include "output.h"
+#include "preflight_output.h"
 #include "progress_line.h"
 #include "write_target.h"
 
@@ -12,6 +13,7 @@
 #include <cachelens/bundle/import.h>
 #include <cachelens/bundle/signing.h>
 #include <cachelens/core/format.h>
+#include <cachelens/explain/preflight.h>
 
 #include <cstdio>
 
@@ -26,8 +28,51 @@ struct ImportOptions {
     std::string require_signature;
     std::string max_artifact_size = "1GiB";
     std::vector<std::string> allow_code; // finding ids
+    std::string target;                  // --dry-run's preflight: a fingerprint or a dir
     bool json = false;
 };
+
+// Will the bundle's graphs hit on the machine the cache dir belongs to? The
+// machine is known from a fingerprint (--target) or from the FX entries of
+// the dir it goes into; otherwise it is unknown, and said so.
+struct DryRunPreflight {
+    std::string target;
+    Result<explain::TargetCheck> check;
+};
+
+DryRunPreflight preflight_of_import(const bundle::BundleFile& file, const ImportOptions& options) {
+    const std::string target = options.target.empty() ? options.into : options.target;
+    const auto source = explain::preflight_source(file.bundle, file.path.string());
+    return {target, explain::preflight_against(source, target)};
+}
+
+std::string unknown_machine_text(const DryRunPreflight& preflight) {
+    return "environment unknown (" + preflight.check.error().describe() +
+           "): run `cachelens env --output env.json` on the machine, then `import --dry-run "
+           "--target env.json`";
+}
+
+Json dry_run_preflight_json(const DryRunPreflight& preflight) {
+    if (!preflight.check) {
+        return {{"target", text(preflight.target)},
+                {"unknown", text(unknown_machine_text(preflight))}};
+    }
+    Json json = {{"target", text(preflight.target)},
+                 {"fingerprint", Json::parse(cachedir::to_json(preflight.check->target))}};
+    json.update(preflight_json(preflight.check->report));
+    return json;
+}
+
+void print_dry_run_preflight(const DryRunPreflight& preflight) {
+    if (!preflight.check) {
+        std::printf("\nwill it hit there? %s\n", unknown_machine_text(preflight).c_str());
+        return;
+    }
+    std::printf(
+        "\nwill it hit there? %s (%s, learnt from %s)\n", preflight.check->report.answer().c_str(),
+        preflight.check->target.describe().c_str(), preflight.check->target.learnt_from.c_str());
+    print_preflight_details(preflight.check->report);
+}
 
 Json manifest_json(const bundle::BundleFile& file) {
     if (!file.manifest) {
@@ -138,9 +183,16 @@ int run_import(const ImportOptions& options) {
                           " files written, each whole, none half; run import again to finish");
     }
     if (options.json) {
-        print_json(plan_json(*file, *plan, options.dry_run));
+        Json json = plan_json(*file, *plan, options.dry_run);
+        if (options.dry_run) {
+            json["preflight"] = dry_run_preflight_json(preflight_of_import(*file, options));
+        }
+        print_json(json);
     } else {
         print_plan(*file, *plan, options.dry_run);
+        if (options.dry_run) {
+            print_dry_run_preflight(preflight_of_import(*file, options));
+        }
     }
     return plan->clean() ? kExitOk : kExitProblems;
 }
@@ -169,7 +221,12 @@ void add_import_command(CLI::App& app, int& exit_code) {
         ->required();
     command->add_option("--into", options->into, "the cache dir (created when missing)")
         ->required();
-    command->add_flag("--dry-run", options->dry_run, "show the plan and the report; write nothing");
+    command->add_flag("--dry-run", options->dry_run,
+                      "show the plan and the report, and whether the bundle's graphs will hit "
+                      "on the machine (preflight); write nothing");
+    command->add_option("--target", options->target,
+                        "--dry-run's preflight against this fingerprint (cachelens env "
+                        "--output) or cache dir, rather than the --into dir's own FX entries");
     command->add_option("--require-signature", options->require_signature,
                         "a public key (cachelens keygen): refuse anything but a bundle signed "
                         "with it; code with findings in such a bundle is let in (shown, not "
@@ -183,7 +240,8 @@ void add_import_command(CLI::App& app, int& exit_code) {
     command->add_flag(
         "--json", options->json,
         "print {file, into, target (into, absolute), dry_run, creates_cache_dir, signed, "
-        "clean, counts, "
+        "clean, counts, preflight (--dry-run: {target, fingerprint, entries, incomplete, notes, "
+        "config_compared} as preflight prints them, or {target, unknown}), "
         "artifacts: [{type, key, size, sha256, destination, parses_to, action, verdict "
         "(data-only, inductor-code, code-with-findings, unreadable), consent, code, "
         "findings: [{id, rule, file, line, text, why}], problems, notes}]}");

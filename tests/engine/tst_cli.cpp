@@ -1091,6 +1091,37 @@ class CacheBase:
         QVERIFY2(not_bundle.err.contains(bad.toUtf8()), not_bundle.err.constData());
     }
 
+    // import --dry-run says whether the bundle will hit where it goes: against
+    // the --into dir's own FX entries, a --target, or "environment unknown".
+    void importDryRunPreflightsTheBundle() {
+        QTemporaryDir temp;
+        const QString bundle = fixture_dir("devset/mega_mlp_train.bin");
+        const QString into = temp.filePath("cache");
+        const auto unknown = test::run_cli({"import", bundle, "--into", into, "--dry-run"});
+        QCOMPARE(unknown.exit_code, 0);
+        QVERIFY2(unknown.out.contains("\nwill it hit there? environment unknown ("),
+                 unknown.out.constData());
+        QVERIFY(unknown.out.contains("run `cachelens env --output env.json` on the machine"));
+        QVERIFY(!QFileInfo::exists(into)); // a dry run writes nothing
+
+        const auto cpu = test::run_cli({"import", bundle, "--into", into, "--dry-run", "--target",
+                                        fixture_dir("cpu_dev/cache"), "--json"});
+        QCOMPARE(cpu.exit_code, 0);
+        const auto preflight = parse_json(cpu).object()["preflight"].toObject();
+        QCOMPARE(preflight["fingerprint"].toObject()["device_types"].toArray(), QJsonArray{"cpu"});
+        QCOMPARE(preflight["entries"].toArray().size(), 3);
+        for (const auto& entry : preflight["entries"].toArray()) {
+            QCOMPARE(entry.toObject()["outcome"].toString(), "will_miss");
+        }
+        // Into a dir made on the machine: learnt from its FX entries.
+        const QString devset = temp.filePath("devset");
+        test::copy_tree(test::fixture("devset/cache"), devset.toStdString());
+        const auto here = test::run_cli({"import", bundle, "--into", devset, "--dry-run"});
+        QVERIFY2(here.out.contains("\nwill it hit there? 3 of 3 entries can hit on the target; 0 "
+                                   "will miss, 0 cannot tell (NVIDIA H100 80GB HBM3"),
+                 here.out.constData());
+    }
+
     // The catalog knows each FX graph's role: search shows it.
     void searchNamesEachGraphsRole() {
         QTemporaryDir temp;
