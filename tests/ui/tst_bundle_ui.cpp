@@ -318,6 +318,38 @@ private slots:
         QVERIFY(!dialog.canImport());
     }
 
+    // Will it hit here: unknown into a new dir, known from a dir made there.
+    void importDialogSaysWhetherTheBundleWillHit() {
+        QTemporaryDir temp;
+        const fs::path top = temp.path().toStdString();
+        JobPool jobs;
+        ImportDialog dialog(jobs, test::fixture(kDevsetBundle), top / "new");
+        QSignalSpy planned(&dialog, &ImportDialog::planned);
+        QVERIFY(planned.wait(30'000));
+        QVERIFY2(dialog.preflightText().startsWith("Will it hit here? Environment unknown ("),
+                 qPrintable(dialog.preflightText()));
+        QVERIFY(dialog.preflightText().contains("cachelens env --output env.json"));
+
+        test::copy_tree(test::fixture("cpu_dev/cache"), top / "cpu");
+        dialog.setDestination(top / "cpu");
+        QVERIFY(planned.wait(30'000));
+        const QString cpu = dialog.preflightText();
+        QVERIFY2(cpu.startsWith("Will it hit here? 0 of 3 entries can hit on the target; 3 will "
+                                "miss, 0 cannot tell — this machine: NVIDIA H100 80GB HBM3"),
+                 qPrintable(cpu));
+        QVERIFY2(cpu.contains("will_miss flgtecy7im4dralr3mgjxdybnzzs6wqj55uihf75qzmvwfhdea7e: "
+                              "device: compiled for cuda; the target's graphs were compiled for "
+                              "cpu only"),
+                 qPrintable(cpu));
+
+        test::copy_tree(test::fixture("devset/cache"), top / "devset");
+        dialog.setDestination(top / "devset");
+        QVERIFY(planned.wait(30'000));
+        QVERIFY2(dialog.preflightText().startsWith(
+                     "Will it hit here? 3 of 3 entries can hit on the target; 0 will miss"),
+                 qPrintable(dialog.preflightText()));
+    }
+
     void importDialogRefusesTheHostileArtifacts() {
         QTemporaryDir temp;
         const fs::path top = temp.path().toStdString();

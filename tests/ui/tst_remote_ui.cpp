@@ -362,6 +362,19 @@ private slots:
                  QStringLiteral("would write"));
         QVERIFY(dialog->canPull());
         QVERIFY(!fs::exists(into)); // a dry run writes nothing
+        // A new dir says nothing of the machine: unknown, and how to know it.
+        QVERIFY2(dialog->preflightText().startsWith("Will it hit here? Environment unknown ("),
+                 qPrintable(dialog->preflightText()));
+        // Into a dir made on the devset's machine: the value can hit there.
+        QTemporaryDir madeHere;
+        test::copy_tree(test::fixture("devset/cache"), madeHere.path().toStdString());
+        dialog->setDestination(madeHere.path().toStdString());
+        QVERIFY(planned.wait(30'000));
+        QVERIFY2(dialog->preflightText().startsWith(
+                     "Will it hit here? 1 of 1 entries can hit on the target; 0 will miss"),
+                 qPrintable(dialog->preflightText()));
+        dialog->setDestination(into);
+        QVERIFY(planned.wait(30'000));
         // Pull asks first, naming the dir it writes in.
         QCOMPARE(dialog->confirmationText(), QStringLiteral("Write 1 file into %1 (a new dir)?")
                                                  .arg(QString::fromStdString(into.string())));

@@ -2,6 +2,7 @@
 
 #include "models/import_plan_model.h"
 #include "text/engine_text.h"
+#include "text/preflight_text.h"
 #include "text/stats_text.h"
 #include "widgets/findings_panel.h"
 #include "widgets/job_status_line.h"
@@ -103,9 +104,17 @@ ImportDialog::ImportDialog(JobPool& pool, fs::path bundleFile, fs::path destinat
             &ImportDialog::showSelectedFindings);
     connect(findings_, &FindingsPanel::allowedChanged, this, &ImportDialog::planNow);
 
+    preflight_ = new QLabel;
+    preflight_->setObjectName(QStringLiteral("importPreflight"));
+    preflight_->setTextFormat(Qt::RichText); // the text from the bundle in it is escaped
+    preflight_->setWordWrap(true);
+    preflight_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    preflight_->setVisible(false);
+
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(bundleInfo_);
     layout->addLayout(form);
+    layout->addWidget(preflight_);
     layout->addWidget(errorBanner());
     layout->addWidget(statusLine());
     layout->addWidget(table_, 2);
@@ -149,6 +158,10 @@ QString ImportDialog::confirmationText() const {
 
 QString ImportDialog::bundleText() const {
     return QTextDocumentFragment::fromHtml(bundleInfo_->text()).toPlainText();
+}
+
+QString ImportDialog::preflightText() const {
+    return QTextDocumentFragment::fromHtml(preflight_->text()).toPlainText();
 }
 
 void ImportDialog::showPhase(Phase phase) {
@@ -264,12 +277,23 @@ void ImportDialog::replan() {
     const bundle::ImportRules rules{.max_artifact_bytes = bundle::ImportRules{}.max_artifact_bytes,
                                     .trust = {.allowed_ids = findings_->allowedIds(),
                                               .signed_by_trusted_key = file->signature_verified}};
-    runPlanJob<Result<bundle::ImportPlan>>(
+    // The plan, and whether the bundle's graphs will hit on the machine the
+    // dir belongs to (known from its own FX entries): `import --dry-run`.
+    struct Planned {
+        Result<bundle::ImportPlan> plan;
+        Result<explain::TargetCheck> preflight;
+    };
+    runPlanJob<Planned>(
         tr("Checking every artifact against %1…").arg(text(dir.string())),
         [file, dir, rules](const JobContext&) {
-            return bundle::plan_import(file->bundle, dir, rules);
+            return Planned{bundle::plan_import(file->bundle, dir, rules),
+                           explain::preflight_against(
+                               explain::preflight_source(file->bundle, file->path.string()), dir)};
         },
-        [this, selectedRow](Result<bundle::ImportPlan> plan) {
+        [this, selectedRow](Planned planned) {
+            auto& plan = planned.plan;
+            preflight_->setText(preflightHtml(planned.preflight));
+            preflight_->setVisible(true);
             if (!plan) {
                 failed(text(plan.error().describe()));
                 return;

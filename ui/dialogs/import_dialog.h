@@ -7,7 +7,9 @@
 // the plan, recomputed as a dry run in a job whenever the dir or the key
 // changes, with each artifact's verdict. Under it, the selected artifact's
 // findings: ticking Allow on each (the GUI's --allow-code) re-plans and lets
-// it in. Import asks ("Write N files into DIR? M artifacts are refused and
+// it in. Above them, "Will it hit here?": the bundle's graphs against the
+// machine the destination dir was made on (import --dry-run's preflight).
+// Import asks ("Write N files into DIR? M artifacts are refused and
 // will not be written."), writes in a job and shows what happened to each
 // artifact in the same table.
 
@@ -60,6 +62,8 @@ public:
     QString confirmationText() const override;
     // What the dialog shows: the bundle (errorText() and summaryText(): PlanDialog's).
     QString bundleText() const;
+    // Will it hit here: preflight against the destination's machine (its FX entries).
+    QString preflightText() const;
 
 signals:
     // An import ran into `dir` (whatever it managed to write).
@@ -91,6 +95,7 @@ private:
     QString pendingSelection_; // selectArtifact's key, until a plan is shown
 
     QLabel* bundleInfo_ = nullptr;
+    QLabel* preflight_ = nullptr; // will the bundle hit on the destination's machine
     QLineEdit* destination_ = nullptr;
     QPushButton* browseDestination_ = nullptr;
     QLineEdit* signer_ = nullptr;

@@ -4,6 +4,7 @@
 #include "jobs/remote_work.h"
 #include "models/import_plan_model.h"
 #include "text/engine_text.h"
+#include "text/preflight_text.h"
 #include "text/stats_text.h"
 #include "widgets/findings_panel.h"
 #include "widgets/job_status_line.h"
@@ -17,6 +18,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QTableView>
+#include <QTextDocumentFragment>
 #include <QVBoxLayout>
 
 namespace cachelens::ui {
@@ -78,6 +80,13 @@ PullDialog::PullDialog(JobPool& pool, remote::RedisEndpoint server, std::vector<
     notes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     notes_->hide();
 
+    preflight_ = new QLabel;
+    preflight_->setObjectName(QStringLiteral("pullPreflight"));
+    preflight_->setTextFormat(Qt::RichText); // the text from the server in it is escaped
+    preflight_->setWordWrap(true);
+    preflight_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    preflight_->hide();
+
     findings_ = new FindingsPanel(QStringLiteral("pullFindings"));
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &PullDialog::showSelectedFindings);
@@ -86,6 +95,7 @@ PullDialog::PullDialog(JobPool& pool, remote::RedisEndpoint server, std::vector<
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(header);
     layout->addLayout(form);
+    layout->addWidget(preflight_);
     layout->addWidget(errorBanner());
     layout->addWidget(statusLine());
     layout->addWidget(table_, 2);
@@ -112,6 +122,12 @@ bool PullDialog::planWrites() const {
 
 void PullDialog::clearPlan() {
     model_->clear();
+}
+
+QString PullDialog::preflightText() const {
+    return preflight_->isHidden()
+               ? QString()
+               : QTextDocumentFragment::fromHtml(preflight_->text()).toPlainText();
 }
 
 QString PullDialog::notesText() const {
@@ -169,6 +185,10 @@ void PullDialog::run(bool dryRun) {
         notes << outcome.notes;
         notes_->setText(notes.join(u'\n'));
         notes_->setVisible(!notes.isEmpty());
+        if (dryRun) { // after a pull the plan shows what was written
+            preflight_->setText(preflightHtml(outcome.preflight));
+            preflight_->show();
+        }
         model_->setPlan(std::move(outcome.plan), dryRun);
         if (selectedRow >= 0 && selectedRow < model_->rowCount()) {
             table_->setCurrentIndex(model_->index(selectedRow, 0));

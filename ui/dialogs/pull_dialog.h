@@ -4,7 +4,8 @@
 // FX graph and AOT entries selected in a Redis root. It names the server and
 // the keys, asks for the cache dir (PyTorch's own by default), shows what
 // pulling would do there (a dry run, in a job, whenever the dir changes:
-// would write, already present, conflict, refused with the reasons), then
+// would write, already present, conflict, refused with the reasons, and
+// whether the values will hit on the machine the dir was made on), then
 // Pull writes it in a job and the same table shows what happened. Values
 // are as untrusted as a bundle: the importer's safety checks apply.
 
@@ -55,6 +56,8 @@ public:
     // What was not pulled and why (values that do not decode, keys not on
     // the server), then the engine's notes.
     QString notesText() const;
+    // Will the values hit on the destination's machine (a dry run's preflight).
+    QString preflightText() const;
 
 signals:
     // The pull ran into `dir` (whatever it managed to write).
@@ -81,6 +84,7 @@ private:
     ImportPlanModel* model_ = nullptr;
     FindingsPanel* findings_ = nullptr;
     QLabel* notes_ = nullptr;
+    QLabel* preflight_ = nullptr;
 };
 
 } // namespace cachelens::ui

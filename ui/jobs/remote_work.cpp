@@ -214,7 +214,12 @@ Result<PullOutcome> pullEntries(const remote::RedisEndpoint& endpoint,
                         .plan = std::move(pulled->plan),
                         .problems = {},
                         .notes = {},
-                        .dryRun = dryRun};
+                        .dryRun = dryRun,
+                        .preflight = fail(ErrorKind::NotFound, "not a dry run")};
+    if (dryRun) {
+        outcome.preflight = explain::preflight_against(
+            explain::preflight_source(pulled->values, endpoint.display()), into);
+    }
     for (const auto& problem : pulled->problems) {
         outcome.problems << text(problem);
     }

@@ -13,6 +13,7 @@
 #include "jobs/job_tracker.h"
 
 #include <cachelens/bundle/import.h>
+#include <cachelens/explain/preflight.h>
 #include <cachelens/remote/redis_endpoint.h>
 #include <cachelens/remote/remote_ops.h>
 
@@ -106,6 +107,9 @@ struct PullOutcome {
     QStringList problems;    // values that do not decode, keys not on the server
     QStringList notes;       // values with nothing to pull
     bool dryRun = true;
+    // A dry run: will the values hit on the machine `into` was made on (its
+    // FX entries)? Unknown (NotFound) when it has none.
+    Result<explain::TargetCheck> preflight;
 };
 // `cachelens remote pull URL --into DIR KEYS [--dry-run] [--allow-code ID...]`;
 // an error when the server cannot be reached or read.

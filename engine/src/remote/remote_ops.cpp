@@ -210,6 +210,7 @@ Result<PullResult> pull_remote(RedisClient& client, const fs::path& cache_dir,
     }
     if (options.dry_run) {
         result.plan = std::move(*plan);
+        result.values = std::move(artifacts.bundle);
         return result;
     }
     result.plan = bundle::run_import(std::move(*plan), artifacts.bundle, options.progress);

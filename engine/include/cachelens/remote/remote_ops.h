@@ -53,6 +53,9 @@ struct PullResult {
     std::vector<std::string> problems; // "<redis key>: <why>": values that do not decode, named
                                        // keys not on the server
     std::vector<std::string> notes;    // values with nothing to pull, and why
+    // The values read, as a bundle of artifacts (only in a dry run): what
+    // preflight checks before anything is written.
+    bundle::MegaBundle values;
     // Every value pulled (or would be) or already present: no problem, no
     // refusal, no conflict.
     bool clean() const { return problems.empty() && plan.clean(); }
