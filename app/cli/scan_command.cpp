@@ -48,6 +48,7 @@ int run_scan(const ScanOptions& options) {
                                   {"message", error.message}});
         }
         print_json({{"root", scan->root.string()},
+                    {"layout", cachedir::to_string(scan->layout())},
                     {"entries", total_entries},
                     {"files", total_files},
                     {"bytes", total_bytes},
@@ -55,8 +56,10 @@ int run_scan(const ScanOptions& options) {
                     {"errors", std::move(error_list)}});
         return exit_code;
     }
-    std::printf("%s\n\n%-16s %8s %8s %12s\n", scan->root.c_str(), "kind", "entries", "files",
-                "size");
+    const bool triton = scan->layout() == cachedir::RootLayout::Triton;
+    std::printf("%s%s\n\n%-16s %8s %8s %12s\n", scan->root.c_str(),
+                triton ? " (a Triton cache: one dir per compiled kernel)" : "", "kind", "entries",
+                "files", "size");
     for (const auto& [kind, counts] : summary) {
         std::printf("%-16s %8llu %8llu %12s\n", std::string(cachedir::to_string(kind)).c_str(),
                     static_cast<unsigned long long>(counts.entries),
