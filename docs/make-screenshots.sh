@@ -65,6 +65,11 @@ shot why --select "$float16" --view why
 shot stats --view stats
 shot prune --view prune --max-size 2M
 shot benchmarks --view bench
+# Triton's own cache (~/.triton/cache): the sample cache's triton/0/ hash dirs copied flat.
+mkdir -p "$work/home/.triton"
+cp -r "$work/sample-cache/triton/0" "$work/home/.triton/cache"
+shot triton-cache --open "$work/home/.triton/cache" --select "$work/home/.triton/cache/$triton" \
+    --tab overview
 
 # Bundles. The hostile artifacts go in as three more sections, and the crc32
 # of everything after it is written again (formats.md §6).

@@ -56,6 +56,7 @@ int run_scan(const ScanOptions& options) {
         }
         print_json(
             {{"root", scan->root.string()},
+             {"layout", cachedir::to_string(scan->layout())},
              {"entries", total_entries},
              {"files", total_files},
              {"bytes", total_bytes},
@@ -64,7 +65,9 @@ int run_scan(const ScanOptions& options) {
              {"errors", std::move(error_list)}});
         return exit_code;
     }
-    std::printf("%s\n", scan->root.c_str());
+    const bool triton = scan->layout() == cachedir::RootLayout::Triton;
+    std::printf("%s%s\n", scan->root.c_str(),
+                triton ? " (a Triton cache: one dir per compiled kernel)" : "");
     if (fingerprint) {
         std::printf("compiled for %s (%zu of its %zu FX entries", fingerprint->describe().c_str(),
                     fingerprint->agreeing, fingerprint->fx_entries);

@@ -94,6 +94,10 @@ int RootsModel::columnCount(const QModelIndex&) const {
     return ColumnCount;
 }
 
+bool RootsModel::isTritonCache(const RootRow& root) {
+    return root.stats.root.layout == cachedir::RootLayout::Triton;
+}
+
 QVariant RootsModel::data(const QModelIndex& index, int role) const {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid)) {
         return {};
@@ -109,8 +113,10 @@ QVariant RootsModel::data(const QModelIndex& index, int role) const {
         switch (role) {
         case Qt::DisplayRole:
             switch (index.column()) {
-            case Name:
-                return QDir::toNativeSeparators(location).section('/', -2);
+            case Name: {
+                const QString name = QDir::toNativeSeparators(location).section('/', -2);
+                return isTritonCache(root) ? tr("%1 (Triton cache)").arg(name) : name;
+            }
             case Entries:
                 return QVariant::fromValue<qulonglong>(root.entries);
             case Size:
@@ -118,11 +124,13 @@ QVariant RootsModel::data(const QModelIndex& index, int role) const {
             }
             break;
         case Qt::ToolTipRole:
-            return literalText(root.stats.root.indexed_ns
-                                   ? tr("%1\nindexed %2")
-                                         .arg(location, QString::fromStdString(format_age(
-                                                            *root.stats.root.indexed_ns)))
-                                   : tr("%1\nnot completely indexed").arg(location));
+            return literalText(
+                (root.stats.root.indexed_ns ? tr("%1\nindexed %2")
+                                                  .arg(location, QString::fromStdString(format_age(
+                                                                     *root.stats.root.indexed_ns)))
+                                            : tr("%1\nnot completely indexed").arg(location)) +
+                (isTritonCache(root) ? tr("\nTriton's own cache: one dir per compiled kernel")
+                                     : QString()));
         case Qt::TextAlignmentRole:
             if (index.column() != Name) {
                 return QVariant(Qt::AlignRight | Qt::AlignVCenter);

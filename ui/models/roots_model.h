@@ -55,6 +55,9 @@ private:
         std::vector<std::pair<cachedir::FileKind, catalog::KindStats>> kinds;
     };
 
+    // TRITON_CACHE_DIR (or an Inductor cache's triton/<device>/), not an Inductor cache.
+    static bool isTritonCache(const RootRow& root);
+
     JobTracker* job_;
     QString catalogPath_;
     std::vector<RootRow> roots_;

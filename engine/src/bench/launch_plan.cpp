@@ -1089,11 +1089,41 @@ std::optional<std::uint32_t> dtype_size(std::string_view dtype) {
     return std::nullopt;
 }
 
+// The kernel modules the Triton kernels of a Triton cache were compiled
+// from, as their PTX names them.
+std::vector<std::string> module_keys_of(const cachedir::Scan& scan) {
+    std::set<std::string> keys;
+    for (const auto& entry : scan.entries()) {
+        if (entry.kind != FileKind::Triton) {
+            continue;
+        }
+        if (auto kernel = cachedir::read_triton_kernel_dir(scan.root / entry.path);
+            kernel && !kernel->module_key.empty()) {
+            keys.insert(kernel->module_key);
+        }
+    }
+    return {keys.begin(), keys.end()};
+}
+
 Result<std::vector<KernelCandidates>> plan_kernels(const std::filesystem::path& cache_dir,
                                                    const PlanOptions& options) {
     auto scan = cachedir::scan_cache_dir(cache_dir);
     if (!scan) {
         return std::unexpected(std::move(scan.error()).at(cache_dir.string()));
+    }
+    if (scan->layout() == cachedir::RootLayout::Triton) {
+        // A Triton cache holds cubins but no kernel module (whose harness
+        // makes the arguments): an Inductor cache's triton/<device>/ has
+        // them one level up; ~/.triton/cache has none.
+        const auto inductor = cachedir::inductor_cache_of(cache_dir);
+        PlanOptions narrowed = options;
+        if (narrowed.only.empty()) {
+            narrowed.only = module_keys_of(*scan);
+        }
+        if (!inductor || narrowed.only.empty()) {
+            return std::vector<KernelCandidates>{};
+        }
+        return plan_kernels(*inductor, narrowed);
     }
     const CacheIndex index = index_cache(*scan);
     std::vector<KernelCandidates> out;
@@ -1134,6 +1164,18 @@ Error nothing_to_bench(const std::filesystem::path& cache_dir, const PlanOptions
     auto scan = cachedir::scan_cache_dir(cache_dir);
     if (!scan) {
         return std::move(scan.error()).at(cache_dir.string());
+    }
+    if (scan->layout() == cachedir::RootLayout::Triton) {
+        const auto inductor = cachedir::inductor_cache_of(cache_dir);
+        if (inductor && !module_keys_of(*scan).empty()) {
+            return nothing_to_bench(*inductor, options);
+        }
+        return Error{ErrorKind::NotFound,
+                     "a Triton cache holds compiled kernels but not the Inductor kernel modules "
+                     "whose benchmark harness (get_args()) makes a kernel's arguments: cachelens "
+                     "bench times the kernels of an Inductor cache (TORCHINDUCTOR_CACHE_DIR, or "
+                     "its triton/<device>/ dir)",
+                     cache_dir.string()};
     }
     const CacheIndex index = index_cache(*scan);
     std::size_t triton_modules = 0;

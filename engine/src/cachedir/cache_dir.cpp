@@ -21,6 +21,8 @@ std::string_view parent_of(std::string_view path) {
     return slash == std::string_view::npos ? std::string_view{} : path.substr(0, slash);
 }
 
+constexpr std::string_view kAutotuneSuffix = ".autotune.json";
+
 // triton/<device>/<hash>/<file> -> triton/<device>/<hash>
 std::string_view triton_dir_of(std::string_view path) {
     return parent_of(path);
@@ -32,9 +34,16 @@ std::string entry_key(FileKind kind, std::string_view path) {
     case FileKind::FxGraph:
     case FileKind::AotAutograd:
         return std::string(file_name_of(parent_of(path)));
+    case FileKind::TritonAutotune:
+        return std::string(file_name_of(parent_of(path)));
+    case FileKind::SharedLibrary:
+        // Triton's launchers are named alike in every hash dir: the dir tells them apart.
+        if (const auto dir = file_name_of(parent_of(path)); is_triton_hash_dir_name(dir)) {
+            return std::string(dir);
+        }
+        return std::string(stem_of(name));
     case FileKind::Module:
     case FileKind::CppSource:
-    case FileKind::SharedLibrary:
     case FileKind::BestConfig:
     case FileKind::KernelPerf:
     case FileKind::Lock:
@@ -204,9 +213,29 @@ std::vector<Entry> Scan::entries() const {
         entry.path = file.path;
         entry.size = file.size;
         entry.mtime_ns = file.mtime_ns;
+        if (file.kind == FileKind::TritonAutotune) {
+            const std::string_view name = file_name_of(file.path);
+            entry.name = std::string(name.substr(0, name.size() - kAutotuneSuffix.size()));
+        }
         out.push_back(std::move(entry));
     }
     return out;
+}
+
+RootLayout Scan::layout() const {
+    bool hash_dirs = false;
+    for (const FileRecord& file : files) {
+        const std::string_view top = std::string_view(file.path).substr(0, file.path.find('/'));
+        if (top.size() == file.path.size()) {
+            continue; // a file at the top: neither layout has one
+        }
+        if (is_triton_hash_dir_name(top)) {
+            hash_dirs = true;
+        } else if (file.kind != FileKind::Temp && file.kind != FileKind::Unknown) {
+            return RootLayout::Inductor;
+        }
+    }
+    return hash_dirs ? RootLayout::Triton : RootLayout::Inductor;
 }
 
 std::map<FileKind, KindSummary> Scan::summary() const {
@@ -247,7 +276,9 @@ EntryQuery::Match EntryQuery::match(const Entry& entry) const {
         return Match::Path;
     }
     const bool key_match = entry.key == query_;
-    const bool name_match = entry.kind == FileKind::Triton && entry.name == query_;
+    const bool name_match =
+        (entry.kind == FileKind::Triton || entry.kind == FileKind::TritonAutotune) &&
+        entry.name == query_;
     // A key dir (fxgraph/xx/<key>) names every entry under it.
     const bool dir_match =
         (entry.kind == FileKind::FxGraph || entry.kind == FileKind::AotAutograd) &&
@@ -264,7 +295,7 @@ std::string EntryQuery::search_key() const {
         return entry_key(kind, relative_);
     }
     // A key dir (fxgraph/xx/<key>, aotautograd/<key>) or a Triton kernel dir
-    // (triton/<device>/<hash>): the key is its name.
+    // (triton/<device>/<hash>, <hash> in a Triton cache): the key is its name.
     return std::string(file_name_of(relative_));
 }
 

@@ -63,6 +63,13 @@ Result<EntryContent> load_entry(const std::filesystem::path& root, const Entry& 
         return load_text_kind(entry.kind, path);
     case FileKind::Triton:
         return content(read_triton_kernel_dir(path), path);
+    case FileKind::TritonAutotune: {
+        auto text = read_text_file(path);
+        if (!text) {
+            return std::unexpected(text.error());
+        }
+        return content(parse_triton_autotune(*text), path);
+    }
     case FileKind::DynamoProfile: {
         auto document = pickle::unpickle_file(path);
         if (!document) {

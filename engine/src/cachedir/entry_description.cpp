@@ -917,6 +917,46 @@ void describe_best_config(std::vector<Field>& out, const BestConfig& best) {
     }
 }
 
+void describe_triton_autotune(std::vector<Field>& out, const Entry& entry,
+                              const TritonAutotuneResult& result) {
+    out.push_back(shown(kPeople, "Function", entry.name, true));
+    out.push_back(json("function", entry.name));
+    std::string key_text;
+    std::vector<Field> key_json;
+    for (const auto& part : result.key) {
+        key_text += (key_text.empty() ? "" : ", ") + part;
+        key_json.push_back(json_element(part));
+    }
+    out.push_back(shown(kPeople, "Tuning key", key_text, true));
+    out.push_back(json_list("tuning_key", std::move(key_json)));
+    const auto best = result.best();
+    if (best) {
+        out.push_back(shown(kPeople, "Fastest config", result.timings[*best].config, true));
+        out.push_back(
+            shown(kPeople, "Its median", milliseconds(result.timings[*best].milliseconds.front())));
+    }
+    std::vector<Field> timings_json;
+    std::vector<Field> timings_people;
+    for (std::size_t i = 0; i < result.timings.size(); ++i) {
+        const auto& timing = result.timings[i];
+        std::vector<Field> ms;
+        std::string ms_text;
+        for (double value : timing.milliseconds) {
+            ms.push_back(json_element(value));
+            ms_text += (ms_text.empty() ? "" : " / ") + milliseconds(value);
+        }
+        std::vector<Field> fields;
+        fields.push_back(json("config", JsonText{timing.config}));
+        fields.push_back(json_list("ms", std::move(ms)));
+        timings_json.push_back(json_object({}, std::move(fields)));
+        timings_people.push_back(
+            shown(kPeople, timing.config, ms_text + (best == i ? "  (fastest)" : ""), true));
+    }
+    out.push_back(json_list("configs_timings", std::move(timings_json)));
+    out.push_back(group(kPeople, "Configs (median / p20 / p80)", {},
+                        std::to_string(result.timings.size()), std::move(timings_people)));
+}
+
 void describe_benchmark_cache(std::vector<Field>& out, const BenchmarkCache& cache) {
     out.push_back(json("system_hash", cache.system_hash));
     out.push_back(value_field(kEveryone, "Device", "device", cache.device_name, cache.device_name));
@@ -1062,7 +1102,9 @@ std::vector<Field> describe_triton_kernel(const TritonKernelDir& kernel) {
     std::vector<Field> out;
     out.push_back(shown(kPeople, "Kernel", kernel.kernel_name, true));
     out.push_back(value_field(kJson | kTree, "Hash", "hash", kernel.hash, kernel.hash, true));
-    out.push_back(value_field(kJson | kTree, "Device", "device", kernel.device, kernel.device));
+    out.push_back(value_field(kJson | kTree, "Device", "device",
+                              kernel.device.empty() ? FieldValue{} : FieldValue{kernel.device},
+                              kernel.device.empty() ? "none (a Triton cache dir)" : kernel.device));
 
     out.push_back(json("kernel_name", kernel.kernel_name));
     out.push_back(json("module_path", kernel.module_path));
@@ -1240,6 +1282,9 @@ EntryDescription describe_entry(const Entry& entry, const EntryContent& content)
                    [&](const TritonKernelDir& kernel) {
                        auto fields = describe_triton_kernel(kernel);
                        std::move(fields.begin(), fields.end(), std::back_inserter(out));
+                   },
+                   [&](const TritonAutotuneResult& result) {
+                       describe_triton_autotune(out, entry, result);
                    },
                    [&](const DynamoProfile& profile) { describe_dynamo_profile(out, profile); },
                    [&](const OpaqueFile&) {

@@ -76,7 +76,8 @@ std::string module_key_of_choice(std::string_view choice) {
 }
 
 std::string triton_dir_path(const TritonKernelDir& dir) {
-    return "triton/" + dir.device + "/" + dir.hash;
+    // No device: the dir is in a Triton cache, one of its root's children.
+    return dir.device.empty() ? dir.hash : "triton/" + dir.device + "/" + dir.hash;
 }
 
 std::vector<TritonKernelDir>
@@ -120,8 +121,14 @@ std::optional<TritonKernelDir> find_triton_dir(const fs::path& root, const std::
         hash.starts_with("tmp.")) {
         return std::nullopt;
     }
+    std::error_code ec;
+    if (is_triton_hash_dir_name(hash) && fs::is_directory(root / hash, ec)) {
+        // `root` is a Triton cache.
+        if (auto kernel = read_triton_kernel_dir(root / hash)) {
+            return std::move(*kernel);
+        }
+    }
     for (const fs::path& device : subdirectories(root / "triton")) {
-        std::error_code ec;
         if (fs::is_directory(device / hash, ec)) {
             if (auto kernel = read_triton_kernel_dir(device / hash)) {
                 return std::move(*kernel);

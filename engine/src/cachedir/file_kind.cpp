@@ -1,6 +1,8 @@
 #include <cachelens/cachedir/file_kind.h>
 
+#include <algorithm>
 #include <array>
+#include <span>
 #include <vector>
 
 namespace cachelens::cachedir {
@@ -22,6 +24,7 @@ constexpr std::array kKindNames{
     KindName{FileKind::KernelPerf, "kernel_perf"},
     KindName{FileKind::BenchmarkCache, "benchmark_cache"},
     KindName{FileKind::Triton, "triton"},
+    KindName{FileKind::TritonAutotune, "triton_autotune"},
     KindName{FileKind::DynamoProfile, "pgo"},
     KindName{FileKind::Lock, "lock"},
     KindName{FileKind::Temp, "tmp"},
@@ -46,6 +49,46 @@ std::vector<std::string_view> split(std::string_view path) {
 
 bool ends_with(std::string_view text, std::string_view suffix) {
     return text.ends_with(suffix);
+}
+
+// Triton's FileCacheManager.put() writes <hash dir>/tmp.pid_<pid>_<uuid>/<file>
+// and renames the file into the hash dir (Triton 3.x); Inductor's
+// TritonBundler writes a whole kernel into <device dir>/tmp.<uuid>/ and
+// renames the dir. Neither is a kernel until renamed.
+bool is_triton_staging_dir_name(std::string_view name) {
+    return name.starts_with("tmp.");
+}
+
+// A file inside a Triton hash dir, by its name.
+FileKind classify_triton_file(std::string_view name) {
+    // Triton before 3.0 staged a file beside its final name.
+    if (name.find(".tmp.pid_") != std::string_view::npos) {
+        return FileKind::Temp;
+    }
+    if (ends_with(name, ".autotune.json")) {
+        return FileKind::TritonAutotune;
+    }
+    // The launcher and driver utilities Triton compiles (cuda_utils.so,
+    // __triton_launcher.so) share the cache, one hash dir each.
+    if (ends_with(name, ".so")) {
+        return FileKind::SharedLibrary;
+    }
+    return FileKind::Triton;
+}
+
+// parts = the path below a Triton cache dir: <hash>/<file>, <hash>/tmp.*/<file>,
+// tmp.*/<file>.
+FileKind classify_in_triton_dir(std::span<const std::string_view> parts) {
+    if (parts.size() >= 2 && is_triton_staging_dir_name(parts[0])) {
+        return FileKind::Temp;
+    }
+    if (parts.empty() || !is_triton_hash_dir_name(parts[0])) {
+        return FileKind::Unknown;
+    }
+    if (parts.size() >= 3 && is_triton_staging_dir_name(parts[1])) {
+        return FileKind::Temp;
+    }
+    return parts.size() == 2 ? classify_triton_file(parts[1]) : FileKind::Unknown;
 }
 
 } // namespace
@@ -74,6 +117,27 @@ std::optional<FileKind> file_kind_from_string(std::string_view name) {
     return std::nullopt;
 }
 
+bool is_triton_hash_dir_name(std::string_view name) {
+    constexpr std::size_t kBase32OfSha256 = 52; // ceil(256 / 5)
+    return name.size() == kBase32OfSha256 && std::ranges::all_of(name, [](char c) {
+               return (c >= 'A' && c <= 'Z') || (c >= '2' && c <= '7');
+           });
+}
+
+std::string_view to_string(RootLayout layout) {
+    return layout == RootLayout::Triton ? "triton" : "inductor";
+}
+
+std::optional<RootLayout> root_layout_from_string(std::string_view name) {
+    if (name == "triton") {
+        return RootLayout::Triton;
+    }
+    if (name == "inductor") {
+        return RootLayout::Inductor;
+    }
+    return std::nullopt;
+}
+
 bool is_temp_name(std::string_view file_name) {
     return file_name.size() > 5 && file_name.front() == '.' && ends_with(file_name, ".tmp");
 }
@@ -94,12 +158,17 @@ FileKind classify(std::string_view relative_path) {
     if (top == "aotautograd") {
         return parts.size() == 3 ? FileKind::AotAutograd : FileKind::Unknown;
     }
-    if (top == "triton") {
-        // Triton stages a compile in triton/<device>/tmp.pid_<pid>_<n>/ before renaming it.
-        if (parts.size() >= 3 && parts[2].starts_with("tmp.")) {
-            return FileKind::Temp;
+    if (top == "triton" && parts.size() >= 3) {
+        const auto kind = classify_in_triton_dir(std::span(parts).subspan(2));
+        // A kernel dir under triton/<device>/ whose name is no base32 hash
+        // (older Triton named dirs otherwise): still Triton's.
+        if (kind == FileKind::Unknown && parts.size() == 4) {
+            return classify_triton_file(name);
         }
-        return parts.size() == 4 ? FileKind::Triton : FileKind::Unknown;
+        return kind;
+    }
+    if (is_triton_hash_dir_name(top) || (parts.size() >= 2 && is_triton_staging_dir_name(top))) {
+        return classify_in_triton_dir(parts);
     }
     if (top == "cache" && parts.size() == 2) {
         return FileKind::BenchmarkCache;

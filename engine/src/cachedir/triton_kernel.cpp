@@ -200,7 +200,10 @@ Result<TritonKernelDir> read_triton_kernel_dir(const std::filesystem::path& dir)
     namespace fs = std::filesystem;
     TritonKernelDir kernel;
     kernel.hash = dir.filename().string();
-    kernel.device = dir.parent_path().filename().string();
+    const fs::path parent = dir.parent_path();
+    if (parent.parent_path().filename() == "triton") {
+        kernel.device = parent.filename().string();
+    }
     std::error_code ec;
     fs::directory_iterator it(dir, ec);
     if (ec) {
@@ -252,16 +255,82 @@ Result<TritonKernelDir> read_triton_kernel_dir(const std::filesystem::path& dir)
         kernel.module_path = kernel.ptx->files.front();
         kernel.module_key = module_key_from_path(kernel.module_path);
     }
-    const fs::path triton = dir.parent_path().parent_path();
-    if (!kernel.module_key.empty() && triton.filename() == "triton") {
+    const auto inductor = inductor_cache_of(parent);
+    if (!kernel.module_key.empty() && inductor) {
         // Inductor writes a module as <cache dir>/<key[1:3]>/<key>.py.
         const std::string relative =
             kernel.module_key.substr(1, 2) + "/" + kernel.module_key + ".py";
-        if (fs::is_regular_file(fs::symlink_status(triton.parent_path() / relative, ec))) {
+        if (fs::is_regular_file(fs::symlink_status(*inductor / relative, ec))) {
             kernel.module_file = relative;
         }
     }
     return kernel;
+}
+
+std::optional<std::filesystem::path> inductor_cache_of(const std::filesystem::path& triton_dir) {
+    const auto normal = triton_dir.lexically_normal();
+    const auto dir = normal.has_filename() ? normal : normal.parent_path();
+    if (dir.parent_path().filename() != "triton" || dir.filename().empty()) {
+        return std::nullopt;
+    }
+    return dir.parent_path().parent_path();
+}
+
+std::optional<std::size_t> TritonAutotuneResult::best() const {
+    std::optional<std::size_t> best;
+    for (std::size_t i = 0; i < timings.size(); ++i) {
+        if (timings[i].milliseconds.empty()) {
+            continue;
+        }
+        if (!best || timings[i].milliseconds.front() < timings[*best].milliseconds.front()) {
+            best = i;
+        }
+    }
+    return best;
+}
+
+Result<TritonAutotuneResult> parse_triton_autotune(std::string_view text) {
+    const auto json = nlohmann::json::parse(text, nullptr, false);
+    if (json.is_discarded() || !json.is_object()) {
+        return fail(ErrorKind::Corrupt, "Triton autotune result: not a JSON object");
+    }
+    const auto timings = json.find("configs_timings");
+    if (timings == json.end() || !timings->is_array()) {
+        return fail(ErrorKind::Corrupt, "Triton autotune result: no \"configs_timings\" list");
+    }
+    TritonAutotuneResult result;
+    if (const auto key = json.find("key"); key != json.end() && key->is_array()) {
+        for (const auto& part : *key) {
+            result.key.push_back(part.is_string() ? part.get<std::string>() : part.dump());
+        }
+    }
+    for (const auto& pair : *timings) {
+        // [config.__dict__, timing]: the timing is do_bench's list of quantiles
+        // or, from a custom do_bench, one number.
+        if (!pair.is_array() || pair.size() != 2 || !pair[0].is_object()) {
+            return fail(ErrorKind::Corrupt, "Triton autotune result: configs_timings holds "
+                                            "something other than [config, timing] pairs");
+        }
+        TritonAutotuneTiming timing;
+        timing.config = pair[0].dump();
+        const auto& ms = pair[1];
+        if (ms.is_number()) {
+            timing.milliseconds.push_back(ms.get<double>());
+        } else if (ms.is_array()) {
+            for (const auto& value : ms) {
+                if (!value.is_number()) {
+                    return fail(ErrorKind::Corrupt,
+                                "Triton autotune result: a timing that is not a number");
+                }
+                timing.milliseconds.push_back(value.get<double>());
+            }
+        } else {
+            return fail(ErrorKind::Corrupt,
+                        "Triton autotune result: a timing that is not a number");
+        }
+        result.timings.push_back(std::move(timing));
+    }
+    return result;
 }
 
 } // namespace cachelens::cachedir

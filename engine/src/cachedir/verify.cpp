@@ -190,6 +190,17 @@ private:
         if (!kernel.has(".cubin") && !kernel.has(".hsaco") && !kernel.has(".spv")) {
             add(entry.path, ProblemKind::Incomplete, "no compiled binary (.cubin)");
         }
+        // Triton looks a kernel up by its group file, written after every other
+        // file (CompiledKernel needs get_group() to name the metadata JSON): a
+        // dir without one is a compile that died, or one still being written.
+        const bool grouped = std::ranges::any_of(
+            kernel.files, [](const TritonFile& f) { return f.name.starts_with("__grp__"); });
+        if (!grouped) {
+            add(entry.path, ProblemKind::Incomplete,
+                "no group file (__grp__" + kernel.kernel_name +
+                    ".json): Triton finds nothing here and compiles the kernel again (a compile "
+                    "that died, or one still writing)");
+        }
         // __grp__<name>.json lists the kernel's files. Triton loads a kernel from its
         // metadata and binary alone (missing IRs are skipped), so only those count.
         for (const auto& file : kernel.files) {
@@ -248,6 +259,10 @@ private:
             check_best_config(entry, *best);
         } else if (const auto* kernel = std::get_if<TritonKernelDir>(&*loaded)) {
             check_triton(entry, *kernel);
+        } else if (std::holds_alternative<TritonAutotuneResult>(*loaded)) {
+            // Its dir is named after a hash of Triton's version, the function's
+            // source and the configs: parsing is all that can be checked.
+            ++report_.names_not_content_addressed;
         } else if (const auto* cache = std::get_if<BenchmarkCache>(&*loaded)) {
             if (!cache->system_hash.empty() && cache->system_hash != entry.key) {
                 add(entry.path, ProblemKind::NameMismatch,

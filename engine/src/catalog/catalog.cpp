@@ -82,15 +82,16 @@ Result<IndexReport> Catalog::index(const fs::path& dir, const IndexOptions& opti
     return index_root(impl_->db, dir, root_location(dir), options);
 }
 
-namespace {
-
-Root root_of(const sql::Statement& row) {
-    return Root{row.integer(0), row.text(1), row.integer(2), row.optional_integer(3)};
+std::string_view root_kind_of(cachedir::RootLayout layout) {
+    return layout == cachedir::RootLayout::Triton ? "triton" : "dir";
 }
 
-constexpr const char* kRootColumns = "id, location, added_ns, index_completed_ns";
-
-} // namespace
+Root root_of(const sql::Statement& row) {
+    const auto layout = row.text_view(4) == root_kind_of(cachedir::RootLayout::Triton)
+                            ? cachedir::RootLayout::Triton
+                            : cachedir::RootLayout::Inductor;
+    return Root{row.integer(0), row.text(1), row.integer(2), row.optional_integer(3), layout};
+}
 
 Result<std::vector<Root>> Catalog::roots() const {
     auto statement = sql::Statement::prepare(impl_->db, std::string("SELECT ") + kRootColumns +

@@ -132,6 +132,18 @@ void read_benchmark_cache(const BenchmarkCache& cache, ParsedEntry& out) {
     append_word(out.search_names, cache.device_name);
 }
 
+// triton.autotune's cached timings: found by the function's name and its configs.
+void read_triton_autotune(const Entry& entry, const TritonAutotuneResult& result,
+                          ParsedEntry& out) {
+    append_word(out.search_names, entry.name);
+    for (const auto& part : result.key) {
+        out.owned_body += part + " ";
+    }
+    for (const auto& timing : result.timings) {
+        out.owned_body += "\n" + timing.config;
+    }
+}
+
 } // namespace
 
 ParsedEntry parse_for_catalog(const std::filesystem::path& root, const cachedir::Entry& entry) {
@@ -157,6 +169,8 @@ ParsedEntry parse_for_catalog(const std::filesystem::path& root, const cachedir:
                 read_best_config(content, out);
             } else if constexpr (std::is_same_v<T, BenchmarkCache>) {
                 read_benchmark_cache(content, out);
+            } else if constexpr (std::is_same_v<T, TritonAutotuneResult>) {
+                read_triton_autotune(entry, content, out);
             }
         },
         *loaded);

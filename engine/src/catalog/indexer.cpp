@@ -2,6 +2,7 @@
 
 #include "entry_rows.h"
 #include "parse_pipeline.h"
+#include "queries.h"
 
 #include <cachelens/cachedir/cache_dir.h>
 
@@ -378,7 +379,8 @@ struct RootStart {
     bool previous_interrupted = false; // its last index started and never finished
 };
 
-Result<RootStart> begin_root(sql::Database& db, const std::string& location) {
+Result<RootStart> begin_root(sql::Database& db, const std::string& location,
+                             cachedir::RootLayout layout) {
     auto insert = sql::Statement::prepare(
         db,
         "INSERT INTO roots (location, added_ns) VALUES (?, ?) ON CONFLICT(location) DO NOTHING");
@@ -402,11 +404,11 @@ Result<RootStart> begin_root(sql::Database& db, const std::string& location) {
     }
     const RootStart start{select->integer(0), select->integer(1) != 0};
     auto started =
-        sql::Statement::prepare(db, "UPDATE roots SET index_started_ns = ? WHERE id = ?");
+        sql::Statement::prepare(db, "UPDATE roots SET index_started_ns = ?, kind = ? WHERE id = ?");
     if (!started) {
         return std::unexpected(started.error());
     }
-    started->bind(1, now_ns()).bind(2, start.id);
+    started->bind(1, now_ns()).bind(2, root_kind_of(layout)).bind(3, start.id);
     if (auto ok = started->run(); !ok) {
         return std::unexpected(ok.error());
     }
@@ -496,7 +498,7 @@ Result<IndexReport> index_root(sql::Database& db, const fs::path& dir, const std
         if (!transaction) {
             return std::unexpected(transaction.error());
         }
-        auto start = begin_root(db, location);
+        auto start = begin_root(db, location, scan->layout());
         if (!start) {
             return std::unexpected(start.error());
         }

@@ -309,10 +309,15 @@ private:
     // and AOT key dirs are the EmptyDirSweeper's: PyTorch mkdirs them and
     // then writes into them without a retry, so a young one stays.
     void remove_own_dir(const PruneEntry& entry) {
+        std::string_view own_dir = entry.path;
         if (entry.kind != FileKind::Triton) {
-            return;
+            // An autotune result or a launcher is alone in its Triton hash dir.
+            own_dir = split_parent(entry.path).first;
+            if (!cachedir::is_triton_hash_dir_name(split_parent(own_dir).second)) {
+                return;
+            }
         }
-        auto [parent, name] = split_parent(entry.path);
+        auto [parent, name] = split_parent(own_dir);
         if (auto dir = root_.open_beneath(parent); dir) {
             (void)dir->remove_empty_dir(name);
         }

@@ -18,6 +18,13 @@ Result<std::optional<std::vector<std::int64_t>>> text_match_ids(const sql::Datab
 Result<EntryIndex> load_entry_index(const sql::Database& db);
 Result<std::vector<SearchHit>> entries_with_ids(const sql::Database& db,
                                                 std::span<const std::int64_t> ids);
+// The columns of `roots` a Root is read from, in root_of()'s order.
+inline constexpr const char* kRootColumns = "id, location, added_ns, index_completed_ns, kind";
+Root root_of(const sql::Statement& row);
+// What roots.kind holds for a layout: 'dir' (the column's default, from before
+// Triton roots) for an Inductor cache, 'triton' for a Triton cache.
+std::string_view root_kind_of(cachedir::RootLayout layout);
+
 Result<std::vector<RootStats>> root_stats(const sql::Database& db,
                                           const std::optional<std::string>& location,
                                           std::size_t largest);

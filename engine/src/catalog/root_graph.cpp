@@ -119,6 +119,27 @@ public:
         }
     }
 
+    // A write in progress inside a Triton hash dir (Triton's tmp.pid_*/ dir,
+    // or the <file>.tmp.pid_* of Triton before 3.0) holds the dir: no prune
+    // takes a kernel dir a writer is filling, however old its other files are.
+    void link_staging_files() {
+        for (std::size_t i = 0; i < graph_.nodes.size(); ++i) {
+            const auto& entry = graph_.nodes[i].entry;
+            if (entry.kind != FileKind::Temp) {
+                continue;
+            }
+            for (auto slash = entry.path.rfind('/'); slash != std::string::npos && slash > 0;
+                 slash = entry.path.rfind('/', slash - 1)) {
+                const auto dir = graph_.node_by_path.find(entry.path.substr(0, slash));
+                if (dir != graph_.node_by_path.end() &&
+                    graph_.nodes[dir->second].entry.kind == FileKind::Triton) {
+                    edges_.insert({i, dir->second});
+                    break;
+                }
+            }
+        }
+    }
+
     void finish() {
         for (auto [user, used] : edges_) {
             if (user != used) {
@@ -241,6 +262,7 @@ Result<RootGraph> load_root_graph(const sql::Database& db, const std::string& lo
         }
     }
     builder.link_module_files();
+    builder.link_staging_files();
     builder.finish();
     return graph;
 }

@@ -8,7 +8,7 @@ namespace {
 
 Result<std::vector<Root>> roots_matching(const sql::Database& db,
                                          const std::optional<std::string>& location) {
-    std::string sql = "SELECT id, location, added_ns, index_completed_ns FROM roots";
+    std::string sql = std::string("SELECT ") + kRootColumns + " FROM roots";
     if (location) {
         sql += " WHERE location = ?";
     }
@@ -21,9 +21,8 @@ Result<std::vector<Root>> roots_matching(const sql::Database& db,
         statement->bind(1, *location);
     }
     std::vector<Root> roots;
-    auto done = statement->for_each_row([&](const sql::Statement& row) {
-        roots.push_back(Root{row.integer(0), row.text(1), row.integer(2), row.optional_integer(3)});
-    });
+    auto done =
+        statement->for_each_row([&](const sql::Statement& row) { roots.push_back(root_of(row)); });
     if (!done) {
         return std::unexpected(done.error());
     }

@@ -1,8 +1,9 @@
 #pragma once
 
-// Walking an Inductor cache dir: every file with its kind, size, mtime and
-// inode; grouped into entries (one per cached thing: an FX graph entry file, a
-// module, a Triton kernel dir, ...); found by key, path or kernel name.
+// Walking an Inductor cache dir, or a Triton cache dir: every file with its
+// kind, size, mtime and inode; grouped into entries (one per cached thing: an
+// FX graph entry file, a module, a Triton kernel dir, ...); found by key, path
+// or kernel name.
 
 #include <cachelens/cachedir/file_kind.h>
 #include <cachelens/core/error.h>
@@ -28,10 +29,11 @@ struct FileRecord {
 struct Entry {
     FileKind kind = FileKind::Unknown;
     // fxgraph/aotautograd: the key dir name; modules, best_configs...: the file
-    // stem; Triton: the kernel dir name; others: the relative path.
+    // stem; Triton: the kernel dir name; files in a Triton hash dir (autotune
+    // results, launchers): that dir's name; others: the relative path.
     std::string key;
     std::string path; // the file, or the Triton kernel dir
-    std::string name; // Triton: the kernel name; others: empty
+    std::string name; // Triton: the kernel name; TritonAutotune: the function's; others: empty
     std::uint64_t size = 0;
     std::int64_t mtime_ns = 0; // the newest file's
     std::uint32_t file_count = 1;
@@ -54,6 +56,9 @@ struct Scan {
 
     std::vector<Entry> entries() const;
     std::map<FileKind, KindSummary> summary() const;
+    // Triton when the files sit in Triton hash dirs (and their tmp.* dirs)
+    // and none is an Inductor cache's; Inductor otherwise, an empty dir too.
+    RootLayout layout() const;
 };
 
 // Walks `root` without following symlinks. Fails when root is not a readable dir.

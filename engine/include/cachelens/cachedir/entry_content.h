@@ -44,7 +44,7 @@ struct OpaqueFile {
 
 using EntryContent =
     std::variant<FxGraphEntry, AotAutogradEntry, ModuleSource, CppSource, BestConfig, KernelPerf,
-                 BenchmarkCache, TritonKernelDir, DynamoProfile, OpaqueFile>;
+                 BenchmarkCache, TritonKernelDir, TritonAutotuneResult, DynamoProfile, OpaqueFile>;
 
 // Reads and parses `entry` of the cache dir `root`. Errors name the file.
 Result<EntryContent> load_entry(const std::filesystem::path& root, const Entry& entry);

@@ -37,7 +37,8 @@ std::string cache_relative_path(std::string_view recorded_path);
 // or empty when the choice names none.
 std::string module_key_of_choice(std::string_view choice);
 
-// triton/<device>/<hash>, relative to the root, of a kernel dir read from it.
+// triton/<device>/<hash> (<hash> in a Triton cache), relative to the root,
+// of a kernel dir read from it.
 std::string triton_dir_path(const TritonKernelDir& dir);
 
 // The Triton kernel dirs (triton/<device>/<hash>/) compiled from the module
@@ -50,9 +51,9 @@ find_triton_dirs_of_module(const std::filesystem::path& root, const std::string&
                            const std::vector<std::string>& kernel_names,
                            const std::atomic<bool>* cancel = nullptr);
 
-// The Triton dir triton/<any device>/<hash> (the first device, by name, that
-// has it), read; nullopt when none has it or it cannot be read, and for a
-// name that is no kernel dir's (a path, a tmp.* dir).
+// The Triton dir <hash> of a Triton cache, or triton/<any device>/<hash>
+// (the first device, by name, that has it), read; nullopt when none has it or it cannot be read,
+// and for a name that is no kernel dir's (a path, a tmp.* dir).
 std::optional<TritonKernelDir> find_triton_dir(const std::filesystem::path& root,
                                                const std::string& hash);
 

@@ -1,7 +1,9 @@
 #pragma once
 
-// What each file in an Inductor cache dir is, from its place and name alone
-// (formats.md §1). Parsing comes later and may still find a file corrupt.
+// What each file in an Inductor cache dir, or in Triton's own cache dir
+// ($TRITON_CACHE_DIR, ~/.triton/cache: formats.md §9), is, from its place and
+// name alone (formats.md §1). Parsing comes later and may still find a file
+// corrupt.
 
 #include <optional>
 #include <string_view>
@@ -13,14 +15,16 @@ enum class FileKind {
     AotAutograd,    // aotautograd/<key>/<sha256_hash(bytes)>
     Module,         // <xx>/c<hash>.py: a wrapper or a Triton kernel module
     CppSource,      // <xx>/c<hash>.cpp, .main.cpp: CPU kernels
-    SharedLibrary,  // <xx>/c<hash>.so, .main.so
+    SharedLibrary,  // <xx>/c<hash>.so, .main.so; Triton's launchers <TRITON HASH>/*.so
     BestConfig,     // <xx>/<sha256 hex>.best_config
     KernelPerf,     // <xx>/c<hash>.kernel_perf
     BenchmarkCache, // cache/<system hash>
     Triton,         // triton/<device>/<TRITON HASH>/<file>: one compiled kernel
+    TritonAutotune, // <TRITON HASH>/<fn>.autotune.json: triton.autotune's cached timings
     DynamoProfile,  // dynamo/code_state_*.pkl: automatic dynamic shapes (PGO)
     Lock,           // locks/*.lock, *.lock
     Temp,           // .<pid>.<tid>.tmp, Triton's tmp.* dirs: a write in progress or abandoned
+                    // (Triton < 3.0: <file>.tmp.pid_<pid>_<n>)
     Unknown,
 };
 
@@ -28,8 +32,24 @@ enum class FileKind {
 std::string_view to_string(FileKind kind);
 std::optional<FileKind> file_kind_from_string(std::string_view name);
 
-// Classifies a path relative to the cache dir, '/'-separated.
+// Classifies a path relative to the cache dir, '/'-separated. Files of a
+// Triton cache ("<TRITON HASH>/<file>": ~/.triton/cache, or an Inductor
+// cache's triton/<device>/ taken as the root) are told apart from an Inductor
+// cache's by the hash dir's name, which no Inductor dir has.
 FileKind classify(std::string_view relative_path);
+
+// True for the name Triton gives a cache dir: base32 (RFC 4648 alphabet, no
+// padding) of a sha256, 52 characters (triton.runtime.cache._base32).
+bool is_triton_hash_dir_name(std::string_view name);
+
+// What a cache root holds, from the kinds of its files.
+enum class RootLayout {
+    Inductor, // TORCHINDUCTOR_CACHE_DIR: fxgraph/, <xx>/c<hash>.py, triton/<device>/, ...
+    Triton,   // TRITON_CACHE_DIR, or an Inductor cache's triton/<device>/: <TRITON HASH>/ only
+};
+// "inductor", "triton": the JSON "layout" of scan and the catalog's root kind.
+std::string_view to_string(RootLayout layout);
+std::optional<RootLayout> root_layout_from_string(std::string_view name);
 
 // True for the name of a file PyTorch is writing (or died writing):
 // ".<anything>.tmp".

@@ -59,7 +59,7 @@ struct TritonFile {
 
 struct TritonKernelDir {
     std::string hash;   // the dir name
-    std::string device; // the parent dir name ("0")
+    std::string device; // the parent dir name ("0") under triton/; empty in ~/.triton/cache
     std::vector<TritonFile> files;
     std::optional<TritonMetadata> metadata;
     std::optional<PtxInfo> ptx;
@@ -77,9 +77,33 @@ struct TritonKernelDir {
     bool has(std::string_view extension) const; // ".cubin", ".ptx", ...
 };
 
-// Reads `dir` (triton/<device>/<hash>); a missing or malformed metadata JSON
-// or PTX is an error naming the file. `module_file` is looked for in the
-// cache dir three levels up when `dir` is laid out so.
+// Reads `dir` (triton/<device>/<hash>, or <hash> in a Triton cache); a
+// missing or malformed metadata JSON or PTX is an error naming the file.
+// `module_file` is looked for in the Inductor cache dir holding it
+// (inductor_cache_of), when there is one.
 Result<TritonKernelDir> read_triton_kernel_dir(const std::filesystem::path& dir);
+
+// The Inductor cache dir X of a Triton cache dir X/triton/<device>, the one
+// whose kernel modules its kernels were compiled from; nullopt for any other
+// dir (~/.triton/cache, where no module is known).
+std::optional<std::filesystem::path> inductor_cache_of(const std::filesystem::path& triton_dir);
+
+// triton.autotune(cache_results=True) (TRITON_CACHE_AUTOTUNING=1): one
+// <hash>/<function>.autotune.json per tuning key, where <hash> mixes Triton's
+// version, the backend, the function's source, the env and the configs, so
+// only Triton can recompute it.
+struct TritonAutotuneTiming {
+    std::string config; // the Config's fields as JSON ({"kwargs": {...}, "num_warps": 4, ...})
+    std::vector<double> milliseconds; // do_bench's (median, p20, p80), or one number
+};
+
+struct TritonAutotuneResult {
+    std::vector<std::string> key; // the tuning key: the key args' values and dtypes, as text
+    std::vector<TritonAutotuneTiming> timings; // in the file's order
+    // The fastest by median, as Triton picks it; nullopt when there is no timing.
+    std::optional<std::size_t> best() const;
+};
+
+Result<TritonAutotuneResult> parse_triton_autotune(std::string_view json);
 
 } // namespace cachelens::cachedir

@@ -55,6 +55,8 @@ struct Root {
     std::string location;
     std::int64_t added_ns = 0;
     std::optional<std::int64_t> indexed_ns; // when the last complete index finished
+    // What it held when last indexed: an Inductor cache, or Triton's own.
+    cachedir::RootLayout layout = cachedir::RootLayout::Inductor;
 };
 
 // The order of search results. Location: by root, kind, key and path.
