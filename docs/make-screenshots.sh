@@ -113,6 +113,9 @@ bundle_shot() {
 bundle_shot bundle-root "$work/untrusted.bin" --select "$forward" --tab overview
 bundle_shot bundle-import "$work/untrusted.bin" --view import --into "$work/import-into" \
     --select "$guarded"
+# Into a dir made on the machine the bundle was compiled on: "Will it hit here?" can tell.
+rm -rf "$work/made-here" && cp -r "$work/sample-cache" "$work/made-here"
+bundle_shot bundle-preflight "$work/model.bin" --view import --into "$work/made-here"
 
 # Redis.
 if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
