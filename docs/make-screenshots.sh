@@ -65,6 +65,14 @@ shot why --select "$float16" --view why
 shot stats --view stats
 shot prune --view prune --max-size 2M
 shot benchmarks --view bench
+# The warm-start report of the devset's two TORCH_TRACE logs (the shared
+# fixtures beside the checkout), their misses compared with the sample cache.
+devset_trace="${CACHELENS_SHARED_DIR:-$root/../shared}/fixtures/torch-2.11-cu130-h100/devset/trace"
+if [[ -d "$devset_trace" ]]; then
+    shot warmstart --view warmstart --trace "$devset_trace"
+else
+    echo "$devset_trace missing: docs/images/warmstart.png not made" >&2
+fi
 
 # Bundles. The hostile artifacts go in as three more sections, and the crc32
 # of everything after it is written again (formats.md §6).
