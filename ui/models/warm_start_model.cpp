@@ -57,11 +57,13 @@ void WarmStartModel::setResult(std::shared_ptr<const WarmStartResult> result) {
     beginResetModel();
     result_ = std::move(result);
     rows_.clear();
+    logs_.clear();
     longest_ns_ = 0;
     if (result_) {
         for (const auto& report : result_->reports) {
             for (const auto& compile : report.compiles) {
                 rows_.push_back(&compile);
+                logs_.push_back(&report.path);
                 longest_ns_ = std::max(longest_ns_, compile.total_ns.value_or(0));
             }
         }
@@ -124,6 +126,9 @@ QVariant WarmStartModel::data(const QModelIndex& index, int role) const {
     case CompileColumn:
         if (role == Qt::DisplayRole) {
             return text(row.compile_id);
+        }
+        if (role == Qt::ToolTipRole) { // two logs (processes) both have a 0/0
+            return literalText(text(*logs_[static_cast<std::size_t>(index.row())]));
         }
         break;
     case FunctionColumn:

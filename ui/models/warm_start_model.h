@@ -70,6 +70,7 @@ public:
 private:
     std::shared_ptr<const WarmStartResult> result_;
     std::vector<const trace::CompileWarmStart*> rows_;
+    std::vector<const std::string*> logs_; // per row: the log it is from
     std::int64_t longest_ns_ = 0;
 };
 
