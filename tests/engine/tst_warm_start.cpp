@@ -248,7 +248,8 @@ private slots:
             std::string before = line;
             if (const auto at = before.find("torch.Size([16])"); at != std::string::npos) {
                 before.replace(at, 16, "torch.Size([8])");
-                // The line's hash (its "[...]" prefix) is of its value: another value, another hash.
+                // The line's hash (its "[...]" prefix) is of its value: another value, another
+                // hash.
                 before.replace(1, 4, "zzzz");
             }
             lines->push_back(std::move(before));
