@@ -71,6 +71,15 @@ cp -r "$work/sample-cache/triton/0" "$work/home/.triton/cache"
 shot triton-cache --open "$work/home/.triton/cache" --select "$work/home/.triton/cache/$triton" \
     --tab overview
 
+# The warm-start report of the devset's two TORCH_TRACE logs (the shared
+# fixtures beside the checkout), their misses compared with the sample cache.
+devset_trace="${CACHELENS_SHARED_DIR:-$root/../shared}/fixtures/torch-2.11-cu130-h100/devset/trace"
+if [[ -d "$devset_trace" ]]; then
+    shot warmstart --view warmstart --trace "$devset_trace"
+else
+    echo "$devset_trace missing: docs/images/warmstart.png not made" >&2
+fi
+
 # Bundles. The hostile artifacts go in as three more sections, and the crc32
 # of everything after it is written again (formats.md §6).
 "$build/app/cli/cachelens" export "$work/sample-cache" "$forward" -o "$work/model.bin" >/dev/null

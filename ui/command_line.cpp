@@ -90,8 +90,14 @@ GuiCommandLine parseCommandLine(const QStringList& arguments, const QString& ver
         "Show this page: browse, compare, why (why the selection missed), stats, prune (the "
         "first dir opened), bench, import (the Import dialog for the bundle opened), redis (Add "
         "Redis Server), pull (the selection of a Redis root, --into DIR), push (the selection, "
-        "or the first dir opened, to the first Redis server opened).",
+        "or the first dir opened, to the first Redis server opened), warmstart (the warm-start "
+        "report of --trace).",
         "VIEW");
+    const QCommandLineOption trace(
+        "trace",
+        "With --view warmstart: the TORCH_TRACE dir or log to report on; the first dir opened "
+        "is the cache dir each miss is compared with.",
+        "DIR|LOG");
     const QCommandLineOption search("search", "Type this into the search field.", "TEXT");
     const QCommandLineOption maxSize(
         "max-size", "With --view prune: preview a prune to this size (2G, 500M).", "SIZE");
@@ -108,7 +114,7 @@ GuiCommandLine parseCommandLine(const QStringList& arguments, const QString& ver
     const QCommandLineOption size("size", "With --screenshot: the window size (default 1400x900).",
                                   "WxH");
     parser.addOptions({help, versionOption, open, select, tab, compare, view, search, maxSize, into,
-                       catalog, screenshot, size});
+                       catalog, screenshot, size, trace});
     for (const char* name : kQtOptionsWithValue) {
         QCommandLineOption qt(QString::fromLatin1(name), {}, QStringLiteral("VALUE"));
         qt.setFlags(QCommandLineOption::HiddenFromHelp);
@@ -142,8 +148,8 @@ GuiCommandLine parseCommandLine(const QStringList& arguments, const QString& ver
         return failure(QStringLiteral("unexpected argument %1 (to open it: --open %2)")
                            .arg(quoted(extra.front()), extra.front()));
     }
-    for (const auto* option :
-         {&select, &tab, &compare, &view, &search, &maxSize, &into, &catalog, &screenshot, &size}) {
+    for (const auto* option : {&select, &tab, &compare, &view, &search, &maxSize, &into, &catalog,
+                               &screenshot, &size, &trace}) {
         const QStringList values = parser.values(*option);
         if (values.size() > 1) {
             return failure(QStringLiteral("--%1 given %2 times (%3): it takes one value")
@@ -224,6 +230,18 @@ GuiCommandLine parseCommandLine(const QStringList& arguments, const QString& ver
                                .arg(quoted(request.pruneMaxSize),
                                     QString::fromStdString(parsed.error().describe())));
         }
+    }
+    if (parser.isSet(trace)) {
+        const QString path = parser.value(trace);
+        if (request.view != QLatin1String("warmstart")) {
+            return failure(QStringLiteral("--trace is for --view warmstart"));
+        }
+        if (!QFileInfo::exists(path)) {
+            return failure(QStringLiteral("--trace %1: no such dir or file (accepted: a "
+                                          "TORCH_TRACE dir or one of its logs)")
+                               .arg(quoted(path)));
+        }
+        request.trace = path.toStdString();
     }
     if (parser.isSet(into)) {
         request.importInto = parser.value(into);

@@ -7,6 +7,7 @@
 #include "pages/browse_page.h"
 #include "pages/compare_page.h"
 #include "pages/stats_page.h"
+#include "pages/warm_start_page.h"
 #include "pages/why_page.h"
 #include "startup_script.h"
 #include "text/engine_text.h"
@@ -58,6 +59,7 @@ MainWindow::MainWindow(QString catalogPath, QWidget* parent)
     , why_(new WhyPage(pool_))
     , stats_(new StatsPage(pool_, catalogPath_))
     , bench_(new BenchPage(pool_, catalogPath_))
+    , warmStart_(new WarmStartPage(pool_))
     , dialogs_(new DialogLauncher(pool_, catalogPath_, *browse_, *roots_, this))
     , startup_(new StartupScript(*this)) {
     setWindowTitle(tr("cachelens"));
@@ -68,6 +70,7 @@ MainWindow::MainWindow(QString catalogPath, QWidget* parent)
     pages_->addTab(why_, tr("Why missed"));
     pages_->addTab(stats_, tr("Stats"));
     pages_->addTab(bench_, tr("Benchmarks"));
+    pages_->addTab(warmStart_, tr("Warm start"));
     setCentralWidget(pages_);
 
     buildMenus();
@@ -101,6 +104,12 @@ void MainWindow::connectPages() {
     connect(why_, &WhyPage::statusMessage, this, &MainWindow::showStatus);
     connect(stats_, &StatsPage::statusMessage, this, &MainWindow::showStatus);
     connect(bench_, &BenchPage::statusMessage, this, &MainWindow::showStatus);
+    connect(warmStart_, &WarmStartPage::statusMessage, this, &MainWindow::showStatus);
+    connect(warmStart_, &WarmStartPage::whyRequested, this,
+            [this](const EntryRef& fxEntry, const std::vector<fs::path>& searchRoots) {
+                why_->explain(fxEntry, searchRoots);
+                showPage(Page::Why);
+            });
     connect(roots_, &RootJobs::statusMessage, this, &MainWindow::showStatus);
     connect(dialogs_, &DialogLauncher::statusMessage, this, &MainWindow::showStatus);
     connect(browse_, &BrowsePage::failed, this, &MainWindow::showError);
@@ -223,6 +232,8 @@ void MainWindow::buildMenus() {
         view->addAction(title, QKeySequence(Qt::CTRL | (Qt::Key_1 + static_cast<int>(page))), this,
                         [this, page] { showPage(page); });
     }
+    view->addAction(tr("W&arm start"), QKeySequence(Qt::CTRL | Qt::Key_6), this,
+                    [this] { showPage(Page::WarmStart); });
     view->addSeparator();
     // The way back from one root to all: entries of two roots (a Redis
     // server's and a local dir's) can then be selected together and compared.

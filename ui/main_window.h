@@ -1,7 +1,7 @@
 #pragma once
 
 // The main window: the pages (Browse, Compare, Why missed, Stats,
-// Benchmarks), the menus that reach them and the dialogs, and the status bar
+// Benchmarks, Warm start), the menus that reach them and the dialogs, and the status bar
 // with the root jobs' progress. It switches pages and wires their signals;
 // the work is theirs: the roots and their jobs in RootJobs, the dialogs in
 // DialogLauncher, the start-up request in StartupScript.
@@ -24,6 +24,7 @@ class RecentRootsMenu;
 class RootJobs;
 class StartupScript;
 class StatsPage;
+class WarmStartPage;
 struct EntryRef;
 class WhyPage;
 struct StartupRequest;
@@ -32,7 +33,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 
 public:
-    enum class Page { Browse, Compare, Why, Stats, Bench };
+    enum class Page { Browse, Compare, Why, Stats, Bench, WarmStart };
 
     explicit MainWindow(QString catalogPath, QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -57,6 +58,7 @@ public:
     WhyPage* whyPage() const { return why_; }
     StatsPage* statsPage() const { return stats_; }
     BenchPage* benchPage() const { return bench_; }
+    WarmStartPage* warmStartPage() const { return warmStart_; }
     DialogLauncher* dialogs() const { return dialogs_; }
 
 signals:
@@ -95,6 +97,7 @@ private:
     WhyPage* why_;
     StatsPage* stats_;
     BenchPage* bench_;
+    WarmStartPage* warmStart_;
     DialogLauncher* dialogs_;
     StartupScript* startup_;
     Actions actions_;

@@ -9,6 +9,7 @@
 #include "models/roots_model.h"
 #include "pages/bench_page.h"
 #include "pages/browse_page.h"
+#include "pages/warm_start_page.h"
 #include "text/engine_text.h"
 
 #include <cachelens/catalog/catalog.h>
@@ -21,8 +22,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* const kViewNames[] = {"browse", "compare", "why",   "stats", "prune",
-                                  "bench",  "import",  "redis", "pull",  "push"};
+const char* const kViewNames[] = {"browse", "compare", "why",  "stats", "prune",    "bench",
+                                  "import", "redis",   "pull", "push",  "warmstart"};
 
 } // namespace
 
@@ -189,6 +190,12 @@ void StartupScript::showView() {
         const auto server = remote_work::parseEndpoint(request.openRedis.value(0));
         dialogs->openPush(whole ? std::optional(request.open.front()) : std::nullopt,
                           server ? text(server->display()) : QString());
+    } else if (view == "warmstart") {
+        window_.showPage(MainWindow::Page::WarmStart);
+        if (!request.trace.empty()) {
+            window_.warmStartPage()->openTrace(
+                request.trace, request.open.empty() ? fs::path() : request.open.front());
+        }
     } else if (view == "prune") {
         dialogs->openPrune(
             request.pruneMaxSize.isEmpty() ? QStringLiteral("1M") : request.pruneMaxSize,

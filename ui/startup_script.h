@@ -39,6 +39,9 @@ struct StartupRequest {
     QString search;       // text for the search field
     QString pruneMaxSize; // with view "prune": preview a prune to this size
     QString importInto;   // with view "import" or "pull": the cache dir to write into
+    // With view "warmstart": the TORCH_TRACE dir or log to report on (the
+    // first dir of `open` is the cache dir its misses are compared with).
+    std::filesystem::path trace;
 };
 
 class StartupScript : public QObject {

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cstddef>
 #include <cstdint>
+#include <unordered_set>
 #include <utility>
 
 namespace cachelens::trace {
@@ -87,6 +88,41 @@ std::string take_component(Json& value) {
     return value.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+// A kernel list in a TritonBundlerMetadata repr is far shorter; hostile text
+// must not make one event hold millions of names.
+constexpr std::size_t kMaxBundledKernels = 100000;
+
+// "TritonBundlerMetadata(cached_kernel_names=['a', 'b', 'a'], ...)", the
+// str() of the dataclass codecache.py logs: the names, each once, in order.
+// Kernel names are Python identifiers, so a quote ends each one.
+std::vector<std::string> cached_kernel_names(std::string_view meta) {
+    std::vector<std::string> names;
+    std::unordered_set<std::string_view> seen; // views into `meta`
+    constexpr std::string_view kField = "cached_kernel_names=[";
+    const std::size_t start = meta.find(kField);
+    if (start == std::string_view::npos) {
+        return names;
+    }
+    std::string_view rest = meta.substr(start + kField.size());
+    rest = rest.substr(0, rest.find(']'));
+    while (names.size() < kMaxBundledKernels) {
+        const std::size_t open = rest.find_first_of("'\"");
+        if (open == std::string_view::npos) {
+            break;
+        }
+        const std::size_t close = rest.find(rest[open], open + 1);
+        if (close == std::string_view::npos) {
+            break;
+        }
+        const std::string_view name = rest.substr(open + 1, close - open - 1);
+        if (seen.insert(name).second) {
+            names.emplace_back(name);
+        }
+        rest.remove_prefix(close + 1);
+    }
+    return names;
+}
+
 void read_payload_object(Json& payload, CacheEvent& event) {
     if (const auto* detailed = string_member(payload, "cache_status_detailed")) {
         event.detailed_status = *detailed;
@@ -99,6 +135,9 @@ void read_payload_object(Json& payload, CacheEvent& event) {
     }
     if (const auto* guards = string_member(payload, "cache_status_guard_expr")) {
         event.guard_expr = *guards;
+    }
+    if (const auto* meta = string_member(payload, "triton_bundler_meta")) {
+        event.bundled_kernels = cached_kernel_names(*meta);
     }
     if (const auto components = payload.find("components");
         components != payload.end() && components->is_array()) {

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <system_error>
 #include <unordered_map>
 
@@ -38,7 +39,18 @@ constexpr std::array<std::string_view, 5> kMetricsEvents{
     "compilation_metrics", "compilation_metrics_runtime", "bwd_compilation_metrics",
     "bwd_compilation_metrics_runtime", "aot_autograd_backward_compilation_metrics"};
 
-enum class EventKind { Ignored, InternedString, DynamoStart, Artifact, Metrics };
+// The PGO artifacts of torch/_dynamo/pgo.py: a profile loaded, or written.
+constexpr std::array<std::string_view, 5> kProfileArtifacts{
+    "get_local_code_state", "get_remote_code_state", "get_extra_remote_code_state",
+    "put_local_code_state", "put_remote_code_state"};
+
+// Phases begun and not yet ended, per compile and name; a log cut off
+// mid-compile leaves some open, and hostile input must not grow this forever.
+constexpr std::size_t kMaxOpenPhases = 4096;
+// A triton_kernel_info lists the kernels of one compile: tens, not millions.
+constexpr std::size_t kMaxKernelsPerArtifact = 100000;
+
+enum class EventKind { Ignored, InternedString, DynamoStart, Artifact, Metrics, Chromium };
 
 bool is_context_key(std::string_view key) {
     return std::ranges::find(kContextKeys, key) != kContextKeys.end();
@@ -57,7 +69,10 @@ EventKind kind_of(std::string_view name) {
     if (std::ranges::find(kMetricsEvents, name) != kMetricsEvents.end()) {
         return EventKind::Metrics;
     }
-    return EventKind::Ignored; // chromium_event (repeats the artifacts), graphs, guards, ...
+    if (name == "chromium_event") {
+        return EventKind::Chromium;
+    }
+    return EventKind::Ignored; // graphs, guards, ...
 }
 
 // The event's name: the one key that is not context.
@@ -89,9 +104,12 @@ public:
     Result<TraceLog> finish(bool empty_input);
 
 private:
-    // A cache artifact whose payload lines are still coming.
-    struct OpenCacheEvent {
-        CacheEvent event;
+    // An event whose payload lines are still coming: a cache artifact, a
+    // triton_kernel_info artifact or a chromium event.
+    enum class PayloadOf { CacheEvent, KernelInfo, Chromium };
+    struct OpenPayload {
+        PayloadOf of = PayloadOf::CacheEvent;
+        CacheEvent event; // the cache event, or for the others their line and compile id
         std::string artifact_name;
         std::string expected_md5; // has_payload
         std::size_t payload_lines = 0;
@@ -109,9 +127,14 @@ private:
     void read_interned_string(std::size_t number, const Json& header);
     void read_dynamo_start(const Json& header);
     void read_metrics(const Json& header, std::string_view name);
-    void open_cache_event(std::size_t number, const Json& header);
+    void read_artifact(std::size_t number, const Json& header);
+    void open_payload(PayloadOf of, std::size_t number, const Json& header, std::string name);
     void add_payload_line(std::string_view text);
-    void close_cache_event();
+    void close_payload();
+    void close_cache_event(OpenPayload& open, std::string_view payload);
+    void read_kernel_info(const OpenPayload& open, std::string_view payload);
+    void read_chromium_event(const OpenPayload& open, std::string_view payload);
+    void attach_to_compiles();
     CompileRecord& compile(const std::string& compile_id);
     void warn(std::size_t line, std::string_view what);
 
@@ -120,7 +143,10 @@ private:
     std::size_t unlisted_warnings_ = 0;
     bool in_event_ = false;        // payload lines now belong to an event
     bool in_orphan_lines_ = false; // payload lines with no event, already warned about
-    std::optional<OpenCacheEvent> open_;
+    std::optional<OpenPayload> open_;
+    // Begun phases by compile id and name (a stack: the same name may nest).
+    std::unordered_map<std::string, std::vector<TimedPhase>> open_phases_;
+    std::size_t open_phase_count_ = 0;
     std::unordered_map<std::int64_t, std::string> interned_;
     std::unordered_map<std::string, std::size_t> compile_index_;
     std::vector<UnresolvedFilename> unresolved_filenames_;
@@ -158,7 +184,7 @@ void TraceReader::read_line(std::size_t number, std::string_view line) {
         }
         return;
     }
-    close_cache_event();
+    close_payload();
     in_event_ = false;
     in_orphan_lines_ = false;
     const auto glog = parse_glog_line(line);
@@ -211,10 +237,13 @@ void TraceReader::read_event(std::size_t number, std::string_view json) {
         read_dynamo_start(*header);
         break;
     case EventKind::Artifact:
-        open_cache_event(number, *header);
+        read_artifact(number, *header);
         break;
     case EventKind::Metrics:
         read_metrics(*header, *name);
+        break;
+    case EventKind::Chromium:
+        open_payload(PayloadOf::Chromium, number, *header, "chromium_event");
         break;
     case EventKind::Ignored:
         break;
@@ -302,20 +331,37 @@ void TraceReader::read_metrics(const Json& header, std::string_view name) {
     }
 }
 
-void TraceReader::open_cache_event(std::size_t number, const Json& header) {
+void TraceReader::read_artifact(std::size_t number, const Json& header) {
     const Json* artifact = member(header, "artifact");
     const auto* artifact_name = artifact != nullptr ? string_member(*artifact, "name") : nullptr;
-    const auto cache =
-        artifact_name != nullptr ? classify_cache_artifact(*artifact_name) : std::nullopt;
-    if (!cache) {
-        return; // graphs, configs, kernel info: not cache events
+    if (artifact_name == nullptr) {
+        return;
     }
-    OpenCacheEvent open;
-    open.event.cache = cache->cache;
-    open.event.status = std::string(cache->status);
+    if (*artifact_name == "triton_kernel_info") {
+        open_payload(PayloadOf::KernelInfo, number, header, *artifact_name);
+        return;
+    }
+    if (std::ranges::find(kProfileArtifacts, *artifact_name) != kProfileArtifacts.end()) {
+        // The payload is the profile rendered for people: that it was logged is the news.
+        log_.profiles.push_back({compile_id_of(header).str(), *artifact_name, number});
+        return;
+    }
+    const auto cache = classify_cache_artifact(*artifact_name);
+    if (!cache) {
+        return; // graphs, configs: not read
+    }
+    open_payload(PayloadOf::CacheEvent, number, header, *artifact_name);
+    open_->event.cache = cache->cache;
+    open_->event.status = std::string(cache->status);
+}
+
+void TraceReader::open_payload(PayloadOf of, std::size_t number, const Json& header,
+                               std::string name) {
+    OpenPayload open;
+    open.of = of;
     open.event.compile_id = compile_id_of(header).str();
     open.event.line = number;
-    open.artifact_name = *artifact_name;
+    open.artifact_name = std::move(name);
     if (const auto* md5 = string_member(header, "has_payload")) {
         open.expected_md5 = *md5;
     }
@@ -326,7 +372,7 @@ void TraceReader::add_payload_line(std::string_view text) {
     if (!open_) {
         return; // the payload of an event that is not read
     }
-    OpenCacheEvent& open = *open_;
+    OpenPayload& open = *open_;
     ++open.payload_lines;
     if (open.payload_lines == 1) {
         open.first_line = text;
@@ -347,14 +393,28 @@ void TraceReader::add_payload_line(std::string_view text) {
     open.joined += text;
 }
 
-void TraceReader::close_cache_event() {
+void TraceReader::close_payload() {
     if (!open_) {
         return;
     }
-    OpenCacheEvent open = std::move(*open_);
+    OpenPayload open = std::move(*open_);
     open_.reset();
-    CacheEvent& event = open.event;
     const std::string_view payload = open.payload_lines > 1 ? open.joined : open.first_line;
+    if (open.of != PayloadOf::CacheEvent) {
+        if (open.payload_lines == 0 || open.too_large) {
+            warn(open.event.line, fmt::format("{} has no readable payload", open.artifact_name));
+        } else if (open.of == PayloadOf::KernelInfo) {
+            read_kernel_info(open, payload);
+        } else {
+            read_chromium_event(open, payload);
+        }
+        return;
+    }
+    close_cache_event(open, payload);
+}
+
+void TraceReader::close_cache_event(OpenPayload& open, std::string_view payload) {
+    CacheEvent& event = open.event;
     if (open.payload_lines == 0) {
         warn(event.line,
              fmt::format("{} has no payload: no key or debug lines", open.artifact_name));
@@ -378,8 +438,127 @@ void TraceReader::close_cache_event() {
     log_.events.push_back(std::move(event));
 }
 
+// {"kernel_name": {"autotune_cache_state": "miss", "num_configs": 3,
+// "compile_time_us": 618338}, ...}, sorted by name (async_compile._compile_end).
+void TraceReader::read_kernel_info(const OpenPayload& open, std::string_view payload) {
+    const auto json = parse_json(payload);
+    if (!json || !json->is_object()) {
+        warn(open.event.line, "triton_kernel_info payload is not a JSON object");
+        return;
+    }
+    std::size_t read = 0;
+    for (const auto& [kernel, info] : json->items()) {
+        if (++read > kMaxKernelsPerArtifact) {
+            warn(open.event.line, "triton_kernel_info lists too many kernels: the rest not read");
+            break;
+        }
+        TritonKernelInfo entry;
+        entry.compile_id = open.event.compile_id;
+        entry.kernel = kernel;
+        entry.line = open.event.line;
+        if (const auto* state = string_member(info, "autotune_cache_state")) {
+            entry.autotune_cache_state = *state;
+        }
+        entry.num_configs = int_member(info, "num_configs");
+        entry.compile_time_us = int_member(info, "compile_time_us");
+        log_.kernels.push_back(std::move(entry));
+    }
+}
+
+std::optional<std::int64_t> timestamp_ns(const Json& event) {
+    const Json* ts = member(event, "ts");
+    if (ts == nullptr || !ts->is_number()) {
+        return std::nullopt;
+    }
+    const double micros = ts->get<double>();
+    // Past ~292 years of nanoseconds an int64 overflows: not a timestamp.
+    if (!std::isfinite(micros) || std::fabs(micros) > 9.0e15) {
+        return std::nullopt;
+    }
+    // Whole microseconds are exact in a double (below 2^53); multiplying
+    // the whole timestamp by 1000 would not be.
+    const double whole = std::floor(micros);
+    return static_cast<std::int64_t>(whole) * 1000 + std::llround((micros - whole) * 1000.0);
+}
+
+// {"name": "inductor_compile", "ts": 1795344469648345.8, "args": {"compile_id":
+// "0/0", ...}, "ph": "B", "cat": "dynamo_timed", ...}: a begin or end of a
+// phase. Instant events ("i") repeat the cache artifacts and are not kept.
+void TraceReader::read_chromium_event(const OpenPayload& open, std::string_view payload) {
+    const auto json = parse_json(payload);
+    if (!json || !json->is_object()) {
+        warn(open.event.line, "chromium_event payload is not a JSON object");
+        return;
+    }
+    const auto* phase = string_member(*json, "ph");
+    const auto* name = string_member(*json, "name");
+    const auto start = timestamp_ns(*json);
+    if (phase == nullptr || name == nullptr || !start || (*phase != "B" && *phase != "E")) {
+        return;
+    }
+    const Json* args = member(*json, "args");
+    std::string id = open.event.compile_id;
+    if (id.empty() && args != nullptr) {
+        // Autotune benchmarks run after the compile, outside its context.
+        if (const auto* logged = string_member(*args, "compile_id")) {
+            id = *logged;
+        }
+    }
+    std::string slot = id + '\n' + *name;
+    if (*phase == "B") {
+        if (open_phase_count_ >= kMaxOpenPhases) {
+            warn(open.event.line, "too many phases begun and not ended: this one not timed");
+            return;
+        }
+        TimedPhase begun;
+        begun.name = *name;
+        begun.compile_id = std::move(id);
+        begun.start_ns = *start;
+        begun.line = open.event.line;
+        if (args != nullptr) {
+            if (const auto* kernel = string_member(*args, "kernel_name")) {
+                begun.kernel_name = *kernel;
+            }
+        }
+        open_phases_[std::move(slot)].push_back(std::move(begun));
+        ++open_phase_count_;
+        return;
+    }
+    const auto it = open_phases_.find(slot);
+    if (it == open_phases_.end() || it->second.empty()) {
+        return; // its begin was before the log started
+    }
+    TimedPhase ended = std::move(it->second.back());
+    it->second.pop_back();
+    --open_phase_count_;
+    if (it->second.empty()) {
+        open_phases_.erase(it);
+    }
+    ended.duration_ns = std::max<std::int64_t>(0, *start - ended.start_ns);
+    log_.phases.push_back(std::move(ended));
+}
+
+// Phases, kernels and profiles name their compile only by id; a compile is
+// known once something else (dynamo_start, a cache event, metrics) named it.
+void TraceReader::attach_to_compiles() {
+    const auto attach = [this](const std::string& id, auto member_of, std::size_t index) {
+        if (const auto it = compile_index_.find(id); it != compile_index_.end()) {
+            (log_.compiles[it->second].*member_of).push_back(index);
+        }
+    };
+    for (std::size_t i = 0; i < log_.phases.size(); ++i) {
+        attach(log_.phases[i].compile_id, &CompileRecord::phases, i);
+    }
+    for (std::size_t i = 0; i < log_.kernels.size(); ++i) {
+        attach(log_.kernels[i].compile_id, &CompileRecord::kernels, i);
+    }
+    for (std::size_t i = 0; i < log_.profiles.size(); ++i) {
+        attach(log_.profiles[i].compile_id, &CompileRecord::profiles, i);
+    }
+}
+
 Result<TraceLog> TraceReader::finish(bool empty_input) {
-    close_cache_event();
+    close_payload();
     if (trace_events_ == 0) {
         return fail(ErrorKind::Corrupt,
                     empty_input ? "empty file: not a TORCH_TRACE log"
@@ -408,6 +587,7 @@ Result<TraceLog> TraceReader::finish(bool empty_input) {
     for (auto& record : log_.compiles) {
         std::ranges::sort(record.cache_counts);
     }
+    attach_to_compiles();
     if (unlisted_warnings_ > 0) {
         log_.warnings.push_back(fmt::format("... and {} more problems", unlisted_warnings_));
     }

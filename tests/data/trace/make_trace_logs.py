@@ -226,8 +226,88 @@ def missing_payload_log():
     return log.text()
 
 
+T0_US = 1795344465000000.0  # chromium ts: microseconds since the epoch
+
+
+def phase(log, name, begin_ms, end_ms, ctx, **args):
+    """A dynamo_timed phase: the chromium "B" and "E" events utils.py logs
+    (json.dumps(event, indent=0)); `ctx` None for one logged outside a compile
+    (autotune benchmarks), which names its compile in args only."""
+    for ph, ms in (("B", begin_ms), ("E", end_ms)):
+        event = {"name": name, "ts": T0_US + ms * 1000.0, "args": dict(args), "ph": ph,
+                 "cat": "dynamo_timed", "tid": 0, "pid": 0}
+        log.event({"chromium_event": {}, **(ctx or {})}, json.dumps(event, indent=0),
+                  source="torch/_dynamo/utils.py:2126")
+
+
+def warm_start_log():
+    """A second run: compile 0/0 hits every cache (PGO profile, AOTAutograd, FX
+    with its bundled kernels); 1/0 misses and compiles, autotunes; 2/0 logs no
+    cache event. Phase times in whole milliseconds, for the expected layer
+    times tst_warm_start checks."""
+    log = Log()
+    interned(log, "/home/user/train.py", 1)
+    ctx0 = context(0, 0)
+    phase(log, "dynamo", 0, 1000, ctx0, compile_id="0/0")
+    phase(log, "entire_frame_compile", 1, 991, ctx0, compile_id="0/0")
+    dynamo_start(log, [("<module>", 1, 30), ("step", 1, 12)], ctx0)
+    phase(log, "pgo.get_local_code_state", 20, 30, ctx0, compile_id="0/0")
+    log.event({"artifact": {"name": "get_local_code_state", "encoding": "string"}, **ctx0},
+              "Code state for step:12\n  L['x']: size=[s0, 8]", source="torch/_dynamo/pgo.py:560")
+    phase(log, "bytecode_tracing", 10, 210, ctx0, compile_id="0/0")
+    phase(log, "inductor_compile", 350, 450, ctx0, compile_id="0/0", fn_name="compile_fx_inner")
+    phase(log, "backend_compile", 300, 500, ctx0, compile_id="0/0")
+    aot_hit = {"cache_status_detailed": "hit", "key": AOT_KEY_HIT, "cache_state": "hit",
+               "components": COMPONENTS[:2], "compile_id": "0/0"}
+    artifact(log, "aotautograd_cache_hit", aot_hit, ctx0)
+    meta = ("TritonBundlerMetadata(cached_kernel_names=['triton_poi_fused_mul_0', "
+            "'triton_poi_fused_mul_0', 'triton_red_fused_sum_1'], "
+            "statically_launched_kernel_names=['triton_poi_fused_mul_0'])")
+    fx_hit = {"cache_status_detailed": "hit", "key": FX_KEY_HIT, "components": COMPONENTS,
+              "cache_state": "hit", "triton_bundler_meta": meta, "time_saved_ns": 1852406816,
+              "compile_id": "0/0"}
+    artifact(log, "fx_graph_cache_hit", fx_hit, ctx0)
+    phase(log, "build_guards", 600, 650, ctx0, compile_id="0/0")
+
+    ctx1 = context(1, 0)
+    dynamo_start(log, [("<module>", 1, 30), ("step", 1, 12)], ctx1)
+    phase(log, "dynamo", 2000, 4000, ctx1, compile_id="1/0")
+    phase(log, "backend_compile", 2100, 3900, ctx1, compile_id="1/0")
+    aot_miss = {"cache_status_detailed": "full_miss", "key": "amissaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+                "cache_state": "miss", "components": COMPONENTS[:2], "compile_id": "1/0"}
+    artifact(log, "aotautograd_cache_miss", aot_miss, ctx1)
+    phase(log, "inductor_compile", 2200, 3700, ctx1, compile_id="1/0")
+    phase(log, "async_compile.precompile", 2300, 2600, ctx1, compile_id="1/0")
+    phase(log, "async_compile.wait", 2600, 2700, ctx1, compile_id="1/0")
+    kernels = {
+        "triton_per_fused_sum_2": {"best_config": [["XBLOCK", 8]], "autotune_cache_state": "hit",
+                                   "compile_time_us": 1500},
+        "triton_poi_fused_add_1": {"autotune_cache_state": "only 1 config",
+                                   "only_config": [["XBLOCK", 1024]], "compile_time_us": 100000},
+        "triton_red_fused_mul_0": {"autotune_cache_state": "miss", "num_configs": 4,
+                                   "compile_time_us": 200000},
+    }
+    log.event({"artifact": {"name": "triton_kernel_info", "encoding": "json"}, **ctx1},
+              json.dumps(kernels), source="torch/_inductor/async_compile.py:122")
+    fx_miss = {"cache_status_detailed": "full_miss", "key": FX_KEY_GOOD,
+               "components": [c.replace("torch.Size([8])", "torch.Size([16])") for c in COMPONENTS],
+               "cache_state": "miss", "time_taken_ns": 1500000000, "compile_id": "1/0"}
+    artifact(log, "fx_graph_cache_miss", fx_miss, ctx1)
+    log.event({"artifact": {"name": "put_local_code_state", "encoding": "string"}, **ctx1},
+              "Code state for step:12", source="torch/_dynamo/pgo.py:660")
+    # Benchmarked at the first call, after the compile: no compile context.
+    phase(log, "CachingAutotuner.benchmark_all_configs", 4100, 4150, None,
+          kernel_name="triton_red_fused_mul_0", is_backward=False, compile_id="1/0")
+
+    ctx2 = context(2, 0)
+    dynamo_start(log, [("<module>", 1, 40), ("eval_step", 1, 20)], ctx2)
+    phase(log, "dynamo", 5000, 5100, ctx2, compile_id="2/0")
+    return log.text()
+
+
 def main():
     logs = {
+        "warm_start.log": warm_start_log(),
         "hit.log": hit_log(),
         "guard_miss.log": guard_miss_log(),
         "bypass.log": bypass_log(),

@@ -7,7 +7,8 @@
 // A log is glog-style text, one event a line:
 //   V1122 10:47:51.509000 444 torch/_inductor/compile_fx.py:1120] {json}
 // optionally followed by its payload, one tab-indented line per payload line.
-// Chromium events repeat every cache event; only the artifacts are read.
+// Chromium events repeat every cache event; of them only the dynamo_timed
+// phases (begin/end pairs) are kept, for the time each phase took.
 
 #include <cachelens/core/error.h>
 
@@ -44,6 +45,45 @@ struct CacheEvent {
     // cache_status_guard_expr: the guards of the last entry tried (a guard_miss,
     // or a hit on an entry with guards); empty otherwise.
     std::string guard_expr;
+    // An FX event's triton_bundler_meta: the Triton kernels bundled with the
+    // entry (its cached_kernel_names, each once). On a hit they were loaded from
+    // the bundle; on a miss they were saved into it. Empty where not logged.
+    std::vector<std::string> bundled_kernels;
+};
+
+// One dynamo_timed phase: a chromium "B" event and the "E" that ends it
+// (`dynamo_timed` in torch/_dynamo/utils.py logs both).
+struct TimedPhase {
+    std::string name;          // "inductor_compile", "CachingAutotuner.benchmark_all_configs", ...
+    std::string compile_id;    // from the header, else the event's args.compile_id
+    std::string kernel_name;   // args.kernel_name (autotune benchmarks); empty otherwise
+    std::int64_t start_ns = 0; // chromium ts (microseconds since the epoch), in ns
+    std::int64_t duration_ns = 0; // end minus begin
+    std::size_t line = 0;         // 1-based line of the begin event
+};
+
+// One kernel of a `triton_kernel_info` artifact, which async_compile logs for
+// each Triton kernel compiled in the process (AsyncCompile.triton): its
+// autotune_cache_info and the compile time.
+struct TritonKernelInfo {
+    std::string compile_id;
+    std::string kernel; // "triton_per_fused_gelu_native_layer_norm_0"
+    // "hit" (a saved best config), "miss" (every config benchmarked),
+    // "only 1 config", "force_disabled"; empty where the kernel has none.
+    std::string autotune_cache_state;
+    std::optional<std::int64_t> num_configs;     // on a miss: how many were benchmarked
+    std::optional<std::int64_t> compile_time_us; // the Triton compile, as measured by Inductor
+    std::size_t line = 0;
+};
+
+// A Dynamo PGO (automatic-dynamic profile) artifact, torch/_dynamo/pgo.py:
+// get_local_code_state / get_remote_code_state / get_extra_remote_code_state
+// (a profile was found and loaded), put_local_code_state /
+// put_remote_code_state (one was written).
+struct ProfileEvent {
+    std::string compile_id;
+    std::string name;
+    std::size_t line = 0;
 };
 
 // One compile (a frame's compile attempt, or a compiled-autograd graph).
@@ -61,12 +101,20 @@ struct CompileRecord {
     // e.g. "inductor_fx_local_cache_miss_count"), summed over those records,
     // sorted by name.
     std::vector<std::pair<std::string, std::int64_t>> cache_counts;
+    // Indices into TraceLog::phases, ::kernels and ::profiles of what was
+    // logged for this compile (by the same compile id, attempt included).
+    std::vector<std::size_t> phases;
+    std::vector<std::size_t> kernels;
+    std::vector<std::size_t> profiles;
 };
 
 struct TraceLog {
     std::string path;
     std::vector<CacheEvent> events;      // in log order
     std::vector<CompileRecord> compiles; // in first-seen order
+    std::vector<TimedPhase> phases;      // in the order they ended
+    std::vector<TritonKernelInfo> kernels;
+    std::vector<ProfileEvent> profiles;
     // What was skipped or doubtful, each naming its line ("line 812: payload is
     // not JSON"). At most kMaxWarnings, then one line counting the rest.
     std::vector<std::string> warnings;

@@ -1,0 +1,201 @@
+#include "commands.h"
+#include "output.h"
+
+#include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/explain/nearest_keys.h>
+#include <cachelens/trace/warm_start.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+namespace cachelens::cli {
+
+namespace {
+
+struct ReportOptions {
+    std::string input; // a log file or a TORCH_TRACE dir
+    std::string cache; // optional: the cache dir to find each miss's cause against
+    bool json = false;
+};
+
+Result<std::vector<trace::TraceLog>> read_logs(const std::string& input) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(input, ec)) {
+        return trace::read_trace_dir(input);
+    }
+    auto log = trace::read_trace_log(input);
+    if (!log) {
+        return std::unexpected(std::move(log.error()));
+    }
+    std::vector<trace::TraceLog> logs;
+    logs.push_back(std::move(*log));
+    return logs;
+}
+
+Json optional_ns(const std::optional<std::int64_t>& ns) {
+    return ns ? Json(*ns) : Json(nullptr);
+}
+
+std::string time_text(const std::optional<std::int64_t>& ns) {
+    return ns ? format_duration_ns(*ns) : std::string("-");
+}
+
+Json summary_json(const trace::WarmStartSummary& summary) {
+    Json causes = Json::object();
+    for (const auto& [category, count] : summary.causes) {
+        causes[category] = count;
+    }
+    return {{"line", summary.line()},
+            {"compiles", summary.compiles},
+            {"hits", summary.hits},
+            {"misses", summary.misses},
+            {"without_cache_events", summary.unlogged},
+            {"causes", std::move(causes)},
+            {"total_ns", summary.total_ns},
+            {"miss_ns", summary.miss_ns}};
+}
+
+Json compile_json(const trace::TraceLog& log, const trace::CompileWarmStart& compile) {
+    Json layers = Json::array();
+    for (const auto& layer : compile.layers) {
+        layers.push_back({{"layer", trace::to_string(layer.layer)},
+                          {"outcome", trace::to_string(layer.outcome)},
+                          {"detail", text(layer.detail)},
+                          {"time_ns", optional_ns(layer.time_ns)}});
+    }
+    Json events = Json::array();
+    for (const std::size_t index : compile.events) {
+        const auto& event = log.events[index];
+        events.push_back({{"cache", trace::to_string(event.cache)},
+                          {"status", event.status},
+                          {"key", text(event.key)},
+                          {"line", event.line}});
+    }
+    Json cause = nullptr;
+    if (compile.cause) {
+        cause = {{"category", compile.cause->category},
+                 {"text", text(compile.cause->text)},
+                 {"key", text(compile.cause->key)},
+                 {"nearest_key", text(compile.cause->nearest_key)}};
+    }
+    return {{"compile_id", text(compile.compile_id)},
+            {"function", text(compile.function)},
+            {"filename", text(compile.filename)},
+            {"line", compile.line ? Json(*compile.line) : Json(nullptr)},
+            {"total_ns", optional_ns(compile.total_ns)},
+            {"missed", compile.missed},
+            {"cause", std::move(cause)},
+            {"fail_reason", text(compile.fail_reason)},
+            {"layers", std::move(layers)},
+            {"events", std::move(events)}};
+}
+
+void print_compile(const trace::CompileWarmStart& compile) {
+    std::printf("\ncompile %s  %s", compile.compile_id.c_str(),
+                compile.function.empty() ? "(unknown frame)" : compile.function.c_str());
+    if (!compile.filename.empty()) {
+        std::printf("  (%s:%lld)", compile.filename.c_str(),
+                    static_cast<long long>(compile.line.value_or(0)));
+    }
+    const char* verdict = compile.missed               ? "missed"
+                          : compile.has_cache_events() ? "hit"
+                                                       : "no cache events";
+    std::printf("  %s, %s\n", time_text(compile.total_ns).c_str(), verdict);
+    if (compile.cause) {
+        std::printf("  cause: %s\n", compile.cause->text.c_str());
+        if (!compile.cause->nearest_key.empty()) {
+            std::printf("    %s against %s\n", compile.cause->key.c_str(),
+                        compile.cause->nearest_key.c_str());
+        }
+    }
+    if (!compile.fail_reason.empty()) {
+        std::printf("  failed: %s\n", compile.fail_reason.c_str());
+    }
+    for (const auto& layer : compile.layers) {
+        std::printf("  %-18s %-12s %10s  %s\n",
+                    std::string(trace::layer_title(layer.layer)).c_str(),
+                    std::string(trace::outcome_label(layer.layer, layer.outcome)).c_str(),
+                    time_text(layer.time_ns).c_str(), layer.detail.c_str());
+    }
+}
+
+int run_report(const ReportOptions& options) {
+    auto logs = read_logs(options.input);
+    if (!logs) {
+        return report(logs.error());
+    }
+    std::vector<explain::KeyCandidate> candidates;
+    if (!options.cache.empty()) {
+        auto scan = cachedir::scan_cache_dir(options.cache);
+        if (!scan) {
+            return report(scan.error());
+        }
+        std::vector<Error> unreadable;
+        candidates = explain::fx_graph_candidates(*scan, options.cache, unreadable);
+        for (const auto& error : unreadable) {
+            std::cerr << "cachelens: skipped " << error.describe() << '\n';
+        }
+    }
+    std::vector<trace::WarmStartReport> reports;
+    for (const auto& log : *logs) {
+        for (const auto& warning : log.warnings) {
+            std::cerr << "cachelens: " << log.path << ": " << warning << '\n';
+        }
+        reports.push_back(trace::warm_start_report(log, candidates, !options.cache.empty()));
+    }
+    const trace::WarmStartSummary summary = trace::summarize(reports);
+    if (options.json) {
+        Json all_logs = Json::array();
+        for (std::size_t i = 0; i < reports.size(); ++i) {
+            Json compiles = Json::array();
+            for (const auto& compile : reports[i].compiles) {
+                compiles.push_back(compile_json((*logs)[i], compile));
+            }
+            all_logs.push_back({{"path", text(reports[i].path)},
+                                {"warnings", reports[i].warnings},
+                                {"compiles", std::move(compiles)}});
+        }
+        print_json({{"summary", summary_json(summary)}, {"logs", std::move(all_logs)}});
+        return kExitOk;
+    }
+    // The answer first, in one line; the compiles after.
+    std::printf("%s\n", summary.line().c_str());
+    for (const auto& warm_start : reports) {
+        std::printf("\n%s: %s\n", warm_start.path.c_str(),
+                    plural(warm_start.compiles.size(), "compile").c_str());
+        for (const auto& compile : warm_start.compiles) {
+            print_compile(compile);
+        }
+    }
+    return kExitOk;
+}
+
+} // namespace
+
+void add_report_command(CLI::App& app, int& exit_code) {
+    auto options = std::make_shared<ReportOptions>();
+    auto* command = app.add_subcommand(
+        "report",
+        "The warm-start report: for each compile in TORCH_TRACE logs, what every layer did and "
+        "the time it took: Dynamo's PGO profile, the AOTAutograd and FX graph caches, autotuning "
+        "(a saved best_config, or benchmarked again) and the Triton compile (loaded from the FX "
+        "entry's bundle, or compiled), with the times of PyTorch's dynamo_timed phases. A layer "
+        "the log says nothing about is 'not logged'. For each missed compile, the one-line cause "
+        "against the nearest entry of --cache (or 'first compile'). First line: the summary.");
+    command->add_option("LOG_OR_DIR", options->input, "a trace log, or the TORCH_TRACE dir")
+        ->required();
+    command->add_option("--cache", options->cache,
+                        "the cache dir to find each miss's cause against");
+    command->add_flag(
+        "--json", options->json,
+        "print {summary: {line, compiles, hits, misses, without_cache_events, causes: "
+        "{category: count}, total_ns, miss_ns}, logs: [{path, warnings, compiles: [{compile_id, "
+        "function, filename, line, total_ns, missed, cause: {category, text, key, nearest_key} "
+        "or null, fail_reason, layers: [{layer (dynamo, aotautograd, fxgraph, autotune, "
+        "triton), outcome (hit, miss, bypass, not_needed, not_logged), detail, time_ns}], "
+        "events: [{cache, status, key, line}]}]}]}");
+    command->callback([options, &exit_code] { exit_code = run_report(*options); });
+}
+
+} // namespace cachelens::cli
