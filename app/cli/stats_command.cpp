@@ -65,12 +65,25 @@ int run_stats(const StatsOptions& options) {
             for (const auto& entry : root.parse_errors) {
                 errors.push_back(summary_json(entry));
             }
+            const auto groups_json = [](const std::vector<catalog::TritonGroupStats>& groups) {
+                Json list = Json::array();
+                for (const auto& group : groups) {
+                    list.push_back({{"group", text(group.group)},
+                                    {"kernels", group.kernels},
+                                    {"bytes", group.bytes},
+                                    {"oldest", format_time(group.oldest_ns)},
+                                    {"newest", format_time(group.newest_ns)}});
+                }
+                return list;
+            };
             roots.push_back(
                 {{"root", root.root.location},
                  {"indexed",
                   root.root.indexed_ns ? Json(format_time(*root.root.indexed_ns)) : Json(nullptr)},
                  {"kinds", std::move(kinds)},
                  {"largest", std::move(largest)},
+                 {"triton_by_name", groups_json(root.triton_by_name)},
+                 {"triton_by_arch", groups_json(root.triton_by_arch)},
                  {"parse_errors", std::move(errors)}});
         }
         print_json({{"catalog", catalog->path().string()}, {"roots", std::move(roots)}});
@@ -102,6 +115,22 @@ int run_stats(const StatsOptions& options) {
                 std::printf("  %10s  %s\n", format_bytes(entry.size).c_str(), entry.path.c_str());
             }
         }
+        // A Triton cache is sorted by kernel and GPU: which kernels fill it, for which arch.
+        for (const auto& [title, groups] :
+             {std::pair{"Triton kernels by name (the largest)", &root.triton_by_name},
+              std::pair{"Triton kernels by arch", &root.triton_by_arch}}) {
+            if (groups->empty()) {
+                continue;
+            }
+            std::printf("\n  %s:\n", title);
+            for (const auto& group : *groups) {
+                std::printf("  %10s  %5llu  %-22s %-22s %s\n", format_bytes(group.bytes).c_str(),
+                            static_cast<unsigned long long>(group.kernels),
+                            format_age(group.oldest_ns).c_str(),
+                            format_age(group.newest_ns).c_str(),
+                            group.group.empty() ? "(unknown)" : group.group.c_str());
+            }
+        }
         if (!root.parse_errors.empty()) {
             std::printf("\n  %zu entries do not parse:\n", root.parse_errors.size());
             for (const auto& entry : root.parse_errors) {
@@ -119,13 +148,16 @@ void add_stats_command(CLI::App& app, int& exit_code) {
     auto options = std::make_shared<StatsOptions>();
     auto* command = app.add_subcommand(
         "stats", "Counts, bytes, ages, the largest entries and the parse errors, per cache dir "
-                 "and kind, from the catalog (DIR is indexed first).");
+                 "and kind, and its compiled Triton kernels by name and by arch, from the catalog "
+                 "(DIR is indexed first).");
     command->add_option("DIR", options->dir, "one cache dir (default: every indexed one)");
     command->add_option("--largest", options->largest, "how many of the largest entries (10)");
     add_catalog_option(*command, options->catalog);
-    command->add_flag("--json", options->json,
-                      "print {catalog, roots: [{root, indexed, kinds: {KIND: {entries, files, "
-                      "bytes, oldest, newest, parse_errors}}, largest, parse_errors}]}");
+    command->add_flag(
+        "--json", options->json,
+        "print {catalog, roots: [{root, indexed, kinds: {KIND: {entries, files, "
+        "bytes, oldest, newest, parse_errors}}, largest, triton_by_name, triton_by_arch: "
+        "[{group, kernels, bytes, oldest, newest}], parse_errors}]}");
     command->callback([options, &exit_code] { exit_code = run_stats(*options); });
 }
 

@@ -24,6 +24,7 @@
 #include <QtTest>
 
 #include <chrono>
+#include <fstream>
 #include <set>
 
 using namespace cachelens;
@@ -192,6 +193,34 @@ private slots:
         const auto report = verify_cache_dir(*scan);
         QVERIFY2(report.clean(), problems_of(report).c_str());
         QCOMPARE(report.names_verified, dirs.size());
+        // Their group files name the files where the fixtures were made
+        // (/tmp/fixtures/...): Triton, at this path, finds nothing and compiles
+        // each kernel again. A warning per kernel dir.
+        QCOMPARE(report.warnings.size(), dirs.size());
+        for (const auto& warning : report.warnings) {
+            QCOMPARE(warning.kind, ProblemKind::Moved);
+            QVERIFY2(warning.message.find("Triton finds nothing and compiles this kernel again") !=
+                         std::string::npos,
+                     warning.message.c_str());
+        }
+        // A group file naming this dir's own files is no warning.
+        const fs::path kernel = root / kKernelDir;
+        std::string children;
+        for (const auto& file : fs::directory_iterator(kernel)) {
+            const std::string name = file.path().filename().string();
+            if (!name.starts_with("__grp__")) {
+                children += std::string(children.empty() ? "" : ", ") + "\"" + name + "\": \"" +
+                            (kernel / name).string() + "\"";
+            }
+        }
+        for (const auto& file : fs::directory_iterator(kernel)) {
+            if (file.path().filename().string().starts_with("__grp__")) {
+                std::ofstream(file.path()) << "{\"child_paths\": {" << children << "}}";
+            }
+        }
+        auto rescanned = scan_cache_dir(root);
+        QVERIFY_RESULT(rescanned);
+        QCOMPARE(verify_cache_dir(*rescanned).warnings.size(), dirs.size() - 1);
 
         // An Inductor cache stays one, and its triton/0/ taken alone is a Triton cache.
         auto inductor = scan_cache_dir(test::fixture("devset/cache"));
@@ -201,7 +230,7 @@ private slots:
         QVERIFY_RESULT(device_dir);
         QCOMPARE(device_dir->layout(), RootLayout::Triton);
         QCOMPARE(inductor_cache_of(test::fixture("devset/cache/triton/0")),
-                 std::optional(test::fixture("devset/cache")));
+                 std::optional(test::fixture("devset/cache").lexically_normal()));
         QVERIFY(!inductor_cache_of(root));
     }
 
@@ -355,6 +384,20 @@ private slots:
         const auto stats = test::run_cli({"stats", dir, "--json", "--catalog", catalog_arg});
         QVERIFY2(stats.exit_code == 0, stats.err.constData());
         QVERIFY2(stats.out.contains("\"triton_autotune\""), stats.out.constData());
+        // Its kernels by arch (all Hopper's) and by name, the largest first.
+        const auto stats_root =
+            QJsonDocument::fromJson(stats.out).object()["roots"].toArray()[0].toObject();
+        const auto by_arch = stats_root["triton_by_arch"].toArray();
+        QCOMPARE(by_arch.size(), 1);
+        QCOMPARE(by_arch[0].toObject()["group"].toString(), QString("90"));
+        QVERIFY(by_arch[0].toObject()["kernels"].toInt() >= 66);
+        const auto by_name = stats_root["triton_by_name"].toArray();
+        QCOMPARE(by_name.size(), 10); // --largest
+        QVERIFY(by_name[0].toObject()["bytes"].toInteger() >=
+                by_name[9].toObject()["bytes"].toInteger());
+        const auto stats_text = test::run_cli({"stats", dir, "--catalog", catalog_arg});
+        QVERIFY2(stats_text.out.contains("\n  Triton kernels by arch:\n"),
+                 stats_text.out.constData());
         const auto search =
             test::run_cli({"search", kKernelName, "--json", "--catalog", catalog_arg});
         QVERIFY2(search.exit_code == 0, search.err.constData());

@@ -215,6 +215,7 @@ private:
                     "not a Triton group file (no child_paths)");
                 continue;
             }
+            warn_if_moved(entry, file.name, json["child_paths"]);
             for (const auto& [child, where] : json["child_paths"].items()) {
                 const bool essential = child.ends_with(".json") || child.ends_with(".cubin") ||
                                        child.ends_with(".hsaco") || child.ends_with(".spv");
@@ -225,6 +226,34 @@ private:
                     add(entry.path, ProblemKind::Incomplete,
                         "missing " + child + " (listed in " + file.name + ")");
                 }
+            }
+        }
+    }
+
+    // Triton (3.0-3.6) records each file of a kernel by its absolute path and
+    // get_group() keeps only the paths that exist: a Triton cache copied or
+    // moved to another path finds nothing and compiles every kernel again.
+    // (Newer Triton records names only; PyTorch rewrites the paths of the
+    // kernels it restores from an FX entry, so an Inductor cache is spared.)
+    void warn_if_moved(const Entry& entry, const std::string& group,
+                       const nlohmann::json& children) {
+        if (scan_.layout() != RootLayout::Triton || !children.is_object()) {
+            return;
+        }
+        const std::filesystem::path here = std::filesystem::absolute(scan_.root / entry.path);
+        for (const auto& [child, where] : children.items()) {
+            if (!where.is_string()) {
+                continue;
+            }
+            const std::filesystem::path recorded(where.get<std::string>());
+            if (recorded.parent_path() != here && !std::filesystem::exists(recorded)) {
+                report_.warnings.push_back(
+                    {entry.path + "/" + group, ProblemKind::Moved,
+                     "names its files under " + recorded.parent_path().string() +
+                         ", where they are not: Triton finds nothing and compiles this kernel "
+                         "again (the cache was copied or moved from there)",
+                     report_.warnings.size()});
+                return;
             }
         }
     }
@@ -303,6 +332,8 @@ std::string_view to_string(ProblemKind kind) {
         return "unreadable";
     case ProblemKind::EmptyKeyDir:
         return "empty-key-dir";
+    case ProblemKind::Moved:
+        return "moved";
     }
     return "problem";
 }

@@ -55,6 +55,30 @@ Result<std::vector<EntrySummary>> summaries(const sql::Database& db, const std::
     return out;
 }
 
+// The Triton kernel dirs of a root grouped by `group` (a column of the join).
+Result<std::vector<TritonGroupStats>> triton_groups(const sql::Database& db,
+                                                    const std::string& group, std::int64_t root_id,
+                                                    std::int64_t limit) {
+    auto statement = sql::Statement::prepare(
+        db, "SELECT COALESCE(" + group +
+                ", ''), COUNT(*), SUM(e.size), MIN(e.mtime_ns), MAX(e.mtime_ns) FROM entries e "
+                "LEFT JOIN triton_kernels t ON t.entry_id = e.id WHERE e.root_id = ? AND e.kind = "
+                "'triton' GROUP BY 1 ORDER BY 3 DESC, 1 LIMIT ?");
+    if (!statement) {
+        return std::unexpected(statement.error());
+    }
+    statement->bind(1, root_id).bind(2, limit);
+    std::vector<TritonGroupStats> out;
+    auto done = statement->for_each_row([&](const sql::Statement& row) {
+        out.push_back({row.text(0), static_cast<std::uint64_t>(row.integer(1)),
+                       static_cast<std::uint64_t>(row.integer(2)), row.integer(3), row.integer(4)});
+    });
+    if (!done) {
+        return std::unexpected(done.error());
+    }
+    return out;
+}
+
 } // namespace
 
 Result<std::vector<RootStats>> root_stats(const sql::Database& db,
@@ -97,6 +121,14 @@ Result<std::vector<RootStats>> root_stats(const sql::Database& db,
             return std::unexpected(big.error());
         }
         stats.largest = std::move(*big);
+        auto by_name = triton_groups(db, "e.name", root.id, static_cast<std::int64_t>(largest));
+        auto by_arch =
+            by_name ? triton_groups(db, "t.arch", root.id, 1000) : std::unexpected(by_name.error());
+        if (!by_arch) {
+            return std::unexpected(by_arch.error());
+        }
+        stats.triton_by_name = std::move(*by_name);
+        stats.triton_by_arch = std::move(*by_arch);
         auto errors =
             summaries(db,
                       "SELECT kind, key, path, size, mtime_ns, parse_error FROM entries "

@@ -23,6 +23,7 @@ enum class ProblemKind {
     StrayTemp,    // a temp file from an unfinished (or ongoing) atomic write
     Unreadable,   // the walk could not read it, or a symlink was not followed
     EmptyKeyDir,  // a key dir without entries (a warning: PyTorch reads it as a miss)
+    Moved,        // a Triton cache's group file names its files at another path (a warning)
 };
 
 std::string_view to_string(ProblemKind kind);

@@ -125,11 +125,22 @@ struct EntrySummary {
     std::string error; // for parse errors
 };
 
+// Compiled Triton kernels grouped by what a Triton cache is sorted by.
+struct TritonGroupStats {
+    std::string group; // a kernel name, or an arch ("90", "gfx942"; "" when unknown)
+    std::uint64_t kernels = 0;
+    std::uint64_t bytes = 0;
+    std::int64_t oldest_ns = 0;
+    std::int64_t newest_ns = 0;
+};
+
 struct RootStats {
     Root root;
     std::map<cachedir::FileKind, KindStats> kinds;
-    std::vector<EntrySummary> largest;      // the biggest entries, largest first
-    std::vector<EntrySummary> parse_errors; // entries that did not parse
+    std::vector<TritonGroupStats> triton_by_name; // the largest names first, at most `largest`
+    std::vector<TritonGroupStats> triton_by_arch; // the largest first
+    std::vector<EntrySummary> largest;            // the biggest entries, largest first
+    std::vector<EntrySummary> parse_errors;       // entries that did not parse
 };
 
 class EntryIndex;
