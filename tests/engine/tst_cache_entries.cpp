@@ -8,6 +8,7 @@
 #include <cachelens/cachedir/benchmark_cache.h>
 #include <cachelens/cachedir/best_config.h>
 #include <cachelens/cachedir/environment.h>
+#include <cachelens/cachedir/fingerprint.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
 #include <cachelens/cachedir/triton_kernel.h>
 #include <cachelens/core/mapped_file.h>
@@ -230,6 +231,19 @@ private slots:
                          "NVIDIA H100 80GB HBM3, CUDA 13.0, Triton 3.6.0, torch build " +
                              qs(environment.torch_build.substr(0, 8)));
                 builds.insert(environment.torch_build);
+                // The whole fingerprint: torch 2.11 from the repro header, the
+                // device its graph runs on (cpu_dev: CPU, C++ kernels, no
+                // Triton target), Hopper's arch for the kernels it carries.
+                const Fingerprint fingerprint = fingerprint_of(*entry);
+                QCOMPARE(qs(fingerprint.torch_version), QString("2.11.0+cu130"));
+                const bool cpu = std::string_view(set).starts_with("cpu_dev");
+                QCOMPARE(fingerprint.device_types, std::vector<std::string>{cpu ? "cpu" : "cuda"});
+                if (cpu || entry->triton_artifacts.empty()) {
+                    QVERIFY(fingerprint.triton_targets.empty());
+                } else {
+                    QCOMPARE(fingerprint.triton_targets, std::vector<std::string>{"cuda 90"});
+                }
+                QVERIFY(fingerprint.inductor_config.contains("max_autotune"));
                 ++entries;
             }
         }

@@ -495,8 +495,9 @@ private slots:
                  "NVIDIA H100 80GB HBM3");
         // And which calls of the user's code it was traced from.
         const auto forward = test::run_cli({"show", fixture_dir("devset/cache"), "flgtecy7"});
-        QVERIFY2(forward.out.contains("  compiled for           NVIDIA H100 80GB HBM3, CUDA 13.0, "
-                                      "Triton 3.6.0, torch build bhbxfhox\n"
+        QVERIFY2(forward.out.contains("  compiled for           NVIDIA H100 80GB HBM3 (cuda 90), "
+                                      "CUDA 13.0, Triton 3.6.0, torch build bhbxfhox, torch "
+                                      "2.11.0+cu130\n"
                                       "  traced from            calls of layer_norm, gelu, "
                                       "log_softmax, linear x2\n"),
                  forward.out.constData());

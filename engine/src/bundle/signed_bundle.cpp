@@ -440,8 +440,8 @@ void read_facts(const cachedir::FxGraphEntry& entry, SourceFacts& facts) {
         all.insert(from->begin(), from->end());
         into->assign(all.begin(), all.end());
     }
+    set_once(facts.torch_version, graph.torch_version);
     if (entry.runnable_graph) {
-        set_once(facts.torch_version, comment_value(*entry.runnable_graph, "# torch version: "));
         set_once(facts.cuda_version,
                  comment_value(*entry.runnable_graph, "# torch cuda version: "));
     }

@@ -1,6 +1,7 @@
 #include <cachelens/cachedir/entry_description.h>
 #include <cachelens/cachedir/entry_links.h>
 #include <cachelens/cachedir/environment.h>
+#include <cachelens/cachedir/fingerprint.h>
 #include <cachelens/core/format.h>
 #include <cachelens/hash/sha256.h>
 #include <cachelens/pickle/repr.h>
@@ -429,14 +430,23 @@ void describe_fx_graph(std::vector<Field>& out, const FxGraphEntry& fx) {
                                                   : " graph of a training compile");
     out.push_back(value_field(kEveryone, "Graph", "role", std::string(to_string(role)), role_text));
     // What another machine must match for it to hit there.
-    const Environment environment = environment_of(fx.debug_lines);
+    const Fingerprint fingerprint = fingerprint_of(fx);
+    const Environment& environment = fingerprint.environment;
     std::vector<Field> environment_json;
     for (const auto& [name, text] : environment.json_fields()) {
         environment_json.push_back(
             json(std::string(name), text->empty() ? FieldValue{} : FieldValue{*text}));
     }
     out.push_back(json_object("environment", std::move(environment_json)));
-    out.push_back(shown(kPeople, "Compiled for", environment.describe()));
+    if (!fingerprint.torch_version.empty()) {
+        out.push_back(json("torch_version", fingerprint.torch_version));
+    }
+    std::vector<Field> targets_json;
+    for (const auto& target : fingerprint.triton_targets) {
+        targets_json.push_back(json({}, target));
+    }
+    out.push_back(json_list("triton_targets", std::move(targets_json)));
+    out.push_back(shown(kPeople, "Compiled for", fingerprint.describe()));
     // Where it came from in the user's code, as far as the wrapper says.
     const auto calls = traced_calls(fx.source_code);
     std::vector<Field> calls_json;

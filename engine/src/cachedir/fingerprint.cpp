@@ -90,6 +90,19 @@ std::string Fingerprint::describe() const {
 Fingerprint fingerprint_of(const FxGraphEntry& entry) {
     Fingerprint fingerprint;
     fingerprint.environment = environment_of(entry.debug_lines);
+    // The repro header of its runnable graph: "# torch version: 2.11.0+cu130".
+    if (entry.runnable_graph) {
+        constexpr std::string_view kTorchVersion = "# torch version: ";
+        const std::string_view graph = *entry.runnable_graph;
+        if (const auto found = graph.find(kTorchVersion); found != std::string_view::npos) {
+            const auto from = found + kTorchVersion.size();
+            std::string_view version = graph.substr(from, graph.find('\n', from) - from);
+            while (!version.empty() && (version.back() == '\r' || version.back() == ' ')) {
+                version.remove_suffix(1);
+            }
+            fingerprint.torch_version = std::string(version);
+        }
+    }
     fingerprint.device_types = sorted({entry.device_types.begin(), entry.device_types.end()});
     std::set<std::string> targets;
     for (const auto& kernel : entry.triton_artifacts) {
