@@ -270,6 +270,21 @@ private slots:
         for (const auto& entry : elsewhere->entries) {
             QCOMPARE(qs(entry.reasons.front().category), QString("device"));
         }
+        // Exported without its forward graph: the AOT entry can never hit.
+        bundle::MegaBundle partial = file->bundle;
+        for (auto& section : partial.sections) {
+            std::erase_if(section.artifacts, [](const bundle::MegaArtifact& artifact) {
+                return artifact.key.starts_with("flgtecy7im");
+            });
+        }
+        auto lacking = preflight(preflight_source(partial, "partial.bin"), *cpu);
+        QVERIFY_RESULT(lacking);
+        QCOMPARE(lacking->entries.size(), 2u);
+        QCOMPARE(lacking->incomplete.size(), 1u);
+        QCOMPARE(qs(lacking->incomplete[0].text),
+                 QString("its forward graph flgtecy7im4dralr3mgjxdybnzzs6wqj55uihf75qzmvwfhdea7e "
+                         "is not in the cache: it can never hit"));
+
         auto here = explain::preflight_against(source, test::fixture("devset/cache"));
         QVERIFY_RESULT(here);
         QCOMPARE(here->report.count(PreflightOutcome::CanHit), 3u);
