@@ -37,7 +37,7 @@ declare -A max_len=(
     [fuzz_remote]=65536
     [fuzz_signed_bundle]=262144
 )
-all_targets=(fuzz_unpickler fuzz_python_literal fuzz_python_tokens fuzz_kernel_module fuzz_best_config fuzz_example_inputs fuzz_causes fuzz_triton_kernel fuzz_trace fuzz_guards fuzz_mega_cache fuzz_signed_bundle fuzz_remote)
+all_targets=(fuzz_unpickler fuzz_python_literal fuzz_python_tokens fuzz_kernel_module fuzz_best_config fuzz_example_inputs fuzz_causes fuzz_fingerprint fuzz_triton_kernel fuzz_trace fuzz_guards fuzz_mega_cache fuzz_signed_bundle fuzz_remote)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     targets=("${all_targets[@]}")
@@ -130,6 +130,17 @@ for left, right in itertools.islice(itertools.product(keys, repeat=2), 48):
     data = "\n".join(left + ["---"] + right + ["===", sizes]).encode()
     (corpus / hashlib.sha1(data).hexdigest()).write_bytes(data)
 PY
+        ;;
+    fuzz_fingerprint)
+        # The fingerprints `cachelens env --from` writes of each fixture dir.
+        local dir
+        for dir in "$fixtures"/*/cache; do
+            "$repo"/build/default/app/cli/cachelens env --from "$dir" --json \
+                >"$corpus/env-$(basename "$(dirname "$dir")").json" 2>/dev/null || true
+        done
+        printf '%s' '{"cachelens_fingerprint": 1, "environment": {"cuda": "13.0"}, "device_types":
+            ["cuda"], "inductor_config": {"debug": [{"hash": "x", "value": "False", "graphs": 1}]}}' \
+            >"$corpus/hand-made.json"
         ;;
     fuzz_triton_kernel)
         # One kernel's metadata and PTX from each Triton dir.
