@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpu-session.sh: every GPU check of issue #15 in one call on the GPU machine
+# gpu-session.sh: every GPU check (issues #15, #20) in one call on the GPU machine
 # (device time is scarce: one start, one command). Needs the self-contained CLI
 # in gpu-bin/ (`scripts/gpu-check.sh build` here) and the devset fixtures in
 # $CACHELENS_SHARED_DIR (default: shared/ in the checkout, else ../shared).
@@ -7,7 +7,8 @@
 #   scripts/gpu-session.sh [STEP...]     # default: every step, in this order
 #
 # Steps: facts, check, graph, all-configs, failures, compile (= accept and
-# bundles side by side), accept, bundles, trace.
+# bundles side by side), accept, bundles, trace, env (#20: `cachelens env`
+# against the real PyTorch).
 # Each step's stdout and stderr go to $OUT/results/<step>.{out,err} (OUT
 # defaults to a temporary dir); the summary goes to stdout and the results
 # are packed into $OUT/results.tar.gz (the device tool brings back few files).
@@ -190,8 +191,21 @@ compile_checks() {
     cat "$results/accept.log"
 }
 
+# #20: this machine's fingerprint asked of the real PyTorch, then a cache
+# compiled here checked against it: every entry must be can_hit (the torch
+# build's hash, the GPU, CUDA and Triton as PyTorch put them in the keys).
+env_check() {
+    "$cli" env --python python3 --output "$results/env.json" || return 1
+    TORCHINDUCTOR_CACHE_DIR="$work/env-cache" python3 -c '
+import torch
+f = torch.compile(lambda x: (x.sin() + 1).sum())
+f(torch.randn(4096, device="cuda"))'
+    "$cli" preflight "$work/env-cache" --target "$results/env.json"
+    "$cli" env --from "$work/env-cache"
+}
+
 export root cli fixtures results work
-export -f elapsed_ms facts check graph all_configs failures accept_one accept bundles compile_checks trace_tuning
+export -f elapsed_ms facts check graph all_configs failures accept_one accept bundles compile_checks trace_tuning env_check
 
 steps=("$@")
 [[ ${#steps[@]} -gt 0 ]] || steps=(facts check graph all-configs failures compile)
@@ -206,6 +220,7 @@ for name in "${steps[@]}"; do
     bundles) step bundles 300 bundles ;;
     compile) step compile 240 compile_checks ;;
     trace) step trace 150 trace_tuning ;;
+    env) step env 180 env_check ;;
     *) echo "gpu-session: no step $name" >&2 ;;
     esac
 done
