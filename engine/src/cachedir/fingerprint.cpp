@@ -2,6 +2,7 @@
 #include <cachelens/cachedir/fingerprint.h>
 #include <cachelens/cachedir/triton_kernel.h>
 #include <cachelens/core/mapped_file.h>
+#include <cachelens/core/small_sort.h>
 
 #include <nlohmann/json.hpp>
 
@@ -165,8 +166,11 @@ Result<Fingerprint> FingerprintTally::result(const std::filesystem::path& root) 
         environments_, [](const auto& a, const auto& b) { return a.second < b.second; });
     machine.environment = environment->first;
     machine.agreeing = environment->second;
+    // The most common value first, the first seen first among equals.
     for (auto& [name, values] : machine.inductor_config) {
-        std::ranges::stable_sort(values, std::greater{}, &InductorSetting::graphs);
+        stable_sort_small(values, [](const InductorSetting& a, const InductorSetting& b) {
+            return a.graphs > b.graphs;
+        });
     }
     return machine;
 }

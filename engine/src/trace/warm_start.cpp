@@ -1,4 +1,5 @@
 #include <cachelens/core/format.h>
+#include <cachelens/core/small_sort.h>
 #include <cachelens/trace/warm_start.h>
 
 #include <fmt/format.h>
@@ -498,8 +499,8 @@ WarmStartSummary summarize(std::span<const WarmStartReport> reports) {
             }
         }
     }
-    std::ranges::stable_sort(summary.causes,
-                             [](const auto& a, const auto& b) { return a.second > b.second; });
+    stable_sort_small(summary.causes,
+                      [](const auto& a, const auto& b) { return a.second > b.second; });
     return summary;
 }
 
