@@ -68,8 +68,13 @@ shot benchmarks --view bench
 # Triton's own cache (~/.triton/cache): the sample cache's triton/0/ hash dirs copied flat.
 mkdir -p "$work/home/.triton"
 cp -r "$work/sample-cache/triton/0" "$work/home/.triton/cache"
-shot triton-cache --open "$work/home/.triton/cache" --select "$work/home/.triton/cache/$triton" \
-    --tab overview
+if [[ -z "${SHOTS:-}" || " $SHOTS " == *" triton-cache "* ]]; then
+    echo "docs/images/triton-cache.png"
+    xvfb-run -a -s "-screen 0 1600x1000x24" \
+        env XDG_CONFIG_HOME="$work/config" TORCHINDUCTOR_CACHE_DIR= \
+        "$gui" --catalog "$work/triton-catalog.sqlite" --open "$work/home/.triton/cache" \
+        --select "$triton" --tab overview --size 1400x860 --screenshot "$out/triton-cache.png"
+fi
 
 # The warm-start report of the devset's two TORCH_TRACE logs (the shared
 # fixtures beside the checkout), their misses compared with the sample cache.
