@@ -39,9 +39,9 @@ def fingerprint():
             targets.append("hip " + properties.gcnArchName.split(":")[0])
         else:
             targets.append("cuda %d" % (properties.major * 10 + properties.minor))
-    for other in ("xpu", "mps"):
-        backend = getattr(torch, other, None) or getattr(torch.backends, other, None)
-        if backend is not None and getattr(backend, "is_available", lambda: False)():
+    for other in ("xpu", "mps"):  # torch.xpu.is_available(), torch.backends.mps.is_available()
+        backends = (getattr(torch, other, None), getattr(torch.backends, other, None))
+        if any(getattr(backend, "is_available", lambda: False)() for backend in backends):
             devices.append(other)
     return {"torch_version": str(torch.__version__), "debug_lines": lines,
             "device_types": devices, "triton_targets": targets}
