@@ -354,6 +354,15 @@ private slots:
         QCOMPARE(activated[0][0].toString(), QString::fromStdString(stats.root.location));
         QCOMPARE(activated[0][1].toString(), QString::fromStdString(stats.largest[0].path));
 
+        // The Triton kernels: by arch (the devset's are all Hopper's), then by name.
+        auto* triton = view.tritonKernelList();
+        QCOMPARE(triton->topLevelItemCount(),
+                 static_cast<int>(stats.triton_by_arch.size() + stats.triton_by_name.size()));
+        QVERIFY(!stats.triton_by_arch.empty());
+        QCOMPARE(triton->topLevelItem(0)->text(2), QString("arch 90"));
+        QCOMPARE(triton->topLevelItem(1)->text(2),
+                 QString::fromStdString(stats.triton_by_name[0].group));
+
         auto* pruneButton = view.findChild<QPushButton*>();
         for (auto* button : view.findChildren<QPushButton*>()) {
             if (button->text().startsWith("Prune")) {

@@ -3,6 +3,7 @@
 #include "data/stats_snapshot.h"
 #include "jobs/job_tracker.h"
 #include "models/kind_stats_model.h"
+#include "text/engine_text.h"
 #include "text/plain_text.h"
 #include "text/stats_text.h"
 #include "widgets/banner.h"
@@ -193,9 +194,16 @@ StatsPage::StatsPage(JobPool& pool, QString catalogPath, QWidget* parent)
     (new QVBoxLayout(largestBox))->addWidget(largest_);
     auto* errorsBox = new QGroupBox(tr("Entries that do not parse"));
     (new QVBoxLayout(errorsBox))->addWidget(errors_);
+    // What fills a Triton cache: its kernels by arch and by name.
+    triton_ = makeEntryList({tr("Size"), tr("Kernels"), tr("Arch or kernel"), tr("Cache dir")});
+    triton_->setObjectName(QStringLiteral("tritonKernels"));
+    triton_->setSelectionMode(QAbstractItemView::NoSelection);
+    auto* tritonBox = new QGroupBox(tr("Triton kernels"));
+    (new QVBoxLayout(tritonBox))->addWidget(triton_);
     auto* lists = new QSplitter(Qt::Horizontal);
     lists->addWidget(largestBox);
     lists->addWidget(errorsBox);
+    lists->addWidget(tritonBox);
     lists->setChildrenCollapsible(false);
     for (auto* list : {largest_, errors_}) {
         connect(list, &QTreeWidget::itemActivated, this,
@@ -368,6 +376,28 @@ void StatsPage::setSnapshot(StatsSnapshot snapshot) {
     };
     fill(largest_, largest, false);
     fill(errors_, errors, true);
+    triton_->clear();
+    for (const auto& root : roots) {
+        const QString location = QString::fromStdString(root.root.location);
+        for (const auto& [groups, label] : {std::pair{&root.triton_by_arch, tr("arch %1")},
+                                            std::pair{&root.triton_by_name, QString("%1")}}) {
+            for (const auto& group : *groups) {
+                const QString name = group.group.empty() ? tr("(unknown)") : text(group.group);
+                auto* item = new QTreeWidgetItem({stats_text::bytes(group.bytes),
+                                                  QString::number(group.kernels), label.arg(name),
+                                                  location});
+                item->setTextAlignment(0, Qt::AlignRight | Qt::AlignVCenter);
+                item->setTextAlignment(1, Qt::AlignRight | Qt::AlignVCenter);
+                item->setToolTip(2, tr("newest %1, oldest %2")
+                                        .arg(stats_text::age(group.newest_ns, snapshot_->now_ns),
+                                             stats_text::age(group.oldest_ns, snapshot_->now_ns)));
+                triton_->addTopLevelItem(item);
+            }
+        }
+    }
+    triton_->setColumnHidden(3, one);
+    triton_->resizeColumnToContents(0);
+    triton_->resizeColumnToContents(1);
     if (errors.empty()) {
         auto* none = new QTreeWidgetItem(QStringList{tr("Every entry parses.")});
         none->setFlags(Qt::NoItemFlags);

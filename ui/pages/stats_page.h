@@ -48,6 +48,8 @@ public:
     QChart* ageChart() const;
     QTreeWidget* largestList() const { return largest_; }
     QTreeWidget* parseErrorList() const { return errors_; }
+    // Compiled Triton kernels by arch, then by name (the largest names).
+    QTreeWidget* tritonKernelList() const { return triton_; }
     QString errorText() const;
 
 signals:
@@ -84,6 +86,7 @@ private:
     QChartView* ageView_ = nullptr;
     QTreeWidget* largest_ = nullptr;
     QTreeWidget* errors_ = nullptr;
+    QTreeWidget* triton_ = nullptr;
 };
 
 } // namespace cachelens::ui
