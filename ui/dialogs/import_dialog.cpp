@@ -285,10 +285,18 @@ void ImportDialog::replan() {
     };
     runPlanJob<Planned>(
         tr("Checking every artifact against %1…").arg(text(dir.string())),
-        [file, dir, rules](const JobContext&) {
-            return Planned{bundle::plan_import(file->bundle, dir, rules),
-                           explain::preflight_against(
-                               explain::preflight_source(file->bundle, file->path.string()), dir)};
+        [file, dir, rules](const JobContext& context) {
+            auto plan = bundle::plan_import(file->bundle, dir, rules);
+            // A big destination has many FX entries to learn the machine from:
+            // shown as it goes, and stopped with the job.
+            auto preflight = explain::preflight_against(
+                explain::preflight_source(file->bundle, file->path.string()), dir,
+                context.engineProgress([](const Progress& progress) {
+                    return tr("Will it hit here? Reading %1 of %2 entries…")
+                        .arg(progress.done)
+                        .arg(progress.total);
+                }));
+            return Planned{std::move(plan), std::move(preflight)};
         },
         [this, selectedRow](Planned planned) {
             auto& plan = planned.plan;

@@ -218,7 +218,7 @@ Result<PullOutcome> pullEntries(const remote::RedisEndpoint& endpoint,
                         .preflight = fail(ErrorKind::NotFound, "not a dry run")};
     if (dryRun) {
         outcome.preflight = explain::preflight_against(
-            explain::preflight_source(pulled->values, endpoint.display()), into);
+            explain::preflight_source(pulled->values, endpoint.display()), into, progress);
     }
     for (const auto& problem : pulled->problems) {
         outcome.problems << text(problem);
