@@ -201,7 +201,20 @@ import torch
 f = torch.compile(lambda x: (x.sin() + 1).sum())
 f(torch.randn(4096, device="cuda"))'
     "$cli" preflight "$work/env-cache" --target "$results/env.json"
+    echo "preflight of the fresh cache: exit $?"
+    # What preflight promised, checked against PyTorch: the same graph in a
+    # fresh process must hit the FX graph cache.
+    TORCHINDUCTOR_CACHE_DIR="$work/env-cache" python3 -c '
+import torch
+from torch._dynamo.utils import counters
+f = torch.compile(lambda x: (x.sin() + 1).sum())
+f(torch.randn(4096, device="cuda"))
+print("second compile: fxgraph_cache_hit", counters["inductor"]["fxgraph_cache_hit"], "miss", counters["inductor"]["fxgraph_cache_miss"])'
     "$cli" env --from "$work/env-cache"
+    # The devset was compiled on an H100: on another GPU preflight must say
+    # which entries miss and why (the device name in the keys).
+    "$cli" preflight "$fixtures/cache" --target "$results/env.json"
+    echo "preflight of the devset: exit $?"
 }
 
 export root cli fixtures results work
