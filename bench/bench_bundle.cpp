@@ -2,12 +2,13 @@
 // (anchor_bundle.py) does the same work in CPython with PyTorch's format
 // logic, on the same inputs and in the same scratch dir (one filesystem).
 //
-// - decode: decode_mega_cache of the bundle's bytes in memory (crc32, every
-//   length, base64 types and keys, contents copied out).
+// - decode: decode_mega_cache of the bundle's bytes in memory, as the mapped
+//   file (crc32, every length, base64 types and keys; contents are views
+//   into the bytes, as open_bundle_file gives them).
 // - import: what `cachelens import FILE --into DIR` does from the bytes in
 //   memory: decode, plan_import (destinations, the safety checks, which
-//   unpickle every FX and AOT entry) and run_import (each file written
-//   atomically and fsynced, its directory fsynced). Into a fresh, empty
+//   unpickle every FX and AOT entry) and run_import (temp files, one syncfs,
+//   renames, one syncfs: durable, a batch at a time). Into a fresh, empty
 //   directory every iteration, made and removed untimed.
 // - export: export_bundle of a whole cache dir (read every file, check the
 //   content-addressed names, read the FX entries' best_config links) and
@@ -47,21 +48,23 @@ std::string input_name(const fs::path& path) {
     return name.empty() ? path.parent_path().filename().string() : name;
 }
 
-void decode(benchmark::State& state, const std::string& bytes, std::size_t artifacts) {
+using Bytes = std::shared_ptr<const std::string>;
+
+void decode(benchmark::State& state, const Bytes& bytes, std::size_t artifacts) {
     for (auto _ : state) {
-        auto bundle = cachelens::bundle::decode_mega_cache(bytes);
+        auto bundle = cachelens::bundle::decode_mega_cache(*bytes, {.owner = bytes});
         if (!bundle || bundle->artifact_count() != artifacts) {
             state.SkipWithError(bundle ? "artifacts lost" : bundle.error().describe().c_str());
             return;
         }
         benchmark::DoNotOptimize(bundle->sections.data());
     }
-    state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes.size()));
+    state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes->size()));
     state.counters["artifacts"] = static_cast<double>(artifacts);
-    state.counters["bytes"] = static_cast<double>(bytes.size());
+    state.counters["bytes"] = static_cast<double>(bytes->size());
 }
 
-void import(benchmark::State& state, const std::string& bytes, std::size_t artifacts) {
+void import(benchmark::State& state, const Bytes& bytes, std::size_t artifacts) {
     const fs::path target = g_scratch / "cachelens-import";
     for (auto _ : state) {
         std::error_code error;
@@ -72,7 +75,7 @@ void import(benchmark::State& state, const std::string& bytes, std::size_t artif
             return;
         }
         const auto start = std::chrono::steady_clock::now();
-        auto bundle = cachelens::bundle::decode_mega_cache(bytes);
+        auto bundle = cachelens::bundle::decode_mega_cache(*bytes, {.owner = bytes});
         if (!bundle) {
             state.SkipWithError(bundle.error().describe().c_str());
             return;
@@ -92,9 +95,9 @@ void import(benchmark::State& state, const std::string& bytes, std::size_t artif
     }
     std::error_code error;
     fs::remove_all(target, error);
-    state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes.size()));
+    state.SetBytesProcessed(state.iterations() * static_cast<std::int64_t>(bytes->size()));
     state.counters["artifacts"] = static_cast<double>(artifacts);
-    state.counters["bytes"] = static_cast<double>(bytes.size());
+    state.counters["bytes"] = static_cast<double>(bytes->size());
 }
 
 void export_dir(benchmark::State& state, const fs::path& cache_dir) {
@@ -137,18 +140,18 @@ void load_inputs(const std::vector<const char*>& paths) {
         }
         auto mapped = checked(cachelens::MappedFile::open(path), "bundle");
         // Shared by the benchmarks of this file, which outlive this function.
-        auto bytes = std::make_shared<const std::string>(mapped->bytes());
+        const Bytes bytes = std::make_shared<const std::string>(mapped->bytes());
         const auto artifacts =
             checked(cachelens::bundle::decode_mega_cache(*bytes), path.c_str()).artifact_count();
         benchmark::RegisterBenchmark(
             ("decode/" + name).c_str(),
-            [bytes, artifacts](benchmark::State& state) { decode(state, *bytes, artifacts); })
+            [bytes, artifacts](benchmark::State& state) { decode(state, bytes, artifacts); })
             ->Unit(benchmark::kMillisecond)
             ->UseRealTime()
             ->MinTime(1.0);
         benchmark::RegisterBenchmark(
             ("import/" + name).c_str(),
-            [bytes, artifacts](benchmark::State& state) { import(state, *bytes, artifacts); })
+            [bytes, artifacts](benchmark::State& state) { import(state, bytes, artifacts); })
             ->Unit(benchmark::kMillisecond)
             ->UseManualTime()
             ->MinTime(1.0);

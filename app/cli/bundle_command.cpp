@@ -7,10 +7,10 @@
 #include "import_report.h"
 #include "output.h"
 
+#include <cachelens/bundle/bundle_file.h>
 #include <cachelens/bundle/import.h>
 #include <cachelens/bundle/mega_cache.h>
 #include <cachelens/bundle/signed_bundle.h>
-#include <cachelens/core/mapped_file.h>
 #include <cachelens/hash/sha256.h>
 
 #include <cstdio>
@@ -49,27 +49,14 @@ std::string source_line(const bundle::SourceFacts& source) {
 }
 
 int run_bundle_ls(const BundleLsOptions& options) {
-    auto file = MappedFile::open(options.file);
+    // The signature is not checked here (that needs the signer's key: cachelens
+    // verify --trust); the payload is still checked against the manifest.
+    auto file = bundle::open_bundle_file(options.file);
     if (!file) {
         return report(file.error());
     }
-    // The signature is not checked here (that needs the signer's key: cachelens
-    // verify --trust); the payload is still checked against the manifest.
-    std::optional<bundle::Manifest> manifest;
-    Result<bundle::MegaBundle> bundle;
-    if (bundle::looks_signed((*file)->bytes())) {
-        auto signed_bundle = bundle::read_signed_bundle((*file)->bytes());
-        if (!signed_bundle) {
-            return report(signed_bundle.error().at(options.file));
-        }
-        manifest = std::move(signed_bundle->manifest);
-        bundle = std::move(signed_bundle->bundle);
-    } else {
-        bundle = bundle::decode_mega_cache((*file)->bytes());
-        if (!bundle) {
-            return report(bundle.error().at(options.file));
-        }
-    }
+    const std::optional<bundle::Manifest>& manifest = file->manifest;
+    const bundle::MegaBundle* bundle = &file->bundle;
     // Every artifact's verdict, as `import` would judge it (with no code allowed).
     std::vector<bundle::ArtifactCheck> checks;
     for (const auto& section : bundle->sections) {
@@ -95,7 +82,7 @@ int run_bundle_ls(const BundleLsOptions& options) {
     std::printf("%s: mega-cache bundle (%s form, version %llu), %zu artifacts, %s\n",
                 options.file.c_str(), std::string(to_string(bundle->form)).c_str(),
                 static_cast<unsigned long long>(bundle->version), bundle->artifact_count(),
-                format_bytes((*file)->size()).c_str());
+                format_bytes(file->size).c_str());
     // Signed: what the signer recorded; else read from the graphs themselves.
     std::printf("compiled for %s\n",
                 source_line(manifest ? manifest->source : bundle::source_facts(*bundle)).c_str());

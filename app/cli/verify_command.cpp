@@ -49,12 +49,14 @@ std::vector<bundle::ArtifactCheck> judge_artifacts(const bundle::MegaBundle& meg
     return checks;
 }
 
-BundleCheck check_bundle(std::string_view bytes, const std::optional<bundle::PublicKey>& trusted) {
+// `file` keeps `bytes` alive: the decoded contents are slices of it.
+BundleCheck check_bundle(std::string_view bytes, const std::shared_ptr<const MappedFile>& file,
+                         const std::optional<bundle::PublicKey>& trusted) {
     BundleCheck check;
     check.is_signed = bundle::looks_signed(bytes);
     if (check.is_signed) {
-        auto signed_bundle = trusted ? bundle::verify_signed_bundle(bytes, *trusted)
-                                     : bundle::read_signed_bundle(bytes);
+        auto signed_bundle = trusted ? bundle::verify_signed_bundle(bytes, *trusted, file)
+                                     : bundle::read_signed_bundle(bytes, file);
         if (!signed_bundle) {
             check.problem = signed_bundle.error().message;
             return check;
@@ -72,7 +74,7 @@ BundleCheck check_bundle(std::string_view bytes, const std::optional<bundle::Pub
         }
         return check;
     }
-    auto plain = bundle::decode_mega_cache(bytes);
+    auto plain = bundle::decode_mega_cache(bytes, {.owner = file});
     if (!plain) {
         check.problem = "not a readable bundle: " + plain.error().message;
         return check;
@@ -105,7 +107,7 @@ int run_verify_bundle(const VerifyOptions& options) {
         // Wrong input, not a bundle that failed its check.
         return report(bundle::decode_mega_cache(bytes).error().at(options.path));
     }
-    const BundleCheck check = check_bundle(bytes, trusted);
+    const BundleCheck check = check_bundle(bytes, *file, trusted);
     std::vector<const bundle::ArtifactCheck*> judged;
     std::size_t refused_code = 0;
     for (const auto& artifact : check.artifact_checks) {

@@ -21,15 +21,17 @@ Result<BundleFile> open_bundle_file(const std::filesystem::path& file,
                             required_signer->fingerprint() + " is required",
                         file.string());
         }
-        auto bundle = decode_mega_cache(bytes);
+        // The contents stay slices of the mapped file: a bundle is never held twice.
+        auto bundle = decode_mega_cache(bytes, {.owner = *mapped});
         if (!bundle) {
             return std::unexpected(std::move(bundle.error()).at(file.string()));
         }
         result.bundle = std::move(*bundle);
         return result;
     }
-    auto signed_bundle = required_signer != nullptr ? verify_signed_bundle(bytes, *required_signer)
-                                                    : read_signed_bundle(bytes);
+    auto signed_bundle = required_signer != nullptr
+                             ? verify_signed_bundle(bytes, *required_signer, *mapped)
+                             : read_signed_bundle(bytes, *mapped);
     if (!signed_bundle) {
         return std::unexpected(std::move(signed_bundle.error()).at(file.string()));
     }

@@ -6,8 +6,6 @@
 #include <cachelens/pickle/access.h>
 #include <cachelens/pickle/unpickler.h>
 
-#include <zlib.h>
-
 #include <array>
 #include <cstdio>
 #include <optional>
@@ -19,9 +17,11 @@ namespace {
 // Reads big-endian fields, every length checked against what is left.
 class Reader {
 public:
-    explicit Reader(std::string_view bytes, std::size_t base = 0)
+    // `owner` keeps `bytes` alive: contents are slices sharing it.
+    Reader(std::string_view bytes, std::size_t base, std::shared_ptr<const void> owner)
         : bytes_(bytes)
-        , base_(base) {}
+        , base_(base)
+        , owner_(std::move(owner)) {}
 
     bool at_end() const { return at_ == bytes_.size(); }
     std::size_t offset() const { return base_ + at_; }
@@ -69,6 +69,15 @@ public:
         return view;
     }
 
+    // An artifact's content: sized(), as a slice of the owner's bytes.
+    Result<SharedBytes> content() {
+        auto bytes = sized("an artifact's content");
+        if (!bytes) {
+            return std::unexpected(bytes.error());
+        }
+        return SharedBytes(owner_, *bytes);
+    }
+
     Result<std::string> text(const char* what) {
         const std::size_t start = offset();
         auto encoded = sized(what);
@@ -95,6 +104,7 @@ private:
     std::string_view bytes_;
     std::size_t base_ = 0;
     std::size_t at_ = 0;
+    std::shared_ptr<const void> owner_;
 };
 
 void put_sized(std::string& out, std::string_view bytes) {
@@ -165,19 +175,20 @@ Result<MegaBundle> read_type_enum(Reader& reader, MegaBundle bundle) {
         if (!key) {
             return std::unexpected(key.error());
         }
-        auto content = reader.sized("an artifact's content");
+        auto content = reader.content();
         if (!content) {
             return std::unexpected(content.error());
         }
-        append_artifact(bundle, kEnumTypes[*type], {std::move(*key), std::string(*content)});
+        append_artifact(bundle, kEnumTypes[*type], {std::move(*key), std::move(*content)});
     }
     return bundle;
 }
 
 // The stream after the crc (or from the start, in the forms without one):
 // the current form's sections, or the type-enum form's flat run.
-Result<MegaBundle> read_stream(std::string_view stream, std::size_t base, MegaBundle::Form form) {
-    Reader reader(stream, base);
+Result<MegaBundle> read_stream(std::string_view stream, std::size_t base, MegaBundle::Form form,
+                               const std::shared_ptr<const void>& owner) {
+    Reader reader(stream, base, owner);
     MegaBundle bundle;
     bundle.form = form;
     auto version = reader.u64("the version");
@@ -218,11 +229,11 @@ Result<MegaBundle> read_stream(std::string_view stream, std::size_t base, MegaBu
             if (!key) {
                 return std::unexpected(key.error());
             }
-            auto content = reader.sized("an artifact's content");
+            auto content = reader.content();
             if (!content) {
                 return std::unexpected(content.error());
             }
-            section.artifacts.push_back({std::move(*key), std::string(*content)});
+            section.artifacts.push_back({std::move(*key), std::move(*content)});
         }
         bundle.sections.push_back(std::move(section));
     }
@@ -458,13 +469,6 @@ std::unexpected<Error> not_a_mega_cache(std::string_view bytes) {
 
 } // namespace
 
-std::uint32_t crc32(std::string_view bytes) {
-    // zlib's: what Python's zlib.crc32 calls, several times faster than a
-    // byte-wise table, so checking a large bundle is not the slow part.
-    return static_cast<std::uint32_t>(
-        ::crc32_z(0, reinterpret_cast<const Bytef*>(bytes.data()), bytes.size()));
-}
-
 std::size_t MegaBundle::artifact_count() const {
     std::size_t count = 0;
     for (const auto& section : sections) {
@@ -493,8 +497,14 @@ bool looks_like_mega_cache(std::string_view bytes) {
 }
 
 Result<MegaBundle> decode_mega_cache(std::string_view bytes, const MegaDecodeOptions& options) {
+    if (options.owner == nullptr) {
+        MegaDecodeOptions owned = options;
+        auto copy = std::make_shared<const std::string>(bytes);
+        owned.owner = copy;
+        return decode_mega_cache(*copy, owned);
+    }
     if (starts_like_no_crc_form(bytes)) {
-        return read_stream(bytes, 0, MegaBundle::Form::NoCrc);
+        return read_stream(bytes, 0, MegaBundle::Form::NoCrc, options.owner);
     }
     if (starts_like_pickle_form(bytes)) {
         return read_pickle_form(bytes);
@@ -513,7 +523,7 @@ Result<MegaBundle> decode_mega_cache(std::string_view bytes, const MegaDecodeOpt
         static_cast<std::uint8_t>(bytes[3]);
     const std::uint32_t computed = crc32(bytes.substr(4));
     if (stored != computed && !options.check_crc) {
-        auto bundle = read_stream(bytes.substr(4), 4, MegaBundle::Form::Crc32);
+        auto bundle = read_stream(bytes.substr(4), 4, MegaBundle::Form::Crc32, options.owner);
         if (bundle) {
             bundle->crc_matches = false;
         }
@@ -527,7 +537,7 @@ Result<MegaBundle> decode_mega_cache(std::string_view bytes, const MegaDecodeOpt
                       stored, bytes.size() - 4, computed);
         return fail(ErrorKind::Corrupt, message);
     }
-    return read_stream(bytes.substr(4), 4, MegaBundle::Form::Crc32);
+    return read_stream(bytes.substr(4), 4, MegaBundle::Form::Crc32, options.owner);
 }
 
 std::string encode_mega_cache(const MegaBundle& bundle) {

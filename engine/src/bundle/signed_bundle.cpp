@@ -373,11 +373,12 @@ Result<void> check_artifacts(std::string_view payload, std::size_t base, const M
 }
 
 // What read and verify share once the manifest is known to be whole.
-Result<SignedBundle> check_payload(const Container& container, Manifest manifest) {
+Result<SignedBundle> check_payload(const Container& container, Manifest manifest,
+                                   std::shared_ptr<const void> owner) {
     if (auto ok = check_artifacts(container.payload, container.payload_at, manifest); !ok) {
         return std::unexpected(ok.error());
     }
-    auto decoded = decode_mega_cache(container.payload, {.check_crc = false});
+    auto decoded = decode_mega_cache(container.payload, {.check_crc = false, .owner = std::move(owner)});
     if (!decoded) {
         Error error = decoded.error();
         error.message = "the payload: " + error.message;
@@ -541,7 +542,7 @@ Result<std::string> sign_bundle(std::string_view mega_bytes, const PrivateKey& k
     return out;
 }
 
-Result<SignedBundle> read_signed_bundle(std::string_view bytes) {
+Result<SignedBundle> read_signed_bundle(std::string_view bytes, std::shared_ptr<const void> owner) {
     auto container = split_container(bytes);
     if (!container) {
         return std::unexpected(container.error());
@@ -550,10 +551,11 @@ Result<SignedBundle> read_signed_bundle(std::string_view bytes) {
     if (!manifest) {
         return std::unexpected(manifest.error());
     }
-    return check_payload(*container, std::move(*manifest));
+    return check_payload(*container, std::move(*manifest), std::move(owner));
 }
 
-Result<SignedBundle> verify_signed_bundle(std::string_view bytes, const PublicKey& trusted) {
+Result<SignedBundle> verify_signed_bundle(std::string_view bytes, const PublicKey& trusted,
+                                          std::shared_ptr<const void> owner) {
     auto container = split_container(bytes);
     if (!container) {
         return std::unexpected(container.error());
@@ -581,7 +583,7 @@ Result<SignedBundle> verify_signed_bundle(std::string_view bytes, const PublicKe
                                             manifest->signer_fingerprint + " but was signed by " +
                                             trusted_fingerprint);
     }
-    auto bundle = check_payload(*container, std::move(*manifest));
+    auto bundle = check_payload(*container, std::move(*manifest), std::move(owner));
     if (bundle) {
         bundle->signature_verified = true;
     }

@@ -20,7 +20,7 @@ bool is_entry_key(std::string_view key, char first) {
 
 // PyTorch's time_taken_ms for a value: the FX graph's compile time, or the
 // AOT entry's forward plus backward, in whole milliseconds.
-std::optional<std::int64_t> time_taken_ms(const std::string& type, const std::string& content) {
+std::optional<std::int64_t> time_taken_ms(const std::string& type, std::string_view content) {
     auto document = pickle::unpickle(content);
     if (!document) {
         return std::nullopt;
@@ -41,7 +41,7 @@ std::optional<std::int64_t> time_taken_ms(const std::string& type, const std::st
 }
 
 // The local file an artifact came from, relative to the cache dir.
-std::string source_of(const std::string& type, const std::string& key, const std::string& content) {
+std::string source_of(const std::string& type, const std::string& key, std::string_view content) {
     const auto check = bundle::check_artifact(type, key, content);
     return check.destination;
 }

@@ -24,8 +24,10 @@
 // again gives the same bytes; the older forms come out in the current one.
 
 #include <cachelens/core/error.h>
+#include <cachelens/core/shared_bytes.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,7 +36,7 @@ namespace cachelens::bundle {
 
 struct MegaArtifact {
     std::string key;     // as PyTorch gave it: an FX key, a best_config path, ...
-    std::string content; // the raw bytes
+    SharedBytes content; // the raw bytes: a slice of the decoded bundle, or bytes of its own
 };
 
 // One run of artifacts of one type, in the order the bundle holds them.
@@ -57,6 +59,10 @@ struct MegaDecodeOptions {
     // Off for signature checks: a flipped byte should then be named by the
     // artifact whose digest no longer matches, not only by the crc.
     bool check_crc = true;
+    // What keeps the decoded bytes alive (their mapped file): the contents
+    // become slices of it, sharing it, and nothing is copied. Without it the
+    // bytes are copied once, into storage the contents share.
+    std::shared_ptr<const void> owner;
 };
 
 std::string_view to_string(MegaBundle::Form form);

@@ -38,6 +38,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -103,12 +104,16 @@ struct SignedBundle {
 
 // The structure only, the signature NOT checked (for listing and browsing);
 // the payload is still checked against the manifest, artifact by artifact.
-Result<SignedBundle> read_signed_bundle(std::string_view bytes);
+// `owner`, when given, keeps `bytes` alive: the bundle's contents are slices
+// of them (MegaDecodeOptions::owner), else copies.
+Result<SignedBundle> read_signed_bundle(std::string_view bytes,
+                                        std::shared_ptr<const void> owner = {});
 
 // Everything: the framing, the signature over the manifest with `trusted`
 // (another signer's bundle is refused naming both fingerprints), the
 // manifest, then each payload artifact against the manifest, the payload's
-// crc and its whole digest.
-Result<SignedBundle> verify_signed_bundle(std::string_view bytes, const PublicKey& trusted);
+// crc and its whole digest. `owner` as for read_signed_bundle.
+Result<SignedBundle> verify_signed_bundle(std::string_view bytes, const PublicKey& trusted,
+                                          std::shared_ptr<const void> owner = {});
 
 } // namespace cachelens::bundle
