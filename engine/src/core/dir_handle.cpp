@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <utility>
+#include <variant>
 
 namespace cachelens {
 
@@ -178,19 +179,28 @@ Result<std::optional<std::string>> DirHandle::read_file(std::string_view name,
     return bytes;
 }
 
-Result<bool> DirHandle::write_file(std::string_view name, std::string_view bytes, WriteMode mode,
-                                   mode_t permissions) const {
-    const std::string file(name);
-    if (!is_plain_name(file)) {
-        return fail(ErrorKind::InvalidArgument, "not a file name", joined(path_, file));
-    }
-    const std::string temp = "." + file + "." + std::to_string(::getpid()) + ".tmp";
-    const int fd = ::openat(fd_, temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                            permissions);
+namespace {
+
+std::string temp_name_for(std::string_view name) {
+    return "." + std::string(name) + "." + std::to_string(::getpid()) + ".tmp";
+}
+
+enum class Flush { File, WritebackOnly };
+
+struct TempFileProblem {
+    std::string message;     // empty: written
+    bool names_temp = false; // the temp file could not be made (else the file could not be written)
+};
+
+// Creates `temp` in `dir_fd` with `bytes`. Flush::File fsyncs it;
+// WritebackOnly starts its writeback without waiting (a later syncfs waits
+// for it). On failure the temp file is removed and the problem says why.
+TempFileProblem write_temp_file(int dir_fd, const std::string& temp, std::string_view bytes,
+                                mode_t permissions, Flush flush) {
+    const int fd = ::openat(dir_fd, temp.c_str(),
+                            O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, permissions);
     if (fd < 0) {
-        const int error = errno;
-        return fail(ErrorKind::Io, "cannot create a temp file: " + system_message(error),
-                    joined(path_, temp));
+        return {"cannot create a temp file: " + system_message(errno), true};
     }
     // The umask must not narrow what the caller asked for.
     (void)::fchmod(fd, permissions);
@@ -206,34 +216,151 @@ Result<bool> DirHandle::write_file(std::string_view name, std::string_view bytes
         }
         done += static_cast<std::size_t>(n);
     }
-    if (problem.empty() && ::fsync(fd) != 0) {
+    if (problem.empty() && flush == Flush::File && ::fsync(fd) != 0) {
         problem = "cannot write: " + system_message(errno);
+    }
+    if (problem.empty() && flush == Flush::WritebackOnly) {
+        // A hint: the data goes to the disk while the next files are written,
+        // so that the batch's syncfs has little left to wait for.
+        (void)::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
     }
     if (::close(fd) != 0 && problem.empty()) {
         problem = "cannot write: " + system_message(errno);
     }
-    bool placed = false;
-    if (problem.empty()) {
-        const int renamed =
-            mode == WriteMode::Replace
-                ? ::renameat(fd_, temp.c_str(), fd_, file.c_str())
-                : ::renameat2(fd_, temp.c_str(), fd_, file.c_str(), RENAME_NOREPLACE);
-        if (renamed == 0) {
-            placed = true;
-        } else if (errno != EEXIST) {
-            problem = "cannot rename the new file into place: " + system_message(errno);
-        }
-    }
-    if (!placed) {
-        (void)::unlinkat(fd_, temp.c_str(), 0);
-    }
     if (!problem.empty()) {
-        return fail(ErrorKind::Io, problem, joined(path_, file));
+        (void)::unlinkat(dir_fd, temp.c_str(), 0);
     }
-    if (placed) {
+    return {problem, false};
+}
+
+// Renames `temp` to `name` in `dir_fd`: true when placed, false when
+// CreateOnly found `name` there (the temp file is then removed), else the
+// errno of the failure (the temp file removed too).
+std::variant<bool, int> place_temp_file(int dir_fd, const std::string& temp,
+                                        const std::string& name, DirHandle::WriteMode mode) {
+    const int renamed =
+        mode == DirHandle::WriteMode::Replace
+            ? ::renameat(dir_fd, temp.c_str(), dir_fd, name.c_str())
+            : ::renameat2(dir_fd, temp.c_str(), dir_fd, name.c_str(), RENAME_NOREPLACE);
+    if (renamed == 0) {
+        return true;
+    }
+    const int error = errno;
+    (void)::unlinkat(dir_fd, temp.c_str(), 0);
+    if (error == EEXIST) {
+        return false;
+    }
+    return error;
+}
+
+} // namespace
+
+Result<bool> DirHandle::write_file(std::string_view name, std::string_view bytes, WriteMode mode,
+                                   mode_t permissions) const {
+    const std::string file(name);
+    if (!is_plain_name(file)) {
+        return fail(ErrorKind::InvalidArgument, "not a file name", joined(path_, file));
+    }
+    const std::string temp = temp_name_for(file);
+    if (auto problem = write_temp_file(fd_, temp, bytes, permissions, Flush::File);
+        !problem.message.empty()) {
+        return fail(ErrorKind::Io, problem.message,
+                    joined(path_, problem.names_temp ? temp : file));
+    }
+    const auto placed = place_temp_file(fd_, temp, file, mode);
+    if (const int* error = std::get_if<int>(&placed)) {
+        return fail(ErrorKind::Io,
+                    "cannot rename the new file into place: " + system_message(*error),
+                    joined(path_, file));
+    }
+    if (std::get<bool>(placed)) {
         (void)::fsync(fd_);
     }
-    return placed;
+    return std::get<bool>(placed);
+}
+
+DurableWriteBatch::~DurableWriteBatch() {
+    discard();
+}
+
+void DurableWriteBatch::discard() {
+    for (const auto& file : files_) {
+        (void)::unlinkat(file.dir_fd, file.temp.c_str(), 0);
+        ::close(file.dir_fd);
+    }
+    files_.clear();
+    bytes_ = 0;
+}
+
+Result<void> DurableWriteBatch::stage(const DirHandle& dir, std::string_view name,
+                                      std::string_view bytes, DirHandle::WriteMode mode,
+                                      mode_t permissions) {
+    const std::string file(name);
+    if (!is_plain_name(file)) {
+        return fail(ErrorKind::InvalidArgument, "not a file name", joined(dir.path(), file));
+    }
+    StagedFile staged{.dir_fd = ::fcntl(dir.fd(), F_DUPFD_CLOEXEC, 0),
+                      .dir_path = dir.path(),
+                      .name = file,
+                      .temp = temp_name_for(file),
+                      .mode = mode};
+    if (staged.dir_fd < 0) {
+        return fail(ErrorKind::Io, "cannot hold the directory open: " + system_message(errno),
+                    dir.path());
+    }
+    if (auto problem =
+            write_temp_file(staged.dir_fd, staged.temp, bytes, permissions, Flush::WritebackOnly);
+        !problem.message.empty()) {
+        ::close(staged.dir_fd);
+        return fail(ErrorKind::Io, problem.message,
+                    joined(dir.path(), problem.names_temp ? staged.temp : file));
+    }
+    bytes_ += bytes.size();
+    files_.push_back(std::move(staged));
+    return {};
+}
+
+std::vector<Result<bool>> DurableWriteBatch::commit() {
+    std::vector<Result<bool>> outcomes;
+    outcomes.reserve(files_.size());
+    if (files_.empty()) {
+        return outcomes;
+    }
+    // Every temp file's bytes on the disk before any name points at them:
+    // one flush of the filesystem instead of an fsync per file.
+    if (::syncfs(files_.front().dir_fd) != 0) {
+        const std::string problem =
+            "cannot flush the new files to the disk: " + system_message(errno);
+        for (const auto& file : files_) {
+            outcomes.push_back(fail(ErrorKind::Io, problem, joined(file.dir_path, file.name)));
+        }
+        discard();
+        return outcomes;
+    }
+    bool renamed_any = false;
+    for (const auto& file : files_) {
+        const auto placed = place_temp_file(file.dir_fd, file.temp, file.name, file.mode);
+        if (const int* error = std::get_if<int>(&placed)) {
+            outcomes.push_back(fail(
+                ErrorKind::Io, "cannot rename the new file into place: " + system_message(*error),
+                joined(file.dir_path, file.name)));
+        } else {
+            renamed_any = renamed_any || std::get<bool>(placed);
+            outcomes.push_back(std::get<bool>(placed));
+        }
+    }
+    // The names (and the directories made for them) durable: one more flush
+    // instead of an fsync per directory. A failure here cannot take back a
+    // rename, and the files are whole either way.
+    if (renamed_any) {
+        (void)::syncfs(files_.front().dir_fd);
+    }
+    for (const auto& file : files_) {
+        ::close(file.dir_fd);
+    }
+    files_.clear();
+    bytes_ = 0;
+    return outcomes;
 }
 
 Result<struct stat> DirHandle::stat_entry(std::string_view name) const {
