@@ -208,3 +208,8 @@ for query in gui["engine"]:
           f"first page {query['first_page_median_ms']:.1f} ms", file=sys.stderr)
 PY
 fi
+
+# Peak memory of import, export, scan and index on the synthetic bundle and
+# caches, beside the Python anchor's import and export (~1 min; the catalog's
+# 4.2 GB cache rows need the catalog section above to have made it).
+"$root/bench/run-memory-benchmark.sh" "$build"

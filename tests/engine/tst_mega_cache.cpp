@@ -24,6 +24,7 @@
 #include <QtTest>
 
 #include <filesystem>
+#include <random>
 #include <tuple>
 
 using namespace cachelens;
@@ -143,6 +144,51 @@ std::string p_artifact(const std::string& fields) {
     return p_global("torch.compiler._cache", "CacheArtifact") + ")\x81}(" + fields + "ub";
 }
 
+// base64 a bit at a time, as RFC 4648 describes it: the reference the table
+// codecs are checked against.
+std::string reference_base64(const std::string& bytes) {
+    static constexpr char alphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string out;
+    std::uint32_t bits = 0;
+    int held = 0;
+    for (const char c : bytes) {
+        bits = (bits << 8) | static_cast<unsigned char>(c);
+        held += 8;
+        while (held >= 6) {
+            held -= 6;
+            out += alphabet[(bits >> held) & 63];
+        }
+    }
+    if (held > 0) {
+        out += alphabet[(bits << (6 - held)) & 63];
+    }
+    while (out.size() % 4 != 0) {
+        out += '=';
+    }
+    return out;
+}
+
+// What base64_decode must answer for text that is not base64: the error it
+// has always given (the first character outside the alphabet before the
+// padding), or nullopt when the text is fine.
+std::optional<std::string> reference_base64_error(const std::string& text) {
+    if (text.size() % 4 != 0) {
+        return "base64 text of " + std::to_string(text.size()) + " characters: not a multiple of 4";
+    }
+    std::size_t padding = 0;
+    if (!text.empty() && text.back() == '=') {
+        padding = text[text.size() - 2] == '=' ? 2 : 1;
+    }
+    const std::string_view alphabet =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (std::size_t at = 0; at < text.size() - padding; ++at) {
+        if (alphabet.find(text[at]) == std::string_view::npos) {
+            return "base64: bad character at offset " + std::to_string(at);
+        }
+    }
+    return std::nullopt;
+}
 } // namespace
 
 class TestMegaCache : public QObject {
@@ -219,6 +265,57 @@ private slots:
         QCOMPARE(bundle::crc32(bytes.substr(3)), reference(bytes.substr(3)));
         const std::string zeros(100000, '\0');
         QCOMPARE(bundle::crc32(zeros), reference(zeros));
+    }
+
+    // The table codecs against the reference on every length from 0 to 300,
+    // on random bytes (three seeds) and on runs of every byte value.
+    void base64AgreesWithTheReferenceOnEveryLength() {
+        std::mt19937 random(20261123);
+        for (int round = 0; round < 4; ++round) {
+            for (std::size_t size = 0; size <= 300; ++size) {
+                std::string bytes(size, '\0');
+                for (std::size_t i = 0; i < size; ++i) {
+                    bytes[i] = round == 3 ? static_cast<char>((i * 7 + size) & 0xff)
+                                          : static_cast<char>(random() & 0xff);
+                }
+                const std::string encoded = base64_encode(bytes);
+                QCOMPARE(encoded, reference_base64(bytes));
+                QCOMPARE(encoded.size(), base64_encoded_size(size));
+                std::string into(encoded.size() + 2, '#');
+                base64_encode_to(bytes, into.data());
+                QCOMPARE(into, encoded + "##"); // nothing written past the end
+                auto decoded = base64_decode(encoded);
+                QVERIFY_RESULT(decoded);
+                QCOMPARE(*decoded, bytes);
+            }
+        }
+    }
+
+    // Text that is not base64 is refused with the same error as before the
+    // table decoder: a bad character at every place of every length up to
+    // 64, padding in the wrong place, wrong lengths.
+    void base64RefusesWhatItAlwaysRefused() {
+        const std::string valid = reference_base64(std::string(48, '\x5a')) + "QUJD";
+        const std::string bad_characters = std::string("=!-_ .\n\x80\xff") + '\0';
+        for (std::size_t size = 1; size <= 64; ++size) {
+            for (const std::string& base :
+                 {valid.substr(0, size), valid.substr(0, size - 1) + "=",
+                  size >= 2 ? valid.substr(0, size - 2) + "==" : std::string("=")}) {
+                for (std::size_t at = 0; at < base.size(); ++at) {
+                    for (const char bad : bad_characters) {
+                        std::string text = base;
+                        text[at] = bad;
+                        const auto expected = reference_base64_error(text);
+                        const auto decoded = base64_decode(text);
+                        QVERIFY2(decoded.has_value() == !expected.has_value(), text.c_str());
+                        if (expected) {
+                            QCOMPARE(decoded.error().message, *expected);
+                            QCOMPARE(decoded.error().kind, ErrorKind::Corrupt);
+                        }
+                    }
+                }
+            }
+        }
     }
 
     void decodesWhatPyTorchReadBack() {

@@ -7,6 +7,7 @@
 #include <cachelens/core/dir_handle.h>
 #include <cachelens/core/mapped_file.h>
 #include <cachelens/hash/sha256.h>
+#include <cachelens/pickle/unpickler.h>
 
 #include <algorithm>
 #include <map>
@@ -63,6 +64,22 @@ Result<std::string> read_addressed(const fs::path& file) {
     return bytes;
 }
 
+// The entry the bytes just read from `file` hold, decoded with `read`: the
+// file is not read and mapped again. Errors name the file.
+template <class Read>
+auto read_entry(const std::string& content, const fs::path& file, Read read)
+    -> std::invoke_result_t<Read, std::shared_ptr<const pickle::Document>> {
+    auto document = pickle::unpickle(content);
+    if (!document) {
+        return std::unexpected(std::move(document.error()).at(file.string()));
+    }
+    auto entry = read(std::move(*document));
+    if (!entry) {
+        return std::unexpected(std::move(entry.error()).at(file.string()));
+    }
+    return entry;
+}
+
 std::string fx_key_dir_name(std::string_view key) {
     return "fxgraph/" + std::string(key.substr(1, 2)) + "/" + std::string(key);
 }
@@ -98,7 +115,7 @@ public:
             if (!content) {
                 return std::unexpected(content.error());
             }
-            auto entry = cachedir::load_fx_graph_entry(file);
+            auto entry = read_entry(*content, file, cachedir::read_fx_graph_entry);
             if (!entry) {
                 return std::unexpected(entry.error());
             }
@@ -111,6 +128,7 @@ public:
                 }
             }
             inductor_.push_back({key, std::move(*content)});
+            inductor_sources_.push_back(relative(file));
         }
         return {};
     }
@@ -128,26 +146,33 @@ public:
             if (!content) {
                 return std::unexpected(content.error());
             }
-            auto entry = cachedir::load_aot_autograd_entry(file);
+            auto entry = read_entry(*content, file, cachedir::read_aot_autograd_entry);
             if (!entry) {
                 return std::unexpected(entry.error());
             }
             if (!counted(file, content->size())) {
                 return cancelled();
             }
-            aot_.push_back({key, std::move(*content)});
+            // The entry views the content, which moves on: its links' keys are kept.
+            std::vector<std::string> links;
             for (const auto* link : {&entry->forward, &entry->backward}) {
-                if (!*link || fx_keys_.contains((*link)->key)) {
+                if (*link) {
+                    links.push_back((*link)->key);
+                }
+            }
+            aot_.push_back({key, std::move(*content)});
+            aot_sources_.push_back(relative(file));
+            for (const auto& link : links) {
+                if (fx_keys_.contains(link)) {
                     continue;
                 }
-                if (entry_files(fx_key_dir(root_, (*link)->key)).empty()) {
-                    notes_.push_back("AOTAutograd entry " + key + " is made of FX graph " +
-                                     (*link)->key +
+                if (entry_files(fx_key_dir(root_, link)).empty()) {
+                    notes_.push_back("AOTAutograd entry " + key + " is made of FX graph " + link +
                                      ", which is not in the cache dir: PyTorch will compile "
                                      "that graph again");
                     continue;
                 }
-                if (auto added = add_fx_key((*link)->key); !added) {
+                if (auto added = add_fx_key(link); !added) {
                     return added;
                 }
             }
@@ -216,6 +241,7 @@ public:
                     return cancelled();
                 }
                 pgo_.push_back({name.substr(11, name.size() - 15), std::move(*content)});
+                pgo_sources_.push_back(relative(file));
             }
         }
         return {};
@@ -223,15 +249,17 @@ public:
 
     ExportResult finish() {
         ExportResult result;
-        auto add = [&](std::string type, std::vector<MegaArtifact>& artifacts) {
+        auto add = [&](std::string type, std::vector<MegaArtifact>& artifacts,
+                       std::vector<std::string>& sources) {
             if (!artifacts.empty()) {
                 result.bundle.sections.push_back({std::move(type), std::move(artifacts)});
+                result.sources.push_back(std::move(sources));
             }
         };
-        add("inductor", inductor_);
-        add("autotune", autotune_);
-        add("aot_autograd", aot_);
-        add("pgo", pgo_);
+        add("inductor", inductor_, inductor_sources_);
+        add("autotune", autotune_, autotune_sources_);
+        add("aot_autograd", aot_, aot_sources_);
+        add("pgo", pgo_, pgo_sources_);
         result.notes = std::move(notes_);
         return result;
     }
@@ -262,12 +290,16 @@ private:
         return false;
     }
 
+    std::string relative(const fs::path& file) const {
+        return file.lexically_relative(root_).generic_string();
+    }
+
     // One more file read: reported; whether to go on.
     bool counted(const fs::path& file, std::size_t bytes) {
-        const std::string relative = file.lexically_relative(root_).generic_string();
+        const std::string item = relative(file);
         ++read_.done;
         read_.bytes += bytes;
-        read_.item = relative;
+        read_.item = item;
         return report_progress(progress_, read_);
     }
 
@@ -294,6 +326,7 @@ private:
             return cancelled();
         }
         autotune_.push_back({key, std::move(*content)});
+        autotune_sources_.push_back(relative(file));
         return {};
     }
 
@@ -312,6 +345,11 @@ private:
     std::vector<MegaArtifact> autotune_;
     std::vector<MegaArtifact> aot_;
     std::vector<MegaArtifact> pgo_;
+    // Each artifact's file, relative to root_ (ExportResult::sources).
+    std::vector<std::string> inductor_sources_;
+    std::vector<std::string> autotune_sources_;
+    std::vector<std::string> aot_sources_;
+    std::vector<std::string> pgo_sources_;
     std::vector<std::string> notes_;
 };
 

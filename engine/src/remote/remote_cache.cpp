@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <utility>
@@ -215,12 +216,36 @@ Result<RemoteValue> decode_value(CacheKind kind, std::string_view json_text) {
     return value;
 }
 
+// One buffer sized up front, the base64 written straight into it: building
+// it by concatenation copied each ~1 MB value three times (perf).
 std::string encode_value(std::string_view payload, std::optional<std::int64_t> time_taken_ms) {
-    std::string out = "{\"data\": \"" + base64_encode(payload) + "\"";
+    constexpr std::string_view head = "{\"data\": \"";
+    constexpr std::string_view time_field = "\", \"time_taken_ms\": ";
+    std::array<char, 24> time_text{};
+    std::size_t time_size = 0;
     if (time_taken_ms) {
-        out += ", \"time_taken_ms\": " + std::to_string(*time_taken_ms);
+        time_size = static_cast<std::size_t>(
+            std::to_chars(time_text.data(), time_text.data() + time_text.size(), *time_taken_ms)
+                .ptr -
+            time_text.data());
     }
-    out += "}";
+    const std::size_t data_size = base64_encoded_size(payload.size());
+    const std::size_t size =
+        head.size() + data_size + (time_taken_ms ? time_field.size() + time_size : 1) + 1;
+    std::string out;
+    out.resize_and_overwrite(size, [&](char* to, std::size_t) {
+        char* at = std::copy(head.begin(), head.end(), to);
+        base64_encode_to(payload, at);
+        at += data_size;
+        if (time_taken_ms) {
+            at = std::copy(time_field.begin(), time_field.end(), at);
+            at = std::copy_n(time_text.data(), time_size, at);
+        } else {
+            *at++ = '"';
+        }
+        *at++ = '}';
+        return static_cast<std::size_t>(at - to);
+    });
     return out;
 }
 

@@ -34,6 +34,9 @@ struct ExportResult {
     // What the bundle lacks and why: a best_config an FX graph names but the
     // dir does not hold, ...
     std::vector<std::string> notes;
+    // The file each artifact was read from, relative to the cache dir (with
+    // '/'): sources[s][i] for bundle.sections[s].artifacts[i].
+    std::vector<std::vector<std::string>> sources;
 };
 
 // `progress` hears the Reading stage: each file read into the bundle (how

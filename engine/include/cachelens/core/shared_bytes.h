@@ -32,9 +32,8 @@ public:
     auto begin() const noexcept { return view_.begin(); }
     auto end() const noexcept { return view_.end(); }
 
-    friend bool operator==(const SharedBytes& a, const SharedBytes& b) noexcept {
-        return a.view_ == b.view_;
-    }
+    // One overload, by content: another SharedBytes, a string or a literal
+    // all convert to a view.
     friend bool operator==(const SharedBytes& a, std::string_view b) noexcept {
         return a.view_ == b;
     }

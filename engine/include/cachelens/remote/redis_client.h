@@ -62,6 +62,10 @@ public:
     // Pipelined SETs: one "written" per (key, value), in order.
     Result<std::vector<bool>> set_many(std::span<const std::pair<std::string, std::string>> items,
                                        SetMode mode);
+    // The same for values held elsewhere (a push's), which are not copied:
+    // each is written to the socket from where it is.
+    Result<std::vector<bool>>
+    set_many(std::span<const std::pair<std::string_view, std::string_view>> items, SetMode mode);
     // One SCAN step; `match` empty for every key, `count` a hint above 0.
     Result<ScanPage> scan(std::string_view cursor, std::string_view match, int count);
     // Every key matching `match` (SCAN to the end, never KEYS), sorted, each
