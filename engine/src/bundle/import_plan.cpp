@@ -172,7 +172,7 @@ std::shared_ptr<const pickle::Document> decode_pickle(std::string_view content,
 // What the artifact is, where it goes, what it parses to and the findings in
 // it: everything but the verdict.
 void read_artifact(std::string_view type, std::string_view key, std::string_view content,
-                   const ImportRules& rules, ArtifactCheck& check) {
+                   const hash::Digest& digest, const ImportRules& rules, ArtifactCheck& check) {
     if (content.size() > rules.max_artifact_bytes) {
         check.problems.push_back(format_bytes(content.size()) + " of content, over the limit of " +
                                  format_bytes(rules.max_artifact_bytes) + " per artifact");
@@ -191,7 +191,7 @@ void read_artifact(std::string_view type, std::string_view key, std::string_view
                                          : "AOTAutograd key (\"a\" + 51 base32 characters)"));
             return;
         }
-        const std::string name = hash::sha256_hash(content);
+        const std::string name = hash::sha256_hash(digest);
         check.destination =
             fx ? "fxgraph/" + std::string(key.substr(1, 2)) + "/" + std::string(key) + "/" + name
                : "aotautograd/" + std::string(key) + "/" + name;
@@ -263,14 +263,19 @@ void judge(const safety::CodeTrust& trust, ArtifactCheck& check) {
     }
 }
 
+ArtifactCheck check_artifact(std::string_view type, std::string_view key, std::string_view content,
+                             const hash::Digest& digest, const ImportRules& rules) {
+    ArtifactCheck check;
+    read_artifact(type, key, content, digest, rules, check);
+    judge(rules.trust, check);
+    return check;
+}
+
 } // namespace
 
 ArtifactCheck check_artifact(std::string_view type, std::string_view key, std::string_view content,
                              const ImportRules& rules) {
-    ArtifactCheck check;
-    read_artifact(type, key, content, rules, check);
-    judge(rules.trust, check);
-    return check;
+    return check_artifact(type, key, content, hash::sha256(content), rules);
 }
 
 std::string_view to_string(ImportAction action) {
@@ -386,8 +391,11 @@ Result<ImportPlan> plan_import(const MegaBundle& bundle, const fs::path& cache_d
             artifact.type = section.type;
             artifact.key = source.key;
             artifact.size = source.content.size();
-            artifact.sha256 = hash::sha256_hex(source.content);
-            artifact.check = check_artifact(section.type, source.key, source.content, rules);
+            // One hash for both the report's hex and the entry's file name.
+            const hash::Digest digest = hash::sha256(source.content);
+            artifact.sha256 = hash::to_hex(digest);
+            artifact.check =
+                check_artifact(section.type, source.key, source.content, digest, rules);
             if (!artifact.check.problems.empty()) {
                 artifact.action = ImportAction::Refused;
             } else if (auto seen = by_destination.find(artifact.check.destination);

@@ -109,7 +109,10 @@ bool base32_decode(std::string_view text, std::string& out) {
 }
 
 std::string sha256_hash(std::string_view bytes) {
-    const Digest digest = sha256(bytes);
+    return sha256_hash(sha256(bytes));
+}
+
+std::string sha256_hash(const Digest& digest) {
     std::string encoded = base32(
         std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size()), false);
     encoded.resize(51);

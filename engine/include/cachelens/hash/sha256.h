@@ -41,6 +41,9 @@ bool base32_decode(std::string_view text, std::string& out);
 // PyTorch's sha256_hash(): lower-case base32 of the digest, first 51
 // characters (the "Q====" tail every digest shares is cut).
 std::string sha256_hash(std::string_view bytes);
+// The same name from a digest already computed (one hash of a large
+// artifact serves both its hex and its file name).
+std::string sha256_hash(const Digest& digest);
 
 // PyTorch's code_hash(code, extra): "c" + sha256_hash(code [+ "||" + extra]).
 std::string code_hash(std::string_view code, std::string_view extra = {});
