@@ -404,11 +404,11 @@ private:
 };
 
 // What a query keeps: the text's matches (in the temporary table too) and the
-// FROM ... WHERE of the statements that count and page them.
+// WHERE of the statements that count and page them.
 struct Selection {
     std::optional<TextMatches> matches; // nullopt: no text
     Filter filter;
-    std::string from_where;
+    std::string where; // " WHERE ...", over kFrom's tables
 
     bool matches_nothing() const { return matches && matches->ids.empty(); }
 };
@@ -429,12 +429,27 @@ Result<Selection> select(const sql::Database& db, const SearchQuery& query) {
         }
     }
     selection.filter = filter_of(query);
-    selection.from_where = std::string(kFrom) + " WHERE 1";
+    selection.where = " WHERE 1";
     if (selection.matches) {
-        selection.from_where += " AND e.id IN (SELECT id FROM search_ids)";
+        selection.where += " AND e.id IN (SELECT id FROM search_ids)";
     }
-    selection.from_where += selection.filter.where;
+    selection.where += selection.filter.where;
     return selection;
+}
+
+// The count's tables: entries and roots, and the FX and AOT rows only when
+// the filter reads them. A LEFT JOIN on their primary key never adds or drops
+// a row, but SQLite 3.40 looks each one up for COUNT(*) all the same (300 ms
+// of 60,000 matches counted with --kind).
+std::string count_from(const Selection& selection) {
+    std::string from = " FROM entries e JOIN roots r ON r.id = e.root_id";
+    if (selection.filter.where.find("fx.") != std::string::npos) {
+        from += " LEFT JOIN fx_entries fx ON fx.entry_id = e.id";
+    }
+    if (selection.filter.where.find("aot.") != std::string::npos) {
+        from += " LEFT JOIN aot_entries aot ON aot.entry_id = e.id";
+    }
+    return from;
 }
 
 Result<std::size_t> count_selected(const sql::Database& db, const Selection& selection) {
@@ -449,7 +464,8 @@ Result<std::size_t> count_selected(const sql::Database& db, const Selection& sel
     if (selection.matches && selection.filter.where.empty()) {
         return selection.matches->ids.size();
     }
-    auto statement = sql::Statement::prepare(db, "SELECT COUNT(*)" + selection.from_where);
+    auto statement =
+        sql::Statement::prepare(db, "SELECT COUNT(*)" + count_from(selection) + selection.where);
     if (!statement) {
         return std::unexpected(statement.error());
     }
@@ -471,8 +487,9 @@ Result<std::vector<SearchHit>> page_of(const sql::Database& db, const Selection&
     if (selection.matches_nothing() || query.limit == 0) {
         return hits;
     }
-    auto ordered = sql::Statement::prepare(db, "SELECT e.id" + selection.from_where +
-                                                   order_by(query) + " LIMIT ? OFFSET ?");
+    auto ordered =
+        sql::Statement::prepare(db, "SELECT e.id" + std::string(kFrom) + selection.where +
+                                        order_by(query) + " LIMIT ? OFFSET ?");
     if (!ordered) {
         return std::unexpected(ordered.error());
     }
