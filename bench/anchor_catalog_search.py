@@ -5,8 +5,8 @@ Reads bench_catalog's JSON (the catalog file and the queries it timed) and runs
 each query as a Python tool over the same catalog would, the way
 Catalog::search (engine/src/catalog/search.cpp) does: FTS5 per column, debug
 lines by FTS5 then a scan of the FX entries' line-id blobs, a temporary table
-of matches, then the page query, whose SQL bench_catalog recorded as cachelens
-ran it. The page's entry ids are checked against cachelens', so both sides did
+of the matched ids, the query that orders the page's ids (its SQL recorded by
+bench_catalog as cachelens ran it), then each id's columns. The page's entry ids are checked against cachelens', so both sides did
 the same work.
 
 Usage: anchor_catalog_search.py BENCH_CATALOG_JSON
@@ -54,16 +54,37 @@ def text_matches(db, text):
     return matches
 
 
+FIELDS = ("key", "name", "source", "debug line")
+
+
 def search(db, query):
+    # One read, as Catalog::search makes it (the temporary table's inserts commit once).
+    db.execute("BEGIN")
+    try:
+        return search_read(db, query)
+    finally:
+        db.execute("COMMIT")
+
+
+def search_read(db, query):
     matches = text_matches(db, query["text"])
+    fields = {}
     if matches is not None:
-        db.execute("CREATE TEMP TABLE IF NOT EXISTS search_matches "
-                   "(entry_id INTEGER NOT NULL, field TEXT NOT NULL)")
-        db.execute("DELETE FROM search_matches")
-        db.executemany("INSERT INTO search_matches VALUES (?, ?)", matches)
-    # The page query as cachelens ran it (its values bound in), so that the
-    # anchor follows search.cpp as it changes.
-    return db.execute(query["page_sql"]).fetchall()
+        for entry_id, label in matches:
+            fields.setdefault(entry_id, set()).add(label)
+        db.execute("CREATE TEMP TABLE IF NOT EXISTS search_ids (id INTEGER PRIMARY KEY)")
+        db.execute("DELETE FROM search_ids")
+        db.executemany("INSERT INTO search_ids VALUES (?)", ((i,) for i in sorted(fields)))
+    # The page's ids in order by the query cachelens ran (its values bound in),
+    # so that the anchor follows search.cpp as it changes; then each one's
+    # columns and where the text matched it.
+    page = [row[0] for row in db.execute(query["page_sql"])]
+    rows = []
+    for entry_id in page:
+        row = db.execute(query["rows_sql"], (entry_id,)).fetchone()
+        if row is not None:
+            rows.append(row + (",".join(f for f in FIELDS if f in fields.get(entry_id, ())),))
+    return rows
 
 
 def percentile(samples, fraction):

@@ -171,27 +171,37 @@ std::vector<double> latencies_ms(int runs, Call call) {
     return samples;
 }
 
-// Keeps the SQL of the last statement run, with its values bound in.
-int keep_last_statement(unsigned, void* last_sql, void* statement, void*) {
-    if (char* sql = sqlite3_expanded_sql(static_cast<sqlite3_stmt*>(statement))) {
-        *static_cast<std::string*>(last_sql) = sql;
-        sqlite3_free(sql);
-    }
+// Keeps each statement run: its SQL as prepared, and with its values bound in.
+int keep_statements(unsigned, void* statements, void* statement, void*) {
+    auto* kept = static_cast<std::vector<std::pair<std::string, std::string>>*>(statements);
+    auto* prepared = static_cast<sqlite3_stmt*>(statement);
+    char* expanded = sqlite3_expanded_sql(prepared);
+    kept->emplace_back(sqlite3_sql(prepared), expanded != nullptr ? expanded : "");
+    sqlite3_free(expanded);
     return 0;
 }
 
-// What the Python anchor needs to run the same page query and check that it
-// found the same page: search()'s last statement, and the ids it returned.
+// What the Python anchor needs to run the same steps and check that it found
+// the same page: the query that orders the page's ids (values bound in), the
+// one that reads each id's columns, and the ids search() returned.
 Json page_of(const Catalog& catalog, const SearchQuery& query) {
-    std::string page_sql;
-    sqlite3_trace_v2(catalog.handle(), SQLITE_TRACE_STMT, keep_last_statement, &page_sql);
+    std::vector<std::pair<std::string, std::string>> statements;
+    sqlite3_trace_v2(catalog.handle(), SQLITE_TRACE_STMT, keep_statements, &statements);
     const auto hits = checked(catalog.search(query), "search");
     sqlite3_trace_v2(catalog.handle(), 0, nullptr, nullptr);
+    std::string page_sql, rows_sql;
+    for (const auto& [sql, expanded] : statements) {
+        if (sql.starts_with("SELECT e.id FROM") && sql.find(" ORDER BY ") != std::string::npos) {
+            page_sql = expanded;
+        } else if (sql.ends_with("WHERE e.id = ?")) {
+            rows_sql = sql;
+        }
+    }
     Json ids = Json::array();
     for (const auto& hit : hits) {
         ids.push_back(hit.entry_id);
     }
-    return Json{{"page_sql", page_sql}, {"hit_ids", ids}};
+    return Json{{"page_sql", page_sql}, {"rows_sql", rows_sql}, {"hit_ids", ids}};
 }
 
 Json search_latency(const fs::path& catalog_path, int runs) {
@@ -205,6 +215,9 @@ Json search_latency(const fs::path& catalog_path, int runs) {
         std::size_t total = 0;
         const auto count_ms =
             latencies_ms(runs, [&] { total = checked(catalog.count(query), "count"); });
+        // What `cachelens search` calls: the page and the count in one read.
+        const auto page_ms =
+            latencies_ms(runs, [&] { checked(catalog.search_page(query), "search_page"); });
         Json kinds = Json::array();
         for (auto kind : query.kinds) {
             kinds.push_back(cachelens::cachedir::to_string(kind));
@@ -222,7 +235,10 @@ Json search_latency(const fs::path& catalog_path, int runs) {
             {"search_p95_ms", percentile(search_ms, 0.95)},
             {"count_median_ms", percentile(count_ms, 0.5)},
             {"count_p95_ms", percentile(count_ms, 0.95)},
+            {"search_page_median_ms", percentile(page_ms, 0.5)},
+            {"search_page_p95_ms", percentile(page_ms, 0.95)},
             {"page_sql", page["page_sql"]},
+            {"rows_sql", page["rows_sql"]},
             {"hit_ids", page["hit_ids"]},
         });
     }

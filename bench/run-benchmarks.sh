@@ -143,7 +143,8 @@ for query in ours["search"]:
           f"({matches}, page of {query['limit']}), one thread "
           f"| median {query['search_median_ms']:.1f} ms, p95 {query['search_p95_ms']:.1f} ms "
           f"of {query['runs']}; "
-          f"count() {query['count_median_ms']:.1f} ms "
+          f"count() {query['count_median_ms']:.1f} ms; "
+          f"search_page() (page + count, the CLI's call) {query['search_page_median_ms']:.1f} ms "
           f"| Python {anchor['python']} sqlite3 (SQLite {anchor['sqlite']}), the same statements: "
           f"median {other['median_ms']:.1f} ms, p95 {other['p95_ms']:.1f} ms "
           f"| {other['median_ms'] / query['search_median_ms']:.2f}x |")

@@ -85,17 +85,14 @@ int run_search(const SearchOptions& options) {
     if (!catalog) {
         return report(catalog.error());
     }
-    auto total = catalog->count(*query);
-    if (!total) {
-        return report(total.error());
-    }
-    auto hits = catalog->search(*query);
-    if (!hits) {
-        return report(hits.error());
+    // One read: the text is matched once for the page and the count.
+    auto page = catalog->search_page(*query);
+    if (!page) {
+        return report(page.error());
     }
     if (options.json) {
         Json rows = Json::array();
-        for (const auto& hit : *hits) {
+        for (const auto& hit : page->hits) {
             Json row = {{"root", hit.root},
                         {"kind", cachedir::to_string(hit.kind)},
                         {"key", hit.key},
@@ -121,10 +118,10 @@ int run_search(const SearchOptions& options) {
             }
             rows.push_back(std::move(row));
         }
-        print_json({{"total", *total}, {"hits", std::move(rows)}});
+        print_json({{"total", page->total}, {"hits", std::move(rows)}});
         return kExitOk;
     }
-    for (const auto& hit : *hits) {
+    for (const auto& hit : page->hits) {
         std::string matched;
         for (const auto& field : hit.matched) {
             matched += (matched.empty() ? " [" : ", ") + field;
@@ -139,7 +136,7 @@ int run_search(const SearchOptions& options) {
                     hit.name.empty() ? hit.path.c_str() : (hit.path + " " + hit.name).c_str(),
                     role.c_str(), matched.c_str());
     }
-    std::fprintf(stderr, "%zu of %zu matching entries shown\n", hits->size(), *total);
+    std::fprintf(stderr, "%zu of %zu matching entries shown\n", page->hits.size(), page->total);
     return kExitOk;
 }
 

@@ -231,6 +231,195 @@ std::set<std::int64_t> lines_with_prefix(const LineWords& words, const std::stri
     return out;
 }
 
+// What search() and count() computed before they were split into steps, as one
+// statement each: the text's matches (FTS5 per column, then FX entries by
+// their debug lines) in a temporary table, the page with where each entry
+// matched as a correlated group_concat, and COUNT(*) over the same rows.
+class ReferenceSearch {
+public:
+    explicit ReferenceSearch(const fs::path& catalog) {
+        sqlite3_open_v2(catalog.c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr);
+        exec("PRAGMA temp_store = MEMORY");
+    }
+    ~ReferenceSearch() { sqlite3_close(db_); }
+    ReferenceSearch(const ReferenceSearch&) = delete;
+    ReferenceSearch& operator=(const ReferenceSearch&) = delete;
+
+    // "id|field,field" per hit of the page, in order; then "total N".
+    std::vector<std::string> page(const catalog::SearchQuery& query) {
+        const bool has_text = fill_matches(query.text);
+        const std::string where = condition(query, has_text);
+        std::vector<std::string> out = test::query_rows(
+            db_, "SELECT e.id || '|' || COALESCE(" +
+                     std::string(has_text ? "(SELECT group_concat(DISTINCT field) FROM "
+                                            "reference_matches m WHERE m.entry_id = e.id)"
+                                          : "NULL") +
+                     ", '')" + kFrom + where + order_by(query) + " LIMIT " +
+                     std::to_string(std::min<std::size_t>(query.limit, kNoLimit)) + " OFFSET " +
+                     std::to_string(query.offset));
+        out.push_back("total " + std::to_string(test::query_integer(
+                                     db_, "SELECT COUNT(*)" + std::string(kFrom) + where)));
+        return out;
+    }
+
+private:
+    static constexpr const char* kFrom = " FROM entries e JOIN roots r ON r.id = e.root_id"
+                                         " LEFT JOIN fx_entries fx ON fx.entry_id = e.id"
+                                         " LEFT JOIN aot_entries aot ON aot.entry_id = e.id";
+
+    void exec(const std::string& sql) {
+        QVERIFY2(sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr) == SQLITE_OK,
+                 sqlite3_errmsg(db_));
+    }
+
+    static std::string quoted(std::string_view value) {
+        std::string out = "'";
+        for (char c : value) {
+            out += c;
+            if (c == '\'') {
+                out += '\'';
+            }
+        }
+        return out + "'";
+    }
+
+    // The words as FTS5 prefix terms, all required.
+    static std::string fts_query(std::string_view text) {
+        std::string out, word;
+        auto flush = [&] {
+            if (!word.empty()) {
+                out += (out.empty() ? "\"" : " AND \"") + word + "\"*";
+                word.clear();
+            }
+        };
+        for (char c : text) {
+            if (std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+                static_cast<unsigned char>(c) >= 0x80) {
+                word += c;
+            } else {
+                flush();
+            }
+        }
+        flush();
+        return out;
+    }
+
+    bool fill_matches(const std::string& text) {
+        const std::string match = fts_query(text);
+        if (match.empty()) {
+            return false;
+        }
+        exec("CREATE TEMP TABLE IF NOT EXISTS reference_matches (entry_id INTEGER NOT NULL, "
+             "field TEXT NOT NULL); DELETE FROM reference_matches;");
+        for (const auto& [column, field] :
+             {std::pair{"keys", "key"}, std::pair{"names", "name"}, std::pair{"body", "source"}}) {
+            exec("INSERT INTO reference_matches SELECT rowid, '" + std::string(field) +
+                 "' FROM entry_search WHERE entry_search MATCH " +
+                 quoted("{" + std::string(column) + "} : (" + match + ")"));
+        }
+        std::set<std::uint32_t> lines;
+        for (const auto& id : test::query_rows(
+                 db_, "SELECT rowid FROM debug_lines_fts WHERE debug_lines_fts MATCH " +
+                          quoted(match))) {
+            lines.insert(static_cast<std::uint32_t>(std::stoul(id)));
+        }
+        for (const auto& row : test::query_rows(
+                 db_, "SELECT entry_id || '|' || hex(debug_line_ids) FROM fx_entries")) {
+            const auto bar = row.find('|');
+            for (std::size_t at = bar + 1; at + 8 <= row.size(); at += 8) {
+                std::uint32_t id = 0;
+                for (int byte = 3; byte >= 0; --byte) {
+                    id = id * 256 + static_cast<std::uint32_t>(
+                                        std::stoul(row.substr(at + 2 * byte, 2), nullptr, 16));
+                }
+                if (lines.contains(id)) {
+                    exec("INSERT INTO reference_matches VALUES (" + row.substr(0, bar) +
+                         ", 'debug line')");
+                    break;
+                }
+            }
+        }
+        return true;
+    }
+
+    static std::string condition(const catalog::SearchQuery& query, bool has_text) {
+        std::string where = " WHERE 1";
+        if (has_text) {
+            where += " AND e.id IN (SELECT entry_id FROM reference_matches)";
+        }
+        if (!query.kinds.empty()) {
+            where += " AND e.kind IN (";
+            for (std::size_t i = 0; i < query.kinds.size(); ++i) {
+                where += (i == 0 ? "" : ", ") + quoted(cachedir::to_string(query.kinds[i]));
+            }
+            where += ")";
+        }
+        if (query.root) {
+            where += " AND r.location = " + quoted(catalog::root_location(*query.root));
+        }
+        if (query.device) {
+            where += " AND instr(',' || fx.device_types || ',', ',' || " + quoted(*query.device) +
+                     " || ',') > 0";
+        }
+        if (query.has_guards) {
+            where += *query.has_guards ? " AND COALESCE(fx.guards_expr, aot.guards_expr, '') <> ''"
+                                       : " AND (e.kind IN ('fxgraph', 'aotautograd') AND "
+                                         "COALESCE(fx.guards_expr, aot.guards_expr, '') = '')";
+        }
+        if (query.min_size) {
+            where += " AND e.size >= " + std::to_string(*query.min_size);
+        }
+        if (query.max_size) {
+            where += " AND e.size <= " + std::to_string(*query.max_size);
+        }
+        return where;
+    }
+
+    static std::string order_by(const catalog::SearchQuery& query) {
+        using catalog::SortColumn;
+        const std::string down = query.descending ? " DESC" : " ASC";
+        std::string first;
+        switch (query.sort) {
+        case SortColumn::Location:
+            return " ORDER BY r.location" + down + ", e.kind" + down + ", e.key" + down +
+                   ", e.path" + down;
+        case SortColumn::Kind:
+            first = "e.kind";
+            break;
+        case SortColumn::Key:
+            first = "e.key";
+            break;
+        case SortColumn::KeyEntries:
+            first = "(SELECT COUNT(*) FROM entries k WHERE k.key = e.key AND k.root_id = "
+                    "e.root_id AND k.kind = e.kind)";
+            break;
+        case SortColumn::Size:
+            first = "e.size";
+            break;
+        case SortColumn::Modified:
+            first = "e.mtime_ns";
+            break;
+        case SortColumn::Device:
+            first = "COALESCE(fx.device_types, '')";
+            break;
+        case SortColumn::CompileTime:
+            first = "COALESCE(fx.time_taken_ns, aot.forward_time_ns + "
+                    "COALESCE(aot.backward_time_ns, 0), -1)";
+            break;
+        case SortColumn::Guards:
+            first = "(e.kind IN ('fxgraph', 'aotautograd')) + (COALESCE(fx.guards_expr, "
+                    "aot.guards_expr, '') <> '')";
+            break;
+        case SortColumn::Role:
+            first = "COALESCE(fx.role, '')";
+            break;
+        }
+        return " ORDER BY " + first + down + ", r.location ASC, e.path ASC";
+    }
+
+    sqlite3* db_ = nullptr;
+};
+
 } // namespace
 
 class TestCatalog : public QObject {
@@ -821,6 +1010,101 @@ private slots:
         QVERIFY(!modules->empty());
         for (const auto& hit : *modules) {
             QVERIFY(hit.role.empty());
+        }
+    }
+
+    // search() pages in steps (the text's matches in memory, the ids in order,
+    // then each one's columns) and search_page() counts in the same read:
+    // every page, every `matched` and every count equal what the single
+    // statements they replaced gave, for every order, text and filter.
+    void searchPagesEqualTheStatementsTheyReplaced() {
+        using catalog::SortColumn;
+        ReferenceSearch reference(two_roots_->path());
+        const auto fx = entries_of_kind(devset_entries_, FileKind::FxGraph);
+        QVERIFY(!fx.empty());
+        const std::string key_prefix = fx.front().key.substr(0, 8);
+        std::vector<catalog::SearchQuery> queries;
+        for (const SortColumn sort :
+             {SortColumn::Location, SortColumn::Kind, SortColumn::Key, SortColumn::KeyEntries,
+              SortColumn::Size, SortColumn::Modified, SortColumn::Device, SortColumn::CompileTime,
+              SortColumn::Guards, SortColumn::Role}) {
+            for (const bool descending : {false, true}) {
+                for (const std::string& words :
+                     {std::string(), std::string("triton"), std::string("triton_poi fused"),
+                      std::string("cudagraphs"), std::string("tl.sqrt_rn"), key_prefix,
+                      std::string("zqxjkv")}) {
+                    for (const auto& [limit, offset] :
+                         {std::pair{kNoLimit, std::size_t{0}},
+                          std::pair{std::size_t{7}, std::size_t{3}}}) {
+                        catalog::SearchQuery query;
+                        query.sort = sort;
+                        query.descending = descending;
+                        query.text = words;
+                        query.limit = limit;
+                        query.offset = offset;
+                        queries.push_back(query);
+                    }
+                }
+            }
+        }
+        for (const char* words : {"", "triton", "cudagraphs"}) {
+            auto add = [&](auto change) {
+                catalog::SearchQuery query = unlimited();
+                query.text = words;
+                change(query);
+                queries.push_back(query);
+            };
+            add([](auto& q) { q.kinds = {FileKind::Module}; });
+            add([](auto& q) { q.kinds = {FileKind::FxGraph, FileKind::Triton}; });
+            add([&](auto& q) { q.root = cpu_dev_.string(); });
+            add([](auto& q) { q.device = "cuda"; });
+            add([](auto& q) { q.has_guards = true; });
+            add([](auto& q) { q.has_guards = false; });
+            add([](auto& q) {
+                q.min_size = 4096;
+                q.max_size = 65536;
+            });
+            add([](auto& q) {
+                q.kinds = {FileKind::FxGraph};
+                q.device = "cuda";
+                q.limit = 5;
+                q.offset = 2;
+            });
+        }
+        for (const auto& query : queries) {
+            const std::string what =
+                "text '" + query.text + "', sort " + std::to_string(static_cast<int>(query.sort)) +
+                (query.descending ? " descending" : "") + ", limit " + std::to_string(query.limit);
+            auto page = two_roots_->search_page(query);
+            QVERIFY_RESULT(page);
+            QStringList got;
+            for (const auto& hit : page->hits) {
+                std::string fields;
+                for (const auto& field : hit.matched) {
+                    fields += (fields.empty() ? "" : ",") + field;
+                }
+                got << text(std::to_string(hit.entry_id) + "|" + fields);
+            }
+            got << text("total " + std::to_string(page->total));
+            QStringList expected;
+            for (const auto& row : reference.page(query)) {
+                expected << text(row);
+            }
+            if (got != expected) {
+                qWarning("%s", what.c_str());
+            }
+            QCOMPARE(got, expected);
+            // search() and count() alone give the same.
+            auto hits = two_roots_->search(query);
+            QVERIFY_RESULT(hits);
+            QCOMPARE(hits->size(), page->hits.size());
+            for (std::size_t i = 0; i < hits->size(); ++i) {
+                QCOMPARE((*hits)[i].entry_id, page->hits[i].entry_id);
+                QCOMPARE((*hits)[i].matched, page->hits[i].matched);
+            }
+            auto count = two_roots_->count(query);
+            QVERIFY_RESULT(count);
+            QCOMPARE(*count, page->total);
         }
     }
 

@@ -157,6 +157,10 @@ Result<std::size_t> Catalog::count(const SearchQuery& query) const {
     return count_entries(impl_->db, query);
 }
 
+Result<SearchPage> Catalog::search_page(const SearchQuery& query) const {
+    return search_page_of(impl_->db, query, true);
+}
+
 Result<std::vector<std::int64_t>> Catalog::search_ids(const SearchQuery& query) const {
     return search_entry_ids(impl_->db, query);
 }

@@ -45,6 +45,17 @@ struct StoredEntry {
 
 Result<std::unordered_map<std::string, StoredEntry>> load_stored(sql::Database& db,
                                                                  std::int64_t root_id) {
+    std::unordered_map<std::string, StoredEntry> stored;
+    // Sized first: rehashing tens of thousands of nodes costs more than counting them.
+    auto count = sql::Statement::prepare(db, "SELECT COUNT(*) FROM entries WHERE root_id = ?");
+    if (!count) {
+        return std::unexpected(count.error());
+    }
+    count->bind(1, root_id);
+    if (auto row = count->step(); !row) {
+        return std::unexpected(row.error());
+    }
+    stored.reserve(static_cast<std::size_t>(count->integer(0)));
     auto statement = sql::Statement::prepare(
         db, "SELECT e.id, e.path, e.parse_status, f.path, f.size, f.mtime_ns, f.inode "
             "FROM entries e JOIN files f ON f.entry_id = e.id WHERE e.root_id = ?");
@@ -52,7 +63,6 @@ Result<std::unordered_map<std::string, StoredEntry>> load_stored(sql::Database& 
         return std::unexpected(statement.error());
     }
     statement->bind(1, root_id);
-    std::unordered_map<std::string, StoredEntry> stored;
     auto done = statement->for_each_row([&](const sql::Statement& row) {
         StoredEntry& entry = stored[row.text(1)];
         entry.id = row.integer(0);
@@ -67,14 +77,16 @@ Result<std::unordered_map<std::string, StoredEntry>> load_stored(sql::Database& 
     return stored;
 }
 
-// The files of each scanned entry, by entry path.
-std::unordered_map<std::string, std::vector<const cachedir::FileRecord*>>
+// The files of each scanned entry, by entry path (viewed in the scan's file
+// paths: no copy of each path).
+std::unordered_map<std::string_view, std::vector<const cachedir::FileRecord*>>
 files_by_entry(const cachedir::Scan& scan) {
-    std::unordered_map<std::string, std::vector<const cachedir::FileRecord*>> out;
+    std::unordered_map<std::string_view, std::vector<const cachedir::FileRecord*>> out;
+    out.reserve(scan.files.size());
     for (const auto& file : scan.files) {
-        std::string entry_path = file.path;
+        std::string_view entry_path = file.path;
         if (file.kind == cachedir::FileKind::Triton) {
-            entry_path = file.path.substr(0, file.path.rfind('/'));
+            entry_path = entry_path.substr(0, entry_path.rfind('/'));
         }
         out[entry_path].push_back(&file);
     }

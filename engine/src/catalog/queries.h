@@ -11,6 +11,9 @@ namespace cachelens::catalog {
 
 Result<std::vector<SearchHit>> search_entries(const sql::Database& db, const SearchQuery& query);
 Result<std::size_t> count_entries(const sql::Database& db, const SearchQuery& query);
+// A page and, with `with_total`, the count of every match, read at once.
+Result<SearchPage> search_page_of(const sql::Database& db, const SearchQuery& query,
+                                  bool with_total);
 Result<std::vector<std::int64_t>> search_entry_ids(const sql::Database& db,
                                                    const SearchQuery& query);
 Result<std::optional<std::vector<std::int64_t>>> text_match_ids(const sql::Database& db,

@@ -7,8 +7,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <unordered_map>
-#include <unordered_set>
+#include <utility>
 
 namespace cachelens::catalog {
 
@@ -50,6 +51,36 @@ std::string fts_query(std::string_view text) {
     return out;
 }
 
+// Which of a set of debug-line ids a blob's ids hit. Ids are small (one per
+// distinct line, in insertion order), so a bitmap of the largest matched one
+// answers each of the millions of ids read in a lookup: a hash set made the
+// scan of every FX entry's line ids several times slower.
+class LineIdSet {
+public:
+    explicit LineIdSet(std::vector<std::uint32_t> ids)
+        : sorted_(std::move(ids)) {
+        std::sort(sorted_.begin(), sorted_.end());
+        if (!sorted_.empty() && sorted_.back() < kMostBits) {
+            bits_.assign(sorted_.back() + 1, false);
+            for (std::uint32_t id : sorted_) {
+                bits_[id] = true;
+            }
+        }
+    }
+    bool empty() const { return sorted_.empty(); }
+    bool contains(std::uint32_t id) const {
+        if (!bits_.empty()) {
+            return id < bits_.size() && bits_[id];
+        }
+        return std::binary_search(sorted_.begin(), sorted_.end(), id);
+    }
+
+private:
+    static constexpr std::uint32_t kMostBits = 1u << 24;
+    std::vector<std::uint32_t> sorted_;
+    std::vector<bool> bits_;
+};
+
 // The entries whose debug lines contain the words: lines by FTS5, then the
 // FX entries whose line ids include one of them.
 Result<std::vector<std::int64_t>> entries_with_lines(const sql::Database& db,
@@ -60,13 +91,15 @@ Result<std::vector<std::int64_t>> entries_with_lines(const sql::Database& db,
         return std::unexpected(lines.error());
     }
     lines->bind(1, match);
-    std::unordered_set<std::uint32_t> ids;
-    auto done = lines->for_each_row(
-        [&](const sql::Statement& row) { ids.insert(static_cast<std::uint32_t>(row.integer(0))); });
+    std::vector<std::uint32_t> line_ids;
+    auto done = lines->for_each_row([&](const sql::Statement& row) {
+        line_ids.push_back(static_cast<std::uint32_t>(row.integer(0)));
+    });
     if (!done) {
         return std::unexpected(done.error());
     }
     std::vector<std::int64_t> entries;
+    const LineIdSet ids(std::move(line_ids));
     if (ids.empty()) {
         return entries;
     }
@@ -163,16 +196,43 @@ constexpr const char* kFrom = " FROM entries e JOIN roots r ON r.id = e.root_id"
                               " LEFT JOIN fx_entries fx ON fx.entry_id = e.id"
                               " LEFT JOIN aot_entries aot ON aot.entry_id = e.id";
 
+// Where the text matched an entry, as bits, in the order `matched` lists them.
+constexpr std::pair<std::uint8_t, const char*> kMatchFields[] = {
+    {1, "key"}, {2, "name"}, {4, "source"}, {8, "debug line"}};
+
+// The entries a text matches: ids ascending, each once, with where it matched.
+struct TextMatches {
+    std::vector<std::int64_t> ids;
+    std::vector<std::uint8_t> fields; // kMatchFields bits, beside ids
+
+    std::vector<std::string> fields_of(std::int64_t id) const {
+        std::vector<std::string> out;
+        const auto it = std::lower_bound(ids.begin(), ids.end(), id);
+        if (it != ids.end() && *it == id) {
+            const std::uint8_t bits = fields[static_cast<std::size_t>(it - ids.begin())];
+            for (const auto& [bit, name] : kMatchFields) {
+                if ((bits & bit) != 0) {
+                    out.emplace_back(name);
+                }
+            }
+        }
+        return out;
+    }
+};
+
 // The entries the text matches, with where it matched; nullopt when there is no text.
-Result<std::optional<std::vector<std::pair<std::int64_t, std::string>>>>
-text_matches(const sql::Database& db, const std::string& text) {
+// Debug lines are only FX entries': `with_debug_lines` false skips reading
+// every FX entry's line ids when the query keeps no FX entry anyway.
+Result<std::optional<TextMatches>> text_matches(const sql::Database& db, std::string_view text,
+                                                bool with_debug_lines = true) {
     const std::string match = fts_query(text);
     if (match.empty()) {
-        return std::optional<std::vector<std::pair<std::int64_t, std::string>>>();
+        return std::optional<TextMatches>();
     }
-    std::vector<std::pair<std::int64_t, std::string>> matches;
-    for (const auto& [column, label] :
-         {std::pair{"keys", "key"}, std::pair{"names", "name"}, std::pair{"body", "source"}}) {
+    std::vector<std::pair<std::int64_t, std::uint8_t>> found;
+    for (const auto& [column, bit] :
+         {std::pair{"keys", kMatchFields[0].first}, std::pair{"names", kMatchFields[1].first},
+          std::pair{"body", kMatchFields[2].first}}) {
         auto statement = sql::Statement::prepare(
             db, std::string("SELECT rowid FROM entry_search WHERE entry_search MATCH ?"));
         if (!statement) {
@@ -180,38 +240,48 @@ text_matches(const sql::Database& db, const std::string& text) {
         }
         statement->bind(1, "{" + std::string(column) + "} : (" + match + ")");
         auto done = statement->for_each_row(
-            [&](const sql::Statement& row) { matches.emplace_back(row.integer(0), label); });
+            [&](const sql::Statement& row) { found.emplace_back(row.integer(0), bit); });
         if (!done) {
             return std::unexpected(done.error());
         }
     }
-    auto lines = entries_with_lines(db, match);
-    if (!lines) {
-        return std::unexpected(lines.error());
+    if (with_debug_lines) {
+        auto lines = entries_with_lines(db, match);
+        if (!lines) {
+            return std::unexpected(lines.error());
+        }
+        for (std::int64_t id : *lines) {
+            found.emplace_back(id, kMatchFields[3].first);
+        }
     }
-    for (std::int64_t id : *lines) {
-        matches.emplace_back(id, "debug line");
+    std::sort(found.begin(), found.end());
+    TextMatches matches;
+    for (const auto& [id, bit] : found) {
+        if (matches.ids.empty() || matches.ids.back() != id) {
+            matches.ids.push_back(id);
+            matches.fields.push_back(0);
+        }
+        matches.fields.back() |= bit;
     }
     return std::optional(std::move(matches));
 }
 
-// Loads the matched ids into a temporary table the main query joins.
-Result<void> fill_match_table(const sql::Database& db,
-                              const std::vector<std::pair<std::int64_t, std::string>>& matches) {
+// Loads the matched ids into a temporary table the queries join: keyed by
+// id, so each lookup is one b-tree search.
+Result<void> fill_match_table(const sql::Database& db, const std::vector<std::int64_t>& ids) {
     sqlite3* handle = db.handle();
     if (sqlite3_exec(handle,
-                     "CREATE TEMP TABLE IF NOT EXISTS search_matches "
-                     "(entry_id INTEGER NOT NULL, field TEXT NOT NULL);"
-                     "DELETE FROM search_matches;",
+                     "CREATE TEMP TABLE IF NOT EXISTS search_ids (id INTEGER PRIMARY KEY);"
+                     "DELETE FROM search_ids;",
                      nullptr, nullptr, nullptr) != SQLITE_OK) {
         return std::unexpected(db.error("cannot make the search table"));
     }
-    auto insert = sql::Statement::prepare(db, "INSERT INTO search_matches VALUES (?, ?)");
+    auto insert = sql::Statement::prepare(db, "INSERT INTO search_ids VALUES (?)");
     if (!insert) {
         return std::unexpected(insert.error());
     }
-    for (const auto& [id, field] : matches) {
-        insert->bind(1, id).bind(2, field);
+    for (std::int64_t id : ids) {
+        insert->bind(1, id);
         if (auto ok = insert->run(); !ok) {
             return ok;
         }
@@ -282,7 +352,7 @@ std::string order_by(const SearchQuery& query) {
     return " ORDER BY " + first + down + ", r.location ASC, e.path ASC";
 }
 
-SearchHit hit_of(const sql::Statement& statement, bool with_matches) {
+SearchHit hit_of(const sql::Statement& statement) {
     SearchHit hit;
     hit.entry_id = statement.integer(0);
     hit.root = statement.text(1);
@@ -301,67 +371,208 @@ SearchHit hit_of(const sql::Statement& statement, bool with_matches) {
     hit.compile_time_ns = statement.optional_integer(12);
     hit.key_entries = static_cast<std::uint32_t>(statement.integer(13));
     hit.role = statement.text(14);
-    if (with_matches) {
-        std::string_view fields = statement.text_view(15);
-        while (!fields.empty()) {
-            const auto comma = fields.find(',');
-            hit.matched.emplace_back(fields.substr(0, comma));
-            fields =
-                comma == std::string_view::npos ? std::string_view{} : fields.substr(comma + 1);
-        }
-    }
     return hit;
 }
 
-// The text's matches in the temporary table; false when there is no text.
-Result<bool> prepare_matches(const sql::Database& db, const SearchQuery& query) {
-    auto matches = text_matches(db, query.text);
+// One read of the catalog: the statements of a search see one state of it,
+// whatever an indexer commits meanwhile (WAL), and the temporary table's
+// inserts commit once. Nothing when the caller is in a transaction already.
+class ReadTransaction {
+public:
+    static Result<ReadTransaction> begin(const sql::Database& db) {
+        if (sqlite3_get_autocommit(db.handle()) == 0) {
+            return ReadTransaction(nullptr);
+        }
+        if (sqlite3_exec(db.handle(), "BEGIN", nullptr, nullptr, nullptr) != SQLITE_OK) {
+            return std::unexpected(db.error("cannot begin reading the catalog"));
+        }
+        return ReadTransaction(db.handle());
+    }
+    ReadTransaction(ReadTransaction&& other) noexcept
+        : handle_(std::exchange(other.handle_, nullptr)) {}
+    ReadTransaction& operator=(ReadTransaction&&) = delete;
+    ~ReadTransaction() {
+        if (handle_ != nullptr) {
+            sqlite3_exec(handle_, "COMMIT", nullptr, nullptr, nullptr);
+        }
+    }
+
+private:
+    explicit ReadTransaction(sqlite3* handle)
+        : handle_(handle) {}
+    sqlite3* handle_;
+};
+
+// What a query keeps: the text's matches (in the temporary table too) and the
+// WHERE of the statements that count and page them.
+struct Selection {
+    std::optional<TextMatches> matches; // nullopt: no text
+    Filter filter;
+    std::string where; // " WHERE ...", over kFrom's tables
+
+    bool matches_nothing() const { return matches && matches->ids.empty(); }
+};
+
+Result<Selection> select(const sql::Database& db, const SearchQuery& query) {
+    Selection selection;
+    const bool keeps_fx =
+        query.kinds.empty() ||
+        std::ranges::find(query.kinds, cachedir::FileKind::FxGraph) != query.kinds.end();
+    auto matches = text_matches(db, query.text, keeps_fx);
     if (!matches) {
         return std::unexpected(matches.error());
     }
-    if (!*matches) {
-        return false;
+    selection.matches = std::move(*matches);
+    if (selection.matches && !selection.matches->ids.empty()) {
+        if (auto ok = fill_match_table(db, selection.matches->ids); !ok) {
+            return std::unexpected(ok.error());
+        }
     }
-    if (auto ok = fill_match_table(db, **matches); !ok) {
-        return std::unexpected(ok.error());
+    selection.filter = filter_of(query);
+    selection.where = " WHERE 1";
+    if (selection.matches) {
+        selection.where += " AND e.id IN (SELECT id FROM search_ids)";
     }
-    return true;
+    selection.where += selection.filter.where;
+    return selection;
+}
+
+// The count's tables: entries and roots, and the FX and AOT rows only when
+// the filter reads them. A LEFT JOIN on their primary key never adds or drops
+// a row, but SQLite 3.40 looks each one up for COUNT(*) all the same (300 ms
+// of 60,000 matches counted with --kind).
+std::string count_from(const Selection& selection) {
+    std::string from = " FROM entries e JOIN roots r ON r.id = e.root_id";
+    if (selection.filter.where.find("fx.") != std::string::npos) {
+        from += " LEFT JOIN fx_entries fx ON fx.entry_id = e.id";
+    }
+    if (selection.filter.where.find("aot.") != std::string::npos) {
+        from += " LEFT JOIN aot_entries aot ON aot.entry_id = e.id";
+    }
+    return from;
+}
+
+Result<std::size_t> count_selected(const sql::Database& db, const Selection& selection) {
+    if (selection.matches_nothing()) {
+        return 0;
+    }
+    // Every id the text matched is an entry's, and every entry has its root:
+    // entry_search rows go with their entry (a trigger deletes them in the
+    // same transaction), fx_entries rows and entries with theirs (cascades).
+    // So with nothing else to keep, the count is the ids', without looking
+    // each one up (30-50 ms for 43,000 matches).
+    if (selection.matches && selection.filter.where.empty()) {
+        return selection.matches->ids.size();
+    }
+    auto statement =
+        sql::Statement::prepare(db, "SELECT COUNT(*)" + count_from(selection) + selection.where);
+    if (!statement) {
+        return std::unexpected(statement.error());
+    }
+    selection.filter.bind(*statement, 1);
+    auto row = statement->step();
+    if (!row) {
+        return std::unexpected(row.error());
+    }
+    return static_cast<std::size_t>(statement->integer(0));
+}
+
+// The page in two steps: the ids in order first, then each one's columns.
+// Columns computed in the sorting query were computed for every match before
+// the sort kept the page (a correlated count per row for key_entries, and
+// where the text matched): most of a page's time when thousands match.
+Result<std::vector<SearchHit>> page_of(const sql::Database& db, const Selection& selection,
+                                       const SearchQuery& query) {
+    std::vector<SearchHit> hits;
+    if (selection.matches_nothing() || query.limit == 0) {
+        return hits;
+    }
+    auto ordered =
+        sql::Statement::prepare(db, "SELECT e.id" + std::string(kFrom) + selection.where +
+                                        order_by(query) + " LIMIT ? OFFSET ?");
+    if (!ordered) {
+        return std::unexpected(ordered.error());
+    }
+    selection.filter.bind(*ordered, 1);
+    const int next = 1 + static_cast<int>(selection.filter.order.size());
+    ordered
+        ->bind(next, static_cast<std::int64_t>(std::min<std::size_t>(
+                         query.limit, std::numeric_limits<std::int64_t>::max())))
+        .bind(next + 1, static_cast<std::int64_t>(query.offset));
+    std::vector<std::int64_t> ids;
+    auto done =
+        ordered->for_each_row([&](const sql::Statement& row) { ids.push_back(row.integer(0)); });
+    if (!done) {
+        return std::unexpected(done.error());
+    }
+    auto columns = sql::Statement::prepare(db, kHitColumns + kFrom + " WHERE e.id = ?");
+    if (!columns) {
+        return std::unexpected(columns.error());
+    }
+    hits.reserve(ids.size());
+    for (std::int64_t id : ids) {
+        columns->bind(1, id);
+        auto row = columns->step();
+        if (!row) {
+            return std::unexpected(row.error());
+        }
+        if (*row) {
+            hits.push_back(hit_of(*columns));
+            if (selection.matches) {
+                hits.back().matched = selection.matches->fields_of(id);
+            }
+        }
+        columns->reset();
+    }
+    return hits;
 }
 
 } // namespace
 
+Result<SearchPage> search_page_of(const sql::Database& db, const SearchQuery& query,
+                                  bool with_total) {
+    auto reading = ReadTransaction::begin(db);
+    if (!reading) {
+        return std::unexpected(reading.error());
+    }
+    auto selection = select(db, query);
+    if (!selection) {
+        return std::unexpected(selection.error());
+    }
+    SearchPage page;
+    if (with_total) {
+        auto total = count_selected(db, *selection);
+        if (!total) {
+            return std::unexpected(total.error());
+        }
+        page.total = *total;
+    }
+    auto hits = page_of(db, *selection, query);
+    if (!hits) {
+        return std::unexpected(hits.error());
+    }
+    page.hits = std::move(*hits);
+    return page;
+}
+
 Result<std::vector<SearchHit>> search_entries(const sql::Database& db, const SearchQuery& query) {
-    auto has_text = prepare_matches(db, query);
-    if (!has_text) {
-        return std::unexpected(has_text.error());
+    auto page = search_page_of(db, query, false);
+    if (!page) {
+        return std::unexpected(page.error());
     }
-    const Filter filter = filter_of(query);
-    std::string sql = kHitColumns;
-    sql += *has_text ? ", (SELECT group_concat(DISTINCT field) FROM search_matches m "
-                       "WHERE m.entry_id = e.id)"
-                     : ", NULL";
-    sql += kFrom;
-    sql += " WHERE 1";
-    if (*has_text) {
-        sql += " AND e.id IN (SELECT entry_id FROM search_matches)";
+    return std::move(page->hits);
+}
+
+Result<std::size_t> count_entries(const sql::Database& db, const SearchQuery& query) {
+    auto reading = ReadTransaction::begin(db);
+    if (!reading) {
+        return std::unexpected(reading.error());
     }
-    sql += filter.where;
-    sql += order_by(query) + " LIMIT ? OFFSET ?";
-    auto statement = sql::Statement::prepare(db, sql);
-    if (!statement) {
-        return std::unexpected(statement.error());
+    auto selection = select(db, query);
+    if (!selection) {
+        return std::unexpected(selection.error());
     }
-    filter.bind(*statement, 1);
-    const int next = 1 + static_cast<int>(filter.order.size());
-    statement->bind(next, static_cast<std::int64_t>(query.limit))
-        .bind(next + 1, static_cast<std::int64_t>(query.offset));
-    std::vector<SearchHit> hits;
-    auto done = statement->for_each_row(
-        [&](const sql::Statement& row) { hits.push_back(hit_of(row, true)); });
-    if (!done) {
-        return std::unexpected(done.error());
-    }
-    return hits;
+    return count_selected(db, *selection);
 }
 
 // The ids in the query's order: the entry index does it (entry_index.h).
@@ -383,21 +594,14 @@ Result<std::vector<std::int64_t>> search_entry_ids(const sql::Database& db,
 
 Result<std::optional<std::vector<std::int64_t>>> text_match_ids(const sql::Database& db,
                                                                 std::string_view text) {
-    auto matches = text_matches(db, std::string(text));
+    auto matches = text_matches(db, text);
     if (!matches) {
         return std::unexpected(matches.error());
     }
     if (!*matches) {
         return std::optional<std::vector<std::int64_t>>();
     }
-    std::vector<std::int64_t> ids;
-    ids.reserve((*matches)->size());
-    for (const auto& [id, field] : **matches) {
-        ids.push_back(id);
-    }
-    std::sort(ids.begin(), ids.end());
-    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
-    return std::optional(std::move(ids));
+    return std::optional(std::move((*matches)->ids));
 }
 
 Result<std::vector<SearchHit>> entries_with_ids(const sql::Database& db,
@@ -418,7 +622,7 @@ Result<std::vector<SearchHit>> entries_with_ids(const sql::Database& db,
     }
     std::unordered_map<std::int64_t, SearchHit> by_id;
     auto done = statement->for_each_row([&](const sql::Statement& row) {
-        SearchHit hit = hit_of(row, false);
+        SearchHit hit = hit_of(row);
         by_id.emplace(hit.entry_id, std::move(hit));
     });
     if (!done) {
@@ -430,29 +634,6 @@ Result<std::vector<SearchHit>> entries_with_ids(const sql::Database& db,
         }
     }
     return hits;
-}
-
-Result<std::size_t> count_entries(const sql::Database& db, const SearchQuery& query) {
-    auto has_text = prepare_matches(db, query);
-    if (!has_text) {
-        return std::unexpected(has_text.error());
-    }
-    const Filter filter = filter_of(query);
-    std::string sql = std::string("SELECT COUNT(*)") + kFrom + " WHERE 1";
-    if (*has_text) {
-        sql += " AND e.id IN (SELECT entry_id FROM search_matches)";
-    }
-    sql += filter.where;
-    auto statement = sql::Statement::prepare(db, sql);
-    if (!statement) {
-        return std::unexpected(statement.error());
-    }
-    filter.bind(*statement, 1);
-    auto row = statement->step();
-    if (!row) {
-        return std::unexpected(row.error());
-    }
-    return static_cast<std::size_t>(statement->integer(0));
 }
 
 } // namespace cachelens::catalog

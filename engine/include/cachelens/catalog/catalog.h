@@ -107,6 +107,12 @@ struct SearchHit {
     std::vector<std::string> matched; // where the text matched: key, name, debug line, source
 };
 
+// A page of search() and the count() of every match, read at once.
+struct SearchPage {
+    std::vector<SearchHit> hits;
+    std::size_t total = 0;
+};
+
 struct KindStats {
     std::uint64_t entries = 0;
     std::uint64_t files = 0;
@@ -164,6 +170,8 @@ public:
 
     Result<std::vector<SearchHit>> search(const SearchQuery& query) const;
     Result<std::size_t> count(const SearchQuery& query) const;
+    // search() and count() in one read: the text is matched once for both.
+    Result<SearchPage> search_page(const SearchQuery& query) const;
     // The ids of every entry `query` matches, in its order (limit and offset
     // ignored): what a view pages through with entries_by_id().
     Result<std::vector<std::int64_t>> search_ids(const SearchQuery& query) const;
