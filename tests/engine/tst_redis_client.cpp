@@ -15,16 +15,87 @@
 #include <cachelens/remote/redis_client.h>
 #include <cachelens/remote/redis_endpoint.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <QElapsedTimer>
 #include <QtTest>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <random>
+#include <thread>
 
 using namespace cachelens;
 using namespace cachelens::remote;
 using test::RedisServer;
+
+namespace {
+
+// A server that answers the first command (the client's PING) with +PONG and
+// every later read with `reply`, then closes: what a hostile or broken
+// server can send to a pipelined GET.
+class HostileServer {
+public:
+    explicit HostileServer(std::string reply)
+        : reply_(std::move(reply)) {
+        listener_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        sockaddr_in address{};
+        address.sin_family = AF_INET;
+        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+        socklen_t length = sizeof address;
+        if (::bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+            ::listen(listener_, 1) != 0 ||
+            ::getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+            qFatal("cannot listen on loopback");
+        }
+        port_ = ntohs(address.sin_port);
+        thread_ = std::thread([this] { serve(); });
+    }
+    ~HostileServer() {
+        thread_.join();
+        ::close(listener_);
+    }
+    RedisEndpoint endpoint() const {
+        auto endpoint = parse_redis_endpoint("redis://127.0.0.1:" + std::to_string(port_));
+        return *endpoint;
+    }
+
+private:
+    void serve() {
+        const int client = ::accept(listener_, nullptr, nullptr);
+        if (client < 0) {
+            return;
+        }
+        std::array<char, 4096> buffer{};
+        if (::read(client, buffer.data(), buffer.size()) > 0 &&
+            ::write(client, "+PONG\r\n", 7) == 7 &&
+            ::read(client, buffer.data(), buffer.size()) > 0) {
+            for (std::size_t done = 0; done < reply_.size();) {
+                const ssize_t n = ::write(client, reply_.data() + done, reply_.size() - done);
+                if (n <= 0) {
+                    break;
+                }
+                done += static_cast<std::size_t>(n);
+            }
+        }
+        ::shutdown(client, SHUT_WR);
+        // Until the client hangs up: it has read what it wanted by then.
+        while (::read(client, buffer.data(), buffer.size()) > 0) {
+        }
+        ::close(client);
+    }
+
+    std::string reply_;
+    int listener_ = -1;
+    int port_ = 0;
+    std::thread thread_;
+};
+
+} // namespace
 
 namespace {
 
@@ -645,6 +716,39 @@ private slots:
         QCOMPARE(refused.error().message,
                  std::string("rediss:// needs TLS, which this build's hiredis (0.14) does not "
                              "have (rediss://127.0.0.1:1/0)"));
+    }
+
+    // What a server sends is read without trust: a bulk string claiming more
+    // than Redis itself allows, arrays nested past any reply's depth and a
+    // line that never ends are errors naming the problem, before memory or
+    // the stack runs out.
+    void refuses_hostile_replies_data() {
+        QTest::addColumn<QString>("reply");
+        QTest::addColumn<QString>("message");
+        QTest::newRow("huge bulk") << "$9223372036854775807\r\n"
+                                   << "over Redis's own limit of 512 MB";
+        QTest::newRow("nested arrays")
+            << QString("*1\r\n").repeated(100000) << "Arrays nested more than 7 deep";
+        QTest::newRow("endless line") << "+" + QString(3 << 20, 'x') << "without its end";
+        QTest::newRow("bad type") << "?\r\n"
+                                  << "as reply type byte";
+        QTest::newRow("bad length") << "$12x\r\n"
+                                    << "Bad integer value";
+        QTest::newRow("cut short") << "$10\r\nabc"
+                                   << "Server closed the connection";
+    }
+
+    void refuses_hostile_replies() {
+        QFETCH(QString, reply);
+        QFETCH(QString, message);
+        HostileServer server(reply.toStdString());
+        auto redis = RedisClient::connect(server.endpoint());
+        QVERIFY_RESULT(redis);
+        const std::vector<std::string> keys{"a", "b"};
+        const auto got = redis->get_many(keys);
+        QVERIFY(!got);
+        QVERIFY2(got.error().message.find(message.toStdString()) != std::string::npos,
+                 got.error().message.c_str());
     }
 
     void survives_a_server_killed_mid_session() {

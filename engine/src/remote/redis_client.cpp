@@ -247,7 +247,7 @@ public:
         : context_(context)
         , buffer_(kBufferBytes, '\0') {}
 
-    bool read(PipelinedReply& reply) {
+    bool read(PipelinedReply& reply, int depth = 0) {
         std::string_view header;
         if (!line(header)) {
             return false;
@@ -267,7 +267,7 @@ public:
         case '$':
             return bulk(rest, reply);
         case '*':
-            return array(rest, reply);
+            return array(rest, reply, depth);
         default:
             return protocol_error(std::string("Protocol error, got \"") +
                                   (kind >= 0x20 && kind < 0x7f ? std::string(1, kind) : "?") +
@@ -277,6 +277,12 @@ public:
 
 private:
     static constexpr std::size_t kBufferBytes = 64 << 10;
+    // What a hostile or broken server can make this reader hold. Redis
+    // itself refuses a bulk string over 512 MB (proto-max-bulk-len) and
+    // hiredis nests arrays at most 7 deep; a header line is a few bytes.
+    static constexpr long long kMaxBulkBytes = 512LL << 20;
+    static constexpr int kMaxDepth = 7;
+    static constexpr std::size_t kMaxLineBytes = 1 << 20;
 
     bool number(std::string_view text, long long& out) {
         const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), out);
@@ -290,6 +296,10 @@ private:
         long long size = 0;
         if (!number(size_text, size)) {
             return false;
+        }
+        if (size > kMaxBulkBytes) {
+            return protocol_error("Bulk string of " + std::to_string(size) +
+                                  " bytes, over Redis's own limit of 512 MB");
         }
         if (size < 0) {
             reply.type = REDIS_REPLY_NIL;
@@ -317,16 +327,19 @@ private:
 
     // Replies to these commands are never arrays: its elements are read (to
     // stay in step) and dropped.
-    bool array(std::string_view count_text, PipelinedReply& reply) {
+    bool array(std::string_view count_text, PipelinedReply& reply, int depth) {
         long long count = 0;
         if (!number(count_text, count)) {
             return false;
+        }
+        if (count > 0 && depth >= kMaxDepth) {
+            return protocol_error("Arrays nested more than " + std::to_string(kMaxDepth) + " deep");
         }
         reply.type = count < 0 ? REDIS_REPLY_NIL : REDIS_REPLY_ARRAY;
         reply.text.clear();
         PipelinedReply element;
         for (long long i = 0; i < count; ++i) {
-            if (!read(element)) {
+            if (!read(element, depth + 1)) {
                 return false;
             }
         }
@@ -374,6 +387,10 @@ private:
             begin_ = 0;
         }
         if (end_ == buffer_.size()) {
+            if (buffer_.size() >= kMaxLineBytes) {
+                return protocol_error("A reply line of over " + std::to_string(kMaxLineBytes) +
+                                      " bytes without its end");
+            }
             buffer_.resize(buffer_.size() * 2); // a line longer than the buffer
         }
         const ssize_t got = receive(buffer_.data() + end_, buffer_.size() - end_);
