@@ -735,7 +735,7 @@ private slots:
         QTest::newRow("bad length") << "$12x\r\n"
                                     << "Bad integer value";
         QTest::newRow("cut short") << "$10\r\nabc"
-                                   << "Server closed the connection";
+                                   << "the server closed the connection";
     }
 
     void refuses_hostile_replies() {
