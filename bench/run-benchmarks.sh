@@ -164,6 +164,10 @@ else
     fi
     python3 "$root/bench/make-gui-catalog.py" "$build/app/cli/cachelens" "$gui_source" \
         "$out/gui-catalog/catalog.sqlite" --entries 100000 > "$out/gui-catalog-manifest.json"
+    echo "bench: load average before the CLI search timing: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+    # `cachelens search` on the same catalog, the whole process as a user runs it.
+    python3 "$root/bench/cli-search-timing.py" "$build/app/cli/cachelens" \
+        "$out/gui-catalog/catalog.sqlite"
     echo "bench: load average before the GUI benchmark: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
     QT_QPA_PLATFORM=offscreen "$build/bench/bench_gui" "$out/gui-catalog/catalog.sqlite" \
         > "$out/gui.json" 2> "$out/gui.log"

@@ -147,7 +147,7 @@ what = {
     "push": ("push of the whole dir to an empty server",
              "read + name check, stub unpickle for time_taken_ms, base64, json.dumps, "
              "pipelined GET + SET NX"),
-    "pull": ("pull of everything into an empty dir, fsync per file and dir",
+    "pull": ("pull of everything into an empty dir, durable (one flush per batch)",
              "SCAN, pipelined GET, json.loads, b64decode, write_atomic + fsync per file and dir"),
 }
 for op in ("push", "pull"):
