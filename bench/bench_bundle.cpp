@@ -52,7 +52,8 @@ using Bytes = std::shared_ptr<const std::string>;
 
 void decode(benchmark::State& state, const Bytes& bytes, std::size_t artifacts) {
     for (auto _ : state) {
-        auto bundle = cachelens::bundle::decode_mega_cache(*bytes, {.owner = bytes});
+        auto bundle =
+            cachelens::bundle::decode_mega_cache(*bytes, {.check_crc = true, .owner = bytes});
         if (!bundle || bundle->artifact_count() != artifacts) {
             state.SkipWithError(bundle ? "artifacts lost" : bundle.error().describe().c_str());
             return;
@@ -78,7 +79,8 @@ void import(benchmark::State& state, const Bytes& bytes, std::size_t artifacts) 
             return;
         }
         const auto start = std::chrono::steady_clock::now();
-        auto bundle = cachelens::bundle::decode_mega_cache(*bytes, {.owner = bytes});
+        auto bundle =
+            cachelens::bundle::decode_mega_cache(*bytes, {.check_crc = true, .owner = bytes});
         if (!bundle) {
             state.SkipWithError(bundle.error().describe().c_str());
             return;

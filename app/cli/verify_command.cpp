@@ -74,7 +74,7 @@ BundleCheck check_bundle(std::string_view bytes, const std::shared_ptr<const Map
         }
         return check;
     }
-    auto plain = bundle::decode_mega_cache(bytes, {.owner = file});
+    auto plain = bundle::decode_mega_cache(bytes, {.check_crc = true, .owner = file});
     if (!plain) {
         check.problem = "not a readable bundle: " + plain.error().message;
         return check;

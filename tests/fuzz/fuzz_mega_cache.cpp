@@ -72,7 +72,7 @@ void judge(const MegaBundle& bundle) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     using namespace cachelens::bundle;
     const std::string_view bytes(reinterpret_cast<const char*>(data), size);
-    auto unchecked = decode_mega_cache(bytes, MegaDecodeOptions{.check_crc = false});
+    auto unchecked = decode_mega_cache(bytes, MegaDecodeOptions{.check_crc = false, .owner = {}});
     auto decoded = decode_mega_cache(bytes);
     if (!decoded) {
         return 0;

@@ -22,7 +22,7 @@ Result<BundleFile> open_bundle_file(const std::filesystem::path& file,
                         file.string());
         }
         // The contents stay slices of the mapped file: a bundle is never held twice.
-        auto bundle = decode_mega_cache(bytes, {.owner = *mapped});
+        auto bundle = decode_mega_cache(bytes, {.check_crc = true, .owner = *mapped});
         if (!bundle) {
             return std::unexpected(std::move(bundle.error()).at(file.string()));
         }

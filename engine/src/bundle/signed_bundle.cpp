@@ -378,7 +378,8 @@ Result<SignedBundle> check_payload(const Container& container, Manifest manifest
     if (auto ok = check_artifacts(container.payload, container.payload_at, manifest); !ok) {
         return std::unexpected(ok.error());
     }
-    auto decoded = decode_mega_cache(container.payload, {.check_crc = false, .owner = std::move(owner)});
+    auto decoded =
+        decode_mega_cache(container.payload, {.check_crc = false, .owner = std::move(owner)});
     if (!decoded) {
         Error error = decoded.error();
         error.message = "the payload: " + error.message;

@@ -37,8 +37,8 @@
 #include <cachelens/core/error.h>
 
 #include <cstdint>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>

@@ -6,6 +6,7 @@
 // 100 MB bundle's contents are views into the mapped file, not a second copy
 // of it, and cannot outlive it.
 
+#include <concepts>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -19,10 +20,12 @@ public:
     // Takes the bytes over (no copy of a moved string).
     SharedBytes(std::string bytes) // NOLINT(google-explicit-constructor): bytes are bytes
         : SharedBytes(std::make_shared<const std::string>(std::move(bytes))) {}
-    SharedBytes(const char* text) : SharedBytes(std::string(text)) {} // NOLINT
+    SharedBytes(const char* text)
+        : SharedBytes(std::string(text)) {} // NOLINT
     // `slice` lies in storage that `owner` keeps alive.
     SharedBytes(std::shared_ptr<const void> owner, std::string_view slice)
-        : owner_(std::move(owner)), view_(slice) {}
+        : owner_(std::move(owner))
+        , view_(slice) {}
 
     std::string_view view() const noexcept { return view_; }
     operator std::string_view() const noexcept { return view_; } // NOLINT
@@ -32,15 +35,23 @@ public:
     auto begin() const noexcept { return view_.begin(); }
     auto end() const noexcept { return view_.end(); }
 
-    // One overload, by content: another SharedBytes, a string or a literal
-    // all convert to a view.
-    friend bool operator==(const SharedBytes& a, std::string_view b) noexcept {
-        return a.view_ == b;
+    // By content. The template takes strings, views and literals as they
+    // are: with a plain string_view overload beside this one, comparing with
+    // a std::string would be ambiguous (two conversions equally good).
+    friend bool operator==(const SharedBytes& a, const SharedBytes& b) noexcept {
+        return a.view_ == b.view_;
+    }
+    template <class Text>
+    requires(std::convertible_to<const Text&, std::string_view> &&
+             !std::same_as<Text, SharedBytes>) friend bool
+    operator==(const SharedBytes& a, const Text& b) noexcept {
+        return a.view_ == std::string_view(b);
     }
 
 private:
     explicit SharedBytes(std::shared_ptr<const std::string> bytes)
-        : owner_(bytes), view_(*bytes) {}
+        : owner_(bytes)
+        , view_(*bytes) {}
 
     std::shared_ptr<const void> owner_;
     std::string_view view_;
