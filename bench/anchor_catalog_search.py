@@ -3,8 +3,9 @@
 
 Reads bench_catalog's JSON (the catalog file and the queries it timed) and runs
 each query as a Python tool over the same catalog would, the way
-Catalog::search (engine/src/catalog/search.cpp) does: FTS5 per column, debug
-lines by FTS5 then a scan of the FX entries' line-id blobs, a temporary table
+Catalog::search (engine/src/catalog/search.cpp) does: FTS5 per column the
+query's kinds fill, debug lines by FTS5 then a scan of the FX entries'
+line-id lists, the kinds kept by the (root_id, kind) index, a temporary table
 of the matched ids, the query that orders the page's ids (its SQL recorded by
 bench_catalog as cachelens ran it), then each id's columns. The page's entry ids are checked against cachelens', so both sides did
 the same work.
@@ -13,7 +14,6 @@ Usage: anchor_catalog_search.py BENCH_CATALOG_JSON
 Prints JSON: per query, median and p95 milliseconds.
 """
 
-import array
 import json
 import math
 import platform
@@ -23,34 +23,71 @@ import time
 
 
 def fts_query(text):
-    """FTS5 MATCH syntax: every run of letters and digits is a quoted prefix word."""
-    words, word = [], ""
-    for c in text:
-        if c.isascii() and c.isalnum() or ord(c) >= 0x80:
-            word += c
-        elif word:
-            words.append(word)
-            word = ""
-    if word:
-        words.append(word)
-    return " AND ".join('"' + w.replace('"', '""') + '"*' for w in words)
+    """FTS5 MATCH syntax: every word (between spaces) required, each a quoted
+    phrase of its runs of letters and digits, the last one a prefix."""
+    phrases = []
+    for word in text.split():
+        parts, part = [], ""
+        for c in word:
+            if c.isascii() and c.isalnum() or ord(c) >= 0x80:
+                part += c
+            elif part:
+                parts.append(part)
+                part = ""
+        if part:
+            parts.append(part)
+        if parts:
+            phrases.append('"' + " ".join(parts) + '"*')
+    return " AND ".join(phrases)
 
 
-def text_matches(db, text):
+# The entry_search columns each kind fills (search_columns in
+# engine/src/catalog/entry_rows.cpp); every kind fills keys.
+NAMES_KINDS = {"fxgraph", "triton", "module", "benchmark_cache", "triton_autotune"}
+BODY_KINDS = {"module", "benchmark_cache", "triton_autotune", "best_config"}
+
+
+def line_ids(blob):
+    """fx_debug_lines.line_ids: ascending ids as LEB128 varints of their gaps."""
+    ids, value, gap, shift = [], 0, 0, 0
+    for byte in blob:
+        gap |= (byte & 0x7F) << shift
+        shift += 7
+        if not byte & 0x80:
+            value += gap
+            ids.append(value)
+            gap, shift = 0, 0
+    return ids
+
+
+def text_matches(db, text, kinds):
     match = fts_query(text)
     if not match:
         return None
+    columns = [("keys", "key")]
+    if not kinds or NAMES_KINDS & set(kinds):
+        columns.append(("names", "name"))
+    if not kinds or BODY_KINDS & set(kinds):
+        columns.append(("body", "source"))
     matches = []
-    for column, label in (("keys", "key"), ("names", "name"), ("body", "source")):
+    for column, label in columns:
         rows = db.execute("SELECT rowid FROM entry_search WHERE entry_search MATCH ?",
                           (f"{{{column}}} : ({match})",))
         matches += [(rowid, label) for (rowid,) in rows]
-    lines = {rowid for (rowid,) in db.execute(
-        "SELECT rowid FROM debug_lines_fts WHERE debug_lines_fts MATCH ?", (match,))}
-    if lines:
-        for entry_id, blob in db.execute("SELECT entry_id, debug_line_ids FROM fx_entries"):
-            if blob and not lines.isdisjoint(array.array("I", blob)):
-                matches.append((entry_id, "debug line"))
+    if not kinds or "fxgraph" in kinds:
+        lines = {rowid for (rowid,) in db.execute(
+            "SELECT rowid FROM debug_lines_fts WHERE debug_lines_fts MATCH ?", (match,))}
+        if lines:
+            for entry_id, blob in db.execute("SELECT entry_id, line_ids FROM fx_debug_lines"):
+                if not lines.isdisjoint(line_ids(blob)):
+                    matches.append((entry_id, "debug line"))
+    if kinds and matches:
+        # Kinds kept from the (root_id, kind) index, as search.cpp does.
+        marks = ", ".join("?" * len(kinds))
+        allowed = {i for (i,) in db.execute(
+            "SELECT e.id FROM entries e INDEXED BY entries_by_root_kind WHERE "
+            f"e.root_id IN (SELECT id FROM roots) AND e.kind IN ({marks})", kinds)}
+        matches = [m for m in matches if m[0] in allowed]
     return matches
 
 
@@ -67,7 +104,7 @@ def search(db, query):
 
 
 def search_read(db, query):
-    matches = text_matches(db, query["text"])
+    matches = text_matches(db, query["text"], query["kinds"])
     fields = {}
     if matches is not None:
         for entry_id, label in matches:

@@ -11,7 +11,7 @@ and paths (a deterministic function of the original and the copy number, with
 the original's length and alphabet, so cross-references between entries stay
 consistent) under one of a few fake roots, and older mtimes. Debug lines are
 shared between copies, as in real caches where keys share almost all of
-theirs: copies keep the same debug_line_ids.
+theirs: copies keep the same debug-line ids.
 
 The catalog is reused when a manifest beside it records the same parameters.
 
@@ -31,7 +31,7 @@ import sys
 import time
 
 # Bump when the way copies are made changes, so that old catalogs are rebuilt.
-FORMAT = 1
+FORMAT = 2  # 2: debug-line ids in fx_debug_lines (catalog schema 5)
 
 # Keys, hashes and entry file names: long runs of letters and digits.
 TOKEN = re.compile(r"[A-Za-z0-9]{20,}")
@@ -44,7 +44,8 @@ UPPER32 = LOWER32.upper()
 TABLES = {
     "files": ["entry_id", "root_id", "path", "kind", "size", "mtime_ns", "inode"],
     "fx_entries": ["entry_id", "guards_expr", "cache_key", "device_types", "time_taken_ns",
-                   "debug_line_count", "source_sha256", "debug_line_ids"],
+                   "debug_line_count", "source_sha256"],
+    "fx_debug_lines": ["entry_id", "line_ids"],
     "aot_entries": ["entry_id", "guards_expr", "forward_key", "backward_key", "forward_time_ns",
                     "backward_time_ns"],
     "modules": ["entry_id", "role", "has_benchmark_harness", "autotune_candidate"],

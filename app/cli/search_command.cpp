@@ -146,7 +146,8 @@ void add_search_command(CLI::App& app, int& exit_code) {
     auto options = std::make_shared<SearchOptions>();
     auto* command = app.add_subcommand(
         "search", "Search every indexed cache dir: words in keys, kernel names, debug lines and "
-                  "source (all must appear; prefixes match), with filters.");
+                  "source (every word must appear; a word's parts joined by _ or . stay together, "
+                  "its last part a prefix), with filters.");
     command->add_option("QUERY", options->text, "words to find (\"\" for every entry)")->required();
     command->add_option("--kind", options->kinds, "only these kinds")->delimiter(',');
     command->add_option("--root", options->root, "only this cache dir");

@@ -19,18 +19,18 @@ constexpr const char* kIndexedTables[] = {
     "fx_entries",   "aot_entries",       "modules",
     "kernels",      "triton_refs",       "triton_kernels",
     "best_configs", "benchmark_choices", "debug_lines",
-    "entry_search",
+    "entry_search", "fx_debug_lines",
 };
 
 // The tables that hang off an entry, and what an entry of a kind must have
 // when it parsed.
 constexpr std::pair<const char*, const char*> kKindTables[] = {
-    {"fxgraph", "fx_entries"},    {"aotautograd", "aot_entries"},  {"module", "modules"},
-    {"triton", "triton_kernels"}, {"best_config", "best_configs"},
+    {"fxgraph", "fx_entries"}, {"fxgraph", "fx_debug_lines"}, {"aotautograd", "aot_entries"},
+    {"module", "modules"},     {"triton", "triton_kernels"},  {"best_config", "best_configs"},
 };
 constexpr const char* kEntryChildTables[] = {
     "files",       "fx_entries",     "aot_entries",  "modules",           "kernels",
-    "triton_refs", "triton_kernels", "best_configs", "benchmark_choices",
+    "triton_refs", "triton_kernels", "best_configs", "benchmark_choices", "fx_debug_lines",
 };
 
 std::string column_text(sqlite3_stmt* statement, int column) {
@@ -65,13 +65,9 @@ void for_each_row(sqlite3* db, const std::string& sql, OnRow row) {
 }
 
 std::vector<std::uint32_t> line_ids_of(sqlite3_stmt* statement, int column) {
-    const void* data = sqlite3_column_blob(statement, column);
+    const auto* data = static_cast<const unsigned char*>(sqlite3_column_blob(statement, column));
     const auto size = static_cast<std::size_t>(sqlite3_column_bytes(statement, column));
-    std::vector<std::uint32_t> ids(size / 4);
-    if (data != nullptr && !ids.empty()) {
-        std::memcpy(ids.data(), data, ids.size() * 4);
-    }
-    return ids;
+    return decode_line_ids(std::span<const unsigned char>(data, data != nullptr ? size : 0));
 }
 
 std::vector<std::string> columns_of(sqlite3* db, const std::string& table) {
@@ -82,7 +78,7 @@ std::vector<std::string> columns_of(sqlite3* db, const std::string& table) {
 }
 
 // Every row of a table that hangs off entries, named by its entry's root and
-// path instead of ids; debug_line_ids become the lines' hashes and names.
+// path instead of ids; line ids become the lines' hashes and names.
 void dump_child_table(sqlite3* db, const std::string& table,
                       const std::unordered_map<std::uint32_t, std::string>& line_names,
                       std::vector<std::string>& out) {
@@ -103,10 +99,17 @@ void dump_child_table(sqlite3* db, const std::string& table,
         for (std::size_t i = 0; i < names.size(); ++i) {
             const int column = static_cast<int>(i) + 1;
             line += '|';
-            if (names[i] == "debug_line_ids") {
+            if (names[i] == "line_ids") {
+                // A set, kept in id order: ids differ between catalogs, so
+                // the lines are compared sorted by what they are.
+                std::vector<std::string> lines;
                 for (std::uint32_t id : line_ids_of(row, column)) {
                     auto it = line_names.find(id);
-                    line += (it != line_names.end() ? it->second : "<missing line>") + ";";
+                    lines.push_back(it != line_names.end() ? it->second : "<missing line>");
+                }
+                std::sort(lines.begin(), lines.end());
+                for (const auto& name : lines) {
+                    line += name + ";";
                 }
             } else {
                 line += column_text(row, column);
@@ -130,6 +133,34 @@ std::string describe_hit(const catalog::SearchHit& hit) {
 }
 
 } // namespace
+
+// Written from the format's definition (engine/src/catalog/line_ids.h), not
+// with its code: LEB128 gaps, ascending. A malformed list is a test failure.
+std::vector<std::uint32_t> decode_line_ids(std::span<const unsigned char> bytes) {
+    std::vector<std::uint32_t> ids;
+    std::uint64_t id = 0;
+    std::uint64_t gap = 0;
+    int shift = 0;
+    for (unsigned char byte : bytes) {
+        gap |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
+        shift += 7;
+        if ((byte & 0x80) != 0) {
+            continue;
+        }
+        id += gap;
+        if (id > 0xffffffffu || (!ids.empty() && gap == 0)) {
+            QTest::qFail("a debug-line id list out of order or past 2^32", __FILE__, __LINE__);
+            return ids;
+        }
+        ids.push_back(static_cast<std::uint32_t>(id));
+        gap = 0;
+        shift = 0;
+    }
+    if (shift != 0) {
+        QTest::qFail("a debug-line id list cut off inside a varint", __FILE__, __LINE__);
+    }
+    return ids;
+}
 
 std::map<std::string, std::int64_t> table_row_counts(sqlite3* db) {
     std::map<std::string, std::int64_t> counts;
@@ -221,7 +252,7 @@ std::vector<std::string> dangling_rows(sqlite3* db) {
         problems.push_back("entry_search: " + std::to_string(searches) + " rows of no entry");
     }
     std::unordered_set<std::uint32_t> used;
-    for_each_row(db, "SELECT debug_line_ids FROM fx_entries", [&](sqlite3_stmt* row) {
+    for_each_row(db, "SELECT line_ids FROM fx_debug_lines", [&](sqlite3_stmt* row) {
         for (std::uint32_t id : line_ids_of(row, 0)) {
             used.insert(id);
         }

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,10 @@ namespace cachelens::test {
 
 // Every table the indexer writes, with its row count.
 std::map<std::string, std::int64_t> table_row_counts(sqlite3* db);
+
+// The debug-line ids of an fx_debug_lines.line_ids blob, decoded by the
+// format's definition; a malformed list fails the test.
+std::vector<std::uint32_t> decode_line_ids(std::span<const unsigned char> bytes);
 
 // Each row of `sql` as its columns joined by '|' (NULL as "NULL").
 std::vector<std::string> query_rows(sqlite3* db, const std::string& sql);

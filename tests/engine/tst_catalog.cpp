@@ -33,6 +33,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <ranges>
 #include <set>
 #include <thread>
 
@@ -163,20 +164,19 @@ std::vector<cachedir::Entry> entries_of_kind(const std::vector<cachedir::Entry>&
     return out;
 }
 
-// The debug line ids (little-endian uint32s in fx_entries.debug_line_ids)
-// of every FX entry, by where the entry is.
+// The debug line ids (fx_debug_lines.line_ids) of every FX entry, by where
+// the entry is.
 std::map<QString, std::set<std::int64_t>> fx_line_ids(sqlite3* db) {
     std::map<QString, std::set<std::int64_t>> out;
-    for (const auto& row :
-         test::query_rows(db, "SELECT r.location, e.path, hex(fx.debug_line_ids) FROM fx_entries "
-                              "fx JOIN entries e ON e.id = fx.entry_id JOIN roots r ON r.id = "
-                              "e.root_id")) {
+    for (const auto& row : test::query_rows(
+             db, "SELECT r.location, e.path, hex(l.line_ids) FROM fx_debug_lines l JOIN entries "
+                 "e ON e.id = l.entry_id JOIN roots r ON r.id = e.root_id")) {
         const QStringList columns = text(row).split('|');
         auto& ids = out[where(columns[0].toStdString(), columns[1].toStdString())];
         const QByteArray bytes = QByteArray::fromHex(columns[2].toLatin1());
-        for (qsizetype at = 0; at + 4 <= bytes.size(); at += 4) {
-            std::uint32_t id = 0;
-            std::memcpy(&id, bytes.constData() + at, 4);
+        for (std::uint32_t id : test::decode_line_ids(
+                 std::span(reinterpret_cast<const unsigned char*>(bytes.constData()),
+                           static_cast<std::size_t>(bytes.size())))) {
             ids.insert(id);
         }
     }
@@ -283,24 +283,30 @@ private:
         return out + "'";
     }
 
-    // The words as FTS5 prefix terms, all required.
+    // The words (between spaces), all required; each a phrase of its runs of
+    // letters and digits, the last one a prefix.
     static std::string fts_query(std::string_view text) {
-        std::string out, word;
-        auto flush = [&] {
-            if (!word.empty()) {
-                out += (out.empty() ? "\"" : " AND \"") + word + "\"*";
-                word.clear();
+        std::string out;
+        for (const auto word : std::views::split(text, ' ')) {
+            std::vector<std::string> parts(1);
+            for (char c : word) {
+                if (std::isalnum(static_cast<unsigned char>(c)) != 0 ||
+                    static_cast<unsigned char>(c) >= 0x80) {
+                    parts.back() += c;
+                } else if (!parts.back().empty()) {
+                    parts.emplace_back();
+                }
             }
-        };
-        for (char c : text) {
-            if (std::isalnum(static_cast<unsigned char>(c)) != 0 ||
-                static_cast<unsigned char>(c) >= 0x80) {
-                word += c;
-            } else {
-                flush();
+            std::string phrase;
+            for (const auto& part : parts) {
+                if (!part.empty()) {
+                    phrase += (phrase.empty() ? "" : " ") + part;
+                }
+            }
+            if (!phrase.empty()) {
+                out += (out.empty() ? "\"" : " AND \"") + phrase + "\"*";
             }
         }
-        flush();
         return out;
     }
 
@@ -323,15 +329,14 @@ private:
                           quoted(match))) {
             lines.insert(static_cast<std::uint32_t>(std::stoul(id)));
         }
-        for (const auto& row : test::query_rows(
-                 db_, "SELECT entry_id || '|' || hex(debug_line_ids) FROM fx_entries")) {
+        for (const auto& row :
+             test::query_rows(db_, "SELECT entry_id || '|' || hex(line_ids) FROM fx_debug_lines")) {
             const auto bar = row.find('|');
-            for (std::size_t at = bar + 1; at + 8 <= row.size(); at += 8) {
-                std::uint32_t id = 0;
-                for (int byte = 3; byte >= 0; --byte) {
-                    id = id * 256 + static_cast<std::uint32_t>(
-                                        std::stoul(row.substr(at + 2 * byte, 2), nullptr, 16));
-                }
+            const QByteArray bytes =
+                QByteArray::fromHex(QByteArray::fromStdString(row.substr(bar + 1)));
+            for (std::uint32_t id : test::decode_line_ids(
+                     std::span(reinterpret_cast<const unsigned char*>(bytes.constData()),
+                               static_cast<std::size_t>(bytes.size())))) {
                 if (lines.contains(id)) {
                     exec("INSERT INTO reference_matches VALUES (" + row.substr(0, bar) +
                          ", 'debug line')");
@@ -590,6 +595,80 @@ private slots:
             auto count = two_roots_->count(query);
             QVERIFY_RESULT(count);
             QCOMPARE(*count, hits->size());
+        }
+    }
+
+    // What is typed with '_' or '.' between its parts is found as written:
+    // the parts next to each other and in order, the last one a prefix; the
+    // words between spaces may be anywhere.
+    void searchKeepsTheWordsOfAnIdentifierTogether() {
+        const auto search = [&](const std::string& words) {
+            catalog::SearchQuery query = unlimited();
+            query.text = words;
+            auto hits = two_roots_->search(query);
+            std::set<std::int64_t> ids;
+            std::vector<catalog::SearchHit> kept;
+            if (hits) {
+                for (const auto& hit : *hits) {
+                    ids.insert(hit.entry_id);
+                }
+                kept = std::move(*hits);
+            }
+            return std::pair{ids, kept};
+        };
+        const auto [together, together_hits] = search("triton_poi");
+        const auto [apart, apart_hits] = search("triton poi");
+        QVERIFY(!together.empty());
+        QVERIFY(std::includes(apart.begin(), apart.end(), together.begin(), together.end()));
+        QVERIFY2(together.size() < apart.size(),
+                 "modules that say \"triton\" and \"poi...\" apart are not triton_poi's");
+        std::size_t kernels = 0;
+        for (const auto& hit : together_hits) {
+            if (hit.kind == FileKind::Triton) {
+                QVERIFY2(hit.name.starts_with("triton_poi"), hit.name.c_str());
+                ++kernels;
+            }
+        }
+        QVERIFY(kernels > 0);
+        // The middle of a name is found as well; "." separates parts as "_" does.
+        const auto [middle, middle_hits] = search("poi_fused");
+        QVERIFY(!middle.empty());
+        for (const auto& hit : middle_hits) {
+            if (hit.kind == FileKind::Triton) {
+                QVERIFY2(hit.name.find("poi_fused") != std::string::npos, hit.name.c_str());
+            }
+        }
+        QCOMPARE(search("triton.poi").first, together);
+        QVERIFY(search("poi_triton").first != together);
+    }
+
+    // A debug-line id list the catalog cannot read is an error naming the
+    // catalog, for the search and for the index that collects unused lines:
+    // never a search that quietly finds fewer entries.
+    void damagedDebugLineIdsAreAnError() {
+        for (const char* damage : {"80", "FFFFFFFFFF01", "FFFFFFFF0F01"}) {
+            QTemporaryDir temp;
+            const fs::path path = path_of(temp) / "damaged.sqlite";
+            auto opened = catalog::Catalog::open(path);
+            QVERIFY_RESULT(opened);
+            QVERIFY_RESULT(opened->index(devset_));
+            sqlite3* db = opened->handle();
+            const std::string update =
+                std::string("UPDATE fx_debug_lines SET line_ids = X'") + damage + "'";
+            QCOMPARE(sqlite3_exec(db, update.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+            catalog::SearchQuery query = unlimited();
+            query.text = "cudagraphs";
+            auto page = opened->search_page(query);
+            QVERIFY2(!page, damage);
+            QCOMPARE(page.error().kind, ErrorKind::Corrupt);
+            QVERIFY2(page.error().describe().find(path.string()) != std::string::npos,
+                     page.error().describe().c_str());
+            // The index's collection of unused lines refuses it too.
+            const fs::path sample = path_of(temp) / "sample";
+            test::copy_tree(test::sample_cache(), sample);
+            auto indexed = opened->index(sample);
+            QVERIFY2(!indexed, damage);
+            QCOMPARE(indexed.error().kind, ErrorKind::Corrupt);
         }
     }
 
@@ -1047,13 +1126,17 @@ private slots:
                 }
             }
         }
-        for (const char* words : {"", "triton", "cudagraphs"}) {
+        for (const char* words : {"", "triton", "cudagraphs", "triton_per", "XBLOCK"}) {
             auto add = [&](auto change) {
                 catalog::SearchQuery query = unlimited();
                 query.text = words;
                 change(query);
                 queries.push_back(query);
             };
+            // Each kind alone: the search reads only the columns a kind fills.
+            for (int kind = 0; kind <= static_cast<int>(FileKind::Unknown); ++kind) {
+                add([&](auto& q) { q.kinds = {static_cast<FileKind>(kind)}; });
+            }
             add([](auto& q) { q.kinds = {FileKind::Module}; });
             add([](auto& q) { q.kinds = {FileKind::FxGraph, FileKind::Triton}; });
             add([&](auto& q) { q.root = cpu_dev_.string(); });
@@ -1405,9 +1488,10 @@ private slots:
     void opensAndIndexesEveryEarlierSchema() {
         QFETCH(int, version);
         // Migration 2 added debug lines and search, and marked every entry
-        // stale; migration 4 added the FX graphs' roles, and marked them stale.
+        // stale; migrations 4 (the FX graphs' roles) and 5 (their debug-line
+        // ids in a table of their own) marked the FX entries stale.
         constexpr int kFirstWithSearch = 2;
-        constexpr int kFirstWithRoles = 4;
+        constexpr int kFirstWithLineTable = 5;
         QTemporaryDir temp;
         const fs::path root = path_of(temp) / "cache";
         test::copy_tree(test::sample_cache(), root);
@@ -1458,7 +1542,7 @@ private slots:
         QVERIFY_RESULT(version_now);
         QCOMPARE(*version_now, catalog::kSchemaVersion);
         const bool stale = version >= 1 && version < kFirstWithSearch;
-        const bool fx_stale = version >= 1 && version < kFirstWithRoles;
+        const bool fx_stale = version >= 1 && version < kFirstWithLineTable;
         const std::size_t parsed =
             version == 0 || stale ? entries : (fx_stale ? fx_entries : std::size_t{0});
         if (version >= 1) {
@@ -1701,9 +1785,14 @@ private:
         QVERIFY(tables.size() >= 10);
         std::string copy = "BEGIN;";
         for (const auto& table : tables) {
+            // The columns both schemas have: one the reference no longer has
+            // (fx_entries.debug_line_ids before version 5) stays NULL, as the
+            // entries it belongs to are parsed again.
             std::string columns;
-            for (const auto& column : test::query_rows(db, "SELECT name FROM pragma_table_info('" +
-                                                               table + "', 'main')")) {
+            for (const auto& column : test::query_rows(
+                     db, "SELECT name FROM pragma_table_info('" + table +
+                             "', 'main') WHERE name IN (SELECT name FROM pragma_table_info('" +
+                             table + "', 'reference'))")) {
                 columns += (columns.empty() ? "" : ", ") + column;
             }
             copy += "INSERT INTO main." + table + " (" + columns + ") SELECT " + columns +

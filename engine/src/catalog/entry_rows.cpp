@@ -1,8 +1,8 @@
 #include "entry_rows.h"
 
+#include <cachelens/cachedir/debug_line.h>
 #include <cachelens/cachedir/entry_content.h>
 #include <cachelens/cachedir/entry_links.h>
-#include <cachelens/cachedir/debug_line.h>
 #include <cachelens/hash/sha256.h>
 
 #include <nlohmann/json.hpp>
@@ -146,6 +146,23 @@ void read_triton_autotune(const Entry& entry, const TritonAutotuneResult& result
 
 } // namespace
 
+std::uint8_t search_columns(cachedir::FileKind kind) {
+    using cachedir::FileKind;
+    switch (kind) {
+    case FileKind::FxGraph:
+    case FileKind::Triton:
+        return kSearchKeys | kSearchNames;
+    case FileKind::Module:
+    case FileKind::BenchmarkCache:
+    case FileKind::TritonAutotune:
+        return kSearchKeys | kSearchNames | kSearchBody;
+    case FileKind::BestConfig:
+        return kSearchKeys | kSearchBody;
+    default:
+        return kSearchKeys;
+    }
+}
+
 ParsedEntry parse_for_catalog(const std::filesystem::path& root, const cachedir::Entry& entry) {
     ParsedEntry out;
     out.search_keys = entry.key;
@@ -174,6 +191,13 @@ ParsedEntry parse_for_catalog(const std::filesystem::path& root, const cachedir:
             }
         },
         *loaded);
+    const std::uint8_t columns = search_columns(entry.kind);
+    if (((columns & kSearchNames) == 0 && !out.search_names.empty()) ||
+        ((columns & kSearchBody) == 0 && !out.search_body().empty())) {
+        out = ParsedEntry{};
+        out.search_keys = entry.key;
+        out.error = "internal: search text in a column its kind does not fill (search_columns)";
+    }
     return out;
 }
 

@@ -100,6 +100,13 @@ struct ParsedEntry {
     }
 };
 
+// The columns of entry_search (bits) an entry of a kind can fill: the search
+// leaves out a column no kind it keeps fills. parse_for_catalog holds its
+// readers to it (text elsewhere makes the entry a parse error, never a word
+// the search would miss).
+inline constexpr std::uint8_t kSearchKeys = 1, kSearchNames = 2, kSearchBody = 4;
+std::uint8_t search_columns(cachedir::FileKind kind);
+
 // Reads `entry` of the cache dir `root`. Never fails: a file that does not
 // parse gives a ParsedEntry with its error, which the catalog records.
 ParsedEntry parse_for_catalog(const std::filesystem::path& root, const cachedir::Entry& entry);

@@ -1,6 +1,7 @@
 #include "indexer.h"
 
 #include "entry_rows.h"
+#include "line_ids.h"
 #include "parse_pipeline.h"
 #include "queries.h"
 
@@ -145,7 +146,7 @@ private:
     std::unordered_map<std::string, std::int64_t> debug_line_ids_; // hash + '\n' + name
     std::optional<sql::Statement> delete_entry_, find_path_, insert_entry_, insert_file_,
         insert_fx_, insert_aot_, insert_module_, insert_kernel_, insert_triton_ref_, insert_triton_,
-        insert_best_config_, insert_choice_, insert_line_, insert_search_;
+        insert_best_config_, insert_choice_, insert_line_, insert_search_, insert_fx_lines_;
 };
 
 Result<void> EntryWriter::prepare_all() {
@@ -158,8 +159,9 @@ Result<void> EntryWriter::prepare_all() {
         {&insert_file_, "INSERT INTO files (root_id, entry_id, path, kind, size, mtime_ns, inode) "
                         "VALUES (?, ?, ?, ?, ?, ?, ?)"},
         {&insert_fx_, "INSERT INTO fx_entries (entry_id, guards_expr, cache_key, device_types, "
-                      "time_taken_ns, debug_line_count, source_sha256, debug_line_ids, role) "
-                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"},
+                      "time_taken_ns, debug_line_count, source_sha256, role) "
+                      "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"},
+        {&insert_fx_lines_, "INSERT INTO fx_debug_lines (entry_id, line_ids) VALUES (?, ?)"},
         {&insert_aot_,
          "INSERT INTO aot_entries (entry_id, guards_expr, forward_key, "
          "backward_key, forward_time_ns, backward_time_ns) VALUES (?, ?, ?, ?, ?, ?)"},
@@ -295,11 +297,15 @@ Result<void> EntryWriter::write(const cachedir::Entry& entry,
             .bind(4, fx.device_types)
             .bind(5, fx.time_taken_ns)
             .bind(6, static_cast<std::int64_t>(line_ids.size()))
-            .bind(7, fx.source_sha256)
-            .bind_blob(8, line_ids.data(), line_ids.size() * sizeof(std::uint32_t));
+            .bind(7, fx.source_sha256);
         fx.guards_expr ? insert_fx_->bind(2, *fx.guards_expr) : insert_fx_->bind_null(2);
-        fx.role ? insert_fx_->bind(9, *fx.role) : insert_fx_->bind_null(9);
+        fx.role ? insert_fx_->bind(8, *fx.role) : insert_fx_->bind_null(8);
         if (auto ok = insert_fx_->run(); !ok) {
+            return ok;
+        }
+        const std::string encoded = encode_line_ids(std::move(line_ids));
+        insert_fx_lines_->bind(1, id).bind_blob(2, encoded.data(), encoded.size());
+        if (auto ok = insert_fx_lines_->run(); !ok) {
             return ok;
         }
     }
@@ -450,21 +456,25 @@ Result<void> collect_unused_debug_lines(sql::Database& db) {
         }
         transaction.emplace(std::move(*begun));
     }
-    auto lines = sql::Statement::prepare(db, "SELECT debug_line_ids FROM fx_entries");
+    auto lines = sql::Statement::prepare(db, "SELECT line_ids FROM fx_debug_lines");
     if (!lines) {
         return std::unexpected(lines.error());
     }
     std::unordered_set<std::uint32_t> used;
+    bool damaged = false;
     auto done = lines->for_each_row([&](const sql::Statement& row) {
-        const std::string_view blob = row.blob(0);
-        for (std::size_t at = 0; at + 4 <= blob.size(); at += 4) {
-            std::uint32_t id;
-            std::memcpy(&id, blob.data() + at, 4);
+        damaged |= !for_each_line_id(row.blob(0), [&](std::uint32_t id) {
             used.insert(id);
-        }
+            return false;
+        });
     });
     if (!done) {
         return std::unexpected(done.error());
+    }
+    // Lines an unreadable list may use are kept, not guessed unused.
+    if (damaged) {
+        return fail(ErrorKind::Corrupt, "catalog: an FX entry's debug-line ids are damaged",
+                    db.path());
     }
     auto all = sql::Statement::prepare(db, "SELECT id FROM debug_lines");
     auto drop = sql::Statement::prepare(db, "DELETE FROM debug_lines WHERE id = ?");

@@ -13,7 +13,9 @@ namespace cachelens::catalog {
 // 1: roots, entries, files and what each kind of entry holds.
 // 2: debug lines (each distinct one stored once) and full-text search.
 // 3: GPU benchmark runs, results and samples.
-inline constexpr int kSchemaVersion = 4;
+// 4: an FX graph's role to AOTAutograd.
+// 5: an FX entry's debug-line ids in fx_debug_lines, as varint gaps.
+inline constexpr int kSchemaVersion = 5;
 
 // The version recorded in `db`; 0 for an empty database.
 Result<int> schema_version(sqlite3* db);
