@@ -15,6 +15,7 @@
 
 #include <cachelens/bundle/mega_cache.h>
 #include <cachelens/core/base64.h>
+#include <cachelens/core/dir_handle.h>
 #include <cachelens/hash/sha256.h>
 
 #include <QFile>
@@ -25,6 +26,7 @@
 
 #include <filesystem>
 #include <random>
+#include <set>
 #include <tuple>
 
 using namespace cachelens;
@@ -265,6 +267,72 @@ private slots:
         QCOMPARE(bundle::crc32(bytes.substr(3)), reference(bytes.substr(3)));
         const std::string zeros(100000, '\0');
         QCOMPARE(bundle::crc32(zeros), reference(zeros));
+    }
+
+    // A crc carried from one piece to the next is the crc of the whole, at
+    // every split, across the folding sizes.
+    void crc32UpdateContinuesOverPieces() {
+        std::string bytes(5000, '\0');
+        for (std::size_t i = 0; i < bytes.size(); ++i) {
+            bytes[i] = static_cast<char>((i * 131 + 7) & 0xff);
+        }
+        const std::string_view all = bytes;
+        for (const std::size_t split : {0, 1, 15, 255, 256, 257, 1024, 4999, 5000}) {
+            const std::uint32_t first = bundle::crc32(all.substr(0, split));
+            QCOMPARE(bundle::crc32_update(first, all.substr(split)), bundle::crc32(all));
+        }
+        QCOMPARE(bundle::crc32_update(0, all), bundle::crc32(all));
+    }
+
+    // An export writes the encoding as pieces without joining them: the
+    // pieces are encode_mega_cache()'s bytes, each content a view of the
+    // bundle's own bytes (not a copy), and a file written from more pieces
+    // than one writev takes (1024), empty ones among them, holds them all.
+    void encodedPiecesAreTheBundleWrittenWithoutACopy() {
+        bundle::MegaBundle bundle;
+        bundle.sections.push_back({"inductor", {}});
+        bundle.sections.push_back({"autotune", {}});
+        for (int i = 0; i < 1500; ++i) {
+            std::string content(static_cast<std::size_t>(i % 7 == 0 ? 0 : 100 + i), '\0');
+            for (std::size_t j = 0; j < content.size(); ++j) {
+                content[j] = static_cast<char>((i + j * 13) & 0xff);
+            }
+            bundle.sections[static_cast<std::size_t>(i % 2)].artifacts.push_back(
+                {"key-" + std::to_string(i), std::move(content)});
+        }
+        const std::string joined = bundle::encode_mega_cache(bundle);
+        const auto encoded = bundle::encode_mega_cache_pieces(bundle);
+        QVERIFY(encoded.pieces().size() > 2048);
+        QCOMPARE(encoded.size(), joined.size());
+        std::string concatenated;
+        for (const auto piece : encoded.pieces()) {
+            concatenated += piece;
+        }
+        QVERIFY(concatenated == joined);
+        std::set<const char*> contents;
+        for (const auto& section : bundle.sections) {
+            for (const auto& artifact : section.artifacts) {
+                if (!artifact.content.empty()) {
+                    contents.insert(artifact.content.view().data());
+                }
+            }
+        }
+        std::size_t viewed = 0;
+        for (const auto piece : encoded.pieces()) {
+            viewed += contents.contains(piece.data()) ? 1 : 0;
+        }
+        QCOMPARE(viewed, contents.size());
+
+        QTemporaryDir temp;
+        const std::filesystem::path file =
+            std::filesystem::path(temp.path().toStdString()) / "pieces.bin";
+        QVERIFY_RESULT(replace_file_atomically(file, encoded.pieces()));
+        QFile written(QString::fromStdString(file.string()));
+        QVERIFY(written.open(QIODevice::ReadOnly));
+        QVERIFY(written.readAll().toStdString() == joined);
+        auto decoded = bundle::decode_mega_cache(joined);
+        QVERIFY_RESULT(decoded);
+        QCOMPARE(decoded->artifact_count(), std::size_t{1500});
     }
 
     // The table codecs against the reference on every length from 0 to 300,

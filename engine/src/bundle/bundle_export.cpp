@@ -413,13 +413,31 @@ Result<ExportedFile> export_bundle_file(const fs::path& cache_dir, const ExportF
     if (exported->bundle.artifact_count() == 0) {
         return fail(ErrorKind::NotFound, "nothing to export: no entries", cache_dir.string());
     }
-    std::string bytes = encode_mega_cache(exported->bundle);
+    // Unsigned, the encoded bundle is its framing and views of the contents
+    // the export read, written as they are: the bundle is in memory once.
+    // Signing hashes and checks the whole signed file, made in memory.
+    const EncodedMegaCache encoded = encode_mega_cache_pieces(exported->bundle);
+    std::string signed_bytes;
     if (key) {
-        auto signed_bytes = sign_bundle(bytes, *key);
-        if (!signed_bytes) {
-            return std::unexpected(signed_bytes.error());
+        std::string bytes;
+        bytes.reserve(encoded.size());
+        for (const auto piece : encoded.pieces()) {
+            bytes += piece;
         }
-        bytes = std::move(*signed_bytes);
+        auto made = sign_bundle(bytes, *key);
+        if (!made) {
+            return std::unexpected(made.error());
+        }
+        signed_bytes = std::move(*made);
+    }
+    const std::string_view whole(signed_bytes);
+    const std::span<const std::string_view> pieces =
+        key ? std::span<const std::string_view>(&whole, 1) : encoded.pieces();
+    std::size_t size = 0;
+    hash::Sha256 sha256;
+    for (const auto piece : pieces) {
+        size += piece.size();
+        sha256.update(piece);
     }
     const std::string item = request.file.string();
     Progress writing{.stage = ProgressStage::Writing,
@@ -431,17 +449,17 @@ Result<ExportedFile> export_bundle_file(const fs::path& cache_dir, const ExportF
     if (!report_progress(progress, writing)) {
         return cancelled();
     }
-    if (auto written = replace_file_atomically(request.file, bytes); !written) {
+    if (auto written = replace_file_atomically(request.file, pieces); !written) {
         return std::unexpected(written.error());
     }
     writing.done = 1;
-    writing.bytes = bytes.size();
+    writing.bytes = size;
     // The file is written: a stop asked now has nothing left to stop.
     (void)report_progress(progress, writing);
     return ExportedFile{.bundle = std::move(exported->bundle),
                         .notes = std::move(exported->notes),
-                        .size = bytes.size(),
-                        .sha256 = hash::sha256_hex(bytes),
+                        .size = size,
+                        .sha256 = hash::to_hex(sha256.finish()),
                         .signer =
                             key ? std::optional(key->public_key().fingerprint()) : std::nullopt};
 }

@@ -112,9 +112,13 @@ bool cpu_folds() {
 } // namespace
 
 std::uint32_t crc32(std::string_view bytes) {
+    return crc32_update(0, bytes);
+}
+
+std::uint32_t crc32_update(std::uint32_t previous, std::string_view bytes) {
     const auto* data = reinterpret_cast<const unsigned char*>(bytes.data());
     std::size_t size = bytes.size();
-    std::uint32_t reg = 0xffffffffU;
+    std::uint32_t reg = ~previous;
 #ifdef CACHELENS_CRC32_FOLDING
     // Below a few hundred bytes the setup costs more than zlib's table.
     if (size >= 256 && cpu_folds()) {

@@ -540,29 +540,66 @@ Result<MegaBundle> decode_mega_cache(std::string_view bytes, const MegaDecodeOpt
     return read_stream(bytes.substr(4), 4, MegaBundle::Form::Crc32, options.owner);
 }
 
-std::string encode_mega_cache(const MegaBundle& bundle) {
-    // Written after a 4-byte hole for the crc, sized up front: one pass, no copy.
-    std::size_t size = 4 + 8;
+EncodedMegaCache encode_mega_cache_pieces(const MegaBundle& bundle) {
+    // The framing is sized up front, so that the views into it taken while it
+    // fills stay valid: 4 bytes of crc, the version, per section its type and
+    // count, per artifact its base64 key and the sizes.
+    std::size_t framing = 4 + 8;
+    std::size_t artifacts = 0;
     for (const auto& section : bundle.sections) {
-        size += 16 + (section.type.size() + 2) / 3 * 4;
+        framing += 16 + (section.type.size() + 2) / 3 * 4;
         for (const auto& artifact : section.artifacts) {
-            size += 16 + (artifact.key.size() + 2) / 3 * 4 + artifact.content.size();
+            framing += 16 + (artifact.key.size() + 2) / 3 * 4;
+            ++artifacts;
         }
     }
-    std::string stream(4, '\0');
-    stream.reserve(size);
-    put_u64(stream, bundle.version);
+    EncodedMegaCache out;
+    std::string& text = *out.framing_;
+    text.reserve(framing);
+    out.pieces_.reserve(2 + 2 * bundle.sections.size() + 2 * artifacts);
+    std::size_t mark = 0;
+    // The framing written since the last content, as one piece.
+    auto cut = [&] {
+        if (text.size() > mark) {
+            out.pieces_.emplace_back(text.data() + mark, text.size() - mark);
+            mark = text.size();
+        }
+    };
+    text.assign(4, '\0');
+    put_u64(text, bundle.version);
     for (const auto& section : bundle.sections) {
-        put_sized(stream, base64_encode(section.type));
-        put_u64(stream, section.artifacts.size());
+        put_sized(text, base64_encode(section.type));
+        put_u64(text, section.artifacts.size());
         for (const auto& artifact : section.artifacts) {
-            put_sized(stream, base64_encode(artifact.key));
-            put_sized(stream, artifact.content);
+            put_sized(text, base64_encode(artifact.key));
+            put_u64(text, artifact.content.size());
+            cut();
+            if (!artifact.content.empty()) {
+                out.pieces_.push_back(artifact.content.view());
+            }
         }
     }
-    const std::uint32_t crc = crc32(std::string_view(stream).substr(4));
+    cut();
+    // The crc covers everything after its own 4 bytes.
+    std::uint32_t crc = crc32_update(0, out.pieces_.front().substr(4));
+    for (std::size_t i = 1; i < out.pieces_.size(); ++i) {
+        crc = crc32_update(crc, out.pieces_[i]);
+    }
     for (int i = 0; i < 4; ++i) {
-        stream[static_cast<std::size_t>(i)] = static_cast<char>((crc >> (24 - 8 * i)) & 0xff);
+        text[static_cast<std::size_t>(i)] = static_cast<char>((crc >> (24 - 8 * i)) & 0xff);
+    }
+    for (const auto piece : out.pieces_) {
+        out.size_ += piece.size();
+    }
+    return out;
+}
+
+std::string encode_mega_cache(const MegaBundle& bundle) {
+    const EncodedMegaCache encoded = encode_mega_cache_pieces(bundle);
+    std::string stream;
+    stream.reserve(encoded.size());
+    for (const auto piece : encoded.pieces()) {
+        stream += piece;
     }
     return stream;
 }

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -195,8 +196,9 @@ struct TempFileProblem {
 // Creates `temp` in `dir_fd` with `bytes`. Flush::File fsyncs it;
 // WritebackOnly starts its writeback without waiting (a later syncfs waits
 // for it). On failure the temp file is removed and the problem says why.
-TempFileProblem write_temp_file(int dir_fd, const std::string& temp, std::string_view bytes,
-                                mode_t permissions, Flush flush) {
+TempFileProblem write_temp_file(int dir_fd, const std::string& temp,
+                                std::span<const std::string_view> pieces, mode_t permissions,
+                                Flush flush) {
     const int fd = ::openat(dir_fd, temp.c_str(),
                             O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, permissions);
     if (fd < 0) {
@@ -205,8 +207,25 @@ TempFileProblem write_temp_file(int dir_fd, const std::string& temp, std::string
     // The umask must not narrow what the caller asked for.
     (void)::fchmod(fd, permissions);
     std::string problem;
-    for (std::size_t done = 0; done < bytes.size();) {
-        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    // writev of up to 1024 pieces at a time (Linux's IOV_MAX); a short write
+    // resumes inside the piece it stopped in.
+    constexpr std::size_t kMostPieces = 1024;
+    std::size_t piece = 0;
+    std::size_t offset = 0; // into pieces[piece]
+    std::vector<iovec> batch;
+    while (piece < pieces.size()) {
+        batch.clear();
+        for (std::size_t i = piece; i < pieces.size() && batch.size() < kMostPieces; ++i) {
+            const std::size_t skip = i == piece ? offset : 0;
+            if (pieces[i].size() > skip) {
+                batch.push_back(
+                    {const_cast<char*>(pieces[i].data() + skip), pieces[i].size() - skip});
+            }
+        }
+        if (batch.empty()) {
+            break;
+        }
+        const ssize_t n = ::writev(fd, batch.data(), static_cast<int>(batch.size()));
         if (n < 0 && errno == EINTR) {
             continue;
         }
@@ -214,7 +233,13 @@ TempFileProblem write_temp_file(int dir_fd, const std::string& temp, std::string
             problem = "cannot write: " + system_message(n < 0 ? errno : ENOSPC);
             break;
         }
-        done += static_cast<std::size_t>(n);
+        auto left = static_cast<std::size_t>(n);
+        while (piece < pieces.size() && left >= pieces[piece].size() - offset) {
+            left -= pieces[piece].size() - offset;
+            ++piece;
+            offset = 0;
+        }
+        offset += left;
     }
     if (problem.empty() && flush == Flush::File && ::fsync(fd) != 0) {
         problem = "cannot write: " + system_message(errno);
@@ -257,12 +282,17 @@ std::variant<bool, int> place_temp_file(int dir_fd, const std::string& temp,
 
 Result<bool> DirHandle::write_file(std::string_view name, std::string_view bytes, WriteMode mode,
                                    mode_t permissions) const {
+    return write_file(name, std::span(&bytes, 1), mode, permissions);
+}
+
+Result<bool> DirHandle::write_file(std::string_view name, std::span<const std::string_view> pieces,
+                                   WriteMode mode, mode_t permissions) const {
     const std::string file(name);
     if (!is_plain_name(file)) {
         return fail(ErrorKind::InvalidArgument, "not a file name", joined(path_, file));
     }
     const std::string temp = temp_name_for(file);
-    if (auto problem = write_temp_file(fd_, temp, bytes, permissions, Flush::File);
+    if (auto problem = write_temp_file(fd_, temp, pieces, permissions, Flush::File);
         !problem.message.empty()) {
         return fail(ErrorKind::Io, problem.message,
                     joined(path_, problem.names_temp ? temp : file));
@@ -308,8 +338,8 @@ Result<void> DurableWriteBatch::stage(const DirHandle& dir, std::string_view nam
         return fail(ErrorKind::Io, "cannot hold the directory open: " + system_message(errno),
                     dir.path());
     }
-    if (auto problem =
-            write_temp_file(staged.dir_fd, staged.temp, bytes, permissions, Flush::WritebackOnly);
+    if (auto problem = write_temp_file(staged.dir_fd, staged.temp, std::span(&bytes, 1),
+                                       permissions, Flush::WritebackOnly);
         !problem.message.empty()) {
         ::close(staged.dir_fd);
         return fail(ErrorKind::Io, problem.message,
@@ -439,12 +469,17 @@ Result<std::vector<std::string>> DirHandle::subdir_names() const {
 }
 
 Result<void> replace_file_atomically(const std::filesystem::path& file, std::string_view bytes) {
+    return replace_file_atomically(file, std::span(&bytes, 1));
+}
+
+Result<void> replace_file_atomically(const std::filesystem::path& file,
+                                     std::span<const std::string_view> pieces) {
     const auto parent = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
     auto dir = DirHandle::open_root(parent);
     if (!dir) {
         return std::unexpected(dir.error());
     }
-    auto written = dir->write_file(file.filename().string(), bytes, DirHandle::WriteMode::Replace);
+    auto written = dir->write_file(file.filename().string(), pieces, DirHandle::WriteMode::Replace);
     if (!written) {
         return std::unexpected(written.error());
     }

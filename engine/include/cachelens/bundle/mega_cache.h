@@ -28,6 +28,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -76,7 +77,30 @@ bool looks_like_mega_cache(std::string_view bytes);
 Result<MegaBundle> decode_mega_cache(std::string_view bytes, const MegaDecodeOptions& options = {});
 std::string encode_mega_cache(const MegaBundle& bundle);
 
-// zlib's crc32 (what Python's zlib.crc32 computes).
+// encode_mega_cache()'s bytes as the pieces they are made of, in order: the
+// framing (crc, sizes, base64 keys) it owns, the contents viewed where the
+// bundle holds them, so the bundle must outlive it. An export writes them
+// to its file as they are, without a second copy of the bundle in memory.
+class EncodedMegaCache {
+public:
+    std::span<const std::string_view> pieces() const { return pieces_; }
+    std::size_t size() const { return size_; }
+
+private:
+    friend EncodedMegaCache encode_mega_cache_pieces(const MegaBundle& bundle);
+    EncodedMegaCache() = default;
+
+    // On the heap, reserved up front: pieces_ view into it, and a move of
+    // this (a short string's bytes move with it) must not move them.
+    std::unique_ptr<std::string> framing_ = std::make_unique<std::string>();
+    std::vector<std::string_view> pieces_;
+    std::size_t size_ = 0;
+};
+EncodedMegaCache encode_mega_cache_pieces(const MegaBundle& bundle);
+
+// zlib's crc32 (what Python's zlib.crc32 computes), and the crc of bytes
+// following those whose crc is `previous` (zlib's crc32(previous, ...)).
 std::uint32_t crc32(std::string_view bytes);
+std::uint32_t crc32_update(std::uint32_t previous, std::string_view bytes);
 
 } // namespace cachelens::bundle

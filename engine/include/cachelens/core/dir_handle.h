@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,10 @@ public:
     // exists by the time of the rename.
     Result<bool> write_file(std::string_view name, std::string_view bytes, WriteMode mode,
                             mode_t permissions = 0644) const;
+    // The same, of the bytes of `pieces` one after the other (written with
+    // writev, never joined in memory).
+    Result<bool> write_file(std::string_view name, std::span<const std::string_view> pieces,
+                            WriteMode mode, mode_t permissions = 0644) const;
 
     // lstat of `name` in this directory (a single component).
     Result<struct stat> stat_entry(std::string_view name) const;
@@ -121,5 +126,7 @@ bool is_plain_name(std::string_view name);
 // symlinks) as DirHandle::write_file does: a reader (PyTorch, a copy) sees the
 // old file or the whole new one, never half of either.
 Result<void> replace_file_atomically(const std::filesystem::path& file, std::string_view bytes);
+Result<void> replace_file_atomically(const std::filesystem::path& file,
+                                     std::span<const std::string_view> pieces);
 
 } // namespace cachelens
