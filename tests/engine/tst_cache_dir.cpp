@@ -292,6 +292,66 @@ private slots:
         QCOMPARE(report.problems[0].kind, ProblemKind::Unreadable);
     }
 
+    // The walk's threads share the dirs of the first two levels: on a wide
+    // tree (hundreds of them, files and symlinks at every depth) the scan
+    // finds exactly what a plain recursive walk finds, every file once, the
+    // same sizes, and reports each symlink once, in path order.
+    void wideTreeScansAsAPlainWalkDoes() {
+        QTemporaryDir temp;
+        const fs::path root = temp.path().toStdString();
+        std::size_t made = 0;
+        for (int shard = 0; shard < 40; ++shard) {
+            const fs::path shard_dir =
+                root / "fxgraph" / ((shard < 10 ? "0" : "") + std::to_string(shard));
+            for (int key = 0; key < 12; ++key) {
+                const fs::path key_dir = shard_dir / ("fkey" + std::to_string(shard * 100 + key));
+                fs::create_directories(key_dir);
+                write_bytes(key_dir / "entry", std::string(static_cast<std::size_t>(key), 'x'));
+                ++made;
+            }
+            const fs::path modules = root / ("m" + std::to_string(shard));
+            fs::create_directories(modules);
+            for (int module = 0; module < 9; ++module) {
+                write_bytes(modules / ("c" + std::to_string(module) + ".py"), "pass\n");
+                ++made;
+            }
+        }
+        write_bytes(root / "top-file", "x");
+        ++made;
+        fs::create_directory_symlink("/etc", root / "m3" / "link");
+        fs::create_directory_symlink("/etc", root / "fxgraph" / "07" / "link");
+        fs::create_directory_symlink("/etc", root / "link");
+
+        std::map<std::string, std::uintmax_t> expected;
+        std::size_t links = 0;
+        for (auto it = fs::recursive_directory_iterator(root); it != fs::end(it); ++it) {
+            if (it->is_symlink()) {
+                ++links;
+            } else if (it->is_regular_file()) {
+                expected[fs::relative(it->path(), root).string()] = it->file_size();
+            }
+        }
+        QCOMPARE(expected.size(), made);
+        for (int round = 0; round < 5; ++round) {
+            auto scan = scan_cache_dir(root);
+            QVERIFY_RESULT(scan);
+            std::map<std::string, std::uintmax_t> found;
+            for (const auto& file : scan->files) {
+                QVERIFY2(found.emplace(file.path, file.size).second, file.path.c_str());
+            }
+            QCOMPARE(found, expected);
+            QVERIFY(std::ranges::is_sorted(scan->files, {}, &FileRecord::path));
+            QCOMPARE(scan->errors.size(), links);
+            QVERIFY(std::ranges::is_sorted(scan->errors, {}, &Error::path));
+            QCOMPARE(scan->empty_key_dirs.size(), 0u);
+        }
+        // A stop asked from the progress callback ends every thread's walk.
+        std::size_t reports = 0;
+        auto stopped = scan_cache_dir(root, [&](const Progress&) { return ++reports < 2; });
+        QVERIFY(!stopped);
+        QCOMPARE(stopped.error().kind, ErrorKind::Cancelled);
+    }
+
     // A key dir without entries is what a prune may leave: the scan names
     // it, verify lists it as a warning (the dir stays clean), and a command
     // asking for that key can say why it finds nothing.

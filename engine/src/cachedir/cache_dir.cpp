@@ -6,10 +6,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <condition_variable>
+#include <deque>
+#include <iterator>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <system_error>
+#include <thread>
 
 namespace cachelens::cachedir {
 
@@ -95,19 +102,113 @@ namespace {
 // and dir by full path, then we made a second lstat per file: 0.5-0.7 s of a
 // 60,000-file no-change re-index; fdopendir would add an fstat and two fcntl
 // per dir, and a cache has a dir per FX key.)
-class Walk {
+//
+// Those system calls are the walk's time, and the dirs are independent: the
+// dirs of the first two levels (fxgraph/<xx>, the module shards <xx>,
+// triton/<device>, ...) are tasks the walk's threads share, each walked
+// depth first below that by the thread that took it.
+class SharedWalk {
 public:
-    Walk(const fs::path& root, Scan& scan, const ProgressFn& progress)
-        : root_(root)
-        , scan_(scan)
+    SharedWalk(int root_fd, const ProgressFn& progress)
+        : root_fd_(root_fd)
         , progress_(progress) {}
 
+    void add_task(std::string relative, std::size_t depth) {
+        {
+            std::lock_guard lock(mutex_);
+            tasks_.push_back({std::move(relative), depth});
+        }
+        ready_.notify_one();
+    }
+
+    // The next dir to walk; nullopt once there is none and none is being
+    // walked (a walk may add more), or the walk was stopped.
+    struct Task {
+        std::string relative;
+        std::size_t depth = 0;
+    };
+    std::optional<Task> take() {
+        std::unique_lock lock(mutex_);
+        ready_.wait(lock, [&] { return !tasks_.empty() || busy_ == 0 || stopped(); });
+        if (tasks_.empty() || stopped()) {
+            return std::nullopt;
+        }
+        Task task = std::move(tasks_.front());
+        tasks_.pop_front();
+        ++busy_;
+        return task;
+    }
+    void done_with_task() {
+        {
+            std::lock_guard lock(mutex_);
+            --busy_;
+        }
+        ready_.notify_all();
+    }
+
+    int root_fd() const { return root_fd_; }
+    bool stopped() const { return stopped_.load(std::memory_order_relaxed); }
+
+    // Counts a file; every few hundred, reports the walk's progress (one
+    // thread at a time). False when the callback asked to stop.
+    bool counted(std::uint64_t size, const std::string& path) {
+        const std::uint64_t files = files_.fetch_add(1, std::memory_order_relaxed) + 1;
+        const std::uint64_t bytes = bytes_.fetch_add(size, std::memory_order_relaxed) + size;
+        // A report per file would cost more than the walk.
+        constexpr std::uint64_t kFilesPerReport = 256;
+        if (files % kFilesPerReport != 0) {
+            return !stopped();
+        }
+        std::lock_guard lock(progress_mutex_);
+        if (!report_progress(progress_, {.stage = ProgressStage::Scanning,
+                                         .unit = ProgressUnit::Files,
+                                         .done = files,
+                                         .total = 0,
+                                         .bytes = bytes,
+                                         .item = path})) {
+            stop();
+        }
+        return !stopped();
+    }
+    void stop() {
+        {
+            // Under the lock, so that a thread about to wait sees it.
+            std::lock_guard lock(mutex_);
+            stopped_.store(true, std::memory_order_relaxed);
+        }
+        ready_.notify_all();
+    }
+    std::uint64_t bytes() const { return bytes_.load(); }
+
+private:
+    const int root_fd_;
+    const ProgressFn& progress_;
+    std::mutex mutex_;
+    std::condition_variable ready_;
+    std::deque<Task> tasks_;
+    std::size_t busy_ = 1; // the root's walk, until it has added its tasks
+    std::atomic<bool> stopped_{false};
+    std::atomic<std::uint64_t> files_{0};
+    std::atomic<std::uint64_t> bytes_{0};
+    std::mutex progress_mutex_;
+};
+
+// One thread's part of the walk, and what it found.
+class Walk {
+public:
+    Walk(const fs::path& root, SharedWalk& shared)
+        : root_(root)
+        , shared_(shared) {}
+
     // Walks the dir open as `fd` (closing it), `relative` to the root ("" for
-    // the root itself), depth first, each subdir as it is met; false when the
-    // progress callback asked to stop.
+    // the root itself), depth first, each subdir as it is met (or as a task,
+    // in the first levels); false when the walk was stopped.
     bool walk(int fd, const std::string& relative, std::size_t depth = 0) {
         if (buffers_.size() <= depth) {
-            buffers_.emplace_back(new char[kBufferBytes]);
+            buffers_.resize(depth + 1);
+        }
+        if (!buffers_[depth]) {
+            buffers_[depth].reset(new char[kBufferBytes]);
         }
         // This level's buffer: the entries stay there while subdirs are walked.
         char* buffer = buffers_[depth].get();
@@ -133,10 +234,28 @@ public:
         return going;
     }
 
-    std::vector<std::string> key_dirs; // relative, in walk order
-    std::uint64_t bytes = 0;
+    // Walks the tasks until there are none; false when the walk was stopped.
+    bool walk_tasks() {
+        while (auto task = shared_.take()) {
+            const int fd = open_task(task->relative);
+            const bool going = fd < 0 || walk(fd, task->relative, task->depth);
+            shared_.done_with_task();
+            if (!going) {
+                shared_.stop();
+                return false;
+            }
+        }
+        return !shared_.stopped();
+    }
+
+    std::vector<FileRecord> files;
+    std::vector<Error> errors;
+    std::vector<std::string> key_dirs;
 
 private:
+    // Dirs above this depth are tasks: a cache fans out in its first two levels.
+    static constexpr std::size_t kTaskDepth = 2;
+
     static std::string joined(const std::string& relative, std::string_view name) {
         std::string path;
         path.reserve(relative.size() + 1 + name.size());
@@ -153,9 +272,35 @@ private:
     }
 
     void error_in(const std::string& relative, int error) {
-        scan_.errors.push_back({ErrorKind::Io,
-                                "cannot read: " + std::generic_category().message(error),
-                                full_path(relative)});
+        errors.push_back({ErrorKind::Io, "cannot read: " + std::generic_category().message(error),
+                          full_path(relative)});
+    }
+
+    // Opens a task's dir one component at a time from the root, never
+    // through a symlink (one put there since the dir was seen is not followed).
+    int open_task(const std::string& relative) {
+        int fd = shared_.root_fd();
+        std::size_t start = 0;
+        while (start <= relative.size()) {
+            const std::size_t slash = std::min(relative.find('/', start), relative.size());
+            const std::string part = relative.substr(start, slash - start);
+            const int next =
+                ::openat(fd, part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            const int error = errno;
+            if (fd != shared_.root_fd()) {
+                ::close(fd);
+            }
+            if (next < 0) {
+                // Gone meanwhile, or not ours to read: skipped, as in the walk.
+                if (error != ENOENT && error != EACCES && error != EPERM) {
+                    error_in(relative, error);
+                }
+                return -1;
+            }
+            fd = next;
+            start = slash + 1;
+        }
+        return fd;
     }
 
     bool visit(int dir_fd, unsigned char type, const char* name, const std::string& relative,
@@ -174,15 +319,19 @@ private:
                                          : DT_UNKNOWN;
         }
         if (type == DT_LNK) {
-            scan_.errors.push_back({ErrorKind::Unsupported,
-                                    "symbolic link not followed (a cache dir holds none)",
-                                    full_path(joined(relative, name))});
+            errors.push_back({ErrorKind::Unsupported,
+                              "symbolic link not followed (a cache dir holds none)",
+                              full_path(joined(relative, name))});
             return true;
         }
         if (type == DT_DIR) {
             std::string path = joined(relative, name);
             if (is_key_dir(path)) {
                 key_dirs.push_back(path);
+            }
+            if (depth + 1 <= kTaskDepth) {
+                shared_.add_task(std::move(path), depth + 1);
+                return !shared_.stopped();
             }
             const int fd = ::openat(dir_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
             if (fd < 0) {
@@ -204,23 +353,13 @@ private:
         record.mtime_ns =
             static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
         record.inode = static_cast<std::uint64_t>(st.st_ino);
-        bytes += record.size;
-        scan_.files.push_back(std::move(record));
-        // Every few hundred files: a report per file would cost more than the walk.
-        constexpr std::size_t kFilesPerReport = 256;
-        return scan_.files.size() % kFilesPerReport != 0 ||
-               report_progress(progress_, {.stage = ProgressStage::Scanning,
-                                           .unit = ProgressUnit::Files,
-                                           .done = scan_.files.size(),
-                                           .total = 0,
-                                           .bytes = bytes,
-                                           .item = scan_.files.back().path});
+        files.push_back(std::move(record));
+        return shared_.counted(files.back().size, files.back().path);
     }
 
     static constexpr std::size_t kBufferBytes = 32 * 1024;
     const fs::path& root_;
-    Scan& scan_;
-    const ProgressFn& progress_;
+    SharedWalk& shared_;
     std::vector<std::unique_ptr<char[]>> buffers_; // one per depth
 };
 
@@ -252,16 +391,50 @@ Result<Scan> scan_cache_dir(const fs::path& root, const ProgressFn& progress) {
                     "cannot read the cache dir: " + std::generic_category().message(errno),
                     root.string());
     }
-    Walk walk(root, scan, progress);
     // An unreadable root is an empty one, as an unreadable subdir is skipped.
-    if (root_fd >= 0 && !walk.walk(root_fd, {})) {
-        return cancelled();
+    std::vector<std::string> key_dirs;
+    std::uint64_t bytes = 0;
+    if (root_fd >= 0) {
+        SharedWalk shared(root_fd, progress);
+        // A walker a core, at most four.
+        const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
+        std::vector<Walk> walks;
+        walks.reserve(threads);
+        for (unsigned i = 0; i < threads; ++i) {
+            walks.emplace_back(root, shared);
+        }
+        // The root's own walk adds the first level's dirs as tasks.
+        const int own_fd = ::fcntl(root_fd, F_DUPFD_CLOEXEC, 0);
+        if (own_fd < 0 || !walks[0].walk(own_fd, {})) {
+            shared.stop();
+        }
+        shared.done_with_task();
+        std::vector<std::thread> helpers;
+        for (unsigned i = 1; i < threads; ++i) {
+            helpers.emplace_back([&walk = walks[i]] { walk.walk_tasks(); });
+        }
+        walks[0].walk_tasks();
+        for (auto& helper : helpers) {
+            helper.join();
+        }
+        ::close(root_fd);
+        if (shared.stopped()) {
+            return cancelled();
+        }
+        bytes = shared.bytes();
+        for (auto& walk : walks) {
+            std::ranges::move(walk.files, std::back_inserter(scan.files));
+            std::ranges::move(walk.errors, std::back_inserter(scan.errors));
+            std::ranges::move(walk.key_dirs, std::back_inserter(key_dirs));
+        }
+        // In path order, whichever thread met them.
+        std::ranges::stable_sort(scan.errors, {}, &Error::path);
     }
     if (!report_progress(progress, {.stage = ProgressStage::Scanning,
                                     .unit = ProgressUnit::Files,
                                     .done = scan.files.size(),
                                     .total = scan.files.size(),
-                                    .bytes = walk.bytes,
+                                    .bytes = bytes,
                                     .item = {}})) {
         return cancelled();
     }
@@ -273,7 +446,7 @@ Result<Scan> scan_cache_dir(const fs::path& root, const ProgressFn& progress) {
             with_entries.insert(parent_of(file.path));
         }
     }
-    for (auto& dir : walk.key_dirs) {
+    for (auto& dir : key_dirs) {
         if (!with_entries.contains(dir)) {
             scan.empty_key_dirs.push_back(std::move(dir));
         }

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <future>
 #include <map>
 #include <optional>
 #include <thread>
@@ -397,6 +398,20 @@ struct RootStart {
     bool previous_interrupted = false; // its last index started and never finished
 };
 
+// The id of the root at `location`, when the catalog has it.
+Result<std::optional<std::int64_t>> root_id_of(sql::Database& db, const std::string& location) {
+    auto select = sql::Statement::prepare(db, "SELECT id FROM roots WHERE location = ?");
+    if (!select) {
+        return std::unexpected(select.error());
+    }
+    select->bind(1, location);
+    auto row = select->step();
+    if (!row) {
+        return std::unexpected(row.error());
+    }
+    return *row ? std::optional(select->integer(0)) : std::nullopt;
+}
+
 Result<RootStart> begin_root(sql::Database& db, const std::string& location,
                              cachedir::RootLayout layout) {
     auto insert = sql::Statement::prepare(
@@ -503,7 +518,22 @@ Result<IndexReport> index_root(sql::Database& db, const fs::path& dir, const std
                                const IndexOptions& options) {
     IndexReport report;
     report.root = location;
+    // What the catalog holds of a root indexed before is read while the dir
+    // is walked: both take about as long on a no-change re-index, and the
+    // walk never touches the catalog.
+    auto known_root = root_id_of(db, location);
+    if (!known_root) {
+        return std::unexpected(known_root.error());
+    }
+    std::future<Result<std::unordered_map<std::string, StoredEntry>>> preloaded;
+    if (*known_root) {
+        preloaded = std::async(std::launch::async,
+                               [&db, id = **known_root] { return load_stored(db, id); });
+    }
     auto scan = cachedir::scan_cache_dir(dir, options.progress);
+    auto stored = preloaded.valid()
+                      ? preloaded.get()
+                      : Result<std::unordered_map<std::string, StoredEntry>>(std::in_place);
     if (!scan) {
         if (scan.error().kind == ErrorKind::Cancelled) {
             report.cancelled = true; // nothing written yet
@@ -530,7 +560,10 @@ Result<IndexReport> index_root(sql::Database& db, const fs::path& dir, const std
             return std::unexpected(ok.error());
         }
     }
-    auto stored = load_stored(db, root_id);
+    if (!*known_root || **known_root != root_id) {
+        // New, or forgotten and added again meanwhile by another indexer.
+        stored = load_stored(db, root_id);
+    }
     if (!stored) {
         return std::unexpected(stored.error());
     }

@@ -8,8 +8,9 @@
 // Each operation goes through stages; within a stage `done` only grows, and
 // the stage's last report has done == total (a stage whose total is not known
 // while it runs, such as walking a dir, reports total 0 until its last
-// report). Reports come on the thread doing the work, as often as an item is
-// done: a front end throttles what it shows (ProgressThrottle).
+// report). Reports come on a thread doing the work (one of them, one report
+// at a time, where the work is shared: the scan's walk), as often as an item
+// is done: a front end throttles what it shows (ProgressThrottle).
 
 #include <cachelens/core/error.h>
 
@@ -46,7 +47,7 @@ struct Progress {
     std::string_view item;   // the thing being worked on (a path, a key); valid during the call
 };
 
-// Called as long work goes on, on the thread doing it. Returning false asks
+// Called as long work goes on, on a thread doing it. Returning false asks
 // the work to stop at its next safe point: whatever it wrote is whole and any
 // catalog consistent; the call then returns an ErrorKind::Cancelled error (or,
 // where it has a report to give, a report saying it was cancelled).
