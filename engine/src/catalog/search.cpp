@@ -668,15 +668,13 @@ Result<std::vector<SearchHit>> search_entries(const sql::Database& db, const Sea
 }
 
 Result<std::size_t> count_entries(const sql::Database& db, const SearchQuery& query) {
-    auto reading = ReadTransaction::begin(db);
-    if (!reading) {
-        return std::unexpected(reading.error());
+    SearchQuery counted = query;
+    counted.limit = 0; // no page: page_of reads no row
+    auto page = search_page_of(db, counted, true);
+    if (!page) {
+        return std::unexpected(page.error());
     }
-    auto selection = select(db, query);
-    if (!selection) {
-        return std::unexpected(selection.error());
-    }
-    return count_selected(db, *selection);
+    return page->total;
 }
 
 // The ids in the query's order: the entry index does it (entry_index.h).
