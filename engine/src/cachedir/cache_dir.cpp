@@ -395,6 +395,16 @@ Result<Scan> scan_cache_dir(const fs::path& root, const ProgressFn& progress) {
     std::vector<std::string> key_dirs;
     std::uint64_t bytes = 0;
     if (root_fd >= 0) {
+        // The root's own walk closes what it walks: a second descriptor of
+        // it, the first staying open for the tasks' paths.
+        const int own_fd = ::fcntl(root_fd, F_DUPFD_CLOEXEC, 0);
+        if (own_fd < 0) {
+            const int error = errno;
+            ::close(root_fd);
+            return fail(ErrorKind::Io,
+                        "cannot read the cache dir: " + std::generic_category().message(error),
+                        root.string());
+        }
         SharedWalk shared(root_fd, progress);
         // A walker a core, at most four.
         const unsigned threads = std::clamp(std::thread::hardware_concurrency(), 1u, 4u);
@@ -404,8 +414,7 @@ Result<Scan> scan_cache_dir(const fs::path& root, const ProgressFn& progress) {
             walks.emplace_back(root, shared);
         }
         // The root's own walk adds the first level's dirs as tasks.
-        const int own_fd = ::fcntl(root_fd, F_DUPFD_CLOEXEC, 0);
-        if (own_fd < 0 || !walks[0].walk(own_fd, {})) {
+        if (!walks[0].walk(own_fd, {})) {
             shared.stop();
         }
         shared.done_with_task();
