@@ -17,6 +17,7 @@
 #include <set>
 #include <system_error>
 #include <thread>
+#include <tuple>
 
 namespace cachelens::cachedir {
 
@@ -437,7 +438,9 @@ Result<Scan> scan_cache_dir(const fs::path& root, const ProgressFn& progress) {
             std::ranges::move(walk.key_dirs, std::back_inserter(key_dirs));
         }
         // In path order, whichever thread met them.
-        std::ranges::stable_sort(scan.errors, {}, &Error::path);
+        std::ranges::sort(scan.errors, [](const Error& a, const Error& b) {
+            return std::tie(a.path, a.message) < std::tie(b.path, b.message);
+        });
     }
     if (!report_progress(progress, {.stage = ProgressStage::Scanning,
                                     .unit = ProgressUnit::Files,
