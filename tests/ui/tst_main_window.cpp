@@ -138,8 +138,11 @@ private slots:
                 attributes.end());
         debug->setFilterText("is_backward");
         QTRY_COMPARE(debug->proxy()->rowCount(), 1);
-        // Ctrl+Shift+C copies the selected key.
+        // Ctrl+Shift+C copies the selected key. A window shortcut needs the
+        // window active, which a loaded machine may not have made it yet.
         QApplication::clipboard()->clear();
+        window_->activateWindow();
+        QVERIFY(QTest::qWaitForWindowActive(&*window_));
         QTest::keyClick(window_->browsePage()->entryTable(), Qt::Key_C,
                         Qt::ControlModifier | Qt::ShiftModifier);
         QCOMPARE(QApplication::clipboard()->text(), kForward);
