@@ -8,7 +8,10 @@
 #
 # Steps: facts, check, graph, all-configs, failures, compile (= accept and
 # bundles side by side), accept, bundles, trace, env (#20: `cachelens env`
-# against the real PyTorch).
+# against the real PyTorch), fixtures (#38: real caches of PyTorch's newer
+# formats with golden data, scripts/real_fixtures.py, packed into
+# $OUT/fixtures.tar.gz, in 15 MB pieces when larger), round2 (#38's one call:
+# fixtures and bundles side by side).
 # Each step's stdout and stderr go to $OUT/results/<step>.{out,err} (OUT
 # defaults to a temporary dir); the summary goes to stdout and the results
 # are packed into $OUT/results.tar.gz (the device tool brings back few files).
@@ -183,6 +186,32 @@ bundles() {
     "$root/scripts/gpu-bundle-check.sh"
 }
 
+# #38: real caches of the formats PyTorch added (AOTInductor packages,
+# precompiled functions, the DynamoCache, the seed's OnDiskCache) and of two
+# more models, each with what PyTorch read back. The fixtures are made side by
+# side (16 cores), each under its own limit; what finished is packed even when
+# one did not.
+real_fixtures() {
+    local rc=0
+    python3 "$root/scripts/real_fixtures.py" "$work/real" --timeout 200 --jobs 7 || rc=$?
+    du -sh "$work"/real/* | sed 's/^/size: /'
+    tar -C "$work" -czf "$out/fixtures.tar.gz" real
+    if [[ $(stat -c %s "$out/fixtures.tar.gz") -gt 15000000 ]]; then
+        split -b 15000000 -d "$out/fixtures.tar.gz" "$out/fixtures.tar.gz.part-"
+        rm "$out/fixtures.tar.gz"
+    fi
+    ls -l "$out"
+    return $rc
+}
+
+# Compiling is CPU work: #38's fixtures and the bundle checks side by side.
+round2() {
+    bundles >"$results/round2-bundles.log" 2>&1 &
+    real_fixtures
+    wait
+    cat "$results/round2-bundles.log"
+}
+
 # Compiling is CPU work: the accept and bundle checks run side by side.
 compile_checks() {
     accept >"$results/accept.log" 2>&1 &
@@ -217,8 +246,9 @@ print("second compile: fxgraph_cache_hit", counters["inductor"]["fxgraph_cache_h
     echo "preflight of the devset: exit $?"
 }
 
-export root cli fixtures results work
-export -f elapsed_ms facts check graph all_configs failures accept_one accept bundles compile_checks trace_tuning env_check
+export root cli fixtures results work out
+export -f elapsed_ms facts check graph all_configs failures accept_one accept bundles compile_checks trace_tuning env_check \
+    real_fixtures round2
 
 steps=("$@")
 [[ ${#steps[@]} -gt 0 ]] || steps=(facts check graph all-configs failures compile)
@@ -234,6 +264,8 @@ for name in "${steps[@]}"; do
     compile) step compile 240 compile_checks ;;
     trace) step trace 150 trace_tuning ;;
     env) step env 180 env_check ;;
+    fixtures) step fixtures 300 real_fixtures ;;
+    round2) step round2 320 round2 ;;
     *) echo "gpu-session: no step $name" >&2 ;;
     esac
 done
