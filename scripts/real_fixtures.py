@@ -182,7 +182,7 @@ def harvest_inductor_cache(root, cache):
 
 
 def evaluate_guards(exprs):
-    from torch._inductor.codecache import FxGraphCache
+    from torch.fx.experimental.symbolic_shapes import ShapeEnv
 
     hint_values = [0, 1, 2, 3, 8, 16, 24, 32, 48, 64, 1024, 2147483648]
     results = []
@@ -190,7 +190,9 @@ def evaluate_guards(exprs):
         num_args = len(set(re.findall(r"L\['t(\d+)'\]", expr)))
         record = {"expr": expr, "num_args": num_args, "evals": []}
         try:
-            shape_env = FxGraphCache._get_shape_env()
+            # FxGraphCache's own evaluator (its _get_shape_env() is None
+            # outside a compile, so a fresh ShapeEnv, as the guard check uses).
+            shape_env = ShapeEnv()
             for value in hint_values:
                 hints = [value] * num_args
                 result = shape_env.evaluate_guards_expression(expr, hints)
@@ -578,6 +580,69 @@ def copy_sources(out):
             shutil.copy(path, os.path.join(target, rel))
 
 
+# What the repository keeps of each fixture (--pack) besides its cache dir and
+# golden.json: every file PyTorch wrote, byte for byte (zstd's long window
+# packs the repeated .so files and Triton IR to a few MB).
+PACK_EXTRA = {"aoti_cuda": ["mlp_cuda.pt2"], "aoti_cpu": ["mlp_cpu.pt2"],
+              "precompile": ["fn.bin", "mlp_forward.bin"], "on_disk_cache": ["in_memory_cache.pkl"]}
+
+
+def on_disk_values(golden):
+    """InductorOnDiskCache's value files, written again from the golden record
+    by 2.11's rule (file name sha256(pickle.dumps(key))[:32], content the
+    version prefix then pickle.dump(value)): PyTorch wrote them outside the
+    fixture dir, under default_cache_dir(), which ignores
+    TORCHINDUCTOR_CACHE_DIR. Each must come out with the name, size and head
+    PyTorch's had, or the pack fails."""
+    import ast
+    import pickle
+
+    record = golden["on_disk_cache"]
+    prefix = bytes.fromhex(record["version_prefix_hex"])
+    files = {}
+    for entry in record["entries"]:
+        key, value = ast.literal_eval(entry["key_repr"]), ast.literal_eval(entry["value_repr"])
+        name = hashlib.sha256(pickle.dumps(key)).hexdigest()[:32]
+        data = prefix + pickle.dumps(value)
+        written = entry["path"].split("/cache/", 1)[1]
+        if (written.rsplit("/", 1)[1] != name or len(data) != entry["size"]
+                or data[:12].hex() != entry["head_hex"]):
+            raise SystemExit(f"real_fixtures: {entry['key_repr']}: not the file PyTorch wrote")
+        files["torchinductor_root/cache/" + written] = data
+    return files
+
+
+def pack(real_dir, archive):
+    import io
+    import tarfile
+
+    members = {}
+    for name in FIXTURES:
+        folder = os.path.join(real_dir, name)
+        golden_path = os.path.join(folder, "golden.json")
+        if not os.path.isfile(golden_path):
+            raise SystemExit(f"real_fixtures: {golden_path} is missing")
+        kept = list(PACK_EXTRA.get(name, []))
+        for root, _, files in os.walk(os.path.join(folder, "cache")):
+            kept += [os.path.relpath(os.path.join(root, file), folder) for file in files]
+        for rel in kept:
+            members[f"{name}/{rel}"] = open(os.path.join(folder, rel), "rb").read()
+        if name == "on_disk_cache":
+            for rel, data in on_disk_values(json.load(open(golden_path))).items():
+                members[f"{name}/{rel}"] = data
+        members[f"{name}/golden.json"] = open(golden_path, "rb").read()
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for rel in sorted(members):
+            info = tarfile.TarInfo(rel)
+            info.size, info.mtime, info.mode = len(members[rel]), 0, 0o644
+            tar.addfile(info, io.BytesIO(members[rel]))
+    subprocess.run(["zstd", "-q", "-19", "--long=27", "-f", "-o", archive], input=buffer.getvalue(), check=True)
+    print(f"real_fixtures: {archive}: {len(members)} files, {len(buffer.getvalue()) / 1e6:.1f} MB, "
+          f"{os.path.getsize(archive) / 1e6:.1f} MB packed")
+    return 0
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("out")
@@ -585,11 +650,15 @@ def main():
     parser.add_argument("--timeout", type=int, default=240)
     parser.add_argument("--jobs", type=int, default=4)
     parser.add_argument("--make", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--pack", metavar="ARCHIVE",
+                        help="pack OUT (a finished run) for the repository's test data, as a .tar.zst")
     parser.add_argument("--reload-aoti", action="store_true",
                         help="load the .pt2 of OUT/NAME (aoti_cuda, aoti_cpu) again and update its golden.json")
     args = parser.parse_args()
     if args.make:  # one fixture, in this process
         return make_one(args.names[0], args.out)
+    if args.pack:
+        return pack(args.out, args.pack)
     if args.reload_aoti:  # packages made by an earlier run: load them again
         for name in args.names:
             folder = os.path.join(args.out, name)

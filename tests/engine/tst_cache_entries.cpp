@@ -31,12 +31,21 @@ QString qs(std::string_view text) {
     return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
 }
 
-QJsonArray golden_array(const char* set, const char* field) {
-    return test::read_json(test::fixture(std::string(set) + "/golden.json"))[field].toArray();
+// A golden set: one of ../shared's fixtures ("devset", made on an H100) or of
+// the repository's real fixtures ("h200/transformer", made on an H200).
+std::filesystem::path set_root(const QString& set) {
+    if (set.startsWith("h200/")) {
+        return test::real_fixture(set.mid(5).toStdString());
+    }
+    return test::fixture(set.toStdString());
+}
+
+QJsonArray golden_array(const QString& set, const char* field) {
+    return test::read_json(set_root(set) / "golden.json")[field].toArray();
 }
 
 std::filesystem::path set_path(const QString& set, const QJsonObject& record) {
-    return test::fixture(set.toStdString() + "/" + record["path"].toString().toStdString());
+    return set_root(set) / record["path"].toString().toStdString();
 }
 
 std::filesystem::path devset_path(const QJsonObject& record) {
@@ -69,12 +78,14 @@ private slots:
         QTest::addColumn<int>("entries");
         QTest::newRow("devset (cache and cache_from_mega)") << "devset" << 14;
         QTest::newRow("cpu_dev") << "cpu_dev" << 2;
+        QTest::newRow("h200 transformer at two lengths") << "h200/transformer" << 4;
+        QTest::newRow("h200 channels_last CNN") << "h200/cnn" << 1;
     }
     void fxGraphEntriesMatchGolden() {
         QFETCH(QString, set);
         QFETCH(int, entries);
         int checked = 0;
-        for (const auto& value : golden_array(set.toUtf8().constData(), "fxgraph")) {
+        for (const auto& value : golden_array(set, "fxgraph")) {
             const auto golden = value.toObject();
             const auto path = set_path(set, golden);
             auto entry = load_fx_graph_entry(path);
@@ -271,6 +282,44 @@ private slots:
         QCOMPARE(qs(unknown.describe()), QString("not recorded in its key"));
     }
 
+    // The repository's real fixtures were compiled on an H200 by the same
+    // PyTorch build as ../shared's H100 sets: only the GPU differs.
+    void environmentOfTheH200Fixtures() {
+        std::set<std::string> builds;
+        for (const auto& file :
+             std::filesystem::recursive_directory_iterator(test::fixture("devset/cache/fxgraph"))) {
+            if (file.is_regular_file()) {
+                builds.insert(
+                    environment_of(load_fx_graph_entry(file.path())->debug_lines).torch_build);
+            }
+        }
+        QCOMPARE(builds.size(), 1u);
+        int entries = 0;
+        for (const char* set : {"transformer/cache", "cnn/cache", "dynamo_cache/cache"}) {
+            for (const auto& file : std::filesystem::recursive_directory_iterator(
+                     test::real_fixture(set) / "fxgraph")) {
+                if (!file.is_regular_file()) {
+                    continue;
+                }
+                auto entry = load_fx_graph_entry(file.path());
+                QVERIFY_RESULT(entry);
+                const Environment environment = environment_of(entry->debug_lines);
+                QCOMPARE(qs(environment.device_name), QString("NVIDIA H200"));
+                QCOMPARE(qs(environment.cuda_version), QString("13.0"));
+                QCOMPARE(qs(environment.triton_version), QString("3.6.0"));
+                QCOMPARE(qs(environment.torch_build), qs(*builds.begin()));
+                const Fingerprint fingerprint = fingerprint_of(*entry);
+                QCOMPARE(qs(fingerprint.torch_version), QString("2.11.0+cu130"));
+                QCOMPARE(fingerprint.device_types, std::vector<std::string>{"cuda"});
+                if (!entry->triton_artifacts.empty()) {
+                    QCOMPARE(fingerprint.triton_targets, std::vector<std::string>{"cuda 90"});
+                }
+                ++entries;
+            }
+        }
+        QCOMPARE(entries, 6);
+    }
+
     void everyCandidateNamesAnExistingTritonDir() {
         // formats.md §5: triton/<device>/ + base32(bytes.fromhex(hash)) holds the cubin, and
         // the entry's own bundle carries it. (In cache_from_mega the graphs that came from the
@@ -304,13 +353,15 @@ private slots:
         QTest::addColumn<int>("entries");
         QTest::newRow("devset (cache and cache_from_mega)") << "devset" << 11;
         QTest::newRow("cpu_dev") << "cpu_dev" << 2;
+        QTest::newRow("h200 transformer at two lengths") << "h200/transformer" << 2;
+        QTest::newRow("h200 channels_last CNN") << "h200/cnn" << 1;
     }
     void aotEntriesMatchGolden() {
         QFETCH(QString, set);
         QFETCH(int, entries);
         int checked = 0;
         const QRegularExpression key_in_repr("fx_graph_cache_info=\\('(f\\w+)'");
-        for (const auto& value : golden_array(set.toUtf8().constData(), "aotautograd")) {
+        for (const auto& value : golden_array(set, "aotautograd")) {
             const auto golden = value.toObject();
             auto entry = load_aot_autograd_entry(set_path(set, golden));
             QVERIFY_RESULT(entry);
@@ -363,12 +414,23 @@ private slots:
         }
     }
 
+    void bestConfigsMatchGolden_data() {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<int>("entries");
+        QTest::newRow("devset") << "devset" << 14;
+        QTest::newRow("h200 transformer at two lengths") << "h200/transformer" << 30;
+        QTest::newRow("h200 channels_last CNN") << "h200/cnn" << 1;
+        QTest::newRow("h200 precompiled functions") << "h200/precompile" << 2;
+        QTest::newRow("h200 AOTInductor CUDA package") << "h200/aoti_cuda" << 1;
+    }
     void bestConfigsMatchGolden() {
+        QFETCH(QString, set);
+        QFETCH(int, entries);
         int checked = 0;
-        for (const auto& value : golden_array("devset", "best_configs")) {
+        for (const auto& value : golden_array(set, "best_configs")) {
             const auto golden = value.toObject();
             const auto json = golden["json"].toObject();
-            auto text = read_text_file(devset_path(golden));
+            auto text = read_text_file(set_path(set, golden));
             QVERIFY(text.has_value());
             auto best = parse_best_config(*text);
             QVERIFY_RESULT(best);
@@ -392,7 +454,7 @@ private slots:
             QVERIFY(best->other_fields.empty());
             ++checked;
         }
-        QCOMPARE(checked, 14);
+        QCOMPARE(checked, entries);
     }
 
     void bestConfigRejectsGarbage() {
@@ -403,11 +465,21 @@ private slots:
         QVERIFY(!parse_kernel_perf("fast").has_value());
     }
 
+    void tritonMetadataMatchesGolden_data() {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<int>("entries");
+        QTest::newRow("devset") << "devset" << 66;
+        QTest::newRow("h200 transformer at two lengths") << "h200/transformer" << 80;
+        QTest::newRow("h200 channels_last CNN") << "h200/cnn" << 4;
+        QTest::newRow("h200 AOTInductor CUDA package") << "h200/aoti_cuda" << 3;
+    }
     void tritonMetadataMatchesGolden() {
+        QFETCH(QString, set);
+        QFETCH(int, entries);
         int checked = 0;
-        for (const auto& value : golden_array("devset", "triton_cache")) {
+        for (const auto& value : golden_array(set, "triton_cache")) {
             const auto golden = value.toObject();
-            const auto json_path = devset_path(golden);
+            const auto json_path = set_path(set, golden);
             auto kernel = read_triton_kernel_dir(json_path.parent_path());
             QVERIFY_RESULT(kernel);
             QVERIFY(kernel->metadata.has_value());
@@ -417,8 +489,10 @@ private slots:
             QCOMPARE(meta.num_warps.value(), golden["num_warps"].toInteger());
             QCOMPARE(meta.num_stages.value(), golden["num_stages"].toInteger());
             QCOMPARE(meta.shared, golden["shared"].toInteger());
-            QCOMPARE(meta.global_scratch_size, golden["global_scratch_size"].toInteger());
-            QCOMPARE(meta.profile_scratch_size, golden["profile_scratch_size"].toInteger());
+            if (golden.contains("global_scratch_size")) { // the H200 sets record the keys only
+                QCOMPARE(meta.global_scratch_size, golden["global_scratch_size"].toInteger());
+                QCOMPARE(meta.profile_scratch_size, golden["profile_scratch_size"].toInteger());
+            }
             QCOMPARE(qs(meta.backend), golden["target"]["backend"].toString());
             QCOMPARE(qs(meta.arch), QString::number(golden["target"]["arch"].toInt()));
             QStringList keys;
@@ -436,7 +510,7 @@ private slots:
             QVERIFY(kernel->has(".cubin"));
             ++checked;
         }
-        QCOMPARE(checked, 66);
+        QCOMPARE(checked, entries);
     }
 
     void tritonMetadataToleratesWrongTypes() {

@@ -936,6 +936,45 @@ private slots:
         QCOMPARE(test::run_cli({"verify", "/nonexistent/dir"}).exit_code, 2);
     }
 
+    // The real caches PyTorch 2.11 wrote on an H200 (#38) that hold only the
+    // formats cachelens read before: every file known, every entry parsed,
+    // nothing for verify to report.
+    void realFixturesScanAndVerifyClean_data() {
+        QTest::addColumn<QString>("set");
+        QTest::addColumn<int>("fxgraph");
+        QTest::addColumn<int>("aotautograd");
+        QTest::addColumn<int>("best_config");
+        QTest::addColumn<int>("triton");
+        QTest::newRow("transformer at two lengths") << "transformer" << 4 << 2 << 30 << 80;
+        QTest::newRow("channels_last CNN") << "cnn" << 1 << 1 << 1 << 4;
+        QTest::newRow("precompile's Inductor cache") << "precompile" << 0 << 2 << 2 << 10;
+    }
+    void realFixturesScanAndVerifyClean() {
+        QFETCH(QString, set);
+        QFETCH(int, fxgraph);
+        QFETCH(int, aotautograd);
+        QFETCH(int, best_config);
+        QFETCH(int, triton);
+        const QString dir =
+            QString::fromStdString(test::real_fixture(set.toStdString() + "/cache").string());
+        const auto scan = test::run_cli({"scan", dir, "--json"});
+        QCOMPARE(scan.exit_code, 0);
+        const auto json = parse_json(scan).object();
+        QVERIFY(json["errors"].toArray().isEmpty());
+        const auto kinds = json["kinds"].toObject();
+        QVERIFY2(!kinds.contains("unknown"), scan.out.constData());
+        QCOMPARE(kinds["fxgraph"].toObject()["entries"].toInt(), fxgraph);
+        QCOMPARE(kinds["aotautograd"].toObject()["entries"].toInt(), aotautograd);
+        QCOMPARE(kinds["best_config"].toObject()["entries"].toInt(), best_config);
+        QCOMPARE(kinds["triton"].toObject()["entries"].toInt(), triton);
+        if (fxgraph > 0) {
+            QCOMPARE(json["fingerprint"]["environment"]["device_name"].toString(), "NVIDIA H200");
+        }
+        const auto verify = test::run_cli({"verify", dir});
+        QVERIFY2(verify.exit_code == 0, verify.out.constData());
+        QVERIFY(verify.out.isEmpty());
+    }
+
     // Will it hit on another machine? The answer first, then each entry.
     void preflightAgainstATargetDir() {
         const QString devset = fixture_dir("devset/cache");

@@ -209,6 +209,46 @@ private slots:
         QCOMPARE(evaluations, 4 * 35);
     }
 
+    // The transformer layer compiled at lengths 16 and 24 on the H200: the
+    // dynamic graphs' guards as PyTorch stored them (its run recorded no
+    // evaluations, so these are the expressions' own arithmetic: 2 * 20479.5
+    // rounds the sequence bound to 40959, and the backward ties t1 to 2 * t0).
+    void transformerGuardsOfTheRealFixture() {
+        const auto golden = test::read_json(test::real_fixture("transformer/golden.json"));
+        std::vector<std::string> exprs;
+        for (const auto& value : golden["guards"].toArray()) {
+            exprs.push_back(str(value.toObject()["expr"]));
+        }
+        QCOMPARE(exprs.size(), 3u);
+        struct Probe {
+            std::size_t guard;
+            std::vector<std::int64_t> hints;
+            bool passes;
+        };
+        const Probe probes[] = {
+            {0, {24}, true},
+            {0, {1}, false},
+            {0, {5592405}, true},
+            {0, {5592406}, false},
+            {1, {24, 48}, true},
+            {1, {24, 49}, false},
+            {1, {40959, 81918}, true},
+            {1, {40960, 81920}, false},
+            {2, {2}, true},
+            {2, {40960}, false},
+        };
+        for (const auto& probe : probes) {
+            const GuardExpression expression = parse_or_die(exprs[probe.guard]);
+            QJsonArray values;
+            for (const auto hint : probe.hints) {
+                values.append(static_cast<qint64>(hint));
+            }
+            const auto checked = expression.check(positional(values));
+            QVERIFY_RESULT(checked);
+            QVERIFY2(*checked == probe.passes, exprs[probe.guard].c_str());
+        }
+    }
+
     void multiDevFirstHitIsPyTorchs() {
         const auto golden = test::read_json(test::fixture("multi_dev/golden_multi.json"));
         int probes = 0;

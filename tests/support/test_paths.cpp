@@ -27,6 +27,16 @@ std::filesystem::path fixture(const std::string& relative) {
     return root / relative;
 }
 
+std::filesystem::path real_fixture(const std::string& relative) {
+    const std::filesystem::path root =
+        std::filesystem::path(CACHELENS_REAL_FIXTURES_DIR) / "torch-2.11-cu130-h200";
+    if (!std::filesystem::is_directory(root)) {
+        qFatal("the real fixtures are not unpacked: %s (building any test unpacks them)",
+               root.c_str());
+    }
+    return root / relative;
+}
+
 std::filesystem::path source_dir() {
     return CACHELENS_SOURCE_DIR;
 }

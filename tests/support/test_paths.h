@@ -21,6 +21,10 @@ namespace cachelens::test {
 std::filesystem::path shared_dir();
 // shared/fixtures/torch-2.11-cu130-h100/<relative>
 std::filesystem::path fixture(const std::string& relative);
+// The real caches of PyTorch 2.11 on an H200 (tests/data/real-fixtures, unpacked
+// into the build tree by CMake): <relative> under torch-2.11-cu130-h200/, e.g.
+// "transformer/cache" or "aoti_cuda/mlp_cuda.pt2".
+std::filesystem::path real_fixture(const std::string& relative);
 // The repository root (resources/, tests/data/).
 std::filesystem::path source_dir();
 std::filesystem::path sample_cache();
