@@ -80,6 +80,7 @@ private slots:
         QTest::newRow("cpu_dev") << "cpu_dev" << 2;
         QTest::newRow("h200 transformer at two lengths") << "h200/transformer" << 4;
         QTest::newRow("h200 channels_last CNN") << "h200/cnn" << 1;
+        QTest::newRow("h200 DynamoCache run") << "h200/dynamo_cache" << 1;
     }
     void fxGraphEntriesMatchGolden() {
         QFETCH(QString, set);
@@ -355,12 +356,17 @@ private slots:
         QTest::newRow("cpu_dev") << "cpu_dev" << 2;
         QTest::newRow("h200 transformer at two lengths") << "h200/transformer" << 2;
         QTest::newRow("h200 channels_last CNN") << "h200/cnn" << 1;
+        QTest::newRow("h200 precompiled functions") << "h200/precompile" << 2;
+        QTest::newRow("h200 DynamoCache run") << "h200/dynamo_cache" << 1;
     }
     void aotEntriesMatchGolden() {
         QFETCH(QString, set);
         QFETCH(int, entries);
         int checked = 0;
         const QRegularExpression key_in_repr("fx_graph_cache_info=\\('(f\\w+)'");
+        // A bundled graph (precompile, the DynamoCache) is the CompiledFxGraph itself.
+        const QRegularExpression bundled_key("^Bundled\\w+\\(result=CompiledFxGraph\\("
+                                             "_fx_graph_cache_key=(?:'(f\\w+)'|None)");
         for (const auto& value : golden_array(set, "aotautograd")) {
             const auto golden = value.toObject();
             auto entry = load_aot_autograd_entry(set_path(set, golden));
@@ -372,8 +378,14 @@ private slots:
                 const QString repr = fields[field].toString();
                 if (repr == "None") {
                     QVERIFY(!link->has_value());
+                } else if (const auto bundled = bundled_key.match(repr); bundled.hasMatch()) {
+                    QVERIFY(link->has_value());
+                    QVERIFY((*link)->bundled);
+                    QCOMPARE(qs((*link)->key), bundled.captured(1));
+                    QCOMPARE((*link)->debug_lines.empty(), bundled.captured(1).isEmpty());
                 } else {
                     QVERIFY(link->has_value());
+                    QVERIFY(!(*link)->bundled);
                     QCOMPARE(qs((*link)->key), key_in_repr.match(repr).captured(1));
                     QVERIFY(!(*link)->debug_lines.empty());
                 }

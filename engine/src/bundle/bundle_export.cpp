@@ -156,7 +156,7 @@ public:
             // The entry views the content, which moves on: its links' keys are kept.
             std::vector<std::string> links;
             for (const auto* link : {&entry->forward, &entry->backward}) {
-                if (*link) {
+                if (*link && !(*link)->bundled) { // a bundled graph travels inside the entry
                     links.push_back((*link)->key);
                 }
             }
@@ -282,7 +282,7 @@ private:
                 continue;
             }
             for (const auto* link : {&entry->forward, &entry->backward}) {
-                if (*link && fx_keys_.contains((*link)->key)) {
+                if (*link && !(*link)->bundled && fx_keys_.contains((*link)->key)) {
                     return true;
                 }
             }

@@ -22,10 +22,35 @@ bool is_aot_result_class(std::string_view name) {
             name.ends_with(".BundledAOTAutogradCacheEntry"));
 }
 
+// BundledCompiledForward/BundledCompiledBackward: result = the CompiledFxGraph
+// itself, with the key and debug lines it had in the FX graph cache (None when
+// it never went through it, as for torch.compile(...).aot_compile).
+std::optional<FxGraphLink> bundled_link_of(const Value* compiled) {
+    const Value* graph = compiled->attribute("result");
+    if (graph == nullptr || !graph->is(Kind::Object) ||
+        !graph->class_name().ends_with(".CompiledFxGraph")) {
+        return std::nullopt;
+    }
+    FxGraphLink link;
+    link.bundled = true;
+    if (auto key = str_of(graph->attribute("_fx_graph_cache_key"))) {
+        link.key = std::string(*key);
+    }
+    for (const Value* line : elements_of(graph->attribute("_fx_graph_cache_debug_lines"))) {
+        if (auto text = str_of(line)) {
+            link.debug_lines.push_back(*text);
+        }
+    }
+    return link;
+}
+
 // CompiledForward/CompiledBackward: fx_graph_cache_info = (key, [debug lines]).
 std::optional<FxGraphLink> link_of(const Value* compiled) {
     if (compiled == nullptr || !compiled->is(Kind::Object)) {
         return std::nullopt;
+    }
+    if (auto bundled = bundled_link_of(compiled)) {
+        return bundled;
     }
     const Value* info = compiled->attribute("fx_graph_cache_info");
     const auto parts = elements_of(info);

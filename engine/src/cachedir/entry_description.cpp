@@ -585,6 +585,19 @@ Field graph_link_field(std::string label, std::string key, const std::optional<F
     if (!link) {
         return value_field(kEveryone, std::move(label), std::move(key), {}, "none");
     }
+    if (link->bundled) {
+        // The graph travels inside the entry: no FX entry to link to, though
+        // its key (when it had one) may name one the cache also holds.
+        const std::string text = "bundled in this entry" +
+                                 (link->key.empty() ? std::string(", no FX graph cache key")
+                                                    : " (FX graph cache key " + link->key + ")");
+        Field field =
+            value_field(kEveryone, std::move(label), std::move(key),
+                        link->key.empty() ? FieldValue{} : FieldValue{link->key}, text, true);
+        field.children.push_back(
+            tree("Debug lines recorded", std::to_string(link->debug_lines.size())));
+        return field;
+    }
     Field field =
         value_field(kEveryone, std::move(label), std::move(key), link->key, link->key, true);
     field.link = FieldLink{FileKind::FxGraph, link->key};
@@ -599,6 +612,12 @@ void describe_aot(std::vector<Field>& out, const AotAutogradEntry& aot) {
     out.push_back(guards_field(aot.guards_expr));
     out.push_back(graph_link_field("Forward graph", "forward_key", aot.forward));
     out.push_back(graph_link_field("Backward graph", "backward_key", aot.backward));
+    for (const auto& [key, link] : {std::pair{"forward_bundled", &aot.forward},
+                                    std::pair{"backward_bundled", &aot.backward}}) {
+        if (*link && (*link)->bundled) {
+            out.push_back(json(key, true));
+        }
+    }
     const auto& forward_ns = aot.forward_time_taken_ns;
     out.push_back(value_field(kJson | (forward_ns ? kPeople : 0), "Forward compile",
                               "forward_time_taken_ns", optional_value(forward_ns),

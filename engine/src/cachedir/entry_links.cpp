@@ -317,7 +317,7 @@ Result<std::map<std::string, GraphFacts>> read_graph_facts(const Scan& scan,
         }
         if (auto aot = load_aot_autograd_entry(scan.root / entry.path)) {
             for (const auto& link : {aot->forward, aot->backward}) {
-                if (link) {
+                if (link && !link->key.empty()) {
                     runs.emplace_back(link->key, entry.key);
                 }
             }

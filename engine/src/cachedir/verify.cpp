@@ -135,7 +135,7 @@ private:
         }
         for (const auto& [link, role] :
              {std::pair{&aot->forward, "forward"}, std::pair{&aot->backward, "backward"}}) {
-            if (link->has_value() && !fx_keys_.contains((*link)->key)) {
+            if (link->has_value() && !(*link)->bundled && !fx_keys_.contains((*link)->key)) {
                 add(entry.path, ProblemKind::DanglingLink,
                     std::string("its ") + role + " graph " + (*link)->key +
                         " is not in fxgraph/: PyTorch will miss and recompile it");

@@ -67,11 +67,11 @@ void read_fx(const FxGraphEntry& fx, ParsedEntry& out) {
 void read_aot(const AotAutogradEntry& aot, ParsedEntry& out) {
     AotRow row;
     row.guards_expr = aot.guards_expr;
-    if (aot.forward) {
+    if (aot.forward && !aot.forward->key.empty()) {
         row.forward_key = aot.forward->key;
         append_word(out.search_keys, aot.forward->key);
     }
-    if (aot.backward) {
+    if (aot.backward && !aot.backward->key.empty()) {
         row.backward_key = aot.backward->key;
         append_word(out.search_keys, aot.backward->key);
     }

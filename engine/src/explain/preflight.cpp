@@ -275,6 +275,18 @@ Result<PreflightReport> preflight(const PreflightSource& source,
             if (!link) {
                 continue;
             }
+            if (link->bundled) {
+                // Compiled inside the entry (precompile, the DynamoCache): no
+                // FX entry of the cache says where it can run.
+                if (checked->outcome == PreflightOutcome::CanHit) {
+                    checked->outcome = PreflightOutcome::CannotTell;
+                }
+                checked->reasons.push_back(
+                    {"other", std::string(role) +
+                                  " graph: bundled in the entry; its environment is not "
+                                  "compared"});
+                continue;
+            }
             const auto graph = fx_keys.find(link->key);
             if (graph == fx_keys.end()) {
                 report.incomplete.push_back({FileKind::AotAutograd, checked->key,

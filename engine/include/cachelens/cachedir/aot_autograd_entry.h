@@ -19,8 +19,12 @@
 namespace cachelens::cachedir {
 
 struct FxGraphLink {
-    std::string key;                           // the fxgraph key
+    std::string key; // the fxgraph key; empty when a bundled graph has none
     std::vector<std::string_view> debug_lines; // as recorded when it was compiled
+    // The compiled graph itself is inside the entry (BundledCompiledForward/
+    // Backward, as precompile and the DynamoCache save them): PyTorch runs it
+    // from there and never looks `key` up in fxgraph/.
+    bool bundled = false;
 };
 
 struct AotAutogradEntry {
