@@ -65,6 +65,8 @@ shot why --select "$float16" --view why
 shot stats --view stats
 shot prune --view prune --max-size 2M
 shot benchmarks --view bench
+# A file on its own: a value of Inductor's caching module (tests/data/keyed_cache).
+shot file-value --file "$root/tests/data/keyed_cache/root/cache/should_pad/ed953adff4a83ee0af9e91e8b083f8c9"
 # Triton's own cache (~/.triton/cache): the sample cache's triton/0/ hash dirs copied flat.
 mkdir -p "$work/home/.triton"
 cp -r "$work/sample-cache/triton/0" "$work/home/.triton/cache"

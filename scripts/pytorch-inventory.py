@@ -168,7 +168,7 @@ def inventory(args):
 
 
 ROW = re.compile(
-    r'(?P<wrap>both|pgo_only)?\(?\s*(?P<role>built|record|enumeration|callable|constant|refused|row)\('
+    r'(?P<wrap>both|pgo_only|value_only)?\(?\s*(?P<role>built|record|enumeration|callable|constant|refused|row)\('
     r'(?P<module>k\w+|"[^"]*"),\s*"(?P<name>[^"]+)",\s*(?:GlobalRole::(?P<grole>\w+),\s*)?'
     r'(?:CallRule::\w+,\s*)?"(?P<versions>[^"]*)",\s*(?P<why>"(?:[^"\\]|\\.)*"|k\w+)',
     re.S,
@@ -190,7 +190,8 @@ def markdown(args):
     body = text[text.index("kRows[] = {"):]
     for match in ROW.finditer(body):
         role = ROLES[match["grole"] or match["role"]]
-        where = {"both": "entry, pgo", "pgo_only": "pgo"}.get(match["wrap"], "entry")
+        where = {"both": "entry, pgo, value", "pgo_only": "pgo",
+                 "value_only": "value"}.get(match["wrap"], "entry")
         print(f"| `{value(match['module'])}` | `{match['name']}` | {role} | {where} "
               f"| {match['versions']} | {value(match['why'])} |")
 

@@ -98,6 +98,11 @@ GuiCommandLine parseCommandLine(const QStringList& arguments, const QString& ver
         "With --view warmstart: the TORCH_TRACE dir or log to report on; the first dir opened "
         "is the cache dir each miss is compared with.",
         "DIR|LOG");
+    const QCommandLineOption file(
+        "file",
+        "Show this file on its own, read-only: an OnDiskCache value or an InMemoryCache file "
+        "(torch/_inductor/cache.py), as File > Open file does.",
+        "FILE");
     const QCommandLineOption search("search", "Type this into the search field.", "TEXT");
     const QCommandLineOption maxSize(
         "max-size", "With --view prune: preview a prune to this size (2G, 500M).", "SIZE");
@@ -114,7 +119,7 @@ GuiCommandLine parseCommandLine(const QStringList& arguments, const QString& ver
     const QCommandLineOption size("size", "With --screenshot: the window size (default 1400x900).",
                                   "WxH");
     parser.addOptions({help, versionOption, open, select, tab, compare, view, search, maxSize, into,
-                       catalog, screenshot, size, trace});
+                       catalog, screenshot, size, trace, file});
     for (const char* name : kQtOptionsWithValue) {
         QCommandLineOption qt(QString::fromLatin1(name), {}, QStringLiteral("VALUE"));
         qt.setFlags(QCommandLineOption::HiddenFromHelp);
@@ -185,6 +190,14 @@ GuiCommandLine parseCommandLine(const QStringList& arguments, const QString& ver
     }
     out.openDefault =
         request.open.empty() && request.openBundles.empty() && request.openRedis.isEmpty();
+
+    if (parser.isSet(file)) {
+        const QString path = parser.value(file);
+        if (!QFileInfo(path).isFile()) {
+            return failure(QStringLiteral("--file %1: no such file").arg(quoted(path)));
+        }
+        request.file = path.toStdString();
+    }
 
     if (parser.isSet(select)) {
         request.select = parser.value(select);

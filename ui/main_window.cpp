@@ -157,6 +157,12 @@ void MainWindow::buildMenus() {
                             dialogs_, &DialogLauncher::chooseBundle),
             tr("Browse a PyTorch mega-cache bundle (or a signed one) like a cache dir, before "
                "importing it"));
+    withTip(file->addAction(tr("Open &file…"), dialogs_, [this] { dialogs_->chooseFile(); }),
+            tr("Read one file on its own, read-only: an OnDiskCache value or an InMemoryCache "
+               "file (torch/_inductor/cache.py)"));
+    withTip(file->addAction(tr("Read InMemoryCache &variable…"), dialogs_,
+                            &DialogLauncher::askVariableValue),
+            tr("Read the value of an InMemoryCache variable (InMemoryCache.from_env_var)"));
     withTip(file->addAction(style()->standardIcon(QStyle::SP_DriveNetIcon),
                             tr("Add &Redis server…"), this, [this] { dialogs_->openRedis(); }),
             tr("Browse PyTorch's remote cache on a Redis server as one more root (mirrored "

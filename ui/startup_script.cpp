@@ -131,6 +131,10 @@ StartupScript::Then StartupScript::runStep(Step step) {
         if (!request.view.isEmpty()) {
             showView();
         }
+        if (!request.file.empty()) {
+            window_.dialogs()->chooseFile(request.file);
+            return Then::WaitForWork;
+        }
         return Then::Next;
     case Step::Finished:
         break;

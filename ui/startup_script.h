@@ -42,6 +42,9 @@ struct StartupRequest {
     // With view "warmstart": the TORCH_TRACE dir or log to report on (the
     // first dir of `open` is the cache dir its misses are compared with).
     std::filesystem::path trace;
+    // A file shown on its own, read-only (File > Open file): an OnDiskCache
+    // value, an InMemoryCache file.
+    std::filesystem::path file;
 };
 
 class StartupScript : public QObject {

@@ -5,7 +5,9 @@
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/entry_links.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <map>
 
@@ -16,6 +18,7 @@ namespace {
 struct LsOptions {
     std::string dir;
     std::vector<std::string> kinds;
+    std::string sort = "path";
     bool graphs = false;
     bool json = false;
 };
@@ -48,6 +51,11 @@ int run_ls(const LsOptions& options) {
         if (wanted.empty() || std::find(wanted.begin(), wanted.end(), entry.kind) != wanted.end()) {
             rows.push_back(std::move(entry));
         }
+    }
+    if (options.sort == "size") {
+        std::ranges::stable_sort(rows, std::greater{}, &cachedir::Entry::size);
+    } else if (options.sort == "age") {
+        std::ranges::stable_sort(rows, std::less{}, &cachedir::Entry::mtime_ns);
     }
     const auto facts_of = [&](const cachedir::Entry& entry) -> const cachedir::GraphFacts* {
         if (entry.kind != cachedir::FileKind::FxGraph) {
@@ -115,10 +123,13 @@ void add_ls_command(CLI::App& app, int& exit_code) {
                                              "kernel name).");
     command->add_option("DIR", options->dir, "the cache dir")->required();
     command
-        ->add_option("--kind", options->kinds,
-                     "only these kinds: fxgraph, aotautograd, module, cpp, library, "
-                     "best_config, kernel_perf, benchmark_cache, triton, pgo, lock, tmp, unknown")
+        ->add_option("--kind", options->kinds, "only these kinds: " + cachedir::file_kind_names())
         ->delimiter(',');
+    command
+        ->add_option("--sort", options->sort,
+                     "path (the default), size (largest first), age "
+                     "(oldest first)")
+        ->check(CLI::IsMember({"path", "size", "age"}));
     command->add_flag("--graphs", options->graphs,
                       "name each FX graph: forward, backward or inference, and the AOTAutograd "
                       "entries that run it (reads every FX and AOTAutograd entry: slower, with "

@@ -3,6 +3,7 @@
 
 #include <cachelens/cachedir/entry_content.h>
 #include <cachelens/cachedir/fingerprint.h>
+#include <cachelens/core/text.h>
 
 #include <cstdio>
 
@@ -89,13 +90,16 @@ int run_scan(const ScanOptions& options) {
     }
     std::printf("%-16s %8llu %8llu %12s\n", "total", static_cast<unsigned long long>(total_entries),
                 static_cast<unsigned long long>(total_files), format_bytes(total_bytes).c_str());
-    if (errors.empty()) {
-        std::printf("\nEvery entry parsed.\n");
-    } else {
-        std::printf("\n%zu error%s:\n", errors.size(), errors.size() == 1 ? "" : "s");
-        for (const auto& error : errors) {
-            std::printf("  %s\n", error.describe().c_str());
-        }
+    const auto unknown = summary.find(cachedir::FileKind::Unknown);
+    const cachedir::KindSummary none;
+    const auto& unknown_counts = unknown == summary.end() ? none : unknown->second;
+    std::printf("\n%s\n",
+                cachedir::coverage_line(errors.size(), unknown_counts.files, unknown_counts.bytes,
+                                        "cachelens ls " + shell_quote(options.dir) +
+                                            " --kind unknown --sort size")
+                    .c_str());
+    for (const auto& error : errors) {
+        std::printf("  %s\n", error.describe().c_str());
     }
     return exit_code;
 }

@@ -5,21 +5,82 @@
 
 #include <cachelens/cachedir/entry_content.h>
 #include <cachelens/cachedir/entry_links.h>
+#include <cachelens/core/mapped_file.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 
 namespace cachelens::cli {
 
 namespace {
 
 struct ShowOptions {
-    std::string dir;
+    std::string dir; // a cache dir, or a file shown on its own
     std::string query;
+    std::string env;      // an InMemoryCache in this variable
+    std::string env_file; // ... or in this file, as the variable's value
     bool json = false;
     TextOptions text;
 };
 
+int print_standalone(const Result<cachedir::StandaloneFile>& file, const ShowOptions& options) {
+    if (!file) {
+        return report(file.error());
+    }
+    if (options.json) {
+        print_json(entry_json(file->entry, file->content));
+    } else {
+        print_entry(file->entry, file->content, options.text);
+    }
+    return kExitOk;
+}
+
+int run_show_env(const ShowOptions& options) {
+    if (!options.dir.empty()) {
+        return report("--env and --env-file read an InMemoryCache, not " + options.dir +
+                      ": give one of them alone");
+    }
+    if (!options.env_file.empty()) {
+        auto value = read_text_file(options.env_file);
+        if (!value) {
+            return report(value.error());
+        }
+        return print_standalone(
+            cachedir::load_in_memory_cache_env(*value, options.env_file, options.env_file),
+            options);
+    }
+    const char* value = std::getenv(options.env.c_str());
+    if (value == nullptr) {
+        return report(Error{ErrorKind::NotFound,
+                            "$" + options.env +
+                                " is not set (InMemoryCache.from_env_var reads an unset variable "
+                                "as an empty cache)",
+                            {}});
+    }
+    return print_standalone(
+        cachedir::load_in_memory_cache_env(value, options.env, "$" + options.env), options);
+}
+
 int run_show(const ShowOptions& options) {
+    if (!options.env.empty() || !options.env_file.empty()) {
+        return run_show_env(options);
+    }
+    if (options.dir.empty()) {
+        return report("give a cache dir and a key, a file, or --env VAR / --env-file FILE");
+    }
+    std::error_code error;
+    if (std::filesystem::exists(options.dir, error) &&
+        !std::filesystem::is_directory(options.dir, error)) {
+        if (!options.query.empty()) {
+            return report(options.dir + " is a file: KEY_OR_PATH names an entry of a cache dir");
+        }
+        return print_standalone(cachedir::load_standalone_file(options.dir), options);
+    }
+    if (options.query.empty()) {
+        return report("KEY_OR_PATH is required with a cache dir (" + options.dir +
+                      "): a key, a kernel name or a path in it");
+    }
     auto scan = cachedir::scan_cache_dir(options.dir);
     if (!scan) {
         return report(scan.error());
@@ -88,13 +149,22 @@ void add_show_command(CLI::App& app, int& exit_code) {
     auto* command = app.add_subcommand(
         "show", "Show everything parsed from an entry: an FX graph (guards, debug lines, "
                 "kernels and their autotune candidates), an AOT entry (its graphs), a module, "
-                "a best_config, a Triton kernel, the benchmark cache.");
-    command->add_option("DIR", options->dir, "the cache dir")->required();
-    command
-        ->add_option("KEY_OR_PATH", options->query,
-                     "an fxgraph/aotautograd key (every entry under it), a module or "
-                     "best_config name, a Triton hash or kernel name, or a path in DIR")
-        ->required();
+                "a best_config, a Triton kernel, the benchmark cache, an OnDiskCache value "
+                "(torch/_inductor/cache.py). Or a file on its own (an OnDiskCache value, an "
+                "InMemoryCache file: a pickled dict), or the InMemoryCache in a variable "
+                "(--env, --env-file). Values are decoded by cachelens's own unpickler, never "
+                "loaded.");
+    command->add_option("DIR", options->dir, "the cache dir, or a file shown on its own");
+    command->add_option("KEY_OR_PATH", options->query,
+                        "with a cache dir: an fxgraph/aotautograd key (every entry under it), a "
+                        "module or best_config name, a Triton hash or kernel name, an "
+                        "OnDiskCache value's name, or a path in DIR");
+    command->add_option("--env", options->env,
+                        "show the InMemoryCache in this environment variable, as "
+                        "InMemoryCache.from_env_var reads it: ';'-separated pairs "
+                        "b'<pickled key>',b'<pickled value>'");
+    command->add_option("--env-file", options->env_file,
+                        "the same, the variable's value read from this file");
     command->add_flag("--json", options->json,
                       "print JSON: one object per entry (an array when several match); fxgraph "
                       "entries carry kind, key, path, guards_expr, debug_lines, "

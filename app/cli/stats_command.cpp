@@ -2,6 +2,8 @@
 #include "commands.h"
 #include "output.h"
 
+#include <cachelens/cachedir/cache_dir.h>
+
 #include <cstdio>
 
 namespace cachelens::cli {
@@ -65,6 +67,10 @@ int run_stats(const StatsOptions& options) {
             for (const auto& entry : root.parse_errors) {
                 errors.push_back(summary_json(entry));
             }
+            Json unknown = Json::array();
+            for (const auto& entry : root.unknown) {
+                unknown.push_back(summary_json(entry));
+            }
             const auto groups_json = [](const std::vector<catalog::TritonGroupStats>& groups) {
                 Json list = Json::array();
                 for (const auto& group : groups) {
@@ -84,7 +90,8 @@ int run_stats(const StatsOptions& options) {
                  {"largest", std::move(largest)},
                  {"triton_by_name", groups_json(root.triton_by_name)},
                  {"triton_by_arch", groups_json(root.triton_by_arch)},
-                 {"parse_errors", std::move(errors)}});
+                 {"parse_errors", std::move(errors)},
+                 {"unknown", std::move(unknown)}});
         }
         print_json({{"catalog", catalog->path().string()}, {"roots", std::move(roots)}});
         return kExitOk;
@@ -131,10 +138,20 @@ int run_stats(const StatsOptions& options) {
                             group.group.empty() ? "(unknown)" : group.group.c_str());
             }
         }
-        if (!root.parse_errors.empty()) {
-            std::printf("\n  %zu entries do not parse:\n", root.parse_errors.size());
-            for (const auto& entry : root.parse_errors) {
-                std::printf("  %s: %s\n", entry.path.c_str(), entry.error.c_str());
+        const auto unknown = root.kinds.find(cachedir::FileKind::Unknown);
+        const catalog::KindStats none;
+        const auto& unknown_counts = unknown == root.kinds.end() ? none : unknown->second;
+        std::printf("\n  %s\n",
+                    cachedir::coverage_line(root.parse_errors.size(), unknown_counts.files,
+                                            unknown_counts.bytes, {})
+                        .c_str());
+        for (const auto& entry : root.parse_errors) {
+            std::printf("  %s: %s\n", entry.path.c_str(), entry.error.c_str());
+        }
+        if (!root.unknown.empty()) {
+            std::printf("\n  kind unknown (the largest):\n");
+            for (const auto& entry : root.unknown) {
+                std::printf("  %10s  %s\n", format_bytes(entry.size).c_str(), entry.path.c_str());
             }
         }
         std::printf("\n");

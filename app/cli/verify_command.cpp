@@ -5,6 +5,7 @@
 
 #include <cachelens/bundle/code_verdicts.h>
 #include <cachelens/bundle/signed_bundle.h>
+#include <cachelens/cachedir/entry_content.h>
 #include <cachelens/cachedir/verify.h>
 #include <cachelens/core/mapped_file.h>
 
@@ -89,6 +90,50 @@ BundleCheck check_bundle(std::string_view bytes, const std::shared_ptr<const Map
     return check;
 }
 
+// An OnDiskCache value or an InMemoryCache file on its own: the checks its
+// kind allows without its dir, and the verdict of its pickles.
+int run_verify_standalone(const VerifyOptions& options, const cachedir::StandaloneFile& file) {
+    if (!options.trust.empty()) {
+        return report("--trust checks a signed bundle file; " + options.path + " is a " +
+                      std::string(cachedir::to_string(file.entry.kind)));
+    }
+    const cachedir::VerifyReport found = cachedir::verify_standalone_file(file);
+    const bundle::ArtifactCheck check = bundle::judge_standalone_file(file);
+    const bool code_clean = check.verdict != safety::Verdict::CodeWithFindings;
+    if (options.json) {
+        Json problems = Json::array();
+        for (const auto& problem : found.problems) {
+            problems.push_back({{"path", text(problem.path)},
+                                {"problem", cachedir::to_string(problem.kind)},
+                                {"message", text(problem.message)}});
+        }
+        Json code = {{"path", text(options.path)}};
+        add_check_json(check, code);
+        print_json({{"file", text(options.path)},
+                    {"kind", cachedir::to_string(file.entry.kind)},
+                    {"clean", found.clean()},
+                    {"problems", std::move(problems)},
+                    {"code_clean", code_clean},
+                    {"code", Json::array({std::move(code)})}});
+    } else {
+        if (!code_clean) {
+            std::printf("%s: %s\n", options.path.c_str(),
+                        std::string(safety::to_string(check.verdict)).c_str());
+            print_check_details(check);
+        }
+        for (const auto& problem : found.problems) {
+            std::printf("%s: %s: %s\n", problem.path.c_str(),
+                        std::string(cachedir::to_string(problem.kind)).c_str(),
+                        problem.message.c_str());
+        }
+        std::fprintf(stderr, "%s: %s, %zu problem%s; %s\n", options.path.c_str(),
+                     std::string(cachedir::to_string(file.entry.kind)).c_str(),
+                     found.problems.size(), found.problems.size() == 1 ? "" : "s",
+                     verdict_summary({&check}).c_str());
+    }
+    return found.clean() && code_clean ? kExitOk : kExitProblems;
+}
+
 int run_verify_bundle(const VerifyOptions& options) {
     std::optional<bundle::PublicKey> trusted;
     if (!options.trust.empty()) {
@@ -103,9 +148,20 @@ int run_verify_bundle(const VerifyOptions& options) {
         return report(file.error());
     }
     const std::string_view bytes = (*file)->bytes();
-    if (!bundle::looks_signed(bytes) && !bundle::looks_like_mega_cache(bytes)) {
-        // Wrong input, not a bundle that failed its check.
-        return report(bundle::decode_mega_cache(bytes).error().at(options.path));
+    // A pickle may be a cache file (an InMemoryCache's dict) rather than a
+    // bundle: one that decodes as neither is a bundle that failed its check.
+    if (!bundle::looks_signed(bytes) && !bundle::decode_mega_cache(bytes)) {
+        auto standalone = cachedir::load_standalone_file(options.path);
+        if (standalone) {
+            return run_verify_standalone(options, *standalone);
+        }
+        if (!bundle::looks_like_mega_cache(bytes)) {
+            if (standalone.error().kind != ErrorKind::InvalidArgument) {
+                return report(standalone.error()); // a cache file PyTorch would fail on
+            }
+            // Wrong input, not a bundle that failed its check.
+            return report(bundle::decode_mega_cache(bytes).error().at(options.path));
+        }
     }
     const BundleCheck check = check_bundle(bytes, *file, trusted);
     std::vector<const bundle::ArtifactCheck*> judged;

@@ -36,8 +36,9 @@ declare -A max_len=(
     [fuzz_mega_cache]=262144
     [fuzz_remote]=65536
     [fuzz_signed_bundle]=262144
+    [fuzz_keyed_cache]=16384
 )
-all_targets=(fuzz_unpickler fuzz_python_literal fuzz_python_tokens fuzz_kernel_module fuzz_best_config fuzz_example_inputs fuzz_causes fuzz_fingerprint fuzz_triton_kernel fuzz_trace fuzz_guards fuzz_mega_cache fuzz_signed_bundle fuzz_remote)
+all_targets=(fuzz_unpickler fuzz_python_literal fuzz_python_tokens fuzz_kernel_module fuzz_best_config fuzz_example_inputs fuzz_causes fuzz_fingerprint fuzz_triton_kernel fuzz_trace fuzz_guards fuzz_mega_cache fuzz_signed_bundle fuzz_remote fuzz_keyed_cache)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     targets=("${all_targets[@]}")
@@ -81,6 +82,19 @@ seed_corpus() {
         # the CPU entries' C++, and tests/data/code_audit's tokenizer cases.
         add_seeds "$corpus" "$fixtures"/*/cache*/*/*.py "$fixtures"/*/cache*/*/*.cpp \
             "$repo"/tests/data/code_audit/*.py
+        ;;
+    fuzz_keyed_cache)
+        # OnDiskCache values (reader 0), env-var forms (1), pickled dicts (2):
+        # the first byte picks the reader.
+        local file
+        for file in "$repo"/tests/data/keyed_cache/root/cache/*/* "$repo"/tests/data/keyed_cache/env/*.txt \
+            "$repo"/tests/data/keyed_cache/in_memory/*.pkl; do
+            [[ -f "$file" ]] || continue
+            local pick=0
+            [[ "$file" == *.txt ]] && pick=1
+            [[ "$file" == *.pkl ]] && pick=2
+            { printf "\\x0$pick"; cat "$file"; } >"$corpus/seed-$(basename "$file")-$pick"
+        done
         ;;
     fuzz_best_config)
         add_seeds "$corpus" "$fixtures"/*/cache*/*/*.best_config "$fixtures"/*/cache*/*/*.kernel_perf \

@@ -2,6 +2,7 @@
 
 #include "data/graph_selection.h"
 #include "dialogs/export_dialog.h"
+#include "dialogs/file_view_dialog.h"
 #include "dialogs/import_dialog.h"
 #include "dialogs/prune_dialog.h"
 #include "dialogs/pull_dialog.h"
@@ -17,6 +18,7 @@
 
 #include <QApplication>
 #include <QFileDialog>
+#include <QInputDialog>
 #include <QMessageBox>
 
 namespace cachelens::ui {
@@ -61,6 +63,41 @@ void DialogLauncher::chooseBundle() {
     if (!bundle.isEmpty()) {
         roots_.openBundle(bundle.toStdString());
     }
+}
+
+void DialogLauncher::chooseFile(std::optional<fs::path> file) {
+    if (!file) {
+        const QString chosen = QFileDialog::getOpenFileName(
+            window_, tr("Open a file (read-only): an OnDiskCache value, an InMemoryCache file"));
+        if (chosen.isEmpty()) {
+            return;
+        }
+        file = chosen.toStdString();
+    }
+    if (fileView_ == nullptr) {
+        fileView_ = new FileViewDialog(pool_, window_);
+    }
+    fileView_->showFile(*file);
+    fileView_->show();
+    fileView_->raise();
+}
+
+void DialogLauncher::askVariableValue() {
+    bool ok = false;
+    const QString value = QInputDialog::getMultiLineText(
+        window_, tr("Read an InMemoryCache variable"),
+        tr("The variable's value, as InMemoryCache.from_env_var reads it: ';'-separated pairs "
+           "b'<pickled key>',b'<pickled value>'. Nothing in it is run."),
+        {}, &ok);
+    if (!ok) {
+        return;
+    }
+    if (fileView_ == nullptr) {
+        fileView_ = new FileViewDialog(pool_, window_);
+    }
+    fileView_->showVariableValue(value);
+    fileView_->show();
+    fileView_->raise();
 }
 
 void DialogLauncher::showAbout() {
@@ -249,9 +286,13 @@ PushDialog* DialogLauncher::pushDialog() const {
     return push_;
 }
 
+FileViewDialog* DialogLauncher::fileViewDialog() const {
+    return fileView_;
+}
+
 QWidget* DialogLauncher::visibleDialog() const {
-    for (QWidget* dialog :
-         std::initializer_list<QWidget*>{import_, export_, prune_, redis_, pull_, push_}) {
+    for (QWidget* dialog : std::initializer_list<QWidget*>{import_, export_, prune_, redis_, pull_,
+                                                           push_, fileView_}) {
         if (dialog != nullptr && dialog->isVisible()) {
             return dialog;
         }

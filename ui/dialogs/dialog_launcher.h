@@ -19,6 +19,7 @@ namespace cachelens::ui {
 
 class BrowsePage;
 class ExportDialog;
+class FileViewDialog;
 class ImportDialog;
 class JobPool;
 class JobTracker;
@@ -40,6 +41,11 @@ public:
     void chooseCacheDir();
     // Asks for a bundle file and opens it read-only.
     void chooseBundle();
+    // Asks for a file read on its own (an OnDiskCache value, an InMemoryCache
+    // file) and shows it; `file` when given.
+    void chooseFile(std::optional<std::filesystem::path> file = std::nullopt);
+    // Asks for the value of an InMemoryCache variable and shows it.
+    void askVariableValue();
     void showAbout();
 
     // Import `bundleFile`, else the selected bundle root's file, else (with
@@ -69,6 +75,7 @@ public:
     RedisDialog* redisDialog() const;
     PullDialog* pullDialog() const;
     PushDialog* pushDialog() const;
+    FileViewDialog* fileViewDialog() const;
     // The one shown, if any: what --screenshot saves.
     QWidget* visibleDialog() const;
 
@@ -95,6 +102,7 @@ private:
     QPointer<RedisDialog> redis_;
     QPointer<PullDialog> pull_;
     QPointer<PushDialog> push_;
+    QPointer<FileViewDialog> fileView_;
 };
 
 } // namespace cachelens::ui

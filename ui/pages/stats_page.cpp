@@ -9,6 +9,8 @@
 #include "widgets/banner.h"
 #include "widgets/chart_style.h"
 
+#include <cachelens/cachedir/cache_dir.h>
+
 #include <QApplication>
 #include <QBarCategoryAxis>
 #include <QBarSeries>
@@ -192,7 +194,7 @@ StatsPage::StatsPage(JobPool& pool, QString catalogPath, QWidget* parent)
     errors_->setObjectName(QStringLiteral("parseErrors"));
     auto* largestBox = new QGroupBox(tr("Largest entries"));
     (new QVBoxLayout(largestBox))->addWidget(largest_);
-    auto* errorsBox = new QGroupBox(tr("Entries that do not parse"));
+    auto* errorsBox = new QGroupBox(tr("Entries that do not parse, files of no known kind"));
     (new QVBoxLayout(errorsBox))->addWidget(errors_);
     // What fills a Triton cache: its kernels by arch and by name.
     triton_ = makeEntryList({tr("Size"), tr("Kernels"), tr("Arch or kernel"), tr("Cache dir")});
@@ -333,6 +335,20 @@ void StatsPage::setSnapshot(StatsSnapshot snapshot) {
             errors.emplace_back(&root, &entry);
         }
     }
+    // Then the files cachelens does not know: never parsed, never checked.
+    std::size_t parseErrors = errors.size();
+    std::uint64_t unknownFiles = 0;
+    std::uint64_t unknownBytes = 0;
+    for (const auto& root : roots) {
+        if (const auto found = root.kinds.find(cachedir::FileKind::Unknown);
+            found != root.kinds.end()) {
+            unknownFiles += found->second.files;
+            unknownBytes += found->second.bytes;
+        }
+        for (const auto& entry : root.unknown) {
+            errors.emplace_back(&root, &entry);
+        }
+    }
     std::stable_sort(largest.begin(), largest.end(),
                      [](const auto& a, const auto& b) { return a.second->size > b.second->size; });
     if (largest.size() > 20) {
@@ -398,12 +414,12 @@ void StatsPage::setSnapshot(StatsSnapshot snapshot) {
     triton_->setColumnHidden(3, one);
     triton_->resizeColumnToContents(0);
     triton_->resizeColumnToContents(1);
-    if (errors.empty()) {
-        auto* none = new QTreeWidgetItem(QStringList{tr("Every entry parses.")});
-        none->setFlags(Qt::NoItemFlags);
-        errors_->addTopLevelItem(none);
-        none->setFirstColumnSpanned(true);
-    }
+    // The engine's one sentence, the one `cachelens scan` and `stats` print.
+    auto* coverage = new QTreeWidgetItem(QStringList{QString::fromStdString(
+        cachedir::coverage_line(parseErrors, unknownFiles, unknownBytes, {}))});
+    coverage->setFlags(Qt::NoItemFlags);
+    errors_->insertTopLevelItem(0, coverage);
+    coverage->setFirstColumnSpanned(true);
 
     fillCharts();
     emit statusMessage(tr("Stats: %1").arg(summary));

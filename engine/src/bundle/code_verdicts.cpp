@@ -58,11 +58,17 @@ ArtifactCheck judge_source(std::string_view text, const std::string& path) {
     return check;
 }
 
+// Holds a pickle or source PyTorch would unpickle, import or compile.
+bool is_judged(cachedir::FileKind kind) {
+    return is_source(kind) || !artifact_type(kind).empty() ||
+           kind == cachedir::FileKind::KeyedCacheValue;
+}
+
 } // namespace
 
 std::optional<ArtifactCheck> judge_entry(const std::filesystem::path& root,
                                          const cachedir::Entry& entry) {
-    if (!is_source(entry.kind) && artifact_type(entry.kind).empty()) {
+    if (!is_judged(entry.kind)) {
         return std::nullopt;
     }
     auto file = MappedFile::open(root / entry.path);
@@ -75,6 +81,9 @@ std::optional<ArtifactCheck> judge_entry(const std::filesystem::path& root,
     if (is_source(entry.kind)) {
         return judge_source((*file)->bytes(), entry.path);
     }
+    if (entry.kind == cachedir::FileKind::KeyedCacheValue) {
+        return check_keyed_cache_value((*file)->bytes(), entry.path);
+    }
     const std::string key =
         entry.kind == cachedir::FileKind::DynamoProfile ? profile_key(entry.path) : entry.key;
     // The size limit is for what a stranger sends; this cache is on disk already.
@@ -82,12 +91,33 @@ std::optional<ArtifactCheck> judge_entry(const std::filesystem::path& root,
                           {.max_artifact_bytes = UINT64_MAX, .trust = {}});
 }
 
+ArtifactCheck judge_standalone_file(const cachedir::StandaloneFile& file) {
+    if (const auto* cache = std::get_if<cachedir::InMemoryCacheContents>(&file.content)) {
+        return check_in_memory_cache(*cache);
+    }
+    auto mapped = MappedFile::open(file.entry.path);
+    if (!mapped) {
+        ArtifactCheck check;
+        check.problems.push_back(mapped.error().message);
+        check.readable = false;
+        return check;
+    }
+    if (file.entry.kind == cachedir::FileKind::KeyedCacheValue) {
+        return check_keyed_cache_value((*mapped)->bytes(), file.entry.path);
+    }
+    ArtifactCheck check;
+    check.problems.push_back("cachelens does not judge a " +
+                             std::string(cachedir::to_string(file.entry.kind)) + " on its own");
+    check.readable = false;
+    return check;
+}
+
 Result<std::vector<FileVerdict>> judge_cache_dir(const cachedir::Scan& scan,
                                                  const ProgressFn& progress) {
     std::vector<const cachedir::Entry*> judged;
     const auto entries = scan.entries();
     for (const auto& entry : entries) {
-        if (is_source(entry.kind) || !artifact_type(entry.kind).empty()) {
+        if (is_judged(entry.kind)) {
             judged.push_back(&entry);
         }
     }

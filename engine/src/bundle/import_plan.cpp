@@ -2,6 +2,7 @@
 #include <cachelens/cachedir/aot_autograd_entry.h>
 #include <cachelens/cachedir/best_config.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
+#include <cachelens/cachedir/keyed_cache.h>
 #include <cachelens/core/dir_handle.h>
 #include <cachelens/core/format.h>
 #include <cachelens/hash/sha256.h>
@@ -276,6 +277,33 @@ ArtifactCheck check_artifact(std::string_view type, std::string_view key, std::s
 ArtifactCheck check_artifact(std::string_view type, std::string_view key, std::string_view content,
                              const ImportRules& rules) {
     return check_artifact(type, key, content, hash::sha256(content), rules);
+}
+
+ArtifactCheck check_keyed_cache_value(std::string_view file_bytes, std::string_view path) {
+    ArtifactCheck check;
+    check.destination = std::string(path);
+    const std::string_view pickled = cachedir::keyed_cache_pickle(file_bytes);
+    if (pickled.empty()) {
+        check.problems.push_back(
+            "not an OnDiskCache value: no version prefix PyTorch writes, and no pickle");
+    } else if (auto document =
+                   decode_pickle(pickled, safety::PickleSchema::CacheValue, check, nullptr)) {
+        check.parses_to = "cache value: " + pickle::type_name(document->root());
+    }
+    judge({}, check);
+    return check;
+}
+
+ArtifactCheck check_in_memory_cache(const cachedir::InMemoryCacheContents& cache) {
+    ArtifactCheck check;
+    check.destination = cache.source;
+    for (const auto& document : cache.documents) {
+        auto result = safety::check_pickle(*document, safety::PickleSchema::CacheValue);
+        std::ranges::move(result.findings, std::back_inserter(check.findings));
+    }
+    check.parses_to = "InMemoryCache: " + plural(cache.pairs.size(), "pair");
+    judge({}, check);
+    return check;
 }
 
 std::string_view to_string(ImportAction action) {

@@ -1,4 +1,5 @@
 #include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/core/format.h>
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -63,6 +64,7 @@ std::string entry_key(FileKind kind, std::string_view path) {
     case FileKind::Lock:
         return std::string(stem_of(name));
     case FileKind::BenchmarkCache:
+    case FileKind::KeyedCacheValue:
         return std::string(name);
     case FileKind::Triton:
         return std::string(file_name_of(triton_dir_of(path)));
@@ -79,6 +81,25 @@ bool is_key_dir(std::string_view relative) {
 }
 
 } // namespace
+
+std::string coverage_line(std::size_t parse_errors, std::uint64_t unknown_files,
+                          std::uint64_t unknown_bytes, std::string_view ls) {
+    std::string out = parse_errors == 0
+                          ? "Every entry parsed"
+                          : format_count(parse_errors) +
+                                (parse_errors == 1 ? " entry does" : " entries do") + " not parse";
+    if (unknown_files == 0) {
+        return out + ".";
+    }
+    out += parse_errors == 0 ? ", but " : "; and ";
+    out += format_count(unknown_files) + (unknown_files == 1 ? " file" : " files") + " (" +
+           format_bytes(unknown_bytes) +
+           ") cachelens does not know: kind unknown, never parsed or checked";
+    if (!ls.empty()) {
+        out += " (largest first: " + std::string(ls) + ")";
+    }
+    return out + ".";
+}
 
 std::string_view stem_of(std::string_view file_name) {
     return file_name.substr(0, file_name.find('.'));
@@ -503,6 +524,8 @@ std::vector<Entry> Scan::entries() const {
         if (file.kind == FileKind::TritonAutotune) {
             const std::string_view name = file_name_of(file.path);
             entry.name = std::string(name.substr(0, name.size() - kAutotuneSuffix.size()));
+        } else if (file.kind == FileKind::KeyedCacheValue) {
+            entry.name = std::string(file_name_of(parent_of(file.path))); // the cache's name
         }
         out.push_back(std::move(entry));
     }

@@ -1,6 +1,8 @@
 #include <cachelens/cachedir/entry_content.h>
 #include <cachelens/pickle/unpickler.h>
 
+#include <sys/stat.h>
+
 namespace cachelens::cachedir {
 
 namespace {
@@ -77,6 +79,15 @@ Result<EntryContent> load_entry(const std::filesystem::path& root, const Entry& 
         }
         return EntryContent(DynamoProfile{std::move(*document)});
     }
+    case FileKind::KeyedCacheValue: {
+        auto file = MappedFile::open(path);
+        if (!file) {
+            return std::unexpected(file.error());
+        }
+        return content(read_keyed_cache_value(std::move(*file), entry.name), path);
+    }
+    case FileKind::InMemoryCache:
+        return content(read_in_memory_cache_file(path), path);
     case FileKind::SharedLibrary:
     case FileKind::Lock:
     case FileKind::Temp:
@@ -84,6 +95,71 @@ Result<EntryContent> load_entry(const std::filesystem::path& root, const Entry& 
         return EntryContent(OpaqueFile{entry.size});
     }
     return fail(ErrorKind::InvalidArgument, "unknown entry kind", path.string());
+}
+
+Result<StandaloneFile> load_standalone_file(const std::filesystem::path& path) {
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error)) {
+        return fail(ErrorKind::InvalidArgument, "not a regular file", path.string());
+    }
+    auto file = MappedFile::open(path);
+    if (!file) {
+        return std::unexpected(file.error());
+    }
+    const std::string_view bytes = (*file)->bytes();
+    StandaloneFile out;
+    out.entry.path = path.string();
+    out.entry.size = bytes.size();
+    if (struct stat st{}; ::stat(path.c_str(), &st) == 0) {
+        out.entry.mtime_ns =
+            static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+    }
+    const std::string name = path.filename().string();
+    // A version prefix first: a bare pickled dict could otherwise be either.
+    if (bytes.size() > 4 && keyed_cache_pickle(bytes).size() == bytes.size() - 4) {
+        auto value = read_keyed_cache_value(*file, path.parent_path().filename().string());
+        if (!value) {
+            return std::unexpected(value.error());
+        }
+        out.entry.kind = FileKind::KeyedCacheValue;
+        out.entry.key = name;
+        out.entry.name = value->cache_name;
+        out.content = std::move(*value);
+        return out;
+    }
+    // Any other pickle is read as InMemoryCache.from_file_path would: its
+    // errors are PyTorch's (a pickle of no dict, one that does not decode).
+    if (looks_like_pickled_dict(bytes) || keyed_cache_pickle(bytes).size() == bytes.size()) {
+        auto contents = read_in_memory_cache_file(path);
+        if (!contents) {
+            return std::unexpected(contents.error());
+        }
+        out.entry.kind = FileKind::InMemoryCache;
+        out.entry.key = name;
+        out.content = std::move(*contents);
+        return out;
+    }
+    return fail(ErrorKind::InvalidArgument,
+                "not a file cachelens reads on its own: neither an OnDiskCache value (a known "
+                "version prefix, then a pickle) nor an InMemoryCache file (a pickled dict); an "
+                "entry of a cache dir is shown with the dir and its key or path",
+                path.string());
+}
+
+Result<StandaloneFile> load_in_memory_cache_env(std::string_view value, std::string_view var,
+                                                std::string source) {
+    auto contents = read_in_memory_cache_env(value, var);
+    if (!contents) {
+        return std::unexpected(std::move(contents.error()).at(source));
+    }
+    contents->source = source;
+    StandaloneFile out;
+    out.entry.kind = FileKind::InMemoryCache;
+    out.entry.key = source;
+    out.entry.path = std::move(source);
+    out.entry.size = value.size();
+    out.content = std::move(*contents);
+    return out;
 }
 
 } // namespace cachelens::cachedir

@@ -4,6 +4,7 @@
 #include <cachelens/cachedir/fingerprint.h>
 #include <cachelens/core/format.h>
 #include <cachelens/hash/sha256.h>
+#include <cachelens/pickle/access.h>
 #include <cachelens/pickle/repr.h>
 
 #include <algorithm>
@@ -1093,6 +1094,108 @@ void describe_dynamo_profile(std::vector<Field>& out, const DynamoProfile& profi
     }
 }
 
+// --- Keyed caches (torch/_inductor/cache.py, runtime/caching) ------------------
+
+std::string value_version_text(const KeyedCacheValue& value) {
+    const std::string current = std::to_string(kOnDiskCacheVersion);
+    switch (value.version) {
+    case ValueVersion::Current:
+        return current + " (prefix " + value.prefix_hex + "): PyTorch 2.10-2.11 read it";
+    case ValueVersion::Stale:
+        return "stale: prefix " + value.prefix_hex + " of version " +
+               std::to_string(*value.prefix_version) + "; PyTorch (version " + current +
+               ") deletes it the next time it reads this key";
+    case ValueVersion::Bare:
+        return "none: a bare pickle from before values were versioned; PyTorch 2.10-2.11 take "
+               "its first 4 bytes for a stale prefix and delete it the next time they read "
+               "this key";
+    case ValueVersion::Unknown:
+        break; // never read: no value follows an unknown prefix
+    }
+    return "unknown";
+}
+
+// A decoded value: its repr for `show` and the JSON, a browsable tree of its
+// items for the GUI.
+void describe_pickled_value(std::vector<Field>& out, std::string label, std::string key,
+                            const pickle::Value& value) {
+    const std::string full = pickle::repr(value);
+    out.push_back(value_field(kJson | kText, label, std::move(key), full, full, true));
+    pickle::ReprOptions options;
+    options.max_string = 2000;
+    if (value.is(pickle::Kind::Dict)) {
+        std::vector<Field> items;
+        for (const auto& item : value.dict_items()) {
+            items.push_back(
+                tree(pickle::repr(*item.key, options), pickle::repr(*item.value, options), true));
+        }
+        const std::string summary = std::to_string(items.size()) + " items";
+        out.push_back(group(kTree, std::move(label), {}, summary, std::move(items)));
+    } else {
+        out.push_back(tree(std::move(label), pickle::repr(value, options), true));
+    }
+}
+
+void describe_keyed_value(std::vector<Field>& out, const Entry& entry,
+                          const KeyedCacheValue& value) {
+    out.push_back(value_field(kEveryone, "Cache", "cache", value.cache_name,
+                              value.cache_name + ": " + keyed_cache_owner(value.cache_name)));
+    const bool named = is_keyed_cache_value_name(entry.key);
+    out.push_back(shown(kPeople, "Key (hashed)",
+                        named ? "not stored: the file is named by sha256(pickle.dumps(key))[:32] "
+                                "(Python's default pickle protocol: 4, 5 from Python 3.14)"
+                              : "none PyTorch could look up: not 32 lowercase hex digits"));
+    out.push_back(value_field(kEveryone, "Version", "version",
+                              std::string(to_string(value.version)), value_version_text(value)));
+    if (value.prefix_version) {
+        out.push_back(json("prefix_version", static_cast<std::int64_t>(*value.prefix_version)));
+    }
+    out.push_back(json("prefix", value.prefix_hex));
+    out.push_back(value_field(kEveryone, "Type", "type", pickle::type_name(value.value()),
+                              pickle::type_name(value.value()), true));
+    if (value.memoized) {
+        out.push_back(shown(kPeople, "Memoized call",
+                            "a CacheEntry of Inductor's caching module: the call's encoded "
+                            "parameters and the result it returned"));
+        if (value.memoized->params != nullptr) {
+            describe_pickled_value(out, "Parameters", "params", *value.memoized->params);
+        }
+        if (value.memoized->result != nullptr) {
+            describe_pickled_value(out, "Result", "result", *value.memoized->result);
+        }
+        return;
+    }
+    describe_pickled_value(out, "Value", "value", value.value());
+}
+
+void describe_in_memory_cache(std::vector<Field>& out, const InMemoryCacheContents& cache) {
+    out.push_back(value_field(kEveryone, "Source", "source", cache.source,
+                              cache.from_env
+                                  ? cache.source + ", read as InMemoryCache.from_env_var reads "
+                                                   "a variable's value"
+                                  : "a pickled dict, as InMemoryCache.from_file_path reads it"));
+    pickle::ReprOptions options;
+    options.max_string = 400;
+    std::vector<Field> rows;
+    std::vector<Field> lines;
+    std::vector<Field> json_pairs;
+    for (const auto& pair : cache.pairs) {
+        const std::string key = pickle::repr(*pair.key, options);
+        const std::string value = pickle::repr(*pair.value, options);
+        rows.push_back(tree(key, value, true));
+        lines.push_back(text_line(key + " -> " + value));
+        json_pairs.push_back(group(
+            kJson, {}, {}, {},
+            {json("key", pickle::repr(*pair.key)), json("value", pickle::repr(*pair.value))}));
+    }
+    const std::string count =
+        std::to_string(cache.pairs.size()) + " pair" + (cache.pairs.size() == 1 ? "" : "s");
+    out.push_back(group(kTree, "Pairs", {}, count, std::move(rows)));
+    out.push_back(text_row("pairs", count));
+    out.push_back(text_section("pairs", std::move(lines)));
+    out.push_back(json_list("pairs", std::move(json_pairs)));
+}
+
 void describe_header(std::vector<Field>& out, const Entry& entry) {
     const std::string kind(to_string(entry.kind));
     out.push_back(value_field(kJson | kTree, "Kind", "kind", kind, kind));
@@ -1297,31 +1400,34 @@ EntryDescription describe_entry(const Entry& entry, const EntryContent& content)
     describe_header(out, entry);
     // One handler per entry type and no generic one: a type added to
     // EntryContent without a description here does not compile.
-    std::visit(Overloaded{
-                   [&](const FxGraphEntry& fx) { describe_fx_graph(out, fx); },
-                   [&](const AotAutogradEntry& aot) { describe_aot(out, aot); },
-                   [&](const ModuleSource& source) { describe_module(out, entry, source); },
-                   [&](const CppSource& source) { describe_cpp(out, source); },
-                   [&](const BestConfig& best) { describe_best_config(out, best); },
-                   [&](const KernelPerf& perf) {
-                       out.push_back(value_field(kEveryone, "Time", "ms", perf.milliseconds,
-                                                 milliseconds(perf.milliseconds)));
-                   },
-                   [&](const BenchmarkCache& cache) { describe_benchmark_cache(out, cache); },
-                   [&](const TritonKernelDir& kernel) {
-                       auto fields = describe_triton_kernel(kernel);
-                       std::move(fields.begin(), fields.end(), std::back_inserter(out));
-                   },
-                   [&](const TritonAutotuneResult& result) {
-                       describe_triton_autotune(out, entry, result);
-                   },
-                   [&](const DynamoProfile& profile) { describe_dynamo_profile(out, profile); },
-                   [&](const OpaqueFile&) {
-                       out.push_back(tree("Contents", "not parsed (a compiled library, lock, "
-                                                      "temporary or unknown file)"));
-                   },
-               },
-               content);
+    std::visit(
+        Overloaded{
+            [&](const FxGraphEntry& fx) { describe_fx_graph(out, fx); },
+            [&](const AotAutogradEntry& aot) { describe_aot(out, aot); },
+            [&](const ModuleSource& source) { describe_module(out, entry, source); },
+            [&](const CppSource& source) { describe_cpp(out, source); },
+            [&](const BestConfig& best) { describe_best_config(out, best); },
+            [&](const KernelPerf& perf) {
+                out.push_back(value_field(kEveryone, "Time", "ms", perf.milliseconds,
+                                          milliseconds(perf.milliseconds)));
+            },
+            [&](const BenchmarkCache& cache) { describe_benchmark_cache(out, cache); },
+            [&](const TritonKernelDir& kernel) {
+                auto fields = describe_triton_kernel(kernel);
+                std::move(fields.begin(), fields.end(), std::back_inserter(out));
+            },
+            [&](const TritonAutotuneResult& result) {
+                describe_triton_autotune(out, entry, result);
+            },
+            [&](const DynamoProfile& profile) { describe_dynamo_profile(out, profile); },
+            [&](const KeyedCacheValue& value) { describe_keyed_value(out, entry, value); },
+            [&](const InMemoryCacheContents& cache) { describe_in_memory_cache(out, cache); },
+            [&](const OpaqueFile&) {
+                out.push_back(tree("Contents", "not parsed (a compiled library, lock, "
+                                               "temporary or unknown file)"));
+            },
+        },
+        content);
     return description;
 }
 

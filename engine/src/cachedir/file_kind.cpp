@@ -26,6 +26,8 @@ constexpr std::array kKindNames{
     KindName{FileKind::Triton, "triton"},
     KindName{FileKind::TritonAutotune, "triton_autotune"},
     KindName{FileKind::DynamoProfile, "pgo"},
+    KindName{FileKind::KeyedCacheValue, "on_disk_cache"},
+    KindName{FileKind::InMemoryCache, "in_memory_cache"},
     KindName{FileKind::Lock, "lock"},
     KindName{FileKind::Temp, "tmp"},
     KindName{FileKind::Unknown, "unknown"},
@@ -117,6 +119,14 @@ std::optional<FileKind> file_kind_from_string(std::string_view name) {
     return std::nullopt;
 }
 
+std::string file_kind_names() {
+    std::string out;
+    for (const auto& entry : kKindNames) {
+        out += (out.empty() ? "" : ", ") + std::string(entry.name);
+    }
+    return out;
+}
+
 bool is_triton_hash_dir_name(std::string_view name) {
     constexpr std::size_t kBase32OfSha256 = 52; // ceil(256 / 5)
     return name.size() == kBase32OfSha256 && std::ranges::all_of(name, [](char c) {
@@ -172,6 +182,11 @@ FileKind classify(std::string_view relative_path) {
     }
     if (top == "cache" && parts.size() == 2) {
         return FileKind::BenchmarkCache;
+    }
+    // cache/<name>/: OnDiskCache(name)'s values, whatever their names (verify
+    // flags one that is not 32 hex); its locks fall to the rule below.
+    if (top == "cache" && parts.size() == 3 && !ends_with(name, ".lock")) {
+        return FileKind::KeyedCacheValue;
     }
     if (top == "locks" || ends_with(name, ".lock")) {
         return FileKind::Lock;

@@ -13,6 +13,37 @@ namespace cachelens::cachedir {
 
 namespace {
 
+// An OnDiskCache value as PyTorch's get() would take it (keyed_cache.h).
+std::vector<Problem> keyed_value_problems(const Entry& entry, const KeyedCacheValue& value) {
+    std::vector<Problem> out;
+    const auto add = [&](ProblemKind kind, std::string message) {
+        out.push_back({entry.path, kind, std::move(message), out.size()});
+    };
+    if (!is_keyed_cache_value_name(entry.key)) {
+        add(ProblemKind::NameMismatch, "not a name OnDiskCache gives (32 lowercase hex digits of "
+                                       "sha256(pickle.dumps(key))): no key leads PyTorch to it");
+    }
+    const std::string current = std::to_string(kOnDiskCacheVersion);
+    switch (value.version) {
+    case ValueVersion::Current:
+    case ValueVersion::Unknown: // never read: load_entry fails on it
+        break;
+    case ValueVersion::Stale:
+        add(ProblemKind::Stale, "written by OnDiskCache version " +
+                                    std::to_string(*value.prefix_version) + " (prefix " +
+                                    value.prefix_hex + "); PyTorch (version " + current +
+                                    ") deletes it the next time it reads this key");
+        break;
+    case ValueVersion::Bare:
+        add(ProblemKind::Stale,
+            "a pickle with no version prefix, written before OnDiskCache versioned its values; "
+            "PyTorch (version " +
+                current + ") deletes it the next time it reads this key");
+        break;
+    }
+    return out;
+}
+
 class Verifier {
 public:
     explicit Verifier(const Scan& scan)
@@ -48,6 +79,7 @@ public:
                 check(entry);
             }
         }
+        check_keyed_cache_locks();
         for (const std::string& dir : scan_.empty_key_dirs) {
             report_.warnings.push_back(
                 {dir, ProblemKind::EmptyKeyDir,
@@ -258,6 +290,45 @@ private:
         }
     }
 
+    void check_keyed_value(const Entry& entry, const KeyedCacheValue& value) {
+        // The name hashes a key the cache does not keep: only its form can be checked.
+        ++report_.names_not_content_addressed;
+        for (auto& problem : keyed_value_problems(entry, value)) {
+            add(std::move(problem.path), problem.kind, std::move(problem.message));
+        }
+    }
+
+    // cache/<name>/locks/<4 hex>.lock guards the values of cache/<name>/ whose
+    // names start with those 4 digits (OnDiskCache._flock_from_fpath).
+    void check_keyed_cache_locks() {
+        std::set<std::string, std::less<>> value_prefixes;
+        for (const Entry& entry : entries_) {
+            if (entry.kind == FileKind::KeyedCacheValue) {
+                value_prefixes.insert("cache/" + entry.name + "/" + entry.key.substr(0, 4));
+            }
+        }
+        for (const FileRecord& file : scan_.files) {
+            const std::string_view path = file.path;
+            if (file.kind != FileKind::Lock || !path.starts_with("cache/") ||
+                !path.ends_with(".lock") || std::ranges::count(path, '/') != 3) {
+                continue;
+            }
+            const auto locks = path.rfind("/locks/");
+            if (locks == std::string_view::npos) {
+                continue;
+            }
+            const std::string_view stem =
+                path.substr(locks + 7, path.size() - locks - 7 - std::string_view(".lock").size());
+            const std::string owner = std::string(path.substr(0, locks)) + "/" + std::string(stem);
+            if (!value_prefixes.contains(owner)) {
+                add(std::string(path), ProblemKind::OrphanLock,
+                    "a lock no value of " + std::string(path.substr(0, locks)) +
+                        "/ uses (values named " + std::string(stem) +
+                        "...): left by an insert that failed or a value removed since");
+            }
+        }
+    }
+
     void check(const Entry& entry) {
         switch (entry.kind) {
         case FileKind::FxGraph:
@@ -292,6 +363,8 @@ private:
             // Its dir is named after a hash of Triton's version, the function's
             // source and the configs: parsing is all that can be checked.
             ++report_.names_not_content_addressed;
+        } else if (const auto* value = std::get_if<KeyedCacheValue>(&*loaded)) {
+            check_keyed_value(entry, *value);
         } else if (const auto* cache = std::get_if<BenchmarkCache>(&*loaded)) {
             if (!cache->system_hash.empty() && cache->system_hash != entry.key) {
                 add(entry.path, ProblemKind::NameMismatch,
@@ -334,12 +407,26 @@ std::string_view to_string(ProblemKind kind) {
         return "empty-key-dir";
     case ProblemKind::Moved:
         return "moved";
+    case ProblemKind::Stale:
+        return "stale";
+    case ProblemKind::OrphanLock:
+        return "orphan-lock";
     }
     return "problem";
 }
 
 VerifyReport verify_cache_dir(const Scan& scan) {
     return Verifier(scan).run();
+}
+
+VerifyReport verify_standalone_file(const StandaloneFile& file) {
+    VerifyReport report;
+    report.entries_checked = 1;
+    if (const auto* value = std::get_if<KeyedCacheValue>(&file.content)) {
+        ++report.names_not_content_addressed;
+        report.problems = keyed_value_problems(file.entry, *value);
+    }
+    return report;
 }
 
 } // namespace cachelens::cachedir

@@ -151,6 +151,7 @@ std::uint8_t search_columns(cachedir::FileKind kind) {
     switch (kind) {
     case FileKind::FxGraph:
     case FileKind::Triton:
+    case FileKind::KeyedCacheValue: // its cache's name
         return kSearchKeys | kSearchNames;
     case FileKind::Module:
     case FileKind::BenchmarkCache:
@@ -188,6 +189,8 @@ ParsedEntry parse_for_catalog(const std::filesystem::path& root, const cachedir:
                 read_benchmark_cache(content, out);
             } else if constexpr (std::is_same_v<T, TritonAutotuneResult>) {
                 read_triton_autotune(entry, content, out);
+            } else if constexpr (std::is_same_v<T, KeyedCacheValue>) {
+                append_word(out.search_names, content.cache_name);
             }
         },
         *loaded);

@@ -105,11 +105,13 @@ private:
         return graph_.nodes[graph_.groups[group].front()].entry.path;
     }
 
-    // A used entry goes with its last user: when every user is going.
+    // A used entry goes with its last user: when every user is going. A lock
+    // goes only so (an OnDiskCache value's): no lock is pruned on its own.
     bool can_follow(std::size_t node) const {
         const GraphNode& used = graph_.nodes[node];
-        if (evicted_[node] || defines_group(used.entry.kind) || !is_prunable(used.entry.kind) ||
-            is_recent(used)) {
+        const bool owned_lock = used.entry.kind == FileKind::Lock && !used.users.empty();
+        if (evicted_[node] || defines_group(used.entry.kind) ||
+            (!is_prunable(used.entry.kind) && !owned_lock) || is_recent(used)) {
             return false;
         }
         return std::ranges::all_of(used.users, [&](std::size_t user) { return evicted_[user]; });

@@ -119,6 +119,25 @@ public:
         }
     }
 
+    // An OnDiskCache value uses its lock, cache/<name>/locks/<its name[:4]>.lock,
+    // which values sharing those 4 digits share: the lock goes with the last.
+    void link_keyed_cache_locks() {
+        for (std::size_t i = 0; i < graph_.nodes.size(); ++i) {
+            const auto& entry = graph_.nodes[i].entry;
+            const auto slash = entry.path.rfind('/');
+            if (entry.kind != FileKind::KeyedCacheValue || slash == std::string::npos ||
+                entry.key.size() < 4) {
+                continue;
+            }
+            const std::string lock =
+                entry.path.substr(0, slash) + "/locks/" + entry.key.substr(0, 4) + ".lock";
+            if (const auto found = graph_.node_by_path.find(lock);
+                found != graph_.node_by_path.end()) {
+                edges_.insert({i, found->second});
+            }
+        }
+    }
+
     // A write in progress inside a Triton hash dir (Triton's tmp.pid_*/ dir,
     // or the <file>.tmp.pid_* of Triton before 3.0) holds the dir: no prune
     // takes a kernel dir a writer is filling, however old its other files are.
@@ -263,6 +282,7 @@ Result<RootGraph> load_root_graph(const sql::Database& db, const std::string& lo
     }
     builder.link_module_files();
     builder.link_staging_files();
+    builder.link_keyed_cache_locks();
     builder.finish();
     return graph;
 }

@@ -138,6 +138,15 @@ Result<std::vector<RootStats>> root_stats(const sql::Database& db,
             return std::unexpected(errors.error());
         }
         stats.parse_errors = std::move(*errors);
+        auto unknown = summaries(db,
+                                 "SELECT kind, key, path, size, mtime_ns, NULL FROM entries "
+                                 "WHERE root_id = ? AND kind = 'unknown' "
+                                 "ORDER BY size DESC, path LIMIT ?",
+                                 root.id, static_cast<std::int64_t>(largest));
+        if (!unknown) {
+            return std::unexpected(unknown.error());
+        }
+        stats.unknown = std::move(*unknown);
         out.push_back(std::move(stats));
     }
     return out;

@@ -205,6 +205,21 @@ std::size_t incomplete_utf8_tail(std::string_view text) {
     return 0;
 }
 
+std::string shell_quote(std::string_view word) {
+    const bool plain = !word.empty() && std::ranges::all_of(word, [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+               std::string_view("/._-+=:,@%").find(c) != std::string_view::npos;
+    });
+    if (plain) {
+        return std::string(word);
+    }
+    std::string out = "'";
+    for (const char c : word) {
+        out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    }
+    return out + "'";
+}
+
 int hex_digit_value(char c) {
     if (c >= '0' && c <= '9') {
         return c - '0';

@@ -73,6 +73,43 @@ const PolicyRow* find_policy_row(std::string_view module, std::string_view name)
 
 namespace {
 
+bool allowed_in(const PolicyRow& row, PickleSchema schema) {
+    switch (schema) {
+    case PickleSchema::Entry:
+        return row.in_entry;
+    case PickleSchema::Pgo:
+        return row.in_pgo;
+    case PickleSchema::CacheValue:
+        return row.in_value;
+    }
+    return false;
+}
+
+std::string_view schema_name(PickleSchema schema) {
+    switch (schema) {
+    case PickleSchema::Entry:
+        return "a cache entry";
+    case PickleSchema::Pgo:
+        return "a PGO profile";
+    case PickleSchema::CacheValue:
+        return "a value of torch/_inductor/cache.py's caches";
+    }
+    return "this pickle";
+}
+
+// Where a row is allowed, for a message on a use where it is not.
+std::string where_allowed(const PolicyRow& row) {
+    std::string out;
+    for (const auto& [allowed, name] :
+         {std::pair{row.in_entry, "cache entries"}, std::pair{row.in_pgo, "PGO profiles"},
+          std::pair{row.in_value, "cache.py values"}}) {
+        if (allowed) {
+            out += (out.empty() ? "" : " and ") + std::string(name);
+        }
+    }
+    return out.empty() ? "nothing" : out;
+}
+
 // Deeper than any document the unpickler builds (its limit is 512), so only a
 // walk through args and state past that stops here.
 constexpr std::size_t kMaxDepth = 2048;
@@ -531,12 +568,10 @@ private:
             report(rule, text, name + " is refused: " + std::string(row->why));
             return nullptr;
         }
-        const bool allowed = schema_ == PickleSchema::Entry ? row->in_entry : row->in_pgo;
-        if (!allowed) {
+        if (!allowed_in(*row, schema_)) {
             report(rule, text,
-                   name + (schema_ == PickleSchema::Entry
-                               ? " belongs in PGO profiles, never in a cache entry"
-                               : " belongs in cache entries, never in a PGO profile"));
+                   name + " belongs in " + where_allowed(*row) + ", never in " +
+                       std::string(schema_name(schema_)));
             return nullptr;
         }
         return row;
@@ -624,8 +659,7 @@ private:
             return false;
         }
         const PolicyRow* row = find_policy_row(global->module(), global->name());
-        return row != nullptr && is_class_role(row->role) &&
-               (schema_ == PickleSchema::Entry ? row->in_entry : row->in_pgo);
+        return row != nullptr && is_class_role(row->role) && allowed_in(*row, schema_);
     }
 
     bool is_builtin_type(const Value* value) {

@@ -63,9 +63,16 @@ constexpr PolicyRow refused(std::string_view m, std::string_view n, std::string_
                             std::string_view why) {
     return row(m, n, GlobalRole::Refused, v, why);
 }
-// Allowed in both entries and PGO pickles.
+// Python's own data types: allowed in entries, PGO pickles and cache values.
 constexpr PolicyRow both(PolicyRow r) {
     r.in_pgo = true;
+    r.in_value = true;
+    return r;
+}
+// Allowed only in the values of torch/_inductor/cache.py's caches.
+constexpr PolicyRow value_only(PolicyRow r) {
+    r.in_entry = false;
+    r.in_value = true;
     return r;
 }
 // Allowed only in PGO pickles.
@@ -509,6 +516,9 @@ constexpr PolicyRow kRows[] = {
     refused("torch._inductor.utils", "CUDAGraphWrapperMetadata", "in 2.10a0/2.8; 2.5, 2.6, 2.7, 2.9, 2.11 not read", "passed to a user's cudagraph partition wrapper at run time; never in an entry"),
     refused("torch._inductor.utils", "CUDAGraphWrapper", "in 2.10a0/2.8; 2.5, 2.6, 2.7, 2.9, 2.11 not read", "holds a user-supplied wrapper function (process-wide); never in an entry"),
     record("torch.utils._ordered_set", "OrderedSet", "in main 2.15a0; 2.5, 2.6, 2.7, 2.8, 2.9, 2.10, 2.11 not read", "an ordered set; __reduce__ (main read) returns (OrderedSet, (list,)) and __init__ only builds a dict"),
+
+    // ---- torch/_inductor/runtime/caching: what its on-disk store keeps under cache/<sub_dir>/ (keyed_cache.h).
+    value_only(record("torch._inductor.runtime.caching.interfaces", "CacheEntry", "in main (Dec 2025, PR #170228); 2.10, 2.11 not read", "a memoized call's encoded parameters and result (dicts, lists, str, int, bool); a dataclass whose __init__ only stores them")),
 
     // ---- Triton (kept in CachingAutotuner and TritonBundle); triton-main read in full for autotuner.py and jit.py.
     built("triton.runtime.autotuner", "Config", "in triton main; Triton releases not read", "one autotuning config. __setstate__ (triton-main) only stores its fields; pre_hook is a callable and ir_override names an IR file Triton would compile, and PyTorch's configs set neither"),

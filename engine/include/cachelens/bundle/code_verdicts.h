@@ -9,6 +9,7 @@
 
 #include <cachelens/bundle/import.h>
 #include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/cachedir/entry_content.h>
 #include <cachelens/core/progress.h>
 
 #include <filesystem>
@@ -28,6 +29,10 @@ struct FileVerdict {
 // (best_configs, Triton kernel dirs, locks...).
 std::optional<ArtifactCheck> judge_entry(const std::filesystem::path& root,
                                          const cachedir::Entry& entry);
+
+// The verdict of a file read on its own (cachedir::load_standalone_file):
+// its pickles against the pickle policy, as judge_entry judges that kind.
+ArtifactCheck judge_standalone_file(const cachedir::StandaloneFile& file);
 
 // One FileVerdict per pickle and source file of `scan`, sorted by path. A
 // file that cannot be read is "unreadable" with the reason. `progress` hears

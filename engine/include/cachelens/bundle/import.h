@@ -21,6 +21,7 @@
 // handles that never follow a symlink. docs/SECURITY.md has the threat model.
 
 #include <cachelens/bundle/mega_cache.h>
+#include <cachelens/cachedir/keyed_cache.h>
 #include <cachelens/core/error.h>
 #include <cachelens/core/progress.h>
 #include <cachelens/safety/finding.h>
@@ -61,6 +62,15 @@ struct ArtifactCheck {
 
 ArtifactCheck check_artifact(std::string_view type, std::string_view key, std::string_view content,
                              const ImportRules& rules = {});
+
+// A value file of torch/_inductor/cache.py's OnDiskCache (cachedir/keyed_cache.h)
+// judged as an artifact would be: its pickle (after the version prefix)
+// against the pickle policy's CacheValue schema. `path` names it.
+ArtifactCheck check_keyed_cache_value(std::string_view file_bytes, std::string_view path);
+
+// An InMemoryCache (a file or a variable's value) judged the same way: every
+// key and value pickle against the CacheValue schema.
+ArtifactCheck check_in_memory_cache(const cachedir::InMemoryCacheContents& cache);
 
 enum class ImportAction {
     Write,          // planned

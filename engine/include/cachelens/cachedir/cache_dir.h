@@ -33,7 +33,8 @@ struct Entry {
     // results, launchers): that dir's name; others: the relative path.
     std::string key;
     std::string path; // the file, or the Triton kernel dir
-    std::string name; // Triton: the kernel name; TritonAutotune: the function's; others: empty
+    std::string name; // Triton: the kernel name; TritonAutotune: the function's;
+                      // KeyedCacheValue: the cache's (its dir under cache/); others: empty
     std::uint64_t size = 0;
     std::int64_t mtime_ns = 0; // the newest file's
     std::uint32_t file_count = 1;
@@ -115,6 +116,13 @@ std::string empty_key_dir_named(const Scan& scan, std::string_view query);
 // it is skipped with a note.
 std::string no_entries_message(std::string_view key_dir);
 std::string empty_key_dir_note(std::string_view key_dir);
+
+// What a walk of a cache dir says it covered: every entry parsed, or how many
+// did not; and never that every entry parsed while it holds files of no kind
+// cachelens knows. `ls` says how to list those ("cachelens ls DIR ..."); the
+// CLI's `scan` and `stats` and the GUI's Stats page all say it this way.
+std::string coverage_line(std::size_t parse_errors, std::uint64_t unknown_files,
+                          std::uint64_t unknown_bytes, std::string_view ls);
 
 // The part of a file name before its first '.' ("c2clu...") or the whole name.
 std::string_view stem_of(std::string_view file_name);

@@ -9,6 +9,7 @@
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
 #include <cachelens/cachedir/kernel_module.h>
+#include <cachelens/cachedir/keyed_cache.h>
 #include <cachelens/cachedir/triton_kernel.h>
 #include <cachelens/core/mapped_file.h>
 #include <cachelens/pickle/value.h>
@@ -44,9 +45,27 @@ struct OpaqueFile {
 
 using EntryContent =
     std::variant<FxGraphEntry, AotAutogradEntry, ModuleSource, CppSource, BestConfig, KernelPerf,
-                 BenchmarkCache, TritonKernelDir, TritonAutotuneResult, DynamoProfile, OpaqueFile>;
+                 BenchmarkCache, TritonKernelDir, TritonAutotuneResult, DynamoProfile,
+                 KeyedCacheValue, InMemoryCacheContents, OpaqueFile>;
 
 // Reads and parses `entry` of the cache dir `root`. Errors name the file.
 Result<EntryContent> load_entry(const std::filesystem::path& root, const Entry& entry);
+
+// A file read on its own, outside any cache dir (`cachelens show FILE`, the
+// GUI's File > Open file): an entry record made for it and what it holds.
+struct StandaloneFile {
+    Entry entry; // its path is the file's as given
+    EntryContent content;
+};
+
+// What `path` is, from its bytes: an OnDiskCache value (a known version
+// prefix), an InMemoryCache file (a pickled dict). Anything else is an error
+// naming the file and saying what it is not.
+Result<StandaloneFile> load_standalone_file(const std::filesystem::path& path);
+
+// An InMemoryCache as from_env_var reads the value of `var`; `source` names
+// where the value came from ("$VAR", or the file it was read from).
+Result<StandaloneFile> load_in_memory_cache_env(std::string_view value, std::string_view var,
+                                                std::string source);
 
 } // namespace cachelens::cachedir

@@ -6,31 +6,38 @@
 // corrupt.
 
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace cachelens::cachedir {
 
 enum class FileKind {
-    FxGraph,        // fxgraph/<key[1:3]>/<key>/<sha256_hash(bytes)>
-    AotAutograd,    // aotautograd/<key>/<sha256_hash(bytes)>
-    Module,         // <xx>/c<hash>.py: a wrapper or a Triton kernel module
-    CppSource,      // <xx>/c<hash>.cpp, .main.cpp: CPU kernels
-    SharedLibrary,  // <xx>/c<hash>.so, .main.so; Triton's launchers <TRITON HASH>/*.so
-    BestConfig,     // <xx>/<sha256 hex>.best_config
-    KernelPerf,     // <xx>/c<hash>.kernel_perf
-    BenchmarkCache, // cache/<system hash>
-    Triton,         // triton/<device>/<TRITON HASH>/<file>: one compiled kernel
-    TritonAutotune, // <TRITON HASH>/<fn>.autotune.json: triton.autotune's cached timings
-    DynamoProfile,  // dynamo/code_state_*.pkl: automatic dynamic shapes (PGO)
-    Lock,           // locks/*.lock, *.lock
-    Temp,           // .<pid>.<tid>.tmp, Triton's tmp.* dirs: a write in progress or abandoned
-                    // (Triton < 3.0: <file>.tmp.pid_<pid>_<n>)
+    FxGraph,         // fxgraph/<key[1:3]>/<key>/<sha256_hash(bytes)>
+    AotAutograd,     // aotautograd/<key>/<sha256_hash(bytes)>
+    Module,          // <xx>/c<hash>.py: a wrapper or a Triton kernel module
+    CppSource,       // <xx>/c<hash>.cpp, .main.cpp: CPU kernels
+    SharedLibrary,   // <xx>/c<hash>.so, .main.so; Triton's launchers <TRITON HASH>/*.so
+    BestConfig,      // <xx>/<sha256 hex>.best_config
+    KernelPerf,      // <xx>/c<hash>.kernel_perf
+    BenchmarkCache,  // cache/<system hash>
+    Triton,          // triton/<device>/<TRITON HASH>/<file>: one compiled kernel
+    TritonAutotune,  // <TRITON HASH>/<fn>.autotune.json: triton.autotune's cached timings
+    DynamoProfile,   // dynamo/code_state_*.pkl: automatic dynamic shapes (PGO)
+    KeyedCacheValue, // cache/<name>/<32 hex>: an OnDiskCache value (torch/_inductor/cache.py,
+                     // runtime/caching): 4-byte version prefix + pickle (keyed_cache.h)
+    InMemoryCache,   // never in a dir: a file of torch/_inductor/cache.py's
+                     // InMemoryCache.from_file_path, or its from_env_var form (keyed_cache.h)
+    Lock,            // locks/*.lock, *.lock
+    Temp,            // .<pid>.<tid>.tmp, Triton's tmp.* dirs: a write in progress or abandoned
+                     // (Triton < 3.0: <file>.tmp.pid_<pid>_<n>)
     Unknown,
 };
 
 // The stable names used by the CLI (--kind, JSON "kind") and the catalog.
 std::string_view to_string(FileKind kind);
 std::optional<FileKind> file_kind_from_string(std::string_view name);
+// Every kind's name, in the order of FileKind, comma-separated (for --help).
+std::string file_kind_names();
 
 // Classifies a path relative to the cache dir, '/'-separated. Files of a
 // Triton cache ("<TRITON HASH>/<file>": ~/.triton/cache, or an Inductor

@@ -5,6 +5,7 @@
 // that exists, and no write was left half done.
 
 #include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/cachedir/entry_content.h>
 
 #include <cstddef>
 #include <string>
@@ -24,6 +25,8 @@ enum class ProblemKind {
     Unreadable,   // the walk could not read it, or a symlink was not followed
     EmptyKeyDir,  // a key dir without entries (a warning: PyTorch reads it as a miss)
     Moved,        // a Triton cache's group file names its files at another path (a warning)
+    Stale,        // an OnDiskCache value of another version: PyTorch deletes it when it reads it
+    OrphanLock,   // an OnDiskCache lock no value of its dir uses
 };
 
 std::string_view to_string(ProblemKind kind);
@@ -49,5 +52,9 @@ struct VerifyReport {
 };
 
 VerifyReport verify_cache_dir(const Scan& scan);
+
+// The same checks for a file read on its own (an OnDiskCache value, an
+// InMemoryCache file): what its kind allows to be checked without its dir.
+VerifyReport verify_standalone_file(const StandaloneFile& file);
 
 } // namespace cachelens::cachedir

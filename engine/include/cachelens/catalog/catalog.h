@@ -147,6 +147,8 @@ struct RootStats {
     std::vector<TritonGroupStats> triton_by_arch; // the largest first
     std::vector<EntrySummary> largest;            // the biggest entries, largest first
     std::vector<EntrySummary> parse_errors;       // entries that did not parse
+    std::vector<EntrySummary>
+        unknown; // files cachelens does not know, largest first, at most `largest`
 };
 
 class EntryIndex;

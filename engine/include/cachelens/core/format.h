@@ -16,6 +16,8 @@ std::string format_bytes(std::uint64_t bytes);
 // "177 lines, 8.3 KiB": how long a text (source, a graph) is; a last line
 // without its newline counts.
 std::string format_text_size(std::string_view text);
+// "1,203": a count with thousands separated.
+std::string format_count(std::uint64_t count);
 // "1 artifact", "3 artifacts": `word` with an "s" unless there is one.
 std::string plural(std::size_t count, std::string_view word);
 // "1.64 s", "820.0 ms", "12.0 us".

@@ -37,6 +37,11 @@ void append_escaped_for_terminal(std::string& out, std::string_view text);
 // the next piece instead of escaping half a character.
 std::size_t incomplete_utf8_tail(std::string_view text);
 
+// `word` as a POSIX shell reads it back: as it is when it holds only
+// characters no shell treats specially, else in single quotes ('\'' for a quote).
+// For commands cachelens suggests ("cachelens ls '/my dir' ...").
+std::string shell_quote(std::string_view word);
+
 // The value of a hex digit (either case), or -1.
 int hex_digit_value(char c);
 

@@ -71,6 +71,10 @@ enum class CallRule : std::uint8_t {
 enum class PickleSchema : std::uint8_t {
     Entry, // `inductor` (FX graph) and `aot_autograd` entries, with their Triton bundles
     Pgo,   // a dynamo code-state pickle (torch/_dynamo/pgo.py)
+    // A value (or key) of torch/_inductor/cache.py's OnDiskCache and
+    // InMemoryCache, and of the caching module's store: plain Python data, or
+    // the caching module's CacheEntry.
+    CacheValue,
 };
 
 struct PolicyRow {
@@ -78,8 +82,9 @@ struct PolicyRow {
     std::string_view name;
     GlobalRole role = GlobalRole::Refused;
     CallRule call = CallRule::None;
-    bool in_entry = true; // allowed in PickleSchema::Entry
-    bool in_pgo = false;  // allowed in PickleSchema::Pgo
+    bool in_entry = true;  // allowed in PickleSchema::Entry
+    bool in_pgo = false;   // allowed in PickleSchema::Pgo
+    bool in_value = false; // allowed in PickleSchema::CacheValue
     // The PyTorch (or Triton) versions it exists in: "2.6–", "2.5–2.8", "3.x".
     std::string_view versions;
     // One line: why it is in an entry (or, for Refused, why it is refused).
