@@ -67,6 +67,8 @@ shot prune --view prune --max-size 2M
 shot benchmarks --view bench
 # A file on its own: a value of Inductor's caching module (tests/data/keyed_cache).
 shot file-value --file "$root/tests/data/keyed_cache/root/cache/should_pad/ed953adff4a83ee0af9e91e8b083f8c9"
+# An AOTInductor package PyTorch 2.11 wrote on an H200 (the build tree's real fixtures).
+shot file-pt2 --file "$build/tests/real-fixtures/torch-2.11-cu130-h200/aoti_cuda/mlp_cuda.pt2"
 # Triton's own cache (~/.triton/cache): the sample cache's triton/0/ hash dirs copied flat.
 mkdir -p "$work/home/.triton"
 cp -r "$work/sample-cache/triton/0" "$work/home/.triton/cache"

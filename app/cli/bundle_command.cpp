@@ -8,10 +8,13 @@
 #include "output.h"
 
 #include <cachelens/bundle/bundle_file.h>
+#include <cachelens/bundle/code_verdicts.h>
 #include <cachelens/bundle/import.h>
 #include <cachelens/bundle/mega_cache.h>
 #include <cachelens/bundle/signed_bundle.h>
+#include <cachelens/core/mapped_file.h>
 #include <cachelens/hash/sha256.h>
+#include <cachelens/pt2/pt2_archive.h>
 
 #include <cstdio>
 #include <optional>
@@ -48,7 +51,74 @@ std::string source_line(const bundle::SourceFacts& source) {
     return source.fingerprint().describe() + (devices.empty() ? "" : "; graphs for " + devices);
 }
 
+// A .pt2 archive's members, as its central directory lists them, each with
+// what its path is for and any problem of its name.
+int run_pt2_ls(const BundleLsOptions& options) {
+    auto archive = pt2::read_archive(options.file);
+    if (!archive) {
+        return report(archive.error());
+    }
+    const auto verdicts = bundle::judge_pt2_archive(*archive);
+    const auto verdict_of = [&](const std::string& path) -> const bundle::ArtifactCheck* {
+        for (const auto& verdict : verdicts) {
+            if (verdict.path == path) {
+                return &verdict.check;
+            }
+        }
+        return nullptr;
+    };
+    if (options.json) {
+        Json members = Json::array();
+        for (const auto& member : archive->members) {
+            Json row = {{"name", text(member.name)}, {"path", text(member.path)},
+                        {"size", member.size},       {"compressed_size", member.compressed_size},
+                        {"crc", member.crc},         {"method", member.method},
+                        {"problems", Json::array()}};
+            for (const auto& problem : member.problems) {
+                row["problems"].push_back(text(problem));
+            }
+            if (const auto* check = verdict_of(member.path)) {
+                add_check_json(*check, row);
+            }
+            members.push_back(std::move(row));
+        }
+        print_json(members);
+        return kExitOk;
+    }
+    std::printf("%s: %s%s, %zu members, %s\n", options.file.c_str(),
+                std::string(pt2::to_string(archive->layout)).c_str(),
+                archive->root.empty() ? "" : (", root " + archive->root + "/").c_str(),
+                archive->members.size(), format_bytes(archive->file_size).c_str());
+    for (const auto& model : archive->models) {
+        std::printf("model %s: %s\n", model.name.c_str(),
+                    model.device_key().empty() ? "no device recorded" : model.device_key().c_str());
+    }
+    std::vector<const bundle::ArtifactCheck*> judged;
+    for (const auto& member : archive->members) {
+        std::printf("%10s  %08x  %s\n", format_bytes(member.size).c_str(), member.crc,
+                    member.name.c_str());
+        for (const auto& problem : member.problems) {
+            std::printf("%22s%s\n", "", problem.c_str());
+        }
+        if (const auto* check = verdict_of(member.path)) {
+            judged.push_back(check);
+            print_check_details(*check);
+        }
+    }
+    for (const auto& problem : archive->problems) {
+        std::printf("problem: %s\n", problem.c_str());
+    }
+    if (!judged.empty()) {
+        std::printf("%s (C++ sources; the .so is compiled code no audit reads)\n",
+                    verdict_summary(judged).c_str());
+    }
+    return kExitOk;
+}
+
 int run_bundle_ls(const BundleLsOptions& options) {
+    if (auto file = MappedFile::open(options.file); file && pt2::looks_like_zip((*file)->bytes())) {
+        return run_pt2_ls(options);
+    }
     // The signature is not checked here (that needs the signer's key: cachelens
     // verify --trust); the payload is still checked against the manifest.
     auto file = bundle::open_bundle_file(options.file);
@@ -117,7 +187,11 @@ void add_bundle_command(CLI::App& app, int& exit_code) {
               "verify --trust does that). Each artifact shows the verdict `import` would give "
               "it (data only, Inductor code, code with findings, unreadable), the code PyTorch "
               "would run from it and every finding with its id, file, line and text");
-    ls->add_option("FILE", options->file, "the bundle file")->required();
+    ls->add_option("FILE", options->file,
+                   "the bundle file; or a .pt2 (an AOTInductor package, an exported program): "
+                   "its members (size, crc, name, any unsafe name) and the verdicts of its C++ "
+                   "sources")
+        ->required();
     ls->add_flag("--json", options->json,
                  "print [{type, key, size, sha256, verdict, consent, code, findings: [{id, rule, "
                  "file, line, text, why}]}]");

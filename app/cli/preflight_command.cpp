@@ -5,7 +5,9 @@
 
 #include <cachelens/bundle/bundle_file.h>
 #include <cachelens/cachedir/fingerprint.h>
+#include <cachelens/core/mapped_file.h>
 #include <cachelens/explain/preflight.h>
+#include <cachelens/pt2/pt2_archive.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -47,11 +49,79 @@ Result<LoadedSource> load_source(const std::string& source) {
     return loaded;
 }
 
+// An AOTInductor package: will each model load there, and its kernels run?
+int run_preflight_pt2(const PreflightOptions& options, const cachedir::Fingerprint& target) {
+    auto archive = pt2::read_archive(options.source);
+    if (!archive) {
+        return report(archive.error());
+    }
+    const auto checked = explain::preflight_pt2(*archive, target);
+    const int exit_code = checked.all_load() ? kExitOk : kExitProblems;
+    if (options.json) {
+        Json models = Json::array();
+        for (const auto& model : checked.models) {
+            Json reasons = Json::array();
+            for (const auto& reason : model.reasons) {
+                reasons.push_back({{"category", reason.category}, {"text", text(reason.text)}});
+            }
+            models.push_back(
+                {{"model", text(model.model)},
+                 {"outcome", model.outcome == explain::PreflightOutcome::CanHit ? "can_load"
+                             : model.outcome == explain::PreflightOutcome::WillMiss
+                                 ? "will_not_load"
+                                 : "cannot_tell"},
+                 {"reasons", std::move(reasons)}});
+        }
+        Json notes = Json::array();
+        for (const auto& note : checked.notes) {
+            notes.push_back(text(note));
+        }
+        print_json({{"source", text(options.source)},
+                    {"source_kind", "pt2"},
+                    {"target",
+                     {{"path", text(options.target)},
+                      {"fingerprint", Json::parse(cachedir::to_json(target))}}},
+                    {"answer", checked.answer()},
+                    {"models", std::move(models)},
+                    {"notes", std::move(notes)}});
+        return exit_code;
+    }
+    std::printf("%s\n", checked.answer().c_str());
+    std::printf("target: %s (%s)\n\n", options.target.c_str(), target.describe().c_str());
+    for (const auto& model : checked.models) {
+        std::printf("%-14s model %s\n",
+                    model.outcome == explain::PreflightOutcome::CanHit     ? "can_load"
+                    : model.outcome == explain::PreflightOutcome::WillMiss ? "will_not_load"
+                                                                           : "cannot_tell",
+                    model.model.c_str());
+        for (const auto& reason : model.reasons) {
+            std::printf("    %s: %s\n", reason.category.c_str(), reason.text.c_str());
+        }
+    }
+    for (const auto& note : checked.notes) {
+        std::printf("note: %s\n", note.c_str());
+    }
+    return exit_code;
+}
+
+bool is_pt2_file(const std::string& path) {
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error)) {
+        return false;
+    }
+    auto file = MappedFile::open(path);
+    return file && pt2::looks_like_zip((*file)->bytes());
+}
+
 int run_preflight(const PreflightOptions& options) {
     ProgressLine progress("reading the target " + options.target, options.json);
     auto target = cachedir::fingerprint_of_target(options.target, progress.callback());
     if (!target) {
         return report_failure(progress, target.error(), "stopped: nothing was compared");
+    }
+    if (is_pt2_file(options.source)) {
+        progress.clear();
+        return run_preflight_pt2(options, *target);
     }
     progress.set_label("reading " + options.source);
     auto source = load_source(options.source);
@@ -113,8 +183,11 @@ void add_preflight_command(CLI::App& app, int& exit_code) {
         "AOTAutograd entry's missing graph (it can never hit), a kernel's missing .best_config "
         "(autotuning runs again), a PGO profile for graphs with dynamic shapes (a note). Exit 0 "
         "when every entry can hit and nothing is missing, 1 otherwise, 2 on an error (a target "
-        "with no FX entry to learn from, a file that is no fingerprint)");
-    command->add_option("SOURCE", options->source, "the cache dir or bundle to ship")->required();
+        "with no FX entry to learn from, a file that is no fingerprint). SOURCE may also be an "
+        "AOTInductor package (.pt2): will each model load there (its device, its kernels' GPU "
+        "architecture against the target's), said can_load, will_not_load or cannot_tell");
+    command->add_option("SOURCE", options->source, "the cache dir, bundle or .pt2 to ship")
+        ->required();
     command
         ->add_option("--target", options->target,
                      "the target machine: a fingerprint file (cachelens env --output) or a "

@@ -90,14 +90,21 @@ BundleCheck check_bundle(std::string_view bytes, const std::shared_ptr<const Map
     return check;
 }
 
-// An OnDiskCache value or an InMemoryCache file on its own: the checks its
-// kind allows without its dir, and the verdict of its pickles.
+// A .pt2 archive, an OnDiskCache value or an InMemoryCache file on its own:
+// the checks its kind allows without its dir, and the verdict of its
+// pickles or sources.
 int run_verify_standalone(const VerifyOptions& options, const cachedir::StandaloneFile& file) {
     if (!options.trust.empty()) {
         return report("--trust checks a signed bundle file; " + options.path + " is a " +
                       std::string(cachedir::to_string(file.entry.kind)));
     }
-    const cachedir::VerifyReport found = cachedir::verify_standalone_file(file);
+    ProgressLine progress("checking " + options.path, options.json);
+    auto verified = cachedir::verify_standalone_file(file, progress.callback());
+    progress.clear();
+    if (!verified) {
+        return report_failure(progress, verified.error(), "verify stopped");
+    }
+    const cachedir::VerifyReport& found = *verified;
     const bundle::ArtifactCheck check = bundle::judge_standalone_file(file);
     const bool code_clean = check.verdict != safety::Verdict::CodeWithFindings;
     if (options.json) {
@@ -130,6 +137,16 @@ int run_verify_standalone(const VerifyOptions& options, const cachedir::Standalo
                      std::string(cachedir::to_string(file.entry.kind)).c_str(),
                      found.problems.size(), found.problems.size() == 1 ? "" : "s",
                      verdict_summary({&check}).c_str());
+        if (const auto* archive = std::get_if<pt2::Archive>(&file.content)) {
+            std::size_t libraries = 0;
+            for (const auto& model : archive->models) {
+                libraries += model.library ? 1 : 0;
+            }
+            std::fprintf(stderr, "%zu members, every crc read%s\n", archive->members.size(),
+                         libraries > 0 ? "; the .so files are compiled code no audit reads: "
+                                         "only a signature you trust says who made them"
+                                       : "");
+        }
     }
     return found.clean() && code_clean ? kExitOk : kExitProblems;
 }

@@ -37,8 +37,9 @@ declare -A max_len=(
     [fuzz_remote]=65536
     [fuzz_signed_bundle]=262144
     [fuzz_keyed_cache]=16384
+    [fuzz_pt2]=65536
 )
-all_targets=(fuzz_unpickler fuzz_python_literal fuzz_python_tokens fuzz_kernel_module fuzz_best_config fuzz_example_inputs fuzz_causes fuzz_fingerprint fuzz_triton_kernel fuzz_trace fuzz_guards fuzz_mega_cache fuzz_signed_bundle fuzz_remote fuzz_keyed_cache)
+all_targets=(fuzz_unpickler fuzz_python_literal fuzz_python_tokens fuzz_kernel_module fuzz_best_config fuzz_example_inputs fuzz_causes fuzz_fingerprint fuzz_triton_kernel fuzz_trace fuzz_guards fuzz_mega_cache fuzz_signed_bundle fuzz_remote fuzz_keyed_cache fuzz_pt2)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     targets=("${all_targets[@]}")
@@ -95,6 +96,10 @@ seed_corpus() {
             [[ "$file" == *.pkl ]] && pick=2
             { printf "\\x0$pick"; cat "$file"; } >"$corpus/seed-$(basename "$file")-$pick"
         done
+        ;;
+    fuzz_pt2)
+        # tests/data/pt2's archives: every layout and every hostile case.
+        add_seeds "$corpus" "$repo"/tests/data/pt2/*.pt2
         ;;
     fuzz_best_config)
         add_seeds "$corpus" "$fixtures"/*/cache*/*/*.best_config "$fixtures"/*/cache*/*/*.kernel_perf \

@@ -86,6 +86,28 @@ private slots:
         QCOMPARE(childCount(*dialog.model(), "Value"), 2); // {'list': ..., 'tuple': ...}
     }
 
+    // A .pt2 read as data: its model, and a member's text in the Source tab.
+    void aotiPackage() {
+        JobPool jobs;
+        FileViewDialog dialog(jobs);
+        QAbstractItemModelTester tester(dialog.model());
+        dialog.showFile(test::real_fixture("aoti_cuda/mlp_cuda.pt2"));
+        QVERIFY(waitLoaded(dialog));
+        QVERIFY(dialog.errorText().isEmpty());
+        QCOMPARE(field(*dialog.model(), "Kind"), "pt2");
+        QCOMPARE(field(*dialog.model(), "Model model"), "cuda");
+        QVERIFY(field(*dialog.model(), "Safety").startsWith("Inductor code"));
+        const QStringList sources = dialog.sourceMembers();
+        QVERIFY(sources.size() >= 4); // wrapper, kernels, two metadata files, the records
+        QSignalSpy shown(&dialog, &FileViewDialog::sourceShown);
+        const QString wrapper = *std::find_if(sources.begin(), sources.end(), [](const QString& s) {
+            return s.endsWith(".wrapper.cpp");
+        });
+        dialog.showSourceMember(wrapper);
+        QVERIFY(shown.wait(10'000));
+        QVERIFY(dialog.sourceText().contains("constants_info_[0].original_fqn = \"fc1.weight\";"));
+    }
+
     void hostileFileIsFlaggedNotRun() {
         JobPool jobs;
         FileViewDialog dialog(jobs);

@@ -1,23 +1,33 @@
 #pragma once
 
 // A file read on its own, outside any cache dir (File > Open file, File >
-// Read InMemoryCache variable): an OnDiskCache value, an InMemoryCache file
-// or variable value, as `cachelens show FILE` / `show --env` shows it and
-// with the verdict `cachelens verify FILE` gives. Read-only: nothing here
-// writes, and the file is read off the GUI thread. The fields are the
-// engine's description (cachedir::load_standalone_file, describe_entry), in
-// the Overview tab's model.
+// Read InMemoryCache variable): a .pt2 archive, an OnDiskCache value, an
+// InMemoryCache file or variable value, as `cachelens show FILE` / `show
+// --env` shows it and with the verdict `cachelens verify FILE` gives.
+// Read-only: nothing here writes, nothing is extracted, and the file is read
+// off the GUI thread. The Overview tab holds the engine's description
+// (cachedir::load_standalone_file, describe_entry) in the Overview tab's
+// model; for a .pt2, the Source tab shows a text member (C++ sources,
+// metadata), read from the archive with its crc checked.
 
 #include <QDialog>
 #include <QString>
 
 #include <filesystem>
+#include <memory>
 
+class QComboBox;
 class QLabel;
+class QTabWidget;
 class QTreeView;
+
+namespace cachelens::cachedir {
+struct StandaloneFile;
+}
 
 namespace cachelens::ui {
 
+class CodeView;
 class EntryFieldsModel;
 class JobPool;
 class JobTracker;
@@ -35,6 +45,11 @@ public:
     void showVariableValue(const QString& value);
 
     EntryFieldsModel* model() const { return model_; }
+    // The .pt2 members the Source tab offers (their paths in the archive).
+    QStringList sourceMembers() const;
+    // Shows a member in the Source tab; its text arrives in sourceShown.
+    void showSourceMember(const QString& path);
+    QString sourceText() const;
     // The error shown, empty when the last read succeeded.
     QString errorText() const;
     bool isLoading() const;
@@ -42,6 +57,8 @@ public:
 signals:
     // The newest read ended (shown or failed).
     void loaded();
+    // A member's text is in the Source tab (or its error).
+    void sourceShown();
 
 private:
     template <class Load>
@@ -49,9 +66,14 @@ private:
 
     QLabel* title_;
     QLabel* error_;
+    QTabWidget* tabs_;
     QTreeView* view_;
     EntryFieldsModel* model_;
+    QComboBox* members_;
+    CodeView* source_;
     JobTracker* job_;
+    JobTracker* sourceJob_;
+    std::shared_ptr<const cachedir::StandaloneFile> file_;
 };
 
 } // namespace cachelens::ui

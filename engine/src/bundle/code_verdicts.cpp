@@ -1,4 +1,5 @@
 #include <cachelens/bundle/code_verdicts.h>
+#include <cachelens/core/format.h>
 #include <cachelens/core/mapped_file.h>
 #include <cachelens/safety/code_audit.h>
 
@@ -49,7 +50,7 @@ ArtifactCheck judge_source(std::string_view text, const std::string& path) {
         return check;
     }
     const auto lines = static_cast<std::size_t>(std::ranges::count(text, '\n'));
-    check.code.push_back(path + " (" + std::to_string(lines) + " lines)");
+    check.code.push_back(path + " (" + plural(lines, "line") + ")");
     check.findings = std::move(*findings);
     safety::drop_repeated(check.findings);
     check.verdict =
@@ -91,9 +92,50 @@ std::optional<ArtifactCheck> judge_entry(const std::filesystem::path& root,
                           {.max_artifact_bytes = UINT64_MAX, .trust = {}});
 }
 
+std::vector<FileVerdict> judge_pt2_archive(const pt2::Archive& archive) {
+    std::vector<FileVerdict> out;
+    for (const auto& member : archive.members) {
+        const bool source = member.path.ends_with(".cpp") || member.path.ends_with(".h") ||
+                            member.path.ends_with(".cu");
+        if (!source) {
+            continue;
+        }
+        auto text = pt2::read_member(archive, member);
+        if (!text) {
+            ArtifactCheck check;
+            check.destination = member.path;
+            check.problems.push_back(text.error().message);
+            check.readable = false;
+            out.push_back({member.path, std::move(check)});
+            continue;
+        }
+        out.push_back({member.path, judge_source(*text, member.path)});
+    }
+    return out;
+}
+
 ArtifactCheck judge_standalone_file(const cachedir::StandaloneFile& file) {
     if (const auto* cache = std::get_if<cachedir::InMemoryCacheContents>(&file.content)) {
         return check_in_memory_cache(*cache);
+    }
+    if (const auto* archive = std::get_if<pt2::Archive>(&file.content)) {
+        // One verdict for the archive: every source's findings and code.
+        ArtifactCheck all;
+        all.destination = file.entry.path;
+        all.verdict = safety::Verdict::DataOnly;
+        for (auto& verdict : judge_pt2_archive(*archive)) {
+            std::ranges::move(verdict.check.code, std::back_inserter(all.code));
+            std::ranges::move(verdict.check.findings, std::back_inserter(all.findings));
+            std::ranges::move(verdict.check.problems, std::back_inserter(all.problems));
+        }
+        all.readable = all.problems.empty();
+        all.verdict = !all.findings.empty() ? safety::Verdict::CodeWithFindings
+                      : !all.readable       ? safety::Verdict::Unreadable
+                      : !all.code.empty()   ? safety::Verdict::InductorCode
+                                            : safety::Verdict::DataOnly;
+        all.consent = safety::consent_for(all.findings, {});
+        all.parses_to = std::string(pt2::to_string(archive->layout));
+        return all;
     }
     auto mapped = MappedFile::open(file.entry.path);
     if (!mapped) {

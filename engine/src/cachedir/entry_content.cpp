@@ -88,6 +88,8 @@ Result<EntryContent> load_entry(const std::filesystem::path& root, const Entry& 
     }
     case FileKind::InMemoryCache:
         return content(read_in_memory_cache_file(path), path);
+    case FileKind::Pt2Archive:
+        return content(pt2::read_archive(path), path);
     case FileKind::SharedLibrary:
     case FileKind::Lock:
     case FileKind::Temp:
@@ -115,6 +117,17 @@ Result<StandaloneFile> load_standalone_file(const std::filesystem::path& path) {
             static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
     }
     const std::string name = path.filename().string();
+    if (pt2::looks_like_zip(bytes)) {
+        auto archive = pt2::read_archive(*file);
+        if (!archive) {
+            return std::unexpected(std::move(archive.error()).at(path.string()));
+        }
+        archive->file = path;
+        out.entry.kind = FileKind::Pt2Archive;
+        out.entry.key = name;
+        out.content = std::move(*archive);
+        return out;
+    }
     // A version prefix first: a bare pickled dict could otherwise be either.
     if (bytes.size() > 4 && keyed_cache_pickle(bytes).size() == bytes.size() - 4) {
         auto value = read_keyed_cache_value(*file, path.parent_path().filename().string());
@@ -140,9 +153,10 @@ Result<StandaloneFile> load_standalone_file(const std::filesystem::path& path) {
         return out;
     }
     return fail(ErrorKind::InvalidArgument,
-                "not a file cachelens reads on its own: neither an OnDiskCache value (a known "
-                "version prefix, then a pickle) nor an InMemoryCache file (a pickled dict); an "
-                "entry of a cache dir is shown with the dir and its key or path",
+                "not a file cachelens reads on its own: neither a .pt2 archive (a zip), an "
+                "OnDiskCache value (a known version prefix, then a pickle) nor an InMemoryCache "
+                "file (a pickled dict); an entry of a cache dir is shown with the dir and its key "
+                "or path",
                 path.string());
 }
 

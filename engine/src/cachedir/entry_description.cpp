@@ -1196,6 +1196,200 @@ void describe_in_memory_cache(std::vector<Field>& out, const InMemoryCacheConten
     out.push_back(json_list("pairs", std::move(json_pairs)));
 }
 
+// --- .pt2 archives (pt2/pt2_archive.h) ----------------------------------------
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+        out += (i > 0 ? ", " : "") + std::to_string(shape[i]);
+    }
+    return out + "]";
+}
+
+std::string member_text(const pt2::Member& member) {
+    return member.path + " (" + format_bytes(member.size) + ")";
+}
+
+Field pt2_model_field(const pt2::Archive& archive, const pt2::AotiModel& model) {
+    std::vector<Field> children;
+    children.push_back(json("name", model.name));
+    const auto metadata = [&](const char* key) -> std::string {
+        const auto found = model.metadata_values.find(key);
+        return found == model.metadata_values.end() ? std::string() : found->second;
+    };
+    const std::string device = model.device_key();
+    children.push_back(
+        value_field(kEveryone, "Device", "device", device,
+                    device.empty() ? "none recorded: PyTorch's loader refuses it" : device));
+    const std::string capability = metadata("AOTI_COMPUTE_CAPABILITY");
+    if (!capability.empty()) {
+        children.push_back(value_field(kEveryone, "Compute capability", "compute_capability",
+                                       capability, capability));
+    }
+    for (const auto& [label, key, json_key] : {std::tuple{"Platform", "AOTI_PLATFORM", "platform"},
+                                               std::tuple{"Machine", "AOTI_MACHINE", "machine"},
+                                               std::tuple{"CPU ISA", "AOTI_CPU_ISA", "cpu_isa"}}) {
+        if (const std::string value = metadata(key); !value.empty()) {
+            children.push_back(value_field(kEveryone, label, json_key, value, value));
+        }
+    }
+    std::vector<Field> other_metadata;
+    for (const auto& [key, value] : model.metadata_values) {
+        if (!key.starts_with("AOTI_")) {
+            other_metadata.push_back(value_field(kEveryone, key, key, value, value));
+        }
+    }
+    if (!other_metadata.empty()) {
+        children.push_back(group(kEveryone, "Metadata", "metadata",
+                                 std::to_string(other_metadata.size()) + " user keys",
+                                 std::move(other_metadata)));
+    }
+    const auto names = [](const std::vector<std::string>& list) {
+        std::string out;
+        for (const auto& name : list) {
+            out += (out.empty() ? "" : ", ") + name;
+        }
+        return out.empty() ? std::string("none recorded") : out;
+    };
+    children.push_back(value_field(kPeople, "Inputs", {}, {}, names(model.inputs)));
+    children.push_back(json_items("inputs", model.inputs));
+    children.push_back(value_field(kPeople, "Outputs", {}, {}, names(model.outputs)));
+    children.push_back(json_items("outputs", model.outputs));
+    std::uint64_t weight_bytes = 0;
+    std::vector<Field> constants;
+    for (const auto& constant : model.constants) {
+        weight_bytes += constant.data_size;
+        const std::string label =
+            constant.original_fqn.empty() ? constant.name : constant.original_fqn;
+        std::vector<Field> parts{
+            json("name", constant.name),         json("original_fqn", constant.original_fqn),
+            json("dtype", constant.dtype),       json("device", constant.device),
+            json_items("shape", constant.shape), json_items("stride", constant.stride),
+            json("bytes", constant.data_size),   json("type", constant.type)};
+        Field row = group(kEveryone, label, {},
+                          constant.dtype + " " + shape_text(constant.shape) + ", " +
+                              format_bytes(constant.data_size) +
+                              (constant.type.empty() ? "" : ", " + constant.type) +
+                              (constant.from_folded ? ", folded" : ""),
+                          std::move(parts));
+        row.monospace = true;
+        constants.push_back(std::move(row));
+    }
+    children.push_back(value_field(kEveryone, "Weights", "weights_location", model.weights_location,
+                                   model.weights_location));
+    children.push_back(
+        group(kEveryone, "Constants", "constants",
+              std::to_string(model.constants.size()) + ", " + format_bytes(weight_bytes),
+              std::move(constants), FieldShape::List));
+    std::vector<Field> files;
+    const auto file_row = [&](const char* label, const std::optional<pt2::MemberIndex>& index,
+                              const std::string& note) {
+        if (index) {
+            const auto& member = archive.members[*index];
+            files.push_back(
+                value_field(kEveryone, label, {}, member.path, member_text(member) + note, true));
+        }
+    };
+    file_row("Wrapper", model.wrapper_cpp, {});
+    file_row("Kernels", model.kernel_cpp, {});
+    file_row("Library", model.library,
+             ": compiled code PyTorch loads with dlopen; cachelens cannot judge it");
+    file_row("Metadata", model.metadata, ": what PyTorch's loader reads");
+    for (const auto& kernel : model.kernels) {
+        const auto& member = archive.members[kernel.member];
+        files.push_back(value_field(
+            kEveryone, "Kernel binary", {}, member.path,
+            member_text(member) + (kernel.sm ? ", sm_" + std::to_string(*kernel.sm) : ""), true));
+    }
+    for (const auto index : model.other_files) {
+        files.push_back(value_field(kEveryone, "File", {}, archive.members[index].path,
+                                    member_text(archive.members[index]), true));
+    }
+    children.push_back(group(kEveryone, "Files", "files", std::to_string(files.size()),
+                             std::move(files), FieldShape::List));
+    return group(kEveryone, "Model " + model.name, {}, device, std::move(children));
+}
+
+void describe_pt2(std::vector<Field>& out, const pt2::Archive& archive) {
+    const std::string layout(pt2::to_string(archive.layout));
+    out.push_back(
+        value_field(kEveryone, "Format", "layout", layout,
+                    layout + (archive.root.empty() ? "" : ", root " + archive.root + "/")));
+    std::string records;
+    std::vector<Field> record_fields;
+    for (const auto& [name, value] : archive.records) {
+        records += (records.empty() ? "" : ", ") + name + " " + value;
+        record_fields.push_back(json(name, value));
+    }
+    out.push_back(value_field(kPeople, "Records", {}, {}, records.empty() ? "none" : records));
+    out.push_back(json_object("records", std::move(record_fields)));
+    std::string what;
+    if (archive.is_aoti_package()) {
+        what = "an AOTInductor package: " + std::to_string(archive.models.size()) +
+               (archive.models.size() == 1 ? " model" : " models");
+    } else if (!archive.exported_programs.empty()) {
+        what = "exported programs (torch.export.save)";
+    } else {
+        what = "neither AOTInductor models nor exported programs";
+    }
+    out.push_back(value_field(kEveryone, "What", "aoti_package", archive.is_aoti_package(), what));
+    std::vector<Field> models;
+    for (const auto& model : archive.models) {
+        models.push_back(pt2_model_field(archive, model));
+    }
+    Field model_list = group(kJson, {}, "models", {}, std::move(models), FieldShape::List);
+    for (auto& model : model_list.children) {
+        Field shown_model = model; // the people's copy: a group of its own
+        shown_model.audience = kPeople;
+        out.push_back(std::move(shown_model));
+    }
+    out.push_back(std::move(model_list));
+    if (!archive.exported_programs.empty()) {
+        out.push_back(value_field(kPeople, "Exported programs", {}, {},
+                                  std::to_string(archive.exported_programs.size())));
+    }
+    out.push_back(json_items("exported_programs", archive.exported_programs));
+    for (const auto& [label, key, list] :
+         {std::tuple{"Weights files", "weights_files", &archive.weights},
+          std::tuple{"Constants files", "constants_files", &archive.constants},
+          std::tuple{"Sample inputs", "sample_inputs", &archive.sample_inputs},
+          std::tuple{"Extra files", "extra_files", &archive.extra}}) {
+        std::vector<Field> rows;
+        for (const auto index : *list) {
+            rows.push_back(value_field(kEveryone, {}, {}, archive.members[index].path,
+                                       member_text(archive.members[index]), true));
+        }
+        if (!rows.empty()) {
+            out.push_back(group(kEveryone, label, key, std::to_string(rows.size()), std::move(rows),
+                                FieldShape::List));
+        }
+    }
+    std::vector<Field> members;
+    std::vector<Field> problems;
+    for (const auto& problem : archive.problems) {
+        problems.push_back(value_field(kEveryone, {}, {}, problem, problem));
+    }
+    for (const auto& member : archive.members) {
+        std::vector<Field> fields{json("name", member.name),
+                                  json("size", member.size),
+                                  json("compressed_size", member.compressed_size),
+                                  json("crc", static_cast<std::uint64_t>(member.crc)),
+                                  json("method", static_cast<std::uint64_t>(member.method)),
+                                  json_items("problems", member.problems)};
+        members.push_back(group(kJson, {}, {}, {}, std::move(fields)));
+        for (const auto& problem : member.problems) {
+            problems.push_back(value_field(kEveryone, {}, {}, member.name + ": " + problem,
+                                           member.name + ": " + problem));
+        }
+    }
+    out.push_back(group(kJson, {}, "members", {}, std::move(members), FieldShape::List));
+    out.push_back(tree("Members", std::to_string(archive.members.size()) + ", " +
+                                      format_bytes(archive.file_size)));
+    out.push_back(group(kEveryone, "Problems", "problems",
+                        problems.empty() ? "none" : std::to_string(problems.size()),
+                        std::move(problems), FieldShape::List));
+}
+
 void describe_header(std::vector<Field>& out, const Entry& entry) {
     const std::string kind(to_string(entry.kind));
     out.push_back(value_field(kJson | kTree, "Kind", "kind", kind, kind));
@@ -1422,6 +1616,7 @@ EntryDescription describe_entry(const Entry& entry, const EntryContent& content)
             [&](const DynamoProfile& profile) { describe_dynamo_profile(out, profile); },
             [&](const KeyedCacheValue& value) { describe_keyed_value(out, entry, value); },
             [&](const InMemoryCacheContents& cache) { describe_in_memory_cache(out, cache); },
+            [&](const pt2::Archive& archive) { describe_pt2(out, archive); },
             [&](const OpaqueFile&) {
                 out.push_back(tree("Contents", "not parsed (a compiled library, lock, "
                                                "temporary or unknown file)"));

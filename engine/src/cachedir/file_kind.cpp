@@ -27,6 +27,7 @@ constexpr std::array kKindNames{
     KindName{FileKind::TritonAutotune, "triton_autotune"},
     KindName{FileKind::DynamoProfile, "pgo"},
     KindName{FileKind::KeyedCacheValue, "on_disk_cache"},
+    KindName{FileKind::Pt2Archive, "pt2"},
     KindName{FileKind::InMemoryCache, "in_memory_cache"},
     KindName{FileKind::Lock, "lock"},
     KindName{FileKind::Temp, "tmp"},

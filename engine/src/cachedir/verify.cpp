@@ -411,6 +411,10 @@ std::string_view to_string(ProblemKind kind) {
         return "stale";
     case ProblemKind::OrphanLock:
         return "orphan-lock";
+    case ProblemKind::Unsafe:
+        return "unsafe";
+    case ProblemKind::CrcMismatch:
+        return "crc-mismatch";
     }
     return "problem";
 }
@@ -419,12 +423,38 @@ VerifyReport verify_cache_dir(const Scan& scan) {
     return Verifier(scan).run();
 }
 
-VerifyReport verify_standalone_file(const StandaloneFile& file) {
+Result<VerifyReport> verify_standalone_file(const StandaloneFile& file,
+                                            const ProgressFn& progress) {
     VerifyReport report;
     report.entries_checked = 1;
     if (const auto* value = std::get_if<KeyedCacheValue>(&file.content)) {
         ++report.names_not_content_addressed;
         report.problems = keyed_value_problems(file.entry, *value);
+    }
+    if (const auto* archive = std::get_if<pt2::Archive>(&file.content)) {
+        const auto add = [&](std::string path, ProblemKind kind, std::string message) {
+            report.problems.push_back(
+                {std::move(path), kind, std::move(message), report.problems.size()});
+        };
+        for (const auto& problem : archive->problems) {
+            add(file.entry.path, ProblemKind::ParseError, problem);
+        }
+        auto crcs = pt2::check_member_crcs(*archive, progress);
+        if (!crcs) {
+            return std::unexpected(crcs.error());
+        }
+        report.entries_checked = archive->members.size();
+        for (const auto& check : *crcs) {
+            const pt2::Member& member = archive->members[check.member];
+            for (const auto& problem : member.problems) {
+                add(member.name, ProblemKind::Unsafe, problem);
+            }
+            if (check.problem.empty()) {
+                ++report.names_verified; // its crc
+            } else {
+                add(member.name, ProblemKind::CrcMismatch, check.problem);
+            }
+        }
     }
     return report;
 }

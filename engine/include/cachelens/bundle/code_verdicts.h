@@ -34,6 +34,12 @@ std::optional<ArtifactCheck> judge_entry(const std::filesystem::path& root,
 // its pickles against the pickle policy, as judge_entry judges that kind.
 ArtifactCheck judge_standalone_file(const cachedir::StandaloneFile& file);
 
+// The C++ sources of a .pt2 archive's AOTInductor models (wrapper and kernel
+// .cpp, and any other source member), audited as PyTorch's loader would
+// compile them when the package has no .so; one FileVerdict per member, by
+// member path. The .so itself is compiled code no audit reads.
+std::vector<FileVerdict> judge_pt2_archive(const pt2::Archive& archive);
+
 // One FileVerdict per pickle and source file of `scan`, sorted by path. A
 // file that cannot be read is "unreadable" with the reason. `progress` hears
 // the Checking stage (a file at a time); a stop is a Cancelled error.

@@ -13,6 +13,7 @@
 #include <cachelens/cachedir/triton_kernel.h>
 #include <cachelens/core/mapped_file.h>
 #include <cachelens/pickle/value.h>
+#include <cachelens/pt2/pt2_archive.h>
 
 #include <filesystem>
 #include <memory>
@@ -46,7 +47,7 @@ struct OpaqueFile {
 using EntryContent =
     std::variant<FxGraphEntry, AotAutogradEntry, ModuleSource, CppSource, BestConfig, KernelPerf,
                  BenchmarkCache, TritonKernelDir, TritonAutotuneResult, DynamoProfile,
-                 KeyedCacheValue, InMemoryCacheContents, OpaqueFile>;
+                 KeyedCacheValue, InMemoryCacheContents, pt2::Archive, OpaqueFile>;
 
 // Reads and parses `entry` of the cache dir `root`. Errors name the file.
 Result<EntryContent> load_entry(const std::filesystem::path& root, const Entry& entry);
@@ -58,9 +59,9 @@ struct StandaloneFile {
     EntryContent content;
 };
 
-// What `path` is, from its bytes: an OnDiskCache value (a known version
-// prefix), an InMemoryCache file (a pickled dict). Anything else is an error
-// naming the file and saying what it is not.
+// What `path` is, from its bytes: a .pt2 archive (a zip), an OnDiskCache
+// value (a known version prefix), an InMemoryCache file (a pickled dict).
+// Anything else is an error naming the file and saying what it is not.
 Result<StandaloneFile> load_standalone_file(const std::filesystem::path& path);
 
 // An InMemoryCache as from_env_var reads the value of `var`; `source` names

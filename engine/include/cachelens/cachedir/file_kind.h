@@ -25,6 +25,7 @@ enum class FileKind {
     DynamoProfile,   // dynamo/code_state_*.pkl: automatic dynamic shapes (PGO)
     KeyedCacheValue, // cache/<name>/<32 hex>: an OnDiskCache value (torch/_inductor/cache.py,
                      // runtime/caching): 4-byte version prefix + pickle (keyed_cache.h)
+    Pt2Archive,      // a .pt2: an AOTInductor package or an exported program (pt2/pt2_archive.h)
     InMemoryCache,   // never in a dir: a file of torch/_inductor/cache.py's
                      // InMemoryCache.from_file_path, or its from_env_var form (keyed_cache.h)
     Lock,            // locks/*.lock, *.lock

@@ -6,6 +6,7 @@
 
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/entry_content.h>
+#include <cachelens/core/progress.h>
 
 #include <cstddef>
 #include <string>
@@ -27,6 +28,8 @@ enum class ProblemKind {
     Moved,        // a Triton cache's group file names its files at another path (a warning)
     Stale,        // an OnDiskCache value of another version: PyTorch deletes it when it reads it
     OrphanLock,   // an OnDiskCache lock no value of its dir uses
+    Unsafe,       // an archive member whose extraction would leave its dir, or exceed a limit
+    CrcMismatch,  // an archive member whose bytes do not match the crc the archive records
 };
 
 std::string_view to_string(ProblemKind kind);
@@ -43,7 +46,7 @@ struct VerifyReport {
     // Listed, sorted by path, but harmless: the dir is still clean.
     std::vector<Problem> warnings;
     std::size_t entries_checked = 0;
-    std::size_t names_verified = 0; // content-addressed names that matched
+    std::size_t names_verified = 0; // content-addressed names that matched (a .pt2: crcs)
     // Names PyTorch derives from more than the content (autotune template
     // candidates, C++ sources keyed with their compile command): not checkable.
     std::size_t names_not_content_addressed = 0;
@@ -53,8 +56,12 @@ struct VerifyReport {
 
 VerifyReport verify_cache_dir(const Scan& scan);
 
-// The same checks for a file read on its own (an OnDiskCache value, an
-// InMemoryCache file): what its kind allows to be checked without its dir.
-VerifyReport verify_standalone_file(const StandaloneFile& file);
+// The same checks for a file read on its own: what its kind allows to be
+// checked without its dir. A .pt2 archive: every member's crc (read once,
+// `progress` hears the Checking stage; a stop is a Cancelled error), every
+// name that would leave an extraction dir, sizes over the limits, and what
+// PyTorch's loader would refuse.
+Result<VerifyReport> verify_standalone_file(const StandaloneFile& file,
+                                            const ProgressFn& progress = {});
 
 } // namespace cachelens::cachedir

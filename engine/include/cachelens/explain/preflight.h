@@ -14,6 +14,7 @@
 #include <cachelens/cachedir/fingerprint.h>
 #include <cachelens/core/error.h>
 #include <cachelens/core/progress.h>
+#include <cachelens/pt2/pt2_archive.h>
 
 #include <filesystem>
 #include <set>
@@ -103,5 +104,28 @@ struct TargetCheck {
 Result<TargetCheck> preflight_against(const PreflightSource& source,
                                       const std::filesystem::path& target,
                                       const ProgressFn& progress = {});
+
+// Will an AOTInductor package load on the target, and its kernels run? Per
+// model: its device against the target's devices, its kernel binaries' SM
+// architecture against the target GPU's. What the package does not record
+// (the CUDA and torch versions its .so needs, the CPU features a CPU model
+// was compiled for, against a target whose fingerprint has none) is said,
+// never guessed.
+struct Pt2ModelCheck {
+    std::string model;
+    PreflightOutcome outcome = PreflightOutcome::CannotTell; // can_hit reads "can load"
+    std::vector<PreflightReason> reasons;
+};
+
+struct Pt2Preflight {
+    std::vector<Pt2ModelCheck> models;
+    std::vector<std::string> notes; // what no package records
+    std::size_t count(PreflightOutcome outcome) const;
+    // "1 of 1 model can load on the target" / "... 1 will not load, 0 cannot tell".
+    std::string answer() const;
+    bool all_load() const;
+};
+
+Pt2Preflight preflight_pt2(const pt2::Archive& archive, const cachedir::Fingerprint& target);
 
 } // namespace cachelens::explain
