@@ -43,6 +43,13 @@ int run_scan(const ScanOptions& options) {
         total_entries += counts.entries;
         total_bytes += counts.bytes;
     }
+    std::vector<std::string> unknown_paths;
+    for (const auto& file : scan->files) {
+        if (file.kind == cachedir::FileKind::Unknown) {
+            unknown_paths.push_back(file.path);
+        }
+    }
+    const auto nested = cachedir::nested_cache_dirs(unknown_paths);
     if (options.json) {
         Json kinds = Json::object();
         for (const auto& [kind, counts] : summary) {
@@ -63,7 +70,8 @@ int run_scan(const ScanOptions& options) {
              {"bytes", total_bytes},
              {"kinds", std::move(kinds)},
              {"fingerprint", fingerprint ? Json::parse(cachedir::to_json(*fingerprint)) : Json()},
-             {"errors", std::move(error_list)}});
+             {"errors", std::move(error_list)},
+             {"nested_cache_dirs", nested}});
         return exit_code;
     }
     const bool triton = scan->layout() == cachedir::RootLayout::Triton;
@@ -98,6 +106,9 @@ int run_scan(const ScanOptions& options) {
                                         "cachelens ls " + shell_quote(options.dir) +
                                             " --kind unknown --sort size")
                     .c_str());
+    if (!nested.empty()) {
+        std::printf("%s\n", cachedir::nested_cache_dirs_note(options.dir, nested).c_str());
+    }
     for (const auto& error : errors) {
         std::printf("  %s\n", error.describe().c_str());
     }

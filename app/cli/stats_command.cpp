@@ -145,6 +145,14 @@ int run_stats(const StatsOptions& options) {
                     cachedir::coverage_line(root.parse_errors.size(), unknown_counts.files,
                                             unknown_counts.bytes, {})
                         .c_str());
+        std::vector<std::string> unknown_paths;
+        for (const auto& entry : root.unknown) {
+            unknown_paths.push_back(entry.path);
+        }
+        if (const auto nested = cachedir::nested_cache_dirs(unknown_paths); !nested.empty()) {
+            std::printf("  %s\n",
+                        cachedir::nested_cache_dirs_note(root.root.location, nested).c_str());
+        }
         for (const auto& entry : root.parse_errors) {
             std::printf("  %s: %s\n", entry.path.c_str(), entry.error.c_str());
         }

@@ -114,6 +114,48 @@ private slots:
                               << "tmp";
         QTest::newRow("stray") << "notes.txt"
                                << "unknown";
+        // What codecache.py's other writers leave (docs/FORMATS.md §3).
+        const std::string aoti = "chx2qgaetskedlxq7h7dzw2yyyszhm4med4b2pdrkz2uzixwlrkg";
+        const auto row = [](const char* name, const std::string& path, const char* kind) {
+            QTest::newRow(name) << QString::fromStdString(path) << QString(kind);
+        };
+        row("aoti wrapper", aoti + "/cfoh.wrapper.cpp", "aoti");
+        row("aoti library", aoti + "/cfoh.wrapper.so", "aoti");
+        row("aoti cubin", aoti + "/cbfa.cubin", "aoti");
+        row("aoti consts dir", aoti + "/cfoh/cdpb.weights.o", "aoti");
+        row("aoti lock", aoti + "/x.lock", "lock");
+        row("aoti eager", "aoti_eager/aten/cpu/add.Tensor.json", "aoti");
+        row("cubin for the C++ wrapper", "ab/cabc.cubin", "kernel_binary");
+        row("hsaco", "ab/cabc.hsaco", "kernel_binary");
+        row("zebin", "ab/cabc.zebin", "kernel_binary");
+        row("object", "ab/cabc.main.o", "object");
+        row("cutlass source", "ab/cabc.cu", "cpp");
+        row("cpp prefix copy", "ab/cabc.h", "cpp");
+        row("metric table", "ab/cabc.txt", "text");
+        row("compile error", "ab/cabc.so.error", "text");
+        row("precompiled header source", "precompiled_headers/cxyz.h", "cpp");
+        row("precompiled header", "precompiled_headers/cxyz.h.gch", "precompiled_header");
+        row("precompiled header lock", "precompiled_headers/locks/cxyz.lock", "lock");
+        row("debug copy", "ab/cabc.debug/output_code.py", "debug");
+        row("debug lock", "ab/cabc.debug.lock", "lock");
+        row("halide kernel", "ab/cabc.halide/generate_kernel.py", "halide");
+        row("halide lock", "ab/cabc.halide/lock", "lock");
+        row("halide runtime", "halide-runtime-host-abc/standalone_halide_runtime.a", "halide");
+        row("autoheuristic", "autoheuristic/NVIDIA H100/mm.txt", "text");
+        row("bisector", "bisect/run/_config.txt", "text");
+        row("memoizer dump", "memoizer_cache.json", "text");
+        row("deterministic dump", "cache/dcache_dump/imc.save", "text");
+        row("cutlass op configs", "configs_1234abcd.json", "text");
+        row("fresh cache dir", "tmpab_cd1ef/fxgraph/3g/f3gun/mmgn42", "tmp");
+        row("compiler scratch", "ab/cabc_CxxBuild/x.o", "tmp");
+        row("pgo being written", "dynamo/code_state_abc.pkl.tmp", "tmp");
+        row("keyed cache value", "cache/inductor_on_disk_cache/054560f575c37a2e455c434de988c4cc",
+            "on_disk_cache");
+        row("keyed cache lock", "cache/inductor_on_disk_cache/locks/0545.lock", "lock");
+        // A cache dir called "cache" walked from its parent: its modules are no values.
+        row("module of a nested cache dir",
+            "cache/xd/cxud5m2rmclr46xmocmetjq4xbnp6b7qkt4sa5l3lmv2utix7hbk.py", "unknown");
+        row("caching module lock", "cache/should_pad/dir.lock", "lock");
     }
     void classifiesEveryKind() {
         QFETCH(QString, path);
@@ -121,6 +163,22 @@ private slots:
         QCOMPARE(QString::fromStdString(std::string(to_string(classify(path.toStdString())))),
                  kind);
         QCOMPARE(file_kind_from_string(kind.toStdString()), classify(path.toStdString()));
+    }
+
+    // Which dirs under a walked dir are cache dirs of their own.
+    void nestedCacheDirs() {
+        const std::vector<std::string> unknown{
+            "cache/xd/cxud5m2rmclr46xmocmetjq4xbnp6b7qkt4sa5l3lmv2utix7hbk.py",
+            "cache/fxgraph/xd/fxdkey/abc",
+            "notes/readme.md",
+            "notes/todo.txt",
+            "stray.bin",
+        };
+        QCOMPARE(cachedir::nested_cache_dirs(unknown), std::vector<std::string>{"cache"});
+        QCOMPARE(cachedir::nested_cache_dirs({}), std::vector<std::string>{});
+        QCOMPARE(cachedir::nested_cache_dirs_note("/x/run", std::vector<std::string>{"cache"}),
+                 std::string("/x/run/cache looks like a cache dir of its own: cachelens scan "
+                             "/x/run/cache"));
     }
 
     void scanMatchesTheManifest() {

@@ -975,6 +975,24 @@ private slots:
         QVERIFY(verify.out.isEmpty());
     }
 
+    // The dir above a cache dir called "cache": not a tangle of broken
+    // OnDiskCache values, but a pointer to the cache dir itself.
+    void scanOfACacheDirsParentNamesTheCacheDir() {
+        const QString parent = QString::fromStdString(test::real_fixture("transformer").string());
+        const auto scan = test::run_cli({"scan", parent});
+        QCOMPARE(scan.exit_code, 0);
+        QVERIFY2(!scan.out.contains("OnDiskCache"), scan.out.constData());
+        QVERIFY2(scan.out.contains("files (") && scan.out.contains("cachelens does not know"),
+                 scan.out.constData());
+        QVERIFY2(scan.out.contains(parent.toUtf8() +
+                                   "/cache looks like a cache dir of its own: "
+                                   "cachelens scan " +
+                                   parent.toUtf8() + "/cache\n"),
+                 scan.out.constData());
+        const auto json = parse_json(test::run_cli({"scan", parent, "--json"})).object();
+        QCOMPARE(json["nested_cache_dirs"].toArray(), QJsonArray{"cache"});
+    }
+
     // Will it hit on another machine? The answer first, then each entry.
     void preflightAgainstATargetDir() {
         const QString devset = fixture_dir("devset/cache");

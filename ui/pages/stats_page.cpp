@@ -420,6 +420,23 @@ void StatsPage::setSnapshot(StatsSnapshot snapshot) {
     coverage->setFlags(Qt::NoItemFlags);
     errors_->insertTopLevelItem(0, coverage);
     coverage->setFirstColumnSpanned(true);
+    // A cache dir walked from its parent: say which dir to open instead.
+    int noteRow = 1;
+    for (const auto& root : roots) {
+        std::vector<std::string> unknownPaths;
+        for (const auto& entry : root.unknown) {
+            unknownPaths.push_back(entry.path);
+        }
+        const auto nested = cachedir::nested_cache_dirs(unknownPaths);
+        if (nested.empty()) {
+            continue;
+        }
+        auto* note = new QTreeWidgetItem(QStringList{
+            QString::fromStdString(cachedir::nested_cache_dirs_note(root.root.location, nested))});
+        note->setFlags(Qt::NoItemFlags);
+        errors_->insertTopLevelItem(noteRow++, note);
+        note->setFirstColumnSpanned(true);
+    }
 
     fillCharts();
     emit statusMessage(tr("Stats: %1").arg(summary));

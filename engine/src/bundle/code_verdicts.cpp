@@ -62,7 +62,56 @@ ArtifactCheck judge_source(std::string_view text, const std::string& path) {
 // Holds a pickle or source PyTorch would unpickle, import or compile.
 bool is_judged(cachedir::FileKind kind) {
     return is_source(kind) || !artifact_type(kind).empty() ||
-           kind == cachedir::FileKind::KeyedCacheValue;
+           kind == cachedir::FileKind::KeyedCacheValue || kind == cachedir::FileKind::AotiOutput;
+}
+
+bool is_source_path(std::string_view path) {
+    return path.ends_with(".cpp") || path.ends_with(".h") || path.ends_with(".cu");
+}
+
+// Many sources as one verdict: every finding, every piece of code.
+ArtifactCheck merge_checks(std::string destination, std::vector<ArtifactCheck> checks) {
+    ArtifactCheck all;
+    all.destination = std::move(destination);
+    for (auto& check : checks) {
+        std::ranges::move(check.code, std::back_inserter(all.code));
+        std::ranges::move(check.findings, std::back_inserter(all.findings));
+        std::ranges::move(check.problems, std::back_inserter(all.problems));
+    }
+    all.readable = all.problems.empty();
+    all.verdict = !all.findings.empty() ? safety::Verdict::CodeWithFindings
+                  : !all.readable       ? safety::Verdict::Unreadable
+                  : !all.code.empty()   ? safety::Verdict::InductorCode
+                                        : safety::Verdict::DataOnly;
+    all.consent = safety::consent_for(all.findings, {});
+    return all;
+}
+
+// An AOTInductor output dir: its C++ sources, which PyTorch compiled into
+// the .so beside them (and compiles again from a package without one).
+ArtifactCheck judge_aoti_output(const std::filesystem::path& root, const cachedir::Entry& entry) {
+    std::vector<ArtifactCheck> checks;
+    std::error_code error;
+    for (auto it = std::filesystem::recursive_directory_iterator(root / entry.path, error);
+         !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
+        const std::string relative = (std::filesystem::path(entry.path) /
+                                      std::filesystem::relative(it->path(), root / entry.path))
+                                         .generic_string();
+        if (!it->is_regular_file(error) || !is_source_path(relative)) {
+            continue;
+        }
+        auto file = MappedFile::open(it->path());
+        if (!file) {
+            ArtifactCheck check;
+            check.problems.push_back(file.error().message);
+            checks.push_back(std::move(check));
+            continue;
+        }
+        checks.push_back(judge_source((*file)->bytes(), relative));
+    }
+    auto all = merge_checks(entry.path, std::move(checks));
+    all.parses_to = "AOTInductor output dir";
+    return all;
 }
 
 } // namespace
@@ -71,6 +120,9 @@ std::optional<ArtifactCheck> judge_entry(const std::filesystem::path& root,
                                          const cachedir::Entry& entry) {
     if (!is_judged(entry.kind)) {
         return std::nullopt;
+    }
+    if (entry.kind == cachedir::FileKind::AotiOutput) {
+        return judge_aoti_output(root, entry);
     }
     auto file = MappedFile::open(root / entry.path);
     if (!file) {
@@ -95,9 +147,7 @@ std::optional<ArtifactCheck> judge_entry(const std::filesystem::path& root,
 std::vector<FileVerdict> judge_pt2_archive(const pt2::Archive& archive) {
     std::vector<FileVerdict> out;
     for (const auto& member : archive.members) {
-        const bool source = member.path.ends_with(".cpp") || member.path.ends_with(".h") ||
-                            member.path.ends_with(".cu");
-        if (!source) {
+        if (!is_source_path(member.path)) {
             continue;
         }
         auto text = pt2::read_member(archive, member);
@@ -120,20 +170,11 @@ ArtifactCheck judge_standalone_file(const cachedir::StandaloneFile& file) {
     }
     if (const auto* archive = std::get_if<pt2::Archive>(&file.content)) {
         // One verdict for the archive: every source's findings and code.
-        ArtifactCheck all;
-        all.destination = file.entry.path;
-        all.verdict = safety::Verdict::DataOnly;
+        std::vector<ArtifactCheck> checks;
         for (auto& verdict : judge_pt2_archive(*archive)) {
-            std::ranges::move(verdict.check.code, std::back_inserter(all.code));
-            std::ranges::move(verdict.check.findings, std::back_inserter(all.findings));
-            std::ranges::move(verdict.check.problems, std::back_inserter(all.problems));
+            checks.push_back(std::move(verdict.check));
         }
-        all.readable = all.problems.empty();
-        all.verdict = !all.findings.empty() ? safety::Verdict::CodeWithFindings
-                      : !all.readable       ? safety::Verdict::Unreadable
-                      : !all.code.empty()   ? safety::Verdict::InductorCode
-                                            : safety::Verdict::DataOnly;
-        all.consent = safety::consent_for(all.findings, {});
+        auto all = merge_checks(file.entry.path, std::move(checks));
         all.parses_to = std::string(pt2::to_string(archive->layout));
         return all;
     }

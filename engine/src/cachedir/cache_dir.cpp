@@ -1,5 +1,6 @@
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/core/format.h>
+#include <cachelens/core/text.h>
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 #include <condition_variable>
 #include <deque>
 #include <iterator>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -62,6 +64,9 @@ std::string entry_key(FileKind kind, std::string_view path) {
     case FileKind::BestConfig:
     case FileKind::KernelPerf:
     case FileKind::Lock:
+    case FileKind::KernelBinary:
+    case FileKind::ObjectFile:
+    case FileKind::PrecompiledHeader:
         return std::string(stem_of(name));
     case FileKind::BenchmarkCache:
     case FileKind::KeyedCacheValue:
@@ -99,6 +104,46 @@ std::string coverage_line(std::size_t parse_errors, std::uint64_t unknown_files,
         out += " (largest first: " + std::string(ls) + ")";
     }
     return out + ".";
+}
+
+std::vector<std::string> nested_cache_dirs(std::span<const std::string> unknown_paths) {
+    struct Counts {
+        std::size_t files = 0;
+        std::size_t known_below = 0;
+    };
+    std::map<std::string, Counts, std::less<>> by_top;
+    for (const auto& path : unknown_paths) {
+        const auto slash = path.find('/');
+        if (slash == std::string::npos) {
+            continue;
+        }
+        auto& counts = by_top[path.substr(0, slash)];
+        ++counts.files;
+        if (classify(std::string_view(path).substr(slash + 1)) != FileKind::Unknown) {
+            ++counts.known_below;
+        }
+    }
+    std::vector<std::string> dirs;
+    for (const auto& [top, counts] : by_top) {
+        if (counts.known_below * 2 > counts.files) {
+            dirs.push_back(top);
+        }
+    }
+    return dirs;
+}
+
+std::string nested_cache_dirs_note(std::string_view root, std::span<const std::string> dirs) {
+    std::string out;
+    for (const auto& dir : dirs) {
+        std::string path(root);
+        if (!path.empty() && path.back() != '/') {
+            path += '/';
+        }
+        path += dir;
+        out += (out.empty() ? "" : "\n") + path +
+               " looks like a cache dir of its own: cachelens scan " + shell_quote(path);
+    }
+    return out;
 }
 
 std::string_view stem_of(std::string_view file_name) {
@@ -488,26 +533,56 @@ Result<Scan> scan_cache_dir(const fs::path& root, const ProgressFn& progress) {
     return scan;
 }
 
+std::string_view entry_dir_of(FileKind kind, std::string_view path) {
+    const auto first_parts = [&](std::size_t count) {
+        std::size_t end = 0;
+        for (std::size_t i = 0; i < count; ++i) {
+            end = path.find('/', end == 0 && i == 0 ? 0 : end + 1);
+            if (end == std::string_view::npos) {
+                return std::string_view{};
+            }
+        }
+        return path.substr(0, end);
+    };
+    switch (kind) {
+    case FileKind::Triton:
+        return triton_dir_of(path);
+    case FileKind::AotiOutput:
+        return first_parts(1);
+    case FileKind::Halide:
+        return path.starts_with("halide-runtime-") ? first_parts(1) : first_parts(2);
+    case FileKind::DebugCopy:
+        return first_parts(2);
+    default:
+        return {};
+    }
+}
+
 std::vector<Entry> Scan::entries() const {
     std::vector<Entry> out;
     out.reserve(files.size());
+    // (kind, dir) -> its entry in `out`: a dir's files need not be adjacent
+    // (a lock inside it sorts among them).
+    std::map<std::pair<FileKind, std::string_view>, std::size_t> dirs;
     for (const FileRecord& file : files) {
-        if (file.kind == FileKind::Triton) {
-            // Files are sorted by path, so a kernel dir's files are adjacent.
-            const std::string_view dir = triton_dir_of(file.path);
-            if (out.empty() || out.back().kind != FileKind::Triton || out.back().path != dir) {
+        if (const std::string_view dir = entry_dir_of(file.kind, file.path); !dir.empty()) {
+            const auto [found, added] = dirs.try_emplace({file.kind, dir}, out.size());
+            if (added) {
                 Entry entry;
-                entry.kind = FileKind::Triton;
+                entry.kind = file.kind;
                 entry.path = std::string(dir);
                 entry.key = std::string(file_name_of(dir));
                 entry.file_count = 0;
                 out.push_back(std::move(entry));
             }
-            Entry& entry = out.back();
+            Entry& entry = out[found->second];
             entry.size += file.size;
             entry.mtime_ns = std::max(entry.mtime_ns, file.mtime_ns);
             ++entry.file_count;
             const std::string_view name = file_name_of(file.path);
+            if (file.kind != FileKind::Triton) {
+                continue;
+            }
             if (name.ends_with(".json") && !name.starts_with("__grp__")) {
                 entry.name = std::string(name.substr(0, name.size() - 5));
             } else if (entry.name.empty() && name.ends_with(".cubin")) {
@@ -529,6 +604,8 @@ std::vector<Entry> Scan::entries() const {
         }
         out.push_back(std::move(entry));
     }
+    // Dir entries were placed at their first file; the list stays in path order.
+    std::ranges::stable_sort(out, {}, &Entry::path);
     return out;
 }
 

@@ -90,6 +90,16 @@ Result<EntryContent> load_entry(const std::filesystem::path& root, const Entry& 
         return content(read_in_memory_cache_file(path), path);
     case FileKind::Pt2Archive:
         return content(pt2::read_archive(path), path);
+    case FileKind::AotiOutput:
+        return content(read_aoti_output_dir(root, entry), path);
+    case FileKind::KernelBinary:
+    case FileKind::ObjectFile:
+    case FileKind::PrecompiledHeader:
+    case FileKind::DebugCopy:
+    case FileKind::Halide:
+        return content(read_companion_file(root, entry), path);
+    case FileKind::Text:
+        return content(read_text_file_entry(root, entry), path);
     case FileKind::SharedLibrary:
     case FileKind::Lock:
     case FileKind::Temp:

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <iterator>
 #include <set>
 #include <tuple>
@@ -1210,7 +1211,14 @@ std::string member_text(const pt2::Member& member) {
     return member.path + " (" + format_bytes(member.size) + ")";
 }
 
-Field pt2_model_field(const pt2::Archive& archive, const pt2::AotiModel& model) {
+// A model's file by its index: its path and size, wherever the model sits.
+using ModelFileOf = std::function<std::pair<std::string, std::uint64_t>(pt2::MemberIndex)>;
+
+std::string file_text(const std::pair<std::string, std::uint64_t>& file) {
+    return file.first + " (" + format_bytes(file.second) + ")";
+}
+
+Field aoti_model_field(const pt2::AotiModel& model, const ModelFileOf& file_of) {
     std::vector<Field> children;
     children.push_back(json("name", model.name));
     const auto metadata = [&](const char* key) -> std::string {
@@ -1285,9 +1293,9 @@ Field pt2_model_field(const pt2::Archive& archive, const pt2::AotiModel& model) 
     const auto file_row = [&](const char* label, const std::optional<pt2::MemberIndex>& index,
                               const std::string& note) {
         if (index) {
-            const auto& member = archive.members[*index];
+            const auto file = file_of(*index);
             files.push_back(
-                value_field(kEveryone, label, {}, member.path, member_text(member) + note, true));
+                value_field(kEveryone, label, {}, file.first, file_text(file) + note, true));
         }
     };
     file_row("Wrapper", model.wrapper_cpp, {});
@@ -1296,14 +1304,14 @@ Field pt2_model_field(const pt2::Archive& archive, const pt2::AotiModel& model) 
              ": compiled code PyTorch loads with dlopen; cachelens cannot judge it");
     file_row("Metadata", model.metadata, ": what PyTorch's loader reads");
     for (const auto& kernel : model.kernels) {
-        const auto& member = archive.members[kernel.member];
+        const auto file = file_of(kernel.member);
         files.push_back(value_field(
-            kEveryone, "Kernel binary", {}, member.path,
-            member_text(member) + (kernel.sm ? ", sm_" + std::to_string(*kernel.sm) : ""), true));
+            kEveryone, "Kernel binary", {}, file.first,
+            file_text(file) + (kernel.sm ? ", sm_" + std::to_string(*kernel.sm) : ""), true));
     }
     for (const auto index : model.other_files) {
-        files.push_back(value_field(kEveryone, "File", {}, archive.members[index].path,
-                                    member_text(archive.members[index]), true));
+        const auto file = file_of(index);
+        files.push_back(value_field(kEveryone, "File", {}, file.first, file_text(file), true));
     }
     children.push_back(group(kEveryone, "Files", "files", std::to_string(files.size()),
                              std::move(files), FieldShape::List));
@@ -1334,8 +1342,11 @@ void describe_pt2(std::vector<Field>& out, const pt2::Archive& archive) {
     }
     out.push_back(value_field(kEveryone, "What", "aoti_package", archive.is_aoti_package(), what));
     std::vector<Field> models;
+    const ModelFileOf member_of = [&](pt2::MemberIndex index) {
+        return std::pair(archive.members[index].path, archive.members[index].size);
+    };
     for (const auto& model : archive.models) {
-        models.push_back(pt2_model_field(archive, model));
+        models.push_back(aoti_model_field(model, member_of));
     }
     Field model_list = group(kJson, {}, "models", {}, std::move(models), FieldShape::List);
     for (auto& model : model_list.children) {
@@ -1388,6 +1399,71 @@ void describe_pt2(std::vector<Field>& out, const pt2::Archive& archive) {
     out.push_back(group(kEveryone, "Problems", "problems",
                         problems.empty() ? "none" : std::to_string(problems.size()),
                         std::move(problems), FieldShape::List));
+}
+
+// --- What the compilers leave beside the entries (compile_outputs.h) ----------
+
+void describe_aoti_output(std::vector<Field>& out, const AotiOutputDir& output) {
+    const bool eager = output.dir == "aoti_eager";
+    const std::string what =
+        eager ? "AOTInductor's eager kernels (aoti_eager): op configs and the libraries they name"
+              : "the dir AOTInductor compiled one model into (AotCodeCompiler): aot_load and "
+                "aoti_compile_and_package read it";
+    out.push_back(value_field(kEveryone, "What", "what", what, what));
+    if (!eager && (output.model.wrapper_cpp || output.model.library)) {
+        const ModelFileOf file_of = [&](pt2::MemberIndex index) {
+            return std::pair(output.files[index], output.sizes[index]);
+        };
+        Field model = aoti_model_field(output.model, file_of);
+        model.label = "Model";
+        model.key = "model";
+        out.push_back(std::move(model));
+    }
+    std::vector<Field> files;
+    for (std::size_t i = 0; i < output.files.size(); ++i) {
+        const auto file = std::pair(output.files[i], output.sizes[i]);
+        files.push_back(value_field(kEveryone, {}, {}, file.first, file_text(file), true));
+    }
+    out.push_back(group(kEveryone, "Files", "files", std::to_string(files.size()), std::move(files),
+                        FieldShape::List));
+    std::vector<Field> problems;
+    for (const auto& problem : output.problems) {
+        problems.push_back(value_field(kEveryone, {}, {}, problem, problem));
+    }
+    out.push_back(group(kEveryone, "Problems", "problems",
+                        problems.empty() ? "none" : std::to_string(problems.size()),
+                        std::move(problems), FieldShape::List));
+}
+
+void describe_companion(std::vector<Field>& out, const CompanionFile& file) {
+    out.push_back(value_field(kEveryone, "What", "what", file.what, file.what));
+    if (file.sm) {
+        out.push_back(value_field(kEveryone, "Architecture", "sm",
+                                  static_cast<std::int64_t>(*file.sm),
+                                  "sm_" + std::to_string(*file.sm)));
+    }
+    std::vector<Field> owners;
+    for (const auto& owner : file.owners) {
+        Field row = value_field(kEveryone, {}, {}, owner, owner, true);
+        const FileKind kind = owner.ends_with(".py")   ? FileKind::Module
+                              : owner.ends_with(".so") ? FileKind::SharedLibrary
+                                                       : FileKind::CppSource;
+        row.link = FieldLink{kind, owner};
+        owners.push_back(std::move(row));
+    }
+    if (!owners.empty()) {
+        out.push_back(group(kEveryone, "Belongs to", "owners", std::to_string(owners.size()),
+                            std::move(owners), FieldShape::List));
+    }
+}
+
+void describe_text_file(std::vector<Field>& out, const TextFile& file) {
+    out.push_back(value_field(kEveryone, "What", "what", file.what, file.what));
+    out.push_back(json("text", file.text()));
+    Field block = text_block("text", file.text());
+    block.detail = TextDetail::Always; // the text is what the file is for
+    out.push_back(std::move(block));
+    out.push_back(tree("Text", std::string(file.text().substr(0, 4000)), true));
 }
 
 void describe_header(std::vector<Field>& out, const Entry& entry) {
@@ -1617,6 +1693,9 @@ EntryDescription describe_entry(const Entry& entry, const EntryContent& content)
             [&](const KeyedCacheValue& value) { describe_keyed_value(out, entry, value); },
             [&](const InMemoryCacheContents& cache) { describe_in_memory_cache(out, cache); },
             [&](const pt2::Archive& archive) { describe_pt2(out, archive); },
+            [&](const AotiOutputDir& output) { describe_aoti_output(out, output); },
+            [&](const CompanionFile& file) { describe_companion(out, file); },
+            [&](const TextFile& file) { describe_text_file(out, file); },
             [&](const OpaqueFile&) {
                 out.push_back(tree("Contents", "not parsed (a compiled library, lock, "
                                                "temporary or unknown file)"));

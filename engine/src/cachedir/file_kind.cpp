@@ -28,6 +28,13 @@ constexpr std::array kKindNames{
     KindName{FileKind::DynamoProfile, "pgo"},
     KindName{FileKind::KeyedCacheValue, "on_disk_cache"},
     KindName{FileKind::Pt2Archive, "pt2"},
+    KindName{FileKind::AotiOutput, "aoti"},
+    KindName{FileKind::KernelBinary, "kernel_binary"},
+    KindName{FileKind::ObjectFile, "object"},
+    KindName{FileKind::PrecompiledHeader, "precompiled_header"},
+    KindName{FileKind::Text, "text"},
+    KindName{FileKind::DebugCopy, "debug"},
+    KindName{FileKind::Halide, "halide"},
     KindName{FileKind::InMemoryCache, "in_memory_cache"},
     KindName{FileKind::Lock, "lock"},
     KindName{FileKind::Temp, "tmp"},
@@ -153,6 +160,43 @@ bool is_temp_name(std::string_view file_name) {
     return file_name.size() > 5 && file_name.front() == '.' && ends_with(file_name, ".tmp");
 }
 
+// "c" + 51 lowercase base32 characters: Inductor's code_hash, which names
+// its modules and AOTInductor's output dirs.
+bool is_code_hash(std::string_view name) {
+    return name.size() == 52 && name.front() == 'c' &&
+           std::ranges::all_of(name.substr(1), [](char c) {
+               return (c >= 'a' && c <= 'z') || (c >= '2' && c <= '7');
+           });
+}
+
+// tmp + 8 of [a-z0-9_]: tempfile.mkdtemp()'s name, a fresh_cache() dir that
+// PyTorch made with delete=False and never removes.
+bool is_fresh_cache_dir_name(std::string_view name) {
+    return name.size() == 11 && name.starts_with("tmp") &&
+           std::ranges::all_of(name.substr(3), [](char c) {
+               return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+           });
+}
+
+// A file in a bucket dir <xx>/ that no older rule claims, by its suffix.
+FileKind classify_bucket_file(std::string_view name) {
+    for (const auto suffix : {".cubin", ".hsaco", ".zebin", ".spv", ".fatbin"}) {
+        if (ends_with(name, suffix)) {
+            return FileKind::KernelBinary;
+        }
+    }
+    if (ends_with(name, ".o")) {
+        return FileKind::ObjectFile;
+    }
+    if (ends_with(name, ".cu") || ends_with(name, ".h")) {
+        return FileKind::CppSource; // CUTLASS sources, cpp_prefix.h copies (<= 2.7)
+    }
+    if (ends_with(name, ".txt") || ends_with(name, ".error")) {
+        return FileKind::Text;
+    }
+    return FileKind::Unknown;
+}
+
 FileKind classify(std::string_view relative_path) {
     const auto parts = split(relative_path);
     if (parts.empty()) {
@@ -163,6 +207,34 @@ FileKind classify(std::string_view relative_path) {
         return FileKind::Temp;
     }
     const std::string_view top = parts.front();
+    // A compiler's scratch dir (CppBuilder), a throw-away cache dir.
+    if (std::ranges::any_of(std::span(parts).first(parts.size() - 1),
+                            [](std::string_view part) { return part.ends_with("_CxxBuild"); }) ||
+        (parts.size() >= 2 && is_fresh_cache_dir_name(top))) {
+        return FileKind::Temp;
+    }
+    if (parts.size() >= 2 && (is_code_hash(top) || top == "aoti_eager")) {
+        return ends_with(name, ".lock") ? FileKind::Lock : FileKind::AotiOutput;
+    }
+    if (parts.size() >= 2 && top.starts_with("halide-runtime-")) {
+        return name == "lock" ? FileKind::Lock : FileKind::Halide;
+    }
+    if (top == "precompiled_headers") {
+        if (ends_with(name, ".lock")) {
+            return FileKind::Lock;
+        }
+        return ends_with(name, ".h") ? FileKind::CppSource : FileKind::PrecompiledHeader;
+    }
+    if (top == "autoheuristic" || top == "bisect") {
+        return FileKind::Text;
+    }
+    if (parts.size() == 1 && (name == "memoizer_cache.json" ||
+                              (name.starts_with("configs_") && ends_with(name, ".json")))) {
+        return FileKind::Text;
+    }
+    if (relative_path == "cache/dcache_dump/imc.save") {
+        return FileKind::Text;
+    }
     if (top == "fxgraph") {
         return parts.size() == 4 ? FileKind::FxGraph : FileKind::Unknown;
     }
@@ -184,9 +256,12 @@ FileKind classify(std::string_view relative_path) {
     if (top == "cache" && parts.size() == 2) {
         return FileKind::BenchmarkCache;
     }
-    // cache/<name>/: OnDiskCache(name)'s values, whatever their names (verify
-    // flags one that is not 32 hex); its locks fall to the rule below.
-    if (top == "cache" && parts.size() == 3 && !ends_with(name, ".lock")) {
+    // cache/<name>/: OnDiskCache(name)'s values, named by a key and never
+    // with a suffix (verify flags one that is not 32 hex); its locks fall to
+    // the rule below. A file with a suffix there is no value: most likely an
+    // Inductor cache dir that happens to be called "cache" was walked from
+    // its parent (nested_cache_dirs() says so).
+    if (top == "cache" && parts.size() == 3 && name.find('.') == std::string_view::npos) {
         return FileKind::KeyedCacheValue;
     }
     if (top == "locks" || ends_with(name, ".lock")) {
@@ -194,6 +269,21 @@ FileKind classify(std::string_view relative_path) {
     }
     if (top == "dynamo" && name.starts_with("code_state_") && ends_with(name, ".pkl")) {
         return FileKind::DynamoProfile;
+    }
+    if (top == "dynamo" && name.starts_with("code_state_") && ends_with(name, ".pkl.tmp")) {
+        return FileKind::Temp; // pgo.py writes <file>.tmp, then renames it
+    }
+    // <xx>/c<hash>.debug/... and <xx>/c<hash>.halide/...: dirs of their own.
+    if (parts.size() >= 3 && top.size() == 2) {
+        if (ends_with(parts[1], ".debug")) {
+            return FileKind::DebugCopy;
+        }
+        if (ends_with(parts[1], ".halide")) {
+            return name == "lock" ? FileKind::Lock : FileKind::Halide;
+        }
+    }
+    if (parts.size() == 2 && top.size() == 2 && ends_with(name, ".debug.lock")) {
+        return FileKind::Lock;
     }
     if (parts.size() == 2 && top.size() == 2) {
         if (ends_with(name, ".py")) {
@@ -211,6 +301,7 @@ FileKind classify(std::string_view relative_path) {
         if (ends_with(name, ".kernel_perf")) {
             return FileKind::KernelPerf;
         }
+        return classify_bucket_file(name);
     }
     return FileKind::Unknown;
 }

@@ -365,6 +365,11 @@ private:
             ++report_.names_not_content_addressed;
         } else if (const auto* value = std::get_if<KeyedCacheValue>(&*loaded)) {
             check_keyed_value(entry, *value);
+        } else if (const auto* output = std::get_if<AotiOutputDir>(&*loaded)) {
+            for (const auto& problem : output->problems) {
+                add(entry.path, ProblemKind::ParseError, problem);
+            }
+            ++report_.names_not_content_addressed;
         } else if (const auto* cache = std::get_if<BenchmarkCache>(&*loaded)) {
             if (!cache->system_hash.empty() && cache->system_hash != entry.key) {
                 add(entry.path, ProblemKind::NameMismatch,

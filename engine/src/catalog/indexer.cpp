@@ -86,11 +86,8 @@ files_by_entry(const cachedir::Scan& scan) {
     std::unordered_map<std::string_view, std::vector<const cachedir::FileRecord*>> out;
     out.reserve(scan.files.size());
     for (const auto& file : scan.files) {
-        std::string_view entry_path = file.path;
-        if (file.kind == cachedir::FileKind::Triton) {
-            entry_path = entry_path.substr(0, entry_path.rfind('/'));
-        }
-        out[entry_path].push_back(&file);
+        const std::string_view dir = cachedir::entry_dir_of(file.kind, file.path);
+        out[dir.empty() ? std::string_view(file.path) : dir].push_back(&file);
     }
     return out;
 }

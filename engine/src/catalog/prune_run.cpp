@@ -8,6 +8,7 @@
 #include "prune_steps.h"
 #include "root_graph.h"
 
+#include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/core/dir_handle.h>
 
 #include <algorithm>
@@ -310,6 +311,13 @@ private:
     // then writes into them without a retry, so a young one stays.
     void remove_own_dir(const PruneEntry& entry) {
         std::string_view own_dir = entry.path;
+        if (entry.kind != FileKind::Triton &&
+            !cachedir::entry_dir_of(entry.kind, entry.path + "/x").empty()) {
+            // An entry that is a dir of its own (an AOTInductor output dir, a
+            // Halide or debug dir): its subdirs, deepest first, then itself.
+            remove_dir_tree(entry);
+            return;
+        }
         if (entry.kind != FileKind::Triton) {
             // An autotune result or a launcher is alone in its Triton hash dir.
             own_dir = split_parent(entry.path).first;
@@ -320,6 +328,29 @@ private:
         auto [parent, name] = split_parent(own_dir);
         if (auto dir = root_.open_beneath(parent); dir) {
             (void)dir->remove_empty_dir(name);
+        }
+    }
+
+    void remove_dir_tree(const PruneEntry& entry) {
+        std::vector<std::string> dirs;
+        for (const auto& file : entry.files) {
+            for (auto dir = split_parent(file.path).first;
+                 dir.size() > entry.path.size() && dir.starts_with(entry.path);
+                 dir = split_parent(dir).first) {
+                dirs.emplace_back(dir);
+            }
+        }
+        dirs.push_back(entry.path);
+        std::ranges::sort(dirs, [](const std::string& a, const std::string& b) {
+            return std::pair(std::ranges::count(a, '/'), a) >
+                   std::pair(std::ranges::count(b, '/'), b);
+        });
+        dirs.erase(std::unique(dirs.begin(), dirs.end()), dirs.end());
+        for (const auto& dir : dirs) {
+            auto [parent, name] = split_parent(dir);
+            if (auto handle = root_.open_beneath(parent); handle) {
+                (void)handle->remove_empty_dir(name);
+            }
         }
     }
 

@@ -318,105 +318,14 @@ void read_models(Archive& archive, const Limits& limits) {
         }
         by_model[std::string(rest.substr(0, slash))].push_back(i);
     }
+    const ModelFiles access{
+        .path_of = [&](MemberIndex i) -> const std::string& { return archive.members[i].path; },
+        .read =
+            [&](MemberIndex i) {
+                return read_member(archive, archive.members[i], limits);
+            }};
     for (auto& [name, indexes] : by_model) {
-        AotiModel model;
-        model.name = name;
-        std::optional<MemberIndex> last_cpp;
-        for (const MemberIndex i : indexes) {
-            const std::string file = file_name(archive.members[i].path);
-            if (ends_with(file, ".wrapper.cpp")) {
-                model.wrapper_cpp = i;
-                last_cpp = i;
-            } else if (ends_with(file, ".kernel.cpp")) {
-                model.kernel_cpp = i;
-                last_cpp = i;
-            } else if (ends_with(file, ".cpp")) {
-                // Before the .wrapper/.kernel names (2.5-2.6): <hash>.cpp.
-                if (!model.wrapper_cpp) {
-                    model.wrapper_cpp = i;
-                }
-                last_cpp = i;
-            } else if (ends_with(file, ".so")) {
-                if (model.library) {
-                    archive.problems.push_back(
-                        "model " + name +
-                        " has several .so files: PyTorch refuses to package it so, and its "
-                        "loader would take the last one in the archive");
-                }
-                model.library = i;
-            } else if (is_kernel_binary(file)) {
-                KernelBinary binary;
-                binary.member = i;
-                if (auto header = read_member(archive, archive.members[i], limits)) {
-                    binary.sm = cubin_arch(*header);
-                }
-                model.kernels.push_back(binary);
-            } else {
-                model.other_files.push_back(i);
-                if (ends_with(file, ".blob")) {
-                    model.weights_location = "in " + file + " (the model's weights blob)";
-                } else if (file == "weights_config.json") {
-                    model.weights_location = "in data/weights/, as weights_config.json maps them";
-                }
-            }
-        }
-        // The C++ loader reads the metadata of the last .cpp it extracted.
-        const auto metadata_of = [&](MemberIndex cpp) -> std::optional<MemberIndex> {
-            std::string path = archive.members[cpp].path;
-            path = path.substr(0, path.size() - 4) + "_metadata.json";
-            for (const MemberIndex i : indexes) {
-                if (archive.members[i].path == path) {
-                    return i;
-                }
-            }
-            return std::nullopt;
-        };
-        if (last_cpp) {
-            model.metadata = metadata_of(*last_cpp);
-        }
-        if (!model.metadata) {
-            for (const MemberIndex i : indexes) {
-                if (ends_with(archive.members[i].path, "_metadata.json")) {
-                    model.metadata = i;
-                }
-            }
-        }
-        if (model.metadata) {
-            std::erase(model.other_files, *model.metadata);
-            auto text = read_member(archive, archive.members[*model.metadata], limits);
-            const auto json =
-                text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
-            if (json.is_object()) {
-                for (const auto& [key, value] : json.items()) {
-                    model.metadata_values[key] =
-                        value.is_string() ? value.get<std::string>() : value.dump();
-                }
-            } else {
-                archive.problems.push_back("model " + name + ": " +
-                                           archive.members[*model.metadata].path +
-                                           " is not a JSON object of metadata");
-            }
-        } else {
-            archive.problems.push_back("model " + name +
-                                       " has no *_metadata.json: PyTorch's loader fails on it "
-                                       "(File not found)");
-        }
-        if (!model.wrapper_cpp && !model.library) {
-            archive.problems.push_back(
-                "Failed to find a generated cpp file or so file for model '" + name +
-                "' in the zip archive (PyTorch's loader says so and refuses it)");
-        }
-        if (model.wrapper_cpp) {
-            if (auto text = read_member(archive, archive.members[*model.wrapper_cpp], limits)) {
-                read_wrapper_info(*text, model);
-            }
-        }
-        if (model.weights_location.empty()) {
-            model.weights_location = model.library
-                                         ? "in the .so (its data section, PyTorch's default)"
-                                         : "none packaged (a C++-only package builds them in)";
-        }
-        archive.models.push_back(std::move(model));
+        archive.models.push_back(assemble_model(name, indexes, access, archive.problems));
     }
     // The loader matches a model's files by prefix with no '/': loading
     // "model" also takes "model2"'s.
@@ -621,6 +530,105 @@ Result<std::string> read_at(unzFile zip, const Member& member, const Limits& lim
 }
 
 } // namespace
+
+AotiModel assemble_model(std::string name, const std::vector<MemberIndex>& indexes,
+                         const ModelFiles& access, std::vector<std::string>& problems) {
+    AotiModel model;
+    model.name = std::move(name);
+    const std::string& label = model.name;
+    std::optional<MemberIndex> last_cpp;
+    for (const MemberIndex i : indexes) {
+        const std::string file = file_name(access.path_of(i));
+        if (ends_with(file, ".wrapper.cpp")) {
+            model.wrapper_cpp = i;
+            last_cpp = i;
+        } else if (ends_with(file, ".kernel.cpp")) {
+            model.kernel_cpp = i;
+            last_cpp = i;
+        } else if (ends_with(file, ".cpp")) {
+            // Before the .wrapper/.kernel names (2.5-2.6): <hash>.cpp.
+            if (!model.wrapper_cpp) {
+                model.wrapper_cpp = i;
+            }
+            last_cpp = i;
+        } else if (ends_with(file, ".so")) {
+            if (model.library) {
+                problems.push_back("model " + label +
+                                   " has several .so files: PyTorch refuses to package it so, and "
+                                   "its loader would take the last one");
+            }
+            model.library = i;
+        } else if (is_kernel_binary(file)) {
+            KernelBinary binary;
+            binary.member = i;
+            if (auto header = access.read(i)) {
+                binary.sm = cubin_arch(*header);
+            }
+            model.kernels.push_back(binary);
+        } else {
+            model.other_files.push_back(i);
+            if (ends_with(file, ".blob")) {
+                model.weights_location = "in " + file + " (the model's weights blob)";
+            } else if (file == "weights_config.json") {
+                model.weights_location = "in data/weights/, as weights_config.json maps them";
+            }
+        }
+    }
+    // The C++ loader reads the metadata of the last .cpp it extracted.
+    const auto metadata_of = [&](MemberIndex cpp) -> std::optional<MemberIndex> {
+        std::string path = access.path_of(cpp);
+        path = path.substr(0, path.size() - 4) + "_metadata.json";
+        for (const MemberIndex i : indexes) {
+            if (access.path_of(i) == path) {
+                return i;
+            }
+        }
+        return std::nullopt;
+    };
+    if (last_cpp) {
+        model.metadata = metadata_of(*last_cpp);
+    }
+    if (!model.metadata) {
+        for (const MemberIndex i : indexes) {
+            if (ends_with(access.path_of(i), "_metadata.json")) {
+                model.metadata = i;
+            }
+        }
+    }
+    if (model.metadata) {
+        std::erase(model.other_files, *model.metadata);
+        auto text = access.read(*model.metadata);
+        const auto json = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
+        if (json.is_object()) {
+            for (const auto& [key, value] : json.items()) {
+                model.metadata_values[key] =
+                    value.is_string() ? value.get<std::string>() : value.dump();
+            }
+        } else {
+            problems.push_back("model " + label + ": " + access.path_of(*model.metadata) +
+                               " is not a JSON object of metadata");
+        }
+    } else {
+        problems.push_back(
+            "model " + label +
+            " has no *_metadata.json: PyTorch's loader fails on it (File not found)");
+    }
+    if (!model.wrapper_cpp && !model.library) {
+        problems.push_back("Failed to find a generated cpp file or so file for model '" + label +
+                           "' in the zip archive (PyTorch's loader says so and refuses it)");
+    }
+    if (model.wrapper_cpp) {
+        if (auto text = access.read(*model.wrapper_cpp)) {
+            read_wrapper_info(*text, model);
+        }
+    }
+    if (model.weights_location.empty()) {
+        model.weights_location = model.library
+                                     ? "in the .so (its data section, PyTorch's default)"
+                                     : "none packaged (a C++-only package builds them in)";
+    }
+    return model;
+}
 
 std::string_view to_string(Layout layout) {
     switch (layout) {

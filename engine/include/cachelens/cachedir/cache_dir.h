@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +62,12 @@ struct Scan {
     // and none is an Inductor cache's; Inductor otherwise, an empty dir too.
     RootLayout layout() const;
 };
+
+// The dir a file of a kind kept as one entry per dir belongs to (that entry's
+// path): a Triton kernel dir, an AOTInductor output dir, a Halide kernel or
+// runtime dir, a TORCH_COMPILE_DEBUG copy. Empty for the kinds kept as one
+// entry per file.
+std::string_view entry_dir_of(FileKind kind, std::string_view path);
 
 // Walks `root` without following symlinks. Fails when root is not a readable dir.
 // `progress` hears the Scanning stage (files found so far, their bytes).
@@ -123,6 +130,18 @@ std::string empty_key_dir_note(std::string_view key_dir);
 // CLI's `scan` and `stats` and the GUI's Stats page all say it this way.
 std::string coverage_line(std::size_t parse_errors, std::uint64_t unknown_files,
                           std::uint64_t unknown_bytes, std::string_view ls);
+
+// The dirs just under a walked dir that are cache dirs of their own, from
+// the paths (relative to the walked dir) of its files of kind unknown: most
+// of a dir's unknown files are of a known kind once read from that dir (a
+// cache dir named "cache" walked from its parent, vLLM's inductor_cache/).
+// Sorted; empty when none is.
+std::vector<std::string> nested_cache_dirs(std::span<const std::string> unknown_paths);
+
+// "DIR/cache looks like a cache dir of its own: cachelens scan DIR/cache",
+// for each such dir, one line each; `root` is the walked dir as the user
+// named it. Empty when `dirs` is.
+std::string nested_cache_dirs_note(std::string_view root, std::span<const std::string> dirs);
 
 // The part of a file name before its first '.' ("c2clu...") or the whole name.
 std::string_view stem_of(std::string_view file_name);

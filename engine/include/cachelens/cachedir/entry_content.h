@@ -7,6 +7,7 @@
 #include <cachelens/cachedir/benchmark_cache.h>
 #include <cachelens/cachedir/best_config.h>
 #include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/cachedir/compile_outputs.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
 #include <cachelens/cachedir/kernel_module.h>
 #include <cachelens/cachedir/keyed_cache.h>
@@ -47,7 +48,8 @@ struct OpaqueFile {
 using EntryContent =
     std::variant<FxGraphEntry, AotAutogradEntry, ModuleSource, CppSource, BestConfig, KernelPerf,
                  BenchmarkCache, TritonKernelDir, TritonAutotuneResult, DynamoProfile,
-                 KeyedCacheValue, InMemoryCacheContents, pt2::Archive, OpaqueFile>;
+                 KeyedCacheValue, InMemoryCacheContents, pt2::Archive, AotiOutputDir, CompanionFile,
+                 TextFile, OpaqueFile>;
 
 // Reads and parses `entry` of the cache dir `root`. Errors name the file.
 Result<EntryContent> load_entry(const std::filesystem::path& root, const Entry& entry);

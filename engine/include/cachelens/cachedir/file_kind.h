@@ -12,25 +12,36 @@
 namespace cachelens::cachedir {
 
 enum class FileKind {
-    FxGraph,         // fxgraph/<key[1:3]>/<key>/<sha256_hash(bytes)>
-    AotAutograd,     // aotautograd/<key>/<sha256_hash(bytes)>
-    Module,          // <xx>/c<hash>.py: a wrapper or a Triton kernel module
-    CppSource,       // <xx>/c<hash>.cpp, .main.cpp: CPU kernels
-    SharedLibrary,   // <xx>/c<hash>.so, .main.so; Triton's launchers <TRITON HASH>/*.so
-    BestConfig,      // <xx>/<sha256 hex>.best_config
-    KernelPerf,      // <xx>/c<hash>.kernel_perf
-    BenchmarkCache,  // cache/<system hash>
-    Triton,          // triton/<device>/<TRITON HASH>/<file>: one compiled kernel
-    TritonAutotune,  // <TRITON HASH>/<fn>.autotune.json: triton.autotune's cached timings
-    DynamoProfile,   // dynamo/code_state_*.pkl: automatic dynamic shapes (PGO)
-    KeyedCacheValue, // cache/<name>/<32 hex>: an OnDiskCache value (torch/_inductor/cache.py,
-                     // runtime/caching): 4-byte version prefix + pickle (keyed_cache.h)
-    Pt2Archive,      // a .pt2: an AOTInductor package or an exported program (pt2/pt2_archive.h)
-    InMemoryCache,   // never in a dir: a file of torch/_inductor/cache.py's
-                     // InMemoryCache.from_file_path, or its from_env_var form (keyed_cache.h)
-    Lock,            // locks/*.lock, *.lock
-    Temp,            // .<pid>.<tid>.tmp, Triton's tmp.* dirs: a write in progress or abandoned
-                     // (Triton < 3.0: <file>.tmp.pid_<pid>_<n>)
+    FxGraph,           // fxgraph/<key[1:3]>/<key>/<sha256_hash(bytes)>
+    AotAutograd,       // aotautograd/<key>/<sha256_hash(bytes)>
+    Module,            // <xx>/c<hash>.py: a wrapper or a Triton kernel module
+    CppSource,         // <xx>/c<hash>.cpp, .main.cpp: CPU kernels
+    SharedLibrary,     // <xx>/c<hash>.so, .main.so; Triton's launchers <TRITON HASH>/*.so
+    BestConfig,        // <xx>/<sha256 hex>.best_config
+    KernelPerf,        // <xx>/c<hash>.kernel_perf
+    BenchmarkCache,    // cache/<system hash>
+    Triton,            // triton/<device>/<TRITON HASH>/<file>: one compiled kernel
+    TritonAutotune,    // <TRITON HASH>/<fn>.autotune.json: triton.autotune's cached timings
+    DynamoProfile,     // dynamo/code_state_*.pkl: automatic dynamic shapes (PGO)
+    KeyedCacheValue,   // cache/<name>/<32 hex>: an OnDiskCache value (torch/_inductor/cache.py,
+                       // runtime/caching): 4-byte version prefix + pickle (keyed_cache.h)
+    Pt2Archive,        // a .pt2: an AOTInductor package or an exported program (pt2/pt2_archive.h)
+    AotiOutput,        // c<hash>/...: the dir AOTInductor compiles a model into (aoti_output.h);
+                       // aoti_eager/...: AOTInductor's eager kernels
+    KernelBinary,      // <xx>/c<hash>.cubin (.hsaco, .zebin, .spv, .fatbin): a GPU kernel the
+                       // C++ wrapper loads (CudaKernelParamCache)
+    ObjectFile,        // <xx>/c<hash>.o, .main.o, .optimized.o: a C++ or CUDA object file
+    PrecompiledHeader, // precompiled_headers/*.h.gch, .h.pch: what C++ kernels -include
+    Text,              // <xx>/*.txt metric tables, *.error compile errors, autoheuristic and
+                       // bisector state, the caching module's dumps, CUTLASS op configs
+    DebugCopy,         // <xx>/c<hash>.debug/...: TORCH_COMPILE_DEBUG's copy of a compile
+    Halide,            // <xx>/c<hash>.halide/..., halide-runtime-*/...: Halide kernels, runtime
+    InMemoryCache,     // never in a dir: a file of torch/_inductor/cache.py's
+                       // InMemoryCache.from_file_path, or its from_env_var form (keyed_cache.h)
+    Lock,              // locks/*.lock, *.lock
+    Temp,              // .<pid>.<tid>.tmp, Triton's tmp.* dirs: a write in progress or abandoned
+                       // (Triton < 3.0: <file>.tmp.pid_<pid>_<n>); a compiler's *_CxxBuild/
+                       // scratch dir; tmp<8>/: a throw-away cache dir PyTorch never deletes
     Unknown,
 };
 

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -150,6 +151,20 @@ Result<std::string> read_member(const Archive& archive, const Member& member,
 // The SM architecture a cubin's ELF header names (90 for sm_90 and sm_90a);
 // nullopt when it is no CUDA ELF.
 std::optional<int> cubin_arch(std::string_view elf_header);
+
+// The files of one AOTInductor model wherever they sit: an archive's
+// data/aotinductor/<model>/, or the output dir AotCodeCompiler leaves in a
+// cache dir. `files` are indexes into the caller's own list, in the order
+// PyTorch's loader would meet them; `path_of` names one, `read` reads one
+// (small members only: metadata, wrapper sources, kernel binaries' headers).
+// What PyTorch's loader would refuse goes to `problems`, each naming the
+// model. The model's indexes are the caller's.
+struct ModelFiles {
+    std::function<const std::string&(MemberIndex)> path_of;
+    std::function<Result<std::string>(MemberIndex)> read;
+};
+AotiModel assemble_model(std::string name, const std::vector<MemberIndex>& files,
+                         const ModelFiles& access, std::vector<std::string>& problems);
 
 struct MemberCheck {
     MemberIndex member = 0;
