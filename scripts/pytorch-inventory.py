@@ -168,7 +168,7 @@ def inventory(args):
 
 
 ROW = re.compile(
-    r'(?P<wrap>both|pgo_only|value_only)?\(?\s*(?P<role>built|record|enumeration|callable|constant|refused|row)\('
+    r'(?P<wrap>both|pgo_only|value_only|precompile_only)?\(?\s*(?P<role>built|record|enumeration|callable|constant|refused|row)\('
     r'(?P<module>k\w+|"[^"]*"),\s*"(?P<name>[^"]+)",\s*(?:GlobalRole::(?P<grole>\w+),\s*)?'
     r'(?:CallRule::\w+,\s*)?"(?P<versions>[^"]*)",\s*(?P<why>"(?:[^"\\]|\\.)*"|k\w+)',
     re.S,
@@ -190,8 +190,9 @@ def markdown(args):
     body = text[text.index("kRows[] = {"):]
     for match in ROW.finditer(body):
         role = ROLES[match["grole"] or match["role"]]
-        where = {"both": "entry, pgo, value", "pgo_only": "pgo",
-                 "value_only": "value"}.get(match["wrap"], "entry")
+        where = {"both": "entry, pgo, value, precompile", "pgo_only": "pgo",
+                 "value_only": "value", "precompile_only": "precompile"}.get(
+                     match["wrap"], "entry, precompile")
         print(f"| `{value(match['module'])}` | `{match['name']}` | {role} | {where} "
               f"| {match['versions']} | {value(match['why'])} |")
 

@@ -172,7 +172,7 @@ int run_verify_bundle(const VerifyOptions& options) {
         if (standalone) {
             return run_verify_standalone(options, *standalone);
         }
-        if (!bundle::looks_like_mega_cache(bytes)) {
+        if (!bundle::looks_like_mega_cache(bytes) || cachedir::looks_like_precompile(bytes)) {
             if (standalone.error().kind != ErrorKind::InvalidArgument) {
                 return report(standalone.error()); // a cache file PyTorch would fail on
             }

@@ -175,9 +175,12 @@ private slots:
                                         << "a6/x.best_config"
                                         << "does not look like";
         QTest::newRow("NUL") << "autotune" << QString::fromLatin1("a6/x\0y", 6) << "NUL";
-        QTest::newRow("unknown type") << "precompile"
+        QTest::newRow("precompile shape") << "precompile"
+                                          << "k"
+                                          << "does not look like a DynamoCache key";
+        QTest::newRow("unknown type") << "torch_function_mode"
                                       << "k"
-                                      << "does not import 'precompile'";
+                                      << "does not import 'torch_function_mode'";
     }
 
     void keysThatLeaveTheCacheDirAreRefused() {

@@ -62,7 +62,8 @@ ArtifactCheck judge_source(std::string_view text, const std::string& path) {
 // Holds a pickle or source PyTorch would unpickle, import or compile.
 bool is_judged(cachedir::FileKind kind) {
     return is_source(kind) || !artifact_type(kind).empty() ||
-           kind == cachedir::FileKind::KeyedCacheValue || kind == cachedir::FileKind::AotiOutput;
+           kind == cachedir::FileKind::KeyedCacheValue || kind == cachedir::FileKind::AotiOutput ||
+           kind == cachedir::FileKind::Precompile;
 }
 
 bool is_source_path(std::string_view path) {
@@ -121,6 +122,18 @@ std::optional<ArtifactCheck> judge_entry(const std::filesystem::path& root,
     if (!is_judged(entry.kind)) {
         return std::nullopt;
     }
+    if (entry.kind == cachedir::FileKind::Precompile) {
+        auto file = cachedir::read_precompile_dir(root, entry);
+        if (!file) {
+            ArtifactCheck check;
+            check.destination = entry.path;
+            check.problems.push_back(file.error().message);
+            check.readable = false;
+            check.verdict = safety::Verdict::Unreadable;
+            return check;
+        }
+        return check_precompile(*file, entry.path);
+    }
     if (entry.kind == cachedir::FileKind::AotiOutput) {
         return judge_aoti_output(root, entry);
     }
@@ -177,6 +190,9 @@ ArtifactCheck judge_standalone_file(const cachedir::StandaloneFile& file) {
         auto all = merge_checks(file.entry.path, std::move(checks));
         all.parses_to = std::string(pt2::to_string(archive->layout));
         return all;
+    }
+    if (const auto* precompiled = std::get_if<cachedir::PrecompileFile>(&file.content)) {
+        return check_precompile(*precompiled, file.entry.path);
     }
     auto mapped = MappedFile::open(file.entry.path);
     if (!mapped) {

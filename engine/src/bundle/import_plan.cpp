@@ -229,6 +229,32 @@ void read_artifact(std::string_view type, std::string_view key, std::string_view
         if (auto document = decode_pickle(content, safety::PickleSchema::Pgo, check, nullptr)) {
             check.parses_to = "dynamo profile: " + pickle::type_name(document->root());
         }
+    } else if (type == "precompile") {
+        // PrecompileCacheArtifact.populate_cache: DynamoCache._write_to_local_cache(content, key).
+        if (key.size() != 64 || !std::ranges::all_of(key, [](char c) {
+                return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+            })) {
+            check.problems.push_back("the key '" + std::string(key) +
+                                     "' does not look like a DynamoCache key (sha256 hex of the "
+                                     "function's name and first line)");
+            return;
+        }
+        check.destination = "dynamo/" + std::string(key) + "/entry";
+        auto file = cachedir::read_precompile(content, nullptr);
+        if (!file) {
+            check.problems.push_back("not a DynamoCache entry: " + file.error().message);
+            return;
+        }
+        file->key = std::string(key);
+        if (!file->expected_key.empty() && file->expected_key != key) {
+            file->problems.push_back("the entry is for key " + file->expected_key +
+                                     ", not the bundle's key: PyTorch would never load it");
+        }
+        auto judged = check_precompile(*file, check.destination);
+        std::ranges::move(judged.findings, std::back_inserter(check.findings));
+        std::ranges::move(judged.problems, std::back_inserter(check.problems));
+        std::ranges::move(judged.code, std::back_inserter(check.code));
+        check.parses_to = judged.parses_to;
     } else {
         check.problems.push_back("cachelens does not import '" + std::string(type) +
                                  "' artifacts: where PyTorch puts them is not known to it");
@@ -302,6 +328,72 @@ ArtifactCheck check_in_memory_cache(const cachedir::InMemoryCacheContents& cache
         std::ranges::move(result.findings, std::back_inserter(check.findings));
     }
     check.parses_to = "InMemoryCache: " + plural(cache.pairs.size(), "pair");
+    judge({}, check);
+    return check;
+}
+
+ArtifactCheck check_precompile(const cachedir::PrecompileFile& file, std::string destination) {
+    ArtifactCheck check;
+    check.destination = std::move(destination);
+    for (const auto& [where, document] : file.documents) {
+        auto result = safety::check_pickle(*document, safety::PickleSchema::Precompile);
+        for (auto& finding : result.findings) {
+            if (where != "file") {
+                finding = safety::make_finding(finding.rule, finding.file, finding.line,
+                                               where + ": " + finding.text, finding.why);
+            }
+            check.findings.push_back(std::move(finding));
+        }
+        for (const auto& graph : result.code) {
+            audit_code(graph.import_block + graph.source, where + " " + graph.where,
+                       "GraphModule code", safety::PythonCode::GraphModule, check);
+        }
+    }
+    for (const auto& code : file.codes) {
+        if (!code.runs) {
+            continue;
+        }
+        const std::string where = "bytecode " + code.qualname;
+        check.code.push_back(where + " (" + plural(code.bytecode_bytes, "byte") + " of bytecode)");
+        std::ranges::move(safety::audit_code_names(code.names, where),
+                          std::back_inserter(check.findings));
+    }
+    const std::string own_module =
+        file.functions.empty() ? std::string() : file.functions.front().python_module;
+    for (const auto& [alias, module] : file.imports) {
+        std::ranges::move(safety::audit_import(module, own_module, "import_sources " + alias),
+                          std::back_inserter(check.findings));
+    }
+    for (const auto& backend : file.backends) {
+        for (const auto& module : backend.kernel_modules) {
+            std::ranges::move(
+                safety::audit_import(module, own_module, "triton kernel of " + backend.id),
+                std::back_inserter(check.findings));
+        }
+        for (const auto& graph : backend.graphs) {
+            if (!graph.source_code.empty()) {
+                audit_code(graph.source_code, graph.cache_key + ".py",
+                           backend.id + " " + graph.role + " module",
+                           safety::PythonCode::InductorWrapper, check);
+            }
+        }
+    }
+    for (const auto& set : file.guards) {
+        for (const auto& expr : set.shape_guards) {
+            std::ranges::move(safety::audit_shape_guard(expr, set.where + " shape guard"),
+                              std::back_inserter(check.findings));
+        }
+        for (const auto& expr : set.cpp_shape_guards) {
+            std::ranges::move(safety::audit_shape_guard(expr, set.where + " C++ shape guard"),
+                              std::back_inserter(check.findings));
+        }
+    }
+    for (const auto& problem : file.problems) {
+        check.problems.push_back(problem);
+    }
+    check.parses_to = std::string(cachedir::to_string(file.layout)) + ": " +
+                      plural(file.functions.size(), "function") + ", " +
+                      plural(file.backends.size(), "backend");
     judge({}, check);
     return check;
 }

@@ -552,6 +552,7 @@ std::string_view entry_dir_of(FileKind kind, std::string_view path) {
     case FileKind::Halide:
         return path.starts_with("halide-runtime-") ? first_parts(1) : first_parts(2);
     case FileKind::DebugCopy:
+    case FileKind::Precompile:
         return first_parts(2);
     default:
         return {};

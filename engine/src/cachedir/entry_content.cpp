@@ -88,6 +88,8 @@ Result<EntryContent> load_entry(const std::filesystem::path& root, const Entry& 
     }
     case FileKind::InMemoryCache:
         return content(read_in_memory_cache_file(path), path);
+    case FileKind::Precompile:
+        return content(read_precompile_dir(root, entry), path);
     case FileKind::Pt2Archive:
         return content(pt2::read_archive(path), path);
     case FileKind::AotiOutput:
@@ -138,6 +140,17 @@ Result<StandaloneFile> load_standalone_file(const std::filesystem::path& path) {
         out.content = std::move(*archive);
         return out;
     }
+    // A precompiled function is a pickled dict too: it goes first.
+    if (looks_like_precompile(bytes)) {
+        auto precompiled = read_precompile_file(path);
+        if (!precompiled) {
+            return std::unexpected(precompiled.error());
+        }
+        out.entry.kind = FileKind::Precompile;
+        out.entry.key = name;
+        out.content = std::move(*precompiled);
+        return out;
+    }
     // A version prefix first: a bare pickled dict could otherwise be either.
     if (bytes.size() > 4 && keyed_cache_pickle(bytes).size() == bytes.size() - 4) {
         auto value = read_keyed_cache_value(*file, path.parent_path().filename().string());
@@ -163,8 +176,9 @@ Result<StandaloneFile> load_standalone_file(const std::filesystem::path& path) {
         return out;
     }
     return fail(ErrorKind::InvalidArgument,
-                "not a file cachelens reads on its own: neither a .pt2 archive (a zip), an "
-                "OnDiskCache value (a known version prefix, then a pickle) nor an InMemoryCache "
+                "not a file cachelens reads on its own: neither a .pt2 archive (a zip), a "
+                "precompiled function, an OnDiskCache value (a known version prefix, then a "
+                "pickle) nor an InMemoryCache "
                 "file (a pickled dict); an entry of a cache dir is shown with the dir and its key "
                 "or path",
                 path.string());

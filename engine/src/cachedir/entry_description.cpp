@@ -1401,6 +1401,263 @@ void describe_pt2(std::vector<Field>& out, const pt2::Archive& archive) {
                         std::move(problems), FieldShape::List));
 }
 
+// --- Precompiled functions and DynamoCache entries (precompile.h) ------------
+
+std::string function_text(const PrecompileFunction& function) {
+    std::string out = function.qualname + function.signature;
+    if (!function.file.empty()) {
+        out += " at " + function.file + ":" + std::to_string(function.first_line);
+    } else if (function.first_line != 0) {
+        out += ", line " + std::to_string(function.first_line);
+    }
+    if (!function.python_module.empty()) {
+        out += " (module " + function.python_module + ")";
+    }
+    if (function.bypassed) {
+        out += ", bypassed: PyTorch skips it";
+    }
+    return out;
+}
+
+std::string system_text(const PrecompileSystem& system) {
+    if (!system.recorded) {
+        return "not recorded: PyTorch checks nothing before it runs the code";
+    }
+    std::string out = "Python " + system.python_version + ", torch " + system.torch_version;
+    if (!system.toolkit_version.empty()) {
+        out += ", toolkit " + system.toolkit_version;
+    }
+    if (!system.triton_version.empty()) {
+        out += ", Triton " + system.triton_version;
+    }
+    if (!system.gpu_name.empty()) {
+        out += ", " + system.gpu_name;
+    }
+    return out;
+}
+
+void describe_precompile(std::vector<Field>& out, const PrecompileFile& file) {
+    std::string layout(to_string(file.layout));
+    if (file.header_version != 0) {
+        layout += ", PT2AOT header version " + std::to_string(file.header_version);
+    }
+    out.push_back(value_field(kEveryone, "Format", "layout", layout, layout));
+    if (!file.key.empty()) {
+        out.push_back(value_field(kEveryone, "Key", "key", file.key, file.key, true));
+    }
+    if (!file.expected_key.empty()) {
+        out.push_back(
+            value_field(kEveryone, "Looked up as", "expected_key", file.expected_key,
+                        file.expected_key + (file.key.empty() || file.key == file.expected_key
+                                                 ? " (sha256 of the function's name and first line)"
+                                                 : " (not this dir's name: never loaded)"),
+                        true));
+    }
+    std::vector<Field> functions;
+    std::vector<Field> function_json;
+    for (const auto& function : file.functions) {
+        functions.push_back(value_field(kPeople, {}, {}, {}, function_text(function), true));
+        function_json.push_back(group(
+            kJson, {}, {}, {},
+            {json("qualname", function.qualname), json("signature", function.signature),
+             json("file", function.file), json("first_line", function.first_line),
+             json("python_module", function.python_module), json("bypassed", function.bypassed),
+             json_items("backend_ids", function.backend_ids)}));
+    }
+    out.push_back(group(kPeople, "Functions", {}, std::to_string(functions.size()),
+                        std::move(functions), FieldShape::List));
+    out.push_back(json_list("functions", std::move(function_json)));
+    out.push_back(value_field(kEveryone, "Compiled on", "system", system_text(file.system),
+                              system_text(file.system)));
+    out.push_back(json_object("system_info", {json("recorded", file.system.recorded),
+                                              json("python_version", file.system.python_version),
+                                              json("torch_version", file.system.torch_version),
+                                              json("toolkit_version", file.system.toolkit_version),
+                                              json("triton_version", file.system.triton_version),
+                                              json("gpu_name", file.system.gpu_name)}));
+    out.push_back(value_field(kEveryone, "Device", "device_type", file.device_type,
+                              file.device_type.empty() ? "not recorded" : file.device_type));
+    if (!file.backend_name.empty()) {
+        out.push_back(value_field(kEveryone, "Backend", "backend_name", file.backend_name,
+                                  file.backend_name));
+    }
+    std::vector<Field> backends;
+    std::vector<Field> backend_json;
+    for (const auto& backend : file.backends) {
+        std::vector<Field> graphs;
+        std::vector<Field> graph_json;
+        for (const auto& graph : backend.graphs) {
+            std::string text = graph.role + " " + graph.cache_key +
+                               (graph.key_matches ? "" : " (its source does not hash to it)");
+            if (!graph.fx_graph_key.empty()) {
+                text += ", FX graph " + graph.fx_graph_key;
+            }
+            Field row = value_field(kPeople, {}, {}, {}, std::move(text), true);
+            // PyTorch writes the module out as <xx>/<cache_key>.py when it loads it.
+            row.link = FieldLink{FileKind::Module, graph.cache_key};
+            graphs.push_back(std::move(row));
+            graph_json.push_back(
+                group(kJson, {}, {}, {},
+                      {json("role", graph.role), json("cache_key", graph.cache_key),
+                       json("fx_graph_key", graph.fx_graph_key),
+                       json("key_matches_source", graph.key_matches)}));
+        }
+        for (const auto& module : backend.kernel_modules) {
+            graphs.push_back(value_field(kPeople, {}, {}, {},
+                                         "imports " + module + " for a user Triton kernel", true));
+        }
+        const std::string summary =
+            backend.present ? backend.kind : "missing: named by the code, not in the file";
+        backends.push_back(group(kPeople, backend.id, {}, summary, std::move(graphs)));
+        backend_json.push_back(group(
+            kJson, {}, {}, {},
+            {json("id", backend.id), json("kind", backend.kind), json("class", backend.class_name),
+             json("present", backend.present), json_list("graphs", std::move(graph_json)),
+             json_items("kernel_modules", backend.kernel_modules)}));
+    }
+    out.push_back(group(kPeople, "Backends", {}, std::to_string(backends.size()),
+                        std::move(backends), FieldShape::List));
+    out.push_back(json_list("backends", std::move(backend_json)));
+    std::vector<Field> guard_sets;
+    std::vector<Field> guard_json;
+    for (const auto& set : file.guards) {
+        std::vector<Field> rows;
+        std::vector<Field> inputs_json;
+        std::vector<Field> guards_json;
+        if (!set.error.empty()) {
+            rows.push_back(value_field(kPeople, {}, {}, {}, set.error));
+        }
+        for (const auto& input : set.inputs) {
+            rows.push_back(
+                value_field(kPeople, {}, {}, {}, input.name + ": " + input.description, true));
+            inputs_json.push_back(
+                group(kJson, {}, {}, {},
+                      {json("name", input.name), json("description", input.description)}));
+        }
+        for (const auto& guard : set.guards) {
+            std::string text = guard.kind + (guard.source.empty() ? "" : " " + guard.source);
+            std::vector<Field> code;
+            for (const auto& line : guard.code) {
+                code.push_back(value_field(kPeople, {}, {}, {}, line, true));
+            }
+            rows.push_back(group(kPeople, {}, {}, std::move(text), std::move(code)));
+            guards_json.push_back(group(kJson, {}, {}, {},
+                                        {json("kind", guard.kind), json("source", guard.source),
+                                         json_items("code", guard.code)}));
+        }
+        for (const auto& expr : set.shape_guards) {
+            rows.push_back(value_field(kPeople, {}, {}, {}, "shape: " + expr, true));
+        }
+        for (const auto& expr : set.cpp_shape_guards) {
+            rows.push_back(
+                value_field(kPeople, {}, {}, {}, "shape (compiled as C++ on load): " + expr, true));
+        }
+        if (!set.global_state.empty()) {
+            rows.push_back(
+                value_field(kPeople, {}, {}, {}, "global state: " + set.global_state, true));
+        }
+        for (const auto& cls : set.user_classes) {
+            rows.push_back(value_field(
+                kPeople, {}, {}, {},
+                "names your class " + cls + ": loading imports it and builds an instance", true));
+        }
+        guard_sets.push_back(group(kPeople, set.where, {},
+                                   std::to_string(set.guards.size()) + " guards, " +
+                                       std::to_string(set.inputs.size()) + " inputs",
+                                   std::move(rows)));
+        guard_json.push_back(group(kJson, {}, {}, {},
+                                   {json("where", set.where), json("error", set.error),
+                                    json_list("inputs", std::move(inputs_json)),
+                                    json_list("guards", std::move(guards_json)),
+                                    json_items("shape_guards", set.shape_guards),
+                                    json_items("cpp_shape_guards", set.cpp_shape_guards),
+                                    json("global_state", set.global_state),
+                                    json_items("user_classes", set.user_classes)}));
+    }
+    for (auto& set : guard_sets) {
+        out.push_back(std::move(set));
+    }
+    out.push_back(json_list("guards", std::move(guard_json)));
+    std::vector<Field> sources;
+    std::vector<Field> sources_json;
+    for (const auto& source : file.sources) {
+        std::string text = source.module + " lines " + std::to_string(source.first_line) + "-" +
+                           std::to_string(source.last_line - 1) + " sha256 " +
+                           source.checksum.substr(0, 16);
+        if (source.content_matches) {
+            text += *source.content_matches ? " (matches the source recorded beside it)"
+                                            : " (does NOT match the source recorded beside it)";
+        }
+        sources.push_back(value_field(kPeople, {}, {}, {}, std::move(text), true));
+        sources_json.push_back(group(
+            kJson, {}, {}, {},
+            {json("module", source.module), json("first_line", source.first_line),
+             json("last_line", source.last_line), json("checksum", source.checksum),
+             json("content_matches",
+                  source.content_matches ? FieldValue(*source.content_matches) : FieldValue())}));
+    }
+    out.push_back(group(kPeople, "Checked sources", {},
+                        sources.empty() ? "none: nothing of your source is checked on load"
+                                        : std::to_string(sources.size()) +
+                                              " (PyTorch's DynamoCache and vLLM reject the entry "
+                                              "when one changed; --against DIR checks them)",
+                        std::move(sources), FieldShape::List));
+    out.push_back(json_list("sources", std::move(sources_json)));
+    std::vector<Field> imports;
+    std::vector<Field> imports_json;
+    for (const auto& [alias, module] : file.imports) {
+        imports.push_back(value_field(kPeople, {}, {}, {}, alias + " = import " + module, true));
+        imports_json.push_back(
+            group(kJson, {}, {}, {}, {json("alias", alias), json("module", module)}));
+    }
+    out.push_back(group(kPeople, "Imports on load", {}, std::to_string(imports.size()),
+                        std::move(imports), FieldShape::List));
+    out.push_back(json_list("imports", std::move(imports_json)));
+    std::vector<Field> codes;
+    std::vector<Field> codes_json;
+    for (const auto& code : file.codes) {
+        std::string names;
+        for (const auto name : code.names) {
+            names += (names.empty() ? "" : ", ") + std::string(name);
+        }
+        codes.push_back(
+            group(kPeople, code.role, {},
+                  code.qualname + " at " + code.file + ":" + std::to_string(code.first_line),
+                  {value_field(kPeople, {}, {}, {}, "names: " + names, true)}));
+        codes_json.push_back(
+            group(kJson, {}, {}, {},
+                  {json("role", code.role), json("runs", code.runs),
+                   json("qualname", code.qualname), json("file", code.file),
+                   json("first_line", code.first_line), json_items("names", code.names),
+                   json("bytecode_bytes", static_cast<std::uint64_t>(code.bytecode_bytes))}));
+    }
+    out.push_back(group(kPeople, "Code objects", {}, std::to_string(codes.size()), std::move(codes),
+                        FieldShape::List));
+    out.push_back(json_list("codes", std::move(codes_json)));
+    if (!file.external_data.empty()) {
+        out.push_back(value_field(kPeople, "External data", {}, {},
+                                  std::to_string(file.external_data.size()) +
+                                      " objects load must be handed (external_data=)"));
+    }
+    out.push_back(json_items("external_data", file.external_data));
+    std::vector<Field> problems;
+    for (const auto& problem : file.problems) {
+        problems.push_back(value_field(kEveryone, {}, {}, problem, problem));
+    }
+    out.push_back(group(kEveryone, "Problems", "problems",
+                        problems.empty() ? "none" : std::to_string(problems.size()),
+                        std::move(problems), FieldShape::List));
+    for (const auto& backend : file.backends) {
+        for (const auto& graph : backend.graphs) {
+            if (!graph.source_code.empty()) {
+                out.push_back(text_block(backend.id + " " + graph.role + " module (" +
+                                             graph.cache_key + ".py)",
+                                         graph.source_code));
+            }
+        }
+    }
+}
+
 // --- What the compilers leave beside the entries (compile_outputs.h) ----------
 
 void describe_aoti_output(std::vector<Field>& out, const AotiOutputDir& output) {
@@ -1694,6 +1951,7 @@ EntryDescription describe_entry(const Entry& entry, const EntryContent& content)
             [&](const InMemoryCacheContents& cache) { describe_in_memory_cache(out, cache); },
             [&](const pt2::Archive& archive) { describe_pt2(out, archive); },
             [&](const AotiOutputDir& output) { describe_aoti_output(out, output); },
+            [&](const PrecompileFile& file) { describe_precompile(out, file); },
             [&](const CompanionFile& file) { describe_companion(out, file); },
             [&](const TextFile& file) { describe_text_file(out, file); },
             [&](const OpaqueFile&) {

@@ -26,6 +26,7 @@ constexpr std::array kKindNames{
     KindName{FileKind::Triton, "triton"},
     KindName{FileKind::TritonAutotune, "triton_autotune"},
     KindName{FileKind::DynamoProfile, "pgo"},
+    KindName{FileKind::Precompile, "precompile"},
     KindName{FileKind::KeyedCacheValue, "on_disk_cache"},
     KindName{FileKind::Pt2Archive, "pt2"},
     KindName{FileKind::AotiOutput, "aoti"},
@@ -266,6 +267,13 @@ FileKind classify(std::string_view relative_path) {
     }
     if (top == "locks" || ends_with(name, ".lock")) {
         return FileKind::Lock;
+    }
+    // dynamo/<sha256(qualname + first line)>/: the DynamoCache's entry of a function.
+    if (top == "dynamo" && parts.size() == 3 && parts[1].size() == 64 &&
+        std::ranges::all_of(
+            parts[1], [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }) &&
+        (name == "entry" || name == "dynamo" || name == "backends")) {
+        return FileKind::Precompile;
     }
     if (top == "dynamo" && name.starts_with("code_state_") && ends_with(name, ".pkl")) {
         return FileKind::DynamoProfile;

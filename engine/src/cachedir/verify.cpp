@@ -365,6 +365,19 @@ private:
             ++report_.names_not_content_addressed;
         } else if (const auto* value = std::get_if<KeyedCacheValue>(&*loaded)) {
             check_keyed_value(entry, *value);
+        } else if (const auto* precompiled = std::get_if<PrecompileFile>(&*loaded)) {
+            // Its dir is named by the function it holds: that is checked.
+            for (const auto& problem : precompiled->problems) {
+                add(entry.path,
+                    problem.starts_with("the dir is named") ? ProblemKind::NameMismatch
+                                                            : ProblemKind::ParseError,
+                    problem);
+            }
+            if (!precompiled->expected_key.empty() && precompiled->expected_key == entry.key) {
+                ++report_.names_verified;
+            } else {
+                ++report_.names_not_content_addressed;
+            }
         } else if (const auto* output = std::get_if<AotiOutputDir>(&*loaded)) {
             for (const auto& problem : output->problems) {
                 add(entry.path, ProblemKind::ParseError, problem);

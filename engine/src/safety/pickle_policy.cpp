@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <functional>
 #include <set>
 #include <unordered_set>
@@ -81,6 +82,8 @@ bool allowed_in(const PolicyRow& row, PickleSchema schema) {
         return row.in_pgo;
     case PickleSchema::CacheValue:
         return row.in_value;
+    case PickleSchema::Precompile:
+        return row.in_entry || row.in_precompile;
     }
     return false;
 }
@@ -93,6 +96,8 @@ std::string_view schema_name(PickleSchema schema) {
         return "a PGO profile";
     case PickleSchema::CacheValue:
         return "a value of torch/_inductor/cache.py's caches";
+    case PickleSchema::Precompile:
+        return "a precompiled function";
     }
     return "this pickle";
 }
@@ -102,7 +107,8 @@ std::string where_allowed(const PolicyRow& row) {
     std::string out;
     for (const auto& [allowed, name] :
          {std::pair{row.in_entry, "cache entries"}, std::pair{row.in_pgo, "PGO profiles"},
-          std::pair{row.in_value, "cache.py values"}}) {
+          std::pair{row.in_value, "cache.py values"},
+          std::pair{row.in_precompile, "precompiled functions"}}) {
         if (allowed) {
             out += (out.empty() ? "" : " and ") + std::string(name);
         }
@@ -558,6 +564,18 @@ private:
                                  const std::string& text) {
         const PolicyRow* row = find_policy_row(global.module(), global.name());
         const std::string name = global.qualified_name();
+        if (row == nullptr && schema_ == PickleSchema::Precompile) {
+            row = precompile_family_row(global);
+        }
+        if (row == nullptr && schema_ == PickleSchema::Precompile && rule == "pickle-global" &&
+            !global.module().starts_with("torch") && text.starts_with("NEWOBJ")) {
+            report("pickle-user-class", text,
+                   name + " is a class of your program that the guards name: loading imports " +
+                       std::string(global.module()) +
+                       " and builds an instance with the class's own __setstate__ (PyTorch's "
+                       "loader does the same); accept it only if you trust that module");
+            return nullptr;
+        }
         if (row == nullptr) {
             report(rule, text,
                    name + " is not a class or function PyTorch's cache entries use: "
@@ -577,6 +595,74 @@ private:
         return row;
     }
 
+    // Rows for families of names the precompile schema allows whole: the
+    // guard kinds (GuardBuilder.<NAME>, methods PyTorch's loader calls on
+    // the live objects to rebuild each guard) and torch.nn's module classes
+    // (guarded modules pickled with their __dict__; Module.__setstate__ is
+    // PyTorch's).
+    static const PolicyRow* precompile_family_row(const Value& global) {
+        static constexpr PolicyRow guard_kind{
+            .module = "torch._dynamo.guards",
+            .name = "GuardBuilder.<KIND>",
+            .role = GlobalRole::Constant,
+            .in_entry = false,
+            .in_precompile = true,
+            .versions = "2.11 read",
+            .why = "a guard kind: the GuardBuilder method PyTorch calls on load"};
+        static constexpr PolicyRow main_class{
+            .module = "__main__",
+            .name = "<class>",
+            .role = GlobalRole::Built,
+            .in_entry = false,
+            .in_precompile = true,
+            .versions = "your program",
+            .why = "a class of the running program that the guards name (a guarded module): "
+                   "importing __main__ runs nothing new"};
+        static constexpr PolicyRow nn_module{.module = "torch.nn.modules.*",
+                                             .name = "<Module class>",
+                                             .role = GlobalRole::Built,
+                                             .in_entry = false,
+                                             .in_precompile = true,
+                                             .versions = "public API",
+                                             .why = "a guarded torch.nn module"};
+        const std::string_view module = global.module();
+        const std::string_view name = global.name();
+        if (module == "torch._dynamo.guards" && name.starts_with("GuardBuilder.") &&
+            name.size() > 13 && std::ranges::all_of(name.substr(13), [](char c) {
+                return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+            })) {
+            return &guard_kind;
+        }
+        if (module == "__main__" && !name.empty() && name.front() != '_' &&
+            name.find('.') == std::string_view::npos) {
+            return &main_class;
+        }
+        if (module.starts_with("torch.nn.modules.") &&
+            std::ranges::all_of(
+                name,
+                [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }) &&
+            !name.empty() && name.front() >= 'A' && name.front() <= 'Z') {
+            return &nn_module;
+        }
+        return nullptr;
+    }
+
+    // getattr(Class, 'member') whose (Class, "Class.member") has a row of its own.
+    const PolicyRow* member_row(const Value* getattr_call) const {
+        if (getattr_call == nullptr || !getattr_call->is(Kind::Object) ||
+            getattr_call->callable() == nullptr || !getattr_call->callable()->is(Kind::Global) ||
+            getattr_call->callable()->qualified_name() != "builtins.getattr") {
+            return nullptr;
+        }
+        const auto args = tuple_items(getattr_call->args());
+        if (args.size() != 2 || !args[0]->is(Kind::Global) || !args[1]->is_str()) {
+            return nullptr;
+        }
+        const PolicyRow* row = find_policy_row(
+            args[0]->module(), std::string(args[0]->name()) + "." + std::string(args[1]->text()));
+        return row != nullptr && allowed_in(*row, schema_) ? row : nullptr;
+    }
+
     void check_named_as_data(const Value& global) {
         allowed_row(global, "pickle-global", "GLOBAL " + global.qualified_name());
     }
@@ -591,6 +677,12 @@ private:
         const std::string text = construction_name(how) + " " + shown(object);
         if (callable->is(Kind::Extension)) {
             report_extension(*callable);
+            return;
+        }
+        if (const PolicyRow* member = member_row(callable);
+            member != nullptr && member->role == GlobalRole::Callable) {
+            visit(callable, depth + 1); // the getattr itself, by the Getattr rule
+            check_call(*member, object, text);
             return;
         }
         if (!callable->is(Kind::Global)) {
@@ -705,7 +797,7 @@ private:
                        "(__class__, __globals__, ...): PyTorch never pickles one");
                 return;
             }
-            if (!is_allowed_class(items[0])) {
+            if (!is_allowed_class(items[0]) && member_row(&object) == nullptr) {
                 report("pickle-getattr", text,
                        "getattr on something that is not a class (or an instance of a class) "
                        "the policy allows");

@@ -75,6 +75,12 @@ constexpr PolicyRow value_only(PolicyRow r) {
     r.in_value = true;
     return r;
 }
+// Allowed only in precompiled functions and DynamoCache entries.
+constexpr PolicyRow precompile_only(PolicyRow r) {
+    r.in_entry = false;
+    r.in_precompile = true;
+    return r;
+}
 // Allowed only in PGO pickles.
 constexpr PolicyRow pgo_only(PolicyRow r) {
     r.in_entry = false;
@@ -185,7 +191,7 @@ constexpr PolicyRow kRows[] = {
     record(kGuards, "GuardEnvExpr", "in 2.7/2.8, main 2.15a0; 2.5, 2.6, 2.9, 2.10, 2.11 not read", "the base of AOTAutograd's guard expressions; a frozen dataclass"),
     record(kGuards, "DuplicateInputs", "in 2.7/2.8, main 2.15a0; 2.5, 2.6, 2.9, 2.10, 2.11 not read", "an AOTAutograd guard on two deduplicated inputs"),
     record(kGuards, "StorageOverlap", "in 2.7/2.8, main 2.15a0; 2.5, 2.6, 2.9, 2.10, 2.11 not read", "an AOTAutograd guard on inputs sharing storage"),
-    refused(kGuards, "Guard", "in 2.7/2.8, main 2.15a0; 2.5, 2.6, 2.9, 2.10, 2.11 not read", "holds its create_fn callable; Dynamo guards are not pickled into entries"),
+    precompile_only(built(kGuards, "Guard", "in 2.7/2.8, main 2.15a0; 2.11 read for precompile (guards.py GuardsStatePickler); 2.5, 2.6 not read", "one guard of a precompiled function's GuardsState: its source, guard kinds, code_list and create_fn (a GuardBuilder method PyTorch calls on load against the live objects to rebuild the guard); BUILD sets its slots. Never in a cache entry")),
     refused(kGuards, "SLoc", "in 2.7/2.8, main 2.15a0; 2.5, 2.6, 2.9, 2.10, 2.11 not read", "holds a traceback frame; never in an entry"),
     refused(kGuards, "ShapeGuard", "in 2.7/2.8, main 2.15a0; 2.5, 2.6, 2.9, 2.10, 2.11 not read", "holds a sympy expression; entries keep guards as strings"),
     refused(kGuards, "GuardBuilderBase", "in 2.7/2.8, main 2.15a0; 2.5, 2.6, 2.9, 2.10, 2.11 not read", kContextWhy),
@@ -195,7 +201,7 @@ constexpr PolicyRow kRows[] = {
     refused(kGuards, "ModuleContext", "in 2.7/2.8, main 2.15a0; 2.5, 2.6, 2.9, 2.10, 2.11 not read", kContextWhy),
     refused(kGuards, "GlobalContextCheckpointState", "in 2.7/2.8, main 2.15a0; 2.5, 2.6, 2.9, 2.10, 2.11 not read", kContextWhy),
     refused(kGuards, "GlobalContext", "in 2.7/2.8, main 2.15a0; 2.5, 2.6, 2.9, 2.10, 2.11 not read", "restore_graphstate calls the functions it holds; tracing-time state"),
-    refused(kGuards, "GuardsSet", "in 2.7/2.8, main 2.15a0; 2.5, 2.6, 2.9, 2.10, 2.11 not read", kContextWhy),
+    precompile_only(built(kGuards, "GuardsSet", "in 2.7/2.8, main 2.15a0; 2.11 read for precompile; 2.5, 2.6 not read", "the guards of a precompiled function's OutputGraphGuardsState (an OrderedSet of Guard); BUILD stores it. Never in a cache entry")),
     refused(kGuards, "GuardsContext", "in 2.7/2.8, main 2.15a0; 2.5, 2.6, 2.9, 2.10, 2.11 not read", kContextWhy),
     refused(kGuards, "HopSubgraphCache", "in 2.7/2.8, main 2.15a0; 2.5, 2.6, 2.9, 2.10, 2.11 not read", kContextWhy),
     refused(kGuards, "InvokeSubgraphCache", "in 2.7/2.8, main 2.15a0; 2.5, 2.6, 2.9, 2.10, 2.11 not read", kContextWhy),
@@ -361,7 +367,7 @@ constexpr PolicyRow kRows[] = {
     refused(kResult, "FxGraphCacheLoadable", "in main 2.15a0; 2.5, 2.6, 2.7, 2.8, 2.9, 2.10, 2.11 not read (in 2.10a0/2.8 these classes are still defined in autograd_cache.py)", "the base of CompiledForward/CompiledBackward; entries pickle the subclasses"),
     refused(kResult, "GenericCompiledBackward", "in main 2.15a0; 2.5, 2.6, 2.7, 2.8, 2.9, 2.10, 2.11 not read (in 2.10a0/2.8 these classes are still defined in autograd_cache.py)", "a generic base; entries pickle CompiledBackward/BundledCompiledBackward"),
     refused(kResult, "GenericAOTAutogradResult", "in main 2.15a0; 2.5, 2.6, 2.7, 2.8, 2.9, 2.10, 2.11 not read (in 2.10a0/2.8 these classes are still defined in autograd_cache.py)", "a generic base; entries pickle AOTAutogradResult/BundledAOTAutogradResult"),
-    refused(kResult, "BundledAOTAutogradCacheArtifact", "in main 2.15a0; 2.5, 2.6, 2.7, 2.8, 2.9, 2.10, 2.11 not read (in 2.10a0/2.8 these classes are still defined in autograd_cache.py)", "a precompile artifact whose after_deserialization turns an entry into a callable; never inside an entry"),
+    precompile_only(built(kResult, "BundledAOTAutogradCacheArtifact", "in main 2.15a0, 2.11 read (precompile: in the real DynamoCache entry); 2.5-2.8 not read (in 2.10a0/2.8 these classes are still defined in autograd_cache.py)", "a DynamoCache backend: its key and the BundledAOTAutogradResult inline, which after_deserialization turns into a callable on load; never inside a cache entry")),
     // autograd_cache.py: read in full at old-008ec6b (2.5-era) and rocm-2.9 (2.9 with 2.8 merge markers).
     built(kAutogradCache, "AOTAutogradCacheEntry", "in 2.5-era, 2.7/2.8, 2.9/2.8, 2.10a0/2.8; 2.6, 2.11 not read", "the AOTAutograd entry before aot_autograd_result.py (a dataclass in old-008ec6b, a GenericAOTAutogradCacheEntry subclass in rocm-2.9)"),
     built(kAutogradCache, "BundledAOTAutogradCacheEntry", "in 2.7/2.8, 2.9/2.8, 2.10a0/2.8; not in 2.5-era; 2.6, 2.11 not read", "the bundled AOTAutograd entry before aot_autograd_result.py (rocm-2.9 read)"),
@@ -380,7 +386,7 @@ constexpr PolicyRow kRows[] = {
     refused(kAutogradCache, "AOTAutogradCacheDetails", "in 2.5-era, 2.7/2.8, 2.9/2.8, 2.10a0/2.8; 2.6, 2.11 not read", "the cache-key inputs, hashed at compile time and never stored"),
     refused(kAutogradCache, "AOTAutogradCachePickler", "in 2.5-era, 2.7/2.8, 2.9/2.8, 2.10a0/2.8; 2.6, 2.11 not read", "the pickler that hashes cache keys; never pickled"),
     refused(kAutogradCache, "AOTAutogradCacheArtifact", "in 2.7/2.8, 2.9/2.8, 2.10a0/2.8; not in 2.5-era; 2.6, 2.11 not read", "a mega-cache artifact whose populate_cache writes an entry file; never inside an entry"),
-    refused(kAutogradCache, "BundledAOTAutogradCacheArtifact", "in 2.7/2.8, 2.9/2.8, 2.10a0/2.8; not in 2.5-era; 2.6, 2.11 not read", "a precompile artifact whose after_deserialization unpickles its content and wraps it into a callable; never inside an entry"),
+    precompile_only(built(kAutogradCache, "BundledAOTAutogradCacheArtifact", "in 2.7/2.8, 2.9/2.8, 2.10a0/2.8; not in 2.5-era; 2.6, 2.11 not read", "a DynamoCache backend of 2.9: its key and the bundled entry as pickled bytes, which after_deserialization unpickles and wraps into a callable; never inside a cache entry")),
     refused(kAutogradCache, "BypassAOTAutogradCache", "in 2.5-era, 2.7/2.8, 2.9/2.8, 2.10a0/2.8; 2.6, 2.11 not read", "an exception, never pickled"),
     refused(kAutogradCache, "FXGraphCacheMiss", "in 2.5-era, 2.7/2.8, 2.9/2.8, 2.10a0/2.8; 2.6, 2.11 not read", "an exception, never pickled"),
     // runtime_wrappers.py: rocm-2.7+2.8 and main 2.15a0 read in full; _create_wrappers_for_dispatch read in old and new copies.
@@ -516,6 +522,41 @@ constexpr PolicyRow kRows[] = {
     refused("torch._inductor.utils", "CUDAGraphWrapperMetadata", "in 2.10a0/2.8; 2.5, 2.6, 2.7, 2.9, 2.11 not read", "passed to a user's cudagraph partition wrapper at run time; never in an entry"),
     refused("torch._inductor.utils", "CUDAGraphWrapper", "in 2.10a0/2.8; 2.5, 2.6, 2.7, 2.9, 2.11 not read", "holds a user-supplied wrapper function (process-wide); never in an entry"),
     record("torch.utils._ordered_set", "OrderedSet", "in main 2.15a0; 2.5, 2.6, 2.7, 2.8, 2.9, 2.10, 2.11 not read", "an ordered set; __reduce__ (main read) returns (OrderedSet, (list,)) and __init__ only builds a dict"),
+
+    // ---- Dynamo precompile: save_compiled_function files and DynamoCache entries (cachedir/precompile.h);
+    // read in 2.11's torch/_dynamo/package.py, aot_compile.py, aot_compile_types.py, precompile_context.py
+    // and in the three real 2.11 files of tests/data/real-fixtures (every global of their pickles and nested pickles).
+    precompile_only(built("torch._dynamo.package", "SerializedCode", "2.9 (source notes), 2.10, 2.11 read", "a code object's 19 co_* fields as data (frozen dataclass). PyTorch makes a types.CodeType of it on load and runs it: cachelens audits its names (docs/SECURITY.md, Precompiled code)")),
+    precompile_only(built("torch._dynamo.package", "SourceInfo", "2.10, 2.11 read", "the source spans a precompiled function checks on load (a set of InlinedSource)")),
+    precompile_only(built("torch._dynamo.package", "InlinedSource", "2.9 (without content), 2.10, 2.11 read", "one module span: module name, first and last line, sha256 checksum, the module's source; frozen dataclass")),
+    precompile_only(built("torch._dynamo.package", "SystemInfo", "2.11 read (2.10: precompile_context.SystemInfo with cuda_version)", "Python, torch, toolkit and Triton versions and GPU name, which load compares with the running machine; frozen dataclass")),
+    precompile_only(built("torch._dynamo.precompile_context", "SystemInfo", "2.10 (source notes)", "SystemInfo before it moved to package.py, with cuda_version")),
+    precompile_only(built("torch._dynamo.package", "PrecompileCacheEntry", "2.10, 2.11 read", "a DynamoCache entry: the dynamo record and its backends by id; dataclass")),
+    precompile_only(built("torch._dynamo.package", "_DynamoCacheEntry", "2.9 (source notes), 2.10, 2.11 read", "a DynamoCache entry's codes, sources, system info, function name and first line; dataclass")),
+    precompile_only(built("torch._dynamo.package", "_DynamoCodeCacheEntry", "2.9 (source notes), 2.10, 2.11 read", "one code of a DynamoCache entry: its code, module, imports, backend ids and guarded codes; dataclass")),
+    precompile_only(built("torch._dynamo.package", "_GuardedCodeCacheEntry", "2.9 (source notes), 2.10, 2.11 read", "Dynamo's bytecode for one set of guards, and the guards as a nested pickle; dataclass")),
+    precompile_only(built("torch._dynamo.convert_frame", "GraphRuntimeEnv", "2.11 read", "what the bytecode of a save_compiled_function file runs with: the bytecode, its imports, used globals, closure, defaults, external references; dataclass")),
+    precompile_only(built("torch.torch_version", "TorchVersion", "2.11 read", "the torch version in SystemInfo: a str subclass built from its text")),
+    precompile_only(constant("torch._dynamo.aot_compile_types", "BundledAOTAutogradSerializableCallable", "2.11 read", "named only to getattr its deserialize_compile_artifacts")),
+    precompile_only(constant("torch._dynamo.aot_compile_types", "BundledAOTAutogradSerializableCallable.deserialize_compile_artifacts", "2.11 read", "compiled_fn's deserializer, kept as data and called by load with the bytes beside it: cachelens decodes and checks those bytes as a pickle of their own")),
+    precompile_only(constant("torch._dynamo.aot_compile_types", "GraphModuleSerializableCallable", "2.11 read", "named only to getattr its deserialize_compile_artifacts")),
+    precompile_only(constant("torch._dynamo.aot_compile_types", "GraphModuleSerializableCallable.deserialize_compile_artifacts", "2.11 read", "an eager backend's deserializer: the bytes beside it hold a GraphPickler graph module, checked as their own pickle")),
+    precompile_only(built("torch._dynamo.precompile_context", "EagerCacheArtifact", "2.11 read", "a DynamoCache backend compiled by the eager backend: a GraphModule, whose code PyTorch execs (reduce_graph_module)")),
+    precompile_only(built("torch._dynamo.guards", "GuardsState", "2.11 read", "a precompiled function's guards: the output graph's guard state and the shape guards' code parts")),
+    precompile_only(built("torch._dynamo.guards", "ShapeCodeParts", "2.11 read", "the shape guards as Python (and C++) expressions, which PyTorch compiles on load: cachelens shows them and audits them")),
+    precompile_only(constant("torch._dynamo.guards", "GuardsStatePickler", "2.11 read", "named only to getattr _unpickle_tensor")),
+    precompile_only(callable("torch._dynamo.guards", "GuardsStatePickler._unpickle_tensor", CallRule::NoArgsOrData, "2.11 read", "makes a FakeTensor from a meta tensor, device, Python type, dispatch key bits and grad: no storage, no code")),
+    precompile_only(record("torch._dynamo.guards", "_Missing", "2.11 read", "stands for an attribute Dynamo did not guard on (_Missing('missing values'))")),
+    precompile_only(built("torch._dynamo.output_graph", "OutputGraphGuardsState", "2.11 read", "the scopes, input sizes and guards a precompiled function's guards are rebuilt from")),
+    precompile_only(built("torch._C._dynamo.guards", "GlobalStateGuard", "2.11 read", "the global state guard; BUILD hands its JSON text to its C++ __setstate__, which parses it")),
+    precompile_only(built("torch.fx.experimental.symbolic_shapes", "_ShapeGuardsHelper", "2.11 read", "shape guard expressions (a slots dataclass)")),
+    precompile_only(built("torch.fx.experimental.symbolic_shapes", "_CppShapeGuardsHelper", "2.11 read", "shape guard expressions for the C++ guard, which PyTorch compiles on load; audited")),
+    precompile_only(built("torch.utils._traceback", "CapturedTraceback", "2.11 read", "where a guard was made, for its error messages")),
+    precompile_only(built("traceback", "StackSummary", "Python's own", "the user stack of a guard (a list of FrameSummary)")),
+    precompile_only(built("traceback", "FrameSummary", "Python's own", "one frame of a guard's user stack: file, line, name")),
+    precompile_only(callable("torch._utils", "_rebuild_meta_tensor_no_storage", CallRule::NoArgsOrData, "2.11 read", "a meta tensor from dtype, size, stride and requires_grad: no storage, no data")),
+    precompile_only(constant("torch.nn.parameter", "Parameter", "public API", "the Python type of a guarded parameter (_unpickle_tensor's pytype)")),
+    precompile_only(callable("functools", "partial", CallRule::NoArgsOrData, "Python's own", "a guard's create_fn as partial(GuardBuilder.TENSOR_MATCH) with its value: BUILD sets (func, args, keywords, dict)")),
 
     // ---- torch/_inductor/runtime/caching: what its on-disk store keeps under cache/<sub_dir>/ (keyed_cache.h).
     value_only(record("torch._inductor.runtime.caching.interfaces", "CacheEntry", "in main (Dec 2025, PR #170228); 2.10, 2.11 not read", "a memoized call's encoded parameters and result (dicts, lists, str, int, bool); a dataclass whose __init__ only stores them")),

@@ -22,6 +22,7 @@
 
 #include <cachelens/bundle/mega_cache.h>
 #include <cachelens/cachedir/keyed_cache.h>
+#include <cachelens/cachedir/precompile.h>
 #include <cachelens/core/error.h>
 #include <cachelens/core/progress.h>
 #include <cachelens/safety/finding.h>
@@ -71,6 +72,15 @@ ArtifactCheck check_keyed_cache_value(std::string_view file_bytes, std::string_v
 // An InMemoryCache (a file or a variable's value) judged the same way: every
 // key and value pickle against the CacheValue schema.
 ArtifactCheck check_in_memory_cache(const cachedir::InMemoryCacheContents& cache);
+
+// A precompiled function or DynamoCache entry judged as PyTorch would load
+// it: every pickle in it (the file's, its guards', its backends') against
+// the Precompile schema, every piece of code it runs audited (Dynamo's
+// bytecode by the names it reaches, the Inductor modules and GraphModule
+// code of its backends, its shape guards), every module it makes PyTorch
+// import; what PyTorch would refuse on load (a missing backend, a module
+// that does not hash to its name) is a problem. `destination` names it.
+ArtifactCheck check_precompile(const cachedir::PrecompileFile& file, std::string destination);
 
 enum class ImportAction {
     Write,          // planned

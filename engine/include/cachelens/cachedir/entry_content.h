@@ -11,6 +11,7 @@
 #include <cachelens/cachedir/fx_graph_entry.h>
 #include <cachelens/cachedir/kernel_module.h>
 #include <cachelens/cachedir/keyed_cache.h>
+#include <cachelens/cachedir/precompile.h>
 #include <cachelens/cachedir/triton_kernel.h>
 #include <cachelens/core/mapped_file.h>
 #include <cachelens/pickle/value.h>
@@ -49,7 +50,7 @@ using EntryContent =
     std::variant<FxGraphEntry, AotAutogradEntry, ModuleSource, CppSource, BestConfig, KernelPerf,
                  BenchmarkCache, TritonKernelDir, TritonAutotuneResult, DynamoProfile,
                  KeyedCacheValue, InMemoryCacheContents, pt2::Archive, AotiOutputDir, CompanionFile,
-                 TextFile, OpaqueFile>;
+                 TextFile, PrecompileFile, OpaqueFile>;
 
 // Reads and parses `entry` of the cache dir `root`. Errors name the file.
 Result<EntryContent> load_entry(const std::filesystem::path& root, const Entry& entry);

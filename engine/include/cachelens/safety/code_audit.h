@@ -117,6 +117,7 @@
 #include <cachelens/safety/finding.h>
 
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -142,6 +143,25 @@ std::vector<Finding> audit_cpp(std::string_view source, std::string_view file);
 // A cache dir file by its name: `.py` (a wrapper module when it defines
 // `async_compile = AsyncCompile()`, a kernel module otherwise) or
 // `.cpp`/`.h`/`.cu`; any other file holds no source and has no findings.
+// The names a code object of a precompiled function can reach (its co_names
+// and its nested code objects'): PyTorch makes a function of the bytecode
+// and runs it, and CPython does not verify bytecode, so what cachelens can
+// check without running it is what it names. Names that reach the system,
+// other code or the interpreter's internals are findings ("bytecode-name").
+std::vector<Finding> audit_code_names(std::span<const std::string_view> names,
+                                      std::string_view file);
+
+// A module a precompiled function makes PyTorch import on load (its
+// import_sources, a user Triton kernel's module): PyTorch's own (torch,
+// triton) and the function's own module pass; any other is a finding
+// ("foreign-import").
+std::vector<Finding> audit_import(std::string_view module, std::string_view own_module,
+                                  std::string_view file);
+
+// A shape guard expression PyTorch compiles into the guard on load: sizes,
+// strides, comparisons and arithmetic only ("shape-guard-code").
+std::vector<Finding> audit_shape_guard(std::string_view expression, std::string_view file);
+
 Result<std::vector<Finding>> audit_cache_file(std::string_view text,
                                               std::string_view relative_path);
 

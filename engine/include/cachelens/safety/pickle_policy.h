@@ -75,6 +75,11 @@ enum class PickleSchema : std::uint8_t {
     // InMemoryCache, and of the caching module's store: plain Python data, or
     // the caching module's CacheEntry.
     CacheValue,
+    // A precompiled function or a DynamoCache entry (torch/_dynamo/package.py,
+    // aot_compile.py), and the guards and backends pickled inside it:
+    // everything an entry may hold, and Dynamo's package, guard and code
+    // records besides.
+    Precompile,
 };
 
 struct PolicyRow {
@@ -85,6 +90,9 @@ struct PolicyRow {
     bool in_entry = true;  // allowed in PickleSchema::Entry
     bool in_pgo = false;   // allowed in PickleSchema::Pgo
     bool in_value = false; // allowed in PickleSchema::CacheValue
+    // Allowed in PickleSchema::Precompile even where not in entries (every
+    // row allowed in entries is allowed there too).
+    bool in_precompile = false;
     // The PyTorch (or Triton) versions it exists in: "2.6–", "2.5–2.8", "3.x".
     std::string_view versions;
     // One line: why it is in an entry (or, for Refused, why it is refused).
