@@ -104,6 +104,58 @@ int run_preflight_pt2(const PreflightOptions& options, const cachedir::Fingerpri
     return exit_code;
 }
 
+// A precompiled function: will PyTorch's SystemInfo check let it load there?
+int run_preflight_precompile(const PreflightOptions& options, const cachedir::Fingerprint& target) {
+    auto file = cachedir::read_precompile_file(options.source);
+    if (!file) {
+        return report(file.error());
+    }
+    const auto checked = explain::preflight_precompile(*file, target);
+    const int exit_code =
+        checked.outcome == explain::PreflightOutcome::CanHit ? kExitOk : kExitProblems;
+    const char* outcome = checked.outcome == explain::PreflightOutcome::CanHit     ? "can_load"
+                          : checked.outcome == explain::PreflightOutcome::WillMiss ? "will_not_load"
+                                                                                   : "cannot_tell";
+    if (options.json) {
+        Json reasons = Json::array();
+        for (const auto& reason : checked.reasons) {
+            reasons.push_back({{"category", reason.category}, {"text", text(reason.text)}});
+        }
+        Json notes = Json::array();
+        for (const auto& note : checked.notes) {
+            notes.push_back(text(note));
+        }
+        print_json({{"source", text(options.source)},
+                    {"source_kind", "precompile"},
+                    {"target",
+                     {{"path", text(options.target)},
+                      {"fingerprint", Json::parse(cachedir::to_json(target))}}},
+                    {"answer", checked.answer()},
+                    {"outcome", outcome},
+                    {"reasons", std::move(reasons)},
+                    {"notes", std::move(notes)}});
+        return exit_code;
+    }
+    std::printf("%s\n", checked.answer().c_str());
+    std::printf("target: %s (%s)\n", options.target.c_str(), target.describe().c_str());
+    for (const auto& reason : checked.reasons) {
+        std::printf("    %s: %s\n", reason.category.c_str(), reason.text.c_str());
+    }
+    for (const auto& note : checked.notes) {
+        std::printf("note: %s\n", note.c_str());
+    }
+    return exit_code;
+}
+
+bool is_precompile_file(const std::string& path) {
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error)) {
+        return false;
+    }
+    auto file = MappedFile::open(path);
+    return file && cachedir::looks_like_precompile((*file)->bytes());
+}
+
 bool is_pt2_file(const std::string& path) {
     std::error_code error;
     if (!std::filesystem::is_regular_file(path, error)) {
@@ -122,6 +174,10 @@ int run_preflight(const PreflightOptions& options) {
     if (is_pt2_file(options.source)) {
         progress.clear();
         return run_preflight_pt2(options, *target);
+    }
+    if (is_precompile_file(options.source)) {
+        progress.clear();
+        return run_preflight_precompile(options, *target);
     }
     progress.set_label("reading " + options.source);
     auto source = load_source(options.source);
@@ -186,7 +242,7 @@ void add_preflight_command(CLI::App& app, int& exit_code) {
         "with no FX entry to learn from, a file that is no fingerprint). SOURCE may also be an "
         "AOTInductor package (.pt2): will each model load there (its device, its kernels' GPU "
         "architecture against the target's), said can_load, will_not_load or cannot_tell");
-    command->add_option("SOURCE", options->source, "the cache dir, bundle or .pt2 to ship")
+    command->add_option("SOURCE", options->source, "the cache dir, bundle, .pt2 or precompiled function (save_compiled_function file) to ship")
         ->required();
     command
         ->add_option("--target", options->target,

@@ -20,13 +20,68 @@ struct ShowOptions {
     std::string query;
     std::string env;      // an InMemoryCache in this variable
     std::string env_file; // ... or in this file, as the variable's value
+    std::string against;  // a checkout to check a precompiled function's sources against
     bool json = false;
     TextOptions text;
 };
 
+// Which of a precompiled function's checked sources changed in the checkout:
+// the answer first, then each span.
+int print_source_checks(const cachedir::Entry& entry, const cachedir::EntryContent& content,
+                        const ShowOptions& options) {
+    const auto* file = std::get_if<cachedir::PrecompileFile>(&content);
+    if (file == nullptr) {
+        return report("--against checks the sources of a precompiled function or DynamoCache "
+                      "entry; " +
+                      entry.path + " is " + std::string(cachedir::to_string(entry.kind)));
+    }
+    std::error_code error;
+    if (!std::filesystem::is_directory(options.against, error)) {
+        return report(Error{ErrorKind::NotFound, "not a directory (--against takes your checkout)",
+                            options.against});
+    }
+    const auto checks = cachedir::check_sources_against(*file, options.against);
+    const std::string answer = cachedir::source_checks_answer(checks);
+    const bool changed = std::ranges::any_of(checks, [](const cachedir::SourceCheck& check) {
+        return check.status == cachedir::SourceCheck::Status::Changed;
+    });
+    if (options.json) {
+        Json list = Json::array();
+        for (const auto& check : checks) {
+            list.push_back(
+                {{"module", text(check.source->module)},
+                 {"first_line", check.source->first_line},
+                 {"last_line", check.source->last_line},
+                 {"path", text(check.path)},
+                 {"status", check.status == cachedir::SourceCheck::Status::Same      ? "same"
+                            : check.status == cachedir::SourceCheck::Status::Changed ? "changed"
+                                                                                     : "missing"},
+                 {"text", text(check.text)}});
+        }
+        print_json({{"file", text(entry.path)},
+                    {"against", text(options.against)},
+                    {"answer", answer},
+                    {"rejected", changed},
+                    {"sources", std::move(list)}});
+    } else {
+        std::printf("%s\n", answer.c_str());
+        for (const auto& check : checks) {
+            std::printf("  %-8s %s\n",
+                        check.status == cachedir::SourceCheck::Status::Same      ? "same"
+                        : check.status == cachedir::SourceCheck::Status::Changed ? "changed"
+                                                                                 : "missing",
+                        check.text.c_str());
+        }
+    }
+    return changed ? kExitProblems : kExitOk;
+}
+
 int print_standalone(const Result<cachedir::StandaloneFile>& file, const ShowOptions& options) {
     if (!file) {
         return report(file.error());
+    }
+    if (!options.against.empty()) {
+        return print_source_checks(file->entry, file->content, options);
     }
     if (options.json) {
         print_json(entry_json(file->entry, file->content));
@@ -108,6 +163,10 @@ int run_show(const ShowOptions& options) {
             status = report(content.error());
             continue;
         }
+        if (!options.against.empty()) {
+            status = std::max(status, print_source_checks(entry, *content, options));
+            continue;
+        }
         // What an FX graph belongs to: the AOTAutograd entries that run it.
         std::vector<cachedir::AotUse> uses;
         if (entry.kind == cachedir::FileKind::FxGraph) {
@@ -165,6 +224,10 @@ void add_show_command(CLI::App& app, int& exit_code) {
                         "b'<pickled key>',b'<pickled value>'");
     command->add_option("--env-file", options->env_file,
                         "the same, the variable's value read from this file");
+    command->add_option("--against", options->against,
+                        "with a precompiled function or DynamoCache entry: check the source "
+                        "spans it records against this checkout, as PyTorch's DynamoCache and "
+                        "vLLM do on load (exit 1 when one changed)");
     command->add_flag("--json", options->json,
                       "print JSON: one object per entry (an array when several match); fxgraph "
                       "entries carry kind, key, path, guards_expr, debug_lines, "

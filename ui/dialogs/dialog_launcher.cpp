@@ -14,6 +14,9 @@
 #include "pages/browse_page.h"
 #include "text/engine_text.h"
 
+#include <cachelens/cachedir/precompile.h>
+#include <cachelens/core/mapped_file.h>
+
 #include <sqlite3.h>
 
 #include <QApplication>
@@ -60,15 +63,24 @@ void DialogLauncher::chooseCacheDir() {
 void DialogLauncher::chooseBundle() {
     const QString bundle = QFileDialog::getOpenFileName(
         window_, tr("Open a bundle (browsed read-only)"), {}, tr("Bundles (*.bin);;All files (*)"));
-    if (!bundle.isEmpty()) {
-        roots_.openBundle(bundle.toStdString());
+    if (bundle.isEmpty()) {
+        return;
     }
+    // save_compiled_function files are often named *.bin too: show them as files.
+    if (auto file = MappedFile::open(bundle.toStdString());
+        file && cachedir::looks_like_precompile((*file)->bytes())) {
+        chooseFile(fs::path(bundle.toStdString()));
+        return;
+    }
+    roots_.openBundle(bundle.toStdString());
 }
 
 void DialogLauncher::chooseFile(std::optional<fs::path> file) {
     if (!file) {
         const QString chosen = QFileDialog::getOpenFileName(
-            window_, tr("Open a file (read-only): an OnDiskCache value, an InMemoryCache file"));
+            window_,
+            tr("Open a file (read-only): a .pt2, a precompiled function, an OnDiskCache value, an "
+               "InMemoryCache file"));
         if (chosen.isEmpty()) {
             return;
         }

@@ -7,14 +7,20 @@
 
 #include <cachelens/bundle/code_verdicts.h>
 #include <cachelens/cachedir/entry_content.h>
+#include <cachelens/cachedir/fingerprint.h>
+#include <cachelens/explain/preflight.h>
 
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QPushButton>
 #include <QSignalBlocker>
 #include <QTabWidget>
 #include <QTreeView>
+#include <QTreeWidget>
 #include <QVBoxLayout>
 
 #include <memory>
@@ -54,7 +60,11 @@ FileViewDialog::FileViewDialog(JobPool& pool, QWidget* parent)
     , members_(new QComboBox(this))
     , source_(new CodeView(this))
     , job_(new JobTracker(pool, this))
-    , sourceJob_(new JobTracker(pool, this)) {
+    , sourceJob_(new JobTracker(pool, this))
+    , checks_(new QTreeWidget(this))
+    , preflight_(new QPushButton(tr("Will it load on…"), this))
+    , sources_(new QPushButton(tr("Check sources against…"), this))
+    , checkJob_(new JobTracker(pool, this)) {
     setWindowTitle(tr("File"));
     title_->setTextFormat(Qt::PlainText);
     title_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -74,9 +84,43 @@ FileViewDialog::FileViewDialog(JobPool& pool, QWidget* parent)
     sourceLayout->setContentsMargins(0, 0, 0, 0);
     sourceLayout->addWidget(members_);
     sourceLayout->addWidget(source_, 1);
+    checks_->setObjectName(QStringLiteral("fileChecks"));
+    checks_->setHeaderHidden(true);
+    checks_->setRootIsDecorated(false);
+    checks_->setColumnCount(1);
+    preflight_->setObjectName(QStringLiteral("preflightButton"));
+    preflight_->setToolTip(tr("A cache dir made on that machine, or the fingerprint "
+                              "`cachelens env -o FILE` wrote there"));
+    sources_->setObjectName(QStringLiteral("checkSourcesButton"));
+    sources_->setToolTip(
+        tr("Your checkout: the spans PyTorch's DynamoCache and vLLM hash on load"));
+    auto* checksPage = new QWidget(this);
+    auto* checksLayout = new QVBoxLayout(checksPage);
+    checksLayout->setContentsMargins(0, 0, 0, 0);
+    auto* checkButtons = new QHBoxLayout;
+    checkButtons->addWidget(preflight_);
+    checkButtons->addWidget(sources_);
+    checkButtons->addStretch(1);
+    checksLayout->addLayout(checkButtons);
+    checksLayout->addWidget(checks_, 1);
+    connect(preflight_, &QPushButton::clicked, this, [this] {
+        const QString target =
+            QFileDialog::getExistingDirectory(this, tr("A cache dir made on the target machine"));
+        if (!target.isEmpty()) {
+            preflightAgainst(target.toStdString());
+        }
+    });
+    connect(sources_, &QPushButton::clicked, this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Your checkout"));
+        if (!dir.isEmpty()) {
+            checkSourcesAgainst(dir.toStdString());
+        }
+    });
     tabs_->addTab(view_, tr("Overview"));
     tabs_->addTab(sourcePage, tr("Source"));
+    tabs_->addTab(checksPage, tr("Checks"));
     tabs_->setTabEnabled(1, false);
+    tabs_->setTabEnabled(2, false);
     connect(members_, &QComboBox::currentTextChanged, this, &FileViewDialog::showSourceMember);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
@@ -100,7 +144,10 @@ void FileViewDialog::load(const QString& title, Load loadFile) {
         members_->clear();
     }
     source_->clearCode();
+    checkJob_->cancel();
+    checks_->clear();
     tabs_->setTabEnabled(1, false);
+    tabs_->setTabEnabled(2, false);
     job_->run<FileView>([loadFile](const JobContext&) { return viewOf(loadFile()); },
                         [this](FileView view) {
                             if (!view.file) {
@@ -118,6 +165,7 @@ void FileViewDialog::load(const QString& title, Load loadFile) {
                             if (!sources.isEmpty()) {
                                 showSourceMember(sources.front());
                             }
+                            updateCheckButtons();
                             model_->setEntry(view.file->entry, view.file->content);
                             if (view.check) {
                                 model_->prependField(safetyField(*view.check));
@@ -141,8 +189,29 @@ void FileViewDialog::showVariableValue(const QString& value) {
          [text] { return cachedir::load_in_memory_cache_env(text, "VALUE", "the value given"); });
 }
 
+namespace {
+
+// "<backend id> forward (c<key>.py)": a precompiled function's bundled module.
+QString moduleName(const cachedir::PrecompileBackend& backend,
+                   const cachedir::BundledGraph& graph) {
+    return QString::fromStdString(backend.id + " " + graph.role + " (" + graph.cache_key + ".py)");
+}
+
+} // namespace
+
 QStringList FileViewDialog::sourceMembers() const {
     QStringList out;
+    if (const auto* precompiled =
+            file_ ? std::get_if<cachedir::PrecompileFile>(&file_->content) : nullptr) {
+        for (const auto& backend : precompiled->backends) {
+            for (const auto& graph : backend.graphs) {
+                if (!graph.source_code.empty()) {
+                    out << moduleName(backend, graph);
+                }
+            }
+        }
+        return out;
+    }
     const auto* archive = file_ ? std::get_if<pt2::Archive>(&file_->content) : nullptr;
     if (archive == nullptr) {
         return out;
@@ -160,6 +229,21 @@ QStringList FileViewDialog::sourceMembers() const {
 }
 
 void FileViewDialog::showSourceMember(const QString& path) {
+    if (const auto* precompiled =
+            file_ ? std::get_if<cachedir::PrecompileFile>(&file_->content) : nullptr) {
+        for (const auto& backend : precompiled->backends) {
+            for (const auto& graph : backend.graphs) {
+                if (moduleName(backend, graph) == path) {
+                    source_->setCode(
+                        QString::fromUtf8(graph.source_code.data(),
+                                          static_cast<qsizetype>(graph.source_code.size())));
+                    emit sourceShown();
+                    return;
+                }
+            }
+        }
+        return;
+    }
     const auto* archive = file_ ? std::get_if<pt2::Archive>(&file_->content) : nullptr;
     const pt2::Member* member = archive ? archive->find(path.toStdString()) : nullptr;
     if (member == nullptr) {
@@ -185,6 +269,113 @@ void FileViewDialog::showSourceMember(const QString& path) {
 
 QString FileViewDialog::sourceText() const {
     return source_->toPlainText();
+}
+
+bool FileViewDialog::canPreflight() const {
+    return file_ && (std::holds_alternative<pt2::Archive>(file_->content) ||
+                     std::holds_alternative<cachedir::PrecompileFile>(file_->content));
+}
+
+bool FileViewDialog::canCheckSources() const {
+    return file_ && std::holds_alternative<cachedir::PrecompileFile>(file_->content);
+}
+
+void FileViewDialog::updateCheckButtons() {
+    preflight_->setEnabled(canPreflight());
+    sources_->setEnabled(canCheckSources());
+    tabs_->setTabEnabled(2, canPreflight());
+}
+
+void FileViewDialog::showChecks(const QStringList& lines) {
+    checks_->clear();
+    for (qsizetype i = 0; i < lines.size(); ++i) {
+        auto* item = new QTreeWidgetItem(QStringList{lines[i]});
+        if (i == 0) {
+            QFont bold = item->font(0);
+            bold.setBold(true);
+            item->setFont(0, bold);
+        }
+        checks_->addTopLevelItem(item);
+    }
+    tabs_->setCurrentIndex(2);
+    emit checked();
+}
+
+void FileViewDialog::preflightAgainst(const std::filesystem::path& target) {
+    if (!canPreflight()) {
+        return;
+    }
+    const auto file = file_;
+    showChecks({tr("Reading the target %1…").arg(QString::fromStdString(target.string()))});
+    checkJob_->run<QStringList>(
+        [file, target](const JobContext&) {
+            QStringList lines;
+            const auto fingerprint = cachedir::fingerprint_of_target(target);
+            if (!fingerprint) {
+                lines << QString::fromStdString(fingerprint.error().describe());
+                return lines;
+            }
+            const QString machine = QString::fromStdString("target: " + target.string() + " (" +
+                                                           fingerprint->describe() + ")");
+            if (const auto* archive = std::get_if<pt2::Archive>(&file->content)) {
+                const auto checked = explain::preflight_pt2(*archive, *fingerprint);
+                lines << QString::fromStdString(checked.answer()) << machine;
+                for (const auto& model : checked.models) {
+                    for (const auto& reason : model.reasons) {
+                        lines << QString::fromStdString("model " + model.model + ": " +
+                                                        reason.category + ": " + reason.text);
+                    }
+                }
+                for (const auto& note : checked.notes) {
+                    lines << QString::fromStdString("note: " + note);
+                }
+                return lines;
+            }
+            const auto checked = explain::preflight_precompile(
+                std::get<cachedir::PrecompileFile>(file->content), *fingerprint);
+            lines << QString::fromStdString(checked.answer()) << machine;
+            for (const auto& reason : checked.reasons) {
+                lines << QString::fromStdString(reason.category + ": " + reason.text);
+            }
+            for (const auto& note : checked.notes) {
+                lines << QString::fromStdString("note: " + note);
+            }
+            return lines;
+        },
+        [this](QStringList lines) { showChecks(lines); });
+}
+
+void FileViewDialog::checkSourcesAgainst(const std::filesystem::path& dir) {
+    if (!canCheckSources()) {
+        return;
+    }
+    const auto file = file_;
+    checkJob_->run<QStringList>(
+        [file, dir](const JobContext&) {
+            QStringList lines;
+            std::error_code error;
+            if (!std::filesystem::is_directory(dir, error)) {
+                lines << QString::fromStdString(dir.string() +
+                                                ": not a directory (choose your checkout)");
+                return lines;
+            }
+            const auto& precompiled = std::get<cachedir::PrecompileFile>(file->content);
+            const auto checks = cachedir::check_sources_against(precompiled, dir);
+            lines << QString::fromStdString(cachedir::source_checks_answer(checks));
+            for (const auto& check : checks) {
+                lines << QString::fromStdString(check.text);
+            }
+            return lines;
+        },
+        [this](QStringList lines) { showChecks(lines); });
+}
+
+QString FileViewDialog::checkText() const {
+    QStringList lines;
+    for (int i = 0; i < checks_->topLevelItemCount(); ++i) {
+        lines << checks_->topLevelItem(i)->text(0);
+    }
+    return lines.join('\n');
 }
 
 QString FileViewDialog::errorText() const {

@@ -8,7 +8,12 @@
 // off the GUI thread. The Overview tab holds the engine's description
 // (cachedir::load_standalone_file, describe_entry) in the Overview tab's
 // model; for a .pt2, the Source tab shows a text member (C++ sources,
-// metadata), read from the archive with its crc checked.
+// metadata), read from the archive with its crc checked; for a precompiled
+// function, each bundled Inductor module. The Checks tab answers, off the
+// GUI thread, what `cachelens preflight FILE --target T` (a .pt2, a
+// precompiled function) and `cachelens show FILE --against DIR` (a
+// precompiled function's checked sources) answer, with the same engine
+// functions and words.
 
 #include <QDialog>
 #include <QString>
@@ -17,6 +22,8 @@
 #include <memory>
 
 class QComboBox;
+class QPushButton;
+class QTreeWidget;
 class QLabel;
 class QTabWidget;
 class QTreeView;
@@ -50,6 +57,16 @@ public:
     // Shows a member in the Source tab; its text arrives in sourceShown.
     void showSourceMember(const QString& path);
     QString sourceText() const;
+
+    // Will it load on the machine `target` names (a cache dir made there or a
+    // fingerprint file)? The answer arrives in checked().
+    void preflightAgainst(const std::filesystem::path& target);
+    // Which checked source spans changed in the checkout `dir`? The same.
+    void checkSourcesAgainst(const std::filesystem::path& dir);
+    // The Checks tab: the answer line, then one line per reason or span.
+    QString checkText() const;
+    bool canPreflight() const;
+    bool canCheckSources() const;
     // The error shown, empty when the last read succeeded.
     QString errorText() const;
     bool isLoading() const;
@@ -59,10 +76,14 @@ signals:
     void loaded();
     // A member's text is in the Source tab (or its error).
     void sourceShown();
+    // The Checks tab holds a new answer (or its error).
+    void checked();
 
 private:
     template <class Load>
     void load(const QString& title, Load loadFile);
+    void showChecks(const QStringList& lines);
+    void updateCheckButtons();
 
     QLabel* title_;
     QLabel* error_;
@@ -73,6 +94,10 @@ private:
     CodeView* source_;
     JobTracker* job_;
     JobTracker* sourceJob_;
+    QTreeWidget* checks_;
+    QPushButton* preflight_;
+    QPushButton* sources_;
+    JobTracker* checkJob_;
     std::shared_ptr<const cachedir::StandaloneFile> file_;
 };
 

@@ -920,6 +920,29 @@ Result<PrecompileFile> read_precompile_dir(const std::filesystem::path& root, co
     return read;
 }
 
+std::string source_checks_answer(std::span<const SourceCheck> checks) {
+    if (checks.empty()) {
+        return "Nothing of your source is checked on load: the file records no source span "
+               "(code defined outside a module file is never checked)";
+    }
+    const auto count = [&](SourceCheck::Status status) {
+        return static_cast<std::size_t>(std::ranges::count(checks, status, &SourceCheck::status));
+    };
+    const std::size_t changed = count(SourceCheck::Status::Changed);
+    const std::size_t missing = count(SourceCheck::Status::Missing);
+    const std::string of =
+        " of " + std::to_string(checks.size()) + " checked span" + (checks.size() == 1 ? "" : "s");
+    if (changed > 0) {
+        return std::to_string(changed) + of + (changed == 1 ? " changed" : " changed") +
+               ": PyTorch's DynamoCache and vLLM reject this file and compile again";
+    }
+    if (missing > 0) {
+        return std::to_string(missing) + of + " not found in the checkout; the rest unchanged";
+    }
+    return "All " + std::to_string(checks.size()) + " checked span" +
+           (checks.size() == 1 ? " is" : "s are") + " unchanged: the sources will not reject it";
+}
+
 std::string dynamo_cache_key(std::string_view qualname, std::int64_t first_line) {
     return hash::sha256_hex(std::string(qualname) + std::to_string(first_line));
 }
@@ -985,65 +1008,6 @@ std::vector<SourceCheck> check_sources_against(const PrecompileFile& file,
                          ": PyTorch rejects the entry and compiles again";
         }
         out.push_back(std::move(check));
-    }
-    return out;
-}
-
-std::vector<CompatibilityIssue> precompile_compatibility(const PrecompileFile& file,
-                                                         const Fingerprint& target) {
-    std::vector<CompatibilityIssue> out;
-    const PrecompileSystem& saved = file.system;
-    if (!saved.recorded) {
-        out.push_back({false, "the file records no system info: PyTorch checks nothing before "
-                              "it runs the code, and it fails wherever it fails"});
-        return out;
-    }
-    out.push_back({false, "Python " + (saved.python_version.empty() ? "?" : saved.python_version) +
-                              ": the target's Python version is not known to cachelens (PyTorch "
-                              "refuses any other: \"Compile package was created with a "
-                              "different Python version\")"});
-    if (target.torch_version.empty()) {
-        out.push_back({false, "torch " + saved.torch_version +
-                                  ": the target's torch version is not known (ask it with "
-                                  "`cachelens env --python` there)"});
-    } else if (target.torch_version != saved.torch_version) {
-        out.push_back({true, "Compile package was created with a different PyTorch version: " +
-                                 saved.torch_version + " here, " + target.torch_version +
-                                 " on the target"});
-    }
-    const bool gpu = file.device_type == "cuda" || file.device_type == "xpu";
-    if (!gpu) {
-        return out;
-    }
-    const auto& env = target.environment;
-    if (env.device_name.empty()) {
-        out.push_back({!target.device_types.empty() &&
-                           std::ranges::find(target.device_types, file.device_type) ==
-                               target.device_types.end(),
-                       file.device_type + " is not available on the target, as far as its "
-                                          "fingerprint tells"});
-        return out;
-    }
-    if (!saved.toolkit_version.empty() && !env.cuda_version.empty() &&
-        saved.toolkit_version != env.cuda_version) {
-        out.push_back({true, "Compile package was created with a different toolkit version: " +
-                                 saved.toolkit_version + " here, " + env.cuda_version +
-                                 " on the target"});
-    }
-    if (!saved.triton_version.empty() && saved.triton_version != "0.0" &&
-        !env.triton_version.empty()) {
-        // SystemInfo keeps (major, minor); the fingerprint the whole version.
-        const std::string major_minor = env.triton_version.substr(
-            0, env.triton_version.find('.', env.triton_version.find('.') + 1));
-        if (major_minor != saved.triton_version) {
-            out.push_back({true, "Compile package was created with a different Triton version: " +
-                                     saved.triton_version + " here, " + env.triton_version +
-                                     " on the target"});
-        }
-    }
-    if (!saved.gpu_name.empty() && saved.gpu_name != env.device_name) {
-        out.push_back({true, "Compile package was created with different GPU: cached=" +
-                                 saved.gpu_name + ", current=" + env.device_name});
     }
     return out;
 }

@@ -1,5 +1,5 @@
-#include <cachelens/core/text.h>
 #include <cachelens/cachedir/debug_line.h>
+#include <cachelens/core/text.h>
 #include <cachelens/explain/example_inputs.h>
 
 #include <fmt/format.h>

@@ -15,7 +15,6 @@
 // until SystemInfo (2.10), and then only in a field of the pickle.
 
 #include <cachelens/cachedir/cache_dir.h>
-#include <cachelens/cachedir/fingerprint.h>
 #include <cachelens/core/error.h>
 #include <cachelens/core/mapped_file.h>
 #include <cachelens/pickle/value.h>
@@ -24,6 +23,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -191,14 +191,9 @@ struct SourceCheck {
 std::vector<SourceCheck> check_sources_against(const PrecompileFile& file,
                                                const std::filesystem::path& source_dir);
 
-// What PyTorch's SystemInfo.check_compatibility says on `target`, in its
-// words; each an (outcome, text) where outcome is "will_fail" or
-// "cannot_tell". Empty when everything the target's fingerprint knows matches.
-struct CompatibilityIssue {
-    bool will_fail = false; // false: the target does not say
-    std::string text;
-};
-std::vector<CompatibilityIssue> precompile_compatibility(const PrecompileFile& file,
-                                                         const Fingerprint& target);
+// The answer, in one line: "1 of 2 checked spans changed: PyTorch's
+// DynamoCache and vLLM reject this file and compile again", "all 2 checked
+// spans are unchanged", or that nothing of the user's source is checked.
+std::string source_checks_answer(std::span<const SourceCheck> checks);
 
 } // namespace cachelens::cachedir

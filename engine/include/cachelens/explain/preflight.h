@@ -12,6 +12,7 @@
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/file_kind.h>
 #include <cachelens/cachedir/fingerprint.h>
+#include <cachelens/cachedir/precompile.h>
 #include <cachelens/core/error.h>
 #include <cachelens/core/progress.h>
 #include <cachelens/pt2/pt2_archive.h>
@@ -127,5 +128,21 @@ struct Pt2Preflight {
 };
 
 Pt2Preflight preflight_pt2(const pt2::Archive& archive, const cachedir::Fingerprint& target);
+
+// Will a precompiled function (or DynamoCache entry) load on the target?
+// PyTorch's SystemInfo.check_compatibility, in its words, against what the
+// target's fingerprint knows: torch version (known when asked through
+// Python), device, CUDA toolkit, Triton major.minor and GPU name. The
+// Python version is never in a fingerprint: it is a note.
+struct PrecompilePreflight {
+    PreflightOutcome outcome = PreflightOutcome::CannotTell; // can_hit reads "can load"
+    std::vector<PreflightReason> reasons; // why it will not load, or why it cannot tell
+    std::vector<std::string> notes;
+    // "The precompiled function can load on the target" / "... will not load" / "cannot tell".
+    std::string answer() const;
+};
+
+PrecompilePreflight preflight_precompile(const cachedir::PrecompileFile& file,
+                                         const cachedir::Fingerprint& target);
 
 } // namespace cachelens::explain
