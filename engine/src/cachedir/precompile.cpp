@@ -200,6 +200,22 @@ void collect_user_classes(const Value* value, std::set<const Value*>& seen,
     }
 }
 
+// _ShapeGuardsHelper(exprs) and _CppShapeGuardsHelper(exprs, source_to_symbol)
+// are slots dataclasses: BUILD gives the slot values as a list, exprs first.
+const Value* shape_exprs(const Value* helper) {
+    if (helper == nullptr || !helper->is(Kind::Object)) {
+        return nullptr;
+    }
+    if (const Value* exprs = helper->attribute("exprs")) {
+        return exprs;
+    }
+    const Value* state = helper->state();
+    if (state != nullptr && state->is(Kind::List) && !state->items().empty()) {
+        return state->items()[0];
+    }
+    return nullptr;
+}
+
 std::string guard_kind(const Value* create_fn) {
     const Value* fn = create_fn;
     // functools.partial(GuardBuilder.TENSOR_MATCH, ...): the function is its first arg.
@@ -289,12 +305,8 @@ public:
             }
         }
         if (const Value* parts = state.attribute("shape_code_parts")) {
-            if (const Value* python = parts->attribute("python_code_parts")) {
-                set.shape_guards = strings_of(python->attribute("exprs"));
-            }
-            if (const Value* cpp = parts->attribute("cpp_code_parts")) {
-                set.cpp_shape_guards = strings_of(cpp->attribute("exprs"));
-            }
+            set.shape_guards = strings_of(shape_exprs(parts->attribute("python_code_parts")));
+            set.cpp_shape_guards = strings_of(shape_exprs(parts->attribute("cpp_code_parts")));
         }
         std::set<const Value*> seen;
         collect_user_classes(&state, seen, set.user_classes);
@@ -390,6 +402,7 @@ public:
         if (system.toolkit_version.empty()) {
             system.toolkit_version = text_of(info->attribute("cuda_version"));
         }
+        system.triton_version.clear(); // a module's payloads each carry one
         const auto triton = pickle::elements_of(info->attribute("triton_version"));
         for (std::size_t i = 0; i < triton.size(); ++i) {
             system.triton_version += (i > 0 ? "." : "") + std::to_string(int_or(triton[i]));
@@ -786,6 +799,27 @@ void collect_persistent_ids(const Value* value, std::set<std::string>& out) {
     }
 }
 
+// A module's text as inspect.getsourcelines sees it (linecache: universal
+// newlines, and a last line given its newline).
+std::string as_python_reads(std::string_view bytes) {
+    std::string out;
+    out.reserve(bytes.size() + 1);
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+        if (bytes[i] == '\r') {
+            out += '\n';
+            if (i + 1 < bytes.size() && bytes[i + 1] == '\n') {
+                ++i;
+            }
+        } else {
+            out += bytes[i];
+        }
+    }
+    if (!out.empty() && out.back() != '\n') {
+        out += '\n';
+    }
+    return out;
+}
+
 bool is_hex64(std::string_view name) {
     return name.size() == 64 && std::ranges::all_of(name, [](char c) {
                return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
@@ -840,7 +874,7 @@ Result<PrecompileFile> read_precompile(std::string_view bytes, std::shared_ptr<c
         }
         out.header_version = static_cast<unsigned char>(bytes[kPt2AotMagic.size()]);
         if (out.header_version != kPt2AotVersion) {
-            return fail(ErrorKind::Corrupt,
+            return fail(ErrorKind::Unsupported,
                         "PT2AOT format version " + std::to_string(out.header_version) +
                             ", not 1: PyTorch says \"AOT compiled artifact has an unsupported "
                             "serialization format. Recompile it with the current PyTorch "
@@ -933,11 +967,12 @@ std::string source_checks_answer(std::span<const SourceCheck> checks) {
     const std::string of =
         " of " + std::to_string(checks.size()) + " checked span" + (checks.size() == 1 ? "" : "s");
     if (changed > 0) {
-        return std::to_string(changed) + of + (changed == 1 ? " changed" : " changed") +
+        return std::to_string(changed) + of + " changed" +
                ": PyTorch's DynamoCache and vLLM reject this file and compile again";
     }
     if (missing > 0) {
-        return std::to_string(missing) + of + " not found in the checkout; the rest unchanged";
+        return std::to_string(missing) + of + " not found in the checkout" +
+               (missing < checks.size() ? "; the rest unchanged" : "");
     }
     return "All " + std::to_string(checks.size()) + " checked span" +
            (checks.size() == 1 ? " is" : "s are") + " unchanged: the sources will not reject it";
@@ -998,8 +1033,8 @@ std::vector<SourceCheck> check_sources_against(const PrecompileFile& file,
                          " (PyTorch imports the module by name: whatever it finds then decides)";
         } else if (auto opened = MappedFile::open(source_dir / check.path); !opened) {
             check.text = span + ": " + opened.error().message;
-        } else if (source_span_checksum((*opened)->bytes(), source.first_line, source.last_line) ==
-                   source.checksum) {
+        } else if (source_span_checksum(as_python_reads((*opened)->bytes()), source.first_line,
+                                        source.last_line) == source.checksum) {
             check.status = SourceCheck::Status::Same;
             check.text = span + ": unchanged in " + check.path;
         } else {

@@ -45,7 +45,8 @@ PrecompilePreflight preflight_precompile(const cachedir::PrecompileFile& file,
     }
     if (target.torch_version.empty()) {
         cannot_tell("environment", "torch " + saved.torch_version +
-                                       ": the target's torch version is not known (`cachelens env -o FILE` run there records it)");
+                                       ": the target's torch version is not known (`cachelens env "
+                                       "-o FILE` run there records it)");
     } else if (target.torch_version != saved.torch_version) {
         fails("environment", "Compile package was created with a different PyTorch version: " +
                                  saved.torch_version + " -> " + target.torch_version);
