@@ -242,7 +242,10 @@ void add_preflight_command(CLI::App& app, int& exit_code) {
         "with no FX entry to learn from, a file that is no fingerprint). SOURCE may also be an "
         "AOTInductor package (.pt2): will each model load there (its device, its kernels' GPU "
         "architecture against the target's), said can_load, will_not_load or cannot_tell");
-    command->add_option("SOURCE", options->source, "the cache dir, bundle, .pt2 or precompiled function (save_compiled_function file) to ship")
+    command
+        ->add_option("SOURCE", options->source,
+                     "the cache dir, bundle, .pt2 or precompiled function (save_compiled_function "
+                     "file) to ship")
         ->required();
     command
         ->add_option("--target", options->target,
@@ -253,7 +256,10 @@ void add_preflight_command(CLI::App& app, int& exit_code) {
                       "print {source, source_kind: dir|bundle, target: {path, fingerprint: "
                       "(cachelens env --json)}, entries: [{kind, key, path, outcome, reasons: "
                       "[{category, text}]}], incomplete: [{kind, key, text}], notes: [text], "
-                      "config_compared}");
+                      "config_compared}; for a .pt2: {source, source_kind: pt2, target, answer, "
+                      "models: [{model, outcome: can_load|will_not_load|cannot_tell, reasons}], "
+                      "notes}; for a precompiled function: {source, source_kind: precompile, "
+                      "target, answer, outcome, reasons, notes}");
     command->callback([options, &exit_code] { exit_code = run_preflight(*options); });
 }
 

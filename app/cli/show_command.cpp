@@ -209,8 +209,9 @@ void add_show_command(CLI::App& app, int& exit_code) {
         "show", "Show everything parsed from an entry: an FX graph (guards, debug lines, "
                 "kernels and their autotune candidates), an AOT entry (its graphs), a module, "
                 "a best_config, a Triton kernel, the benchmark cache, an OnDiskCache value "
-                "(torch/_inductor/cache.py). Or a file on its own (an OnDiskCache value, an "
-                "InMemoryCache file: a pickled dict), or the InMemoryCache in a variable "
+                "(torch/_inductor/cache.py), a DynamoCache entry. Or a file on its own (a "
+                "precompiled function from save_compiled_function, a .pt2, an OnDiskCache "
+                "value, an InMemoryCache file: a pickled dict), or the InMemoryCache in a variable "
                 "(--env, --env-file). Values are decoded by cachelens's own unpickler, never "
                 "loaded.");
     command->add_option("DIR", options->dir, "the cache dir, or a file shown on its own");

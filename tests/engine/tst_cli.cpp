@@ -11,6 +11,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
 #include <fstream>
 
 using namespace cachelens;
@@ -31,6 +32,18 @@ QJsonDocument parse_json(const test::CliRun& run) {
     }
     return doc;
 }
+
+// tests/data/precompile/<relative> and the real fixtures' files, as arguments.
+QString precompile_data(const char* relative) {
+    return QString::fromStdString(test::test_data(std::string("precompile/") + relative).string());
+}
+
+QString real_path(const char* relative) {
+    return QString::fromStdString(test::real_fixture(relative).string());
+}
+
+// What the hostile precompile files would make if anything ran them.
+const char* const kPrecompileMarker = "/tmp/cachelens-precompile-marker";
 
 } // namespace
 
@@ -993,6 +1006,224 @@ private slots:
         QCOMPARE(json["nested_cache_dirs"].toArray(), QJsonArray{"cache"});
     }
 
+    // A precompiled function (torch.compile(...).aot_compile(), then
+    // save_compiled_function) shown on its own: the made-up 2.11 layout and
+    // the file PyTorch 2.11 wrote on an H200 say the same things.
+    void showPrecompiledFunction_data() {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("made-up 2.11 layout") << precompile_data("fn_2_11.bin");
+        QTest::newRow("real fn.bin") << real_path("precompile/fn.bin");
+    }
+    void showPrecompiledFunction() {
+        QFETCH(QString, file);
+        const QString backend = "__compiled_fn_1_73d33ae1_68ab_4fd8_8e10_12b8d5010613";
+        const auto text = test::run_cli({"show", file});
+        QCOMPARE(text.exit_code, 0);
+        QVERIFY2(text.err.isEmpty(), text.err.constData());
+        for (const QByteArray& expected :
+             {QByteArray("format"), QByteArray("precompiled function"),
+              QByteArray("fn(x, y) at <string>:3"), QByteArray("NVIDIA H200"), backend.toUtf8(),
+              QByteArray("TENSOR_MATCH L['x']")}) {
+            QVERIFY2(text.out.contains(expected),
+                     ("no '" + expected + "' in:\n" + text.out).constData());
+        }
+
+        const auto run = test::run_cli({"show", file, "--json"});
+        QCOMPARE(run.exit_code, 0);
+        const auto json = parse_json(run).object();
+        QCOMPARE(json["kind"].toString(), "precompile");
+        QVERIFY2(
+            json["layout"].toString().startsWith("precompiled function (save_compiled_function, "
+                                                 "PyTorch 2.11 layout)"),
+            qPrintable(json["layout"].toString()));
+        const auto functions = json["functions"].toArray();
+        QCOMPARE(functions.size(), 1);
+        QCOMPARE(functions[0]["qualname"].toString(), "fn");
+        QCOMPARE(functions[0]["signature"].toString(), "(x, y)");
+        QCOMPARE(functions[0]["first_line"].toInt(), 3);
+        QCOMPARE(json["system_info"]["gpu_name"].toString(), "NVIDIA H200");
+        const auto backends = json["backends"].toArray();
+        QCOMPARE(backends.size(), 1);
+        QCOMPARE(backends[0]["id"].toString(), backend);
+        QVERIFY(backends[0]["present"].toBool());
+        const auto graphs = backends[0]["graphs"].toArray();
+        QCOMPARE(graphs.size(), 1);
+        QCOMPARE(graphs[0]["role"].toString(), "forward");
+        QVERIFY(graphs[0]["key_matches_source"].toBool());
+        const auto guards = json["guards"].toArray();
+        QCOMPARE(guards.size(), 1);
+        const auto inputs = guards[0]["inputs"].toArray();
+        QCOMPARE(inputs.size(), 2);
+        QCOMPARE(inputs[0]["name"].toString(), "x");
+        QCOMPARE(inputs[1]["name"].toString(), "y");
+        QCOMPARE(guards[0]["guards"][0]["kind"].toString(), "TENSOR_MATCH");
+        QCOMPARE(guards[0]["guards"][0]["source"].toString(), "L['x']");
+        QVERIFY(json["problems"].toArray().isEmpty());
+    }
+
+    // A DynamoCache entry is shown by its path in the dir or by its key
+    // alone, and says the key PyTorch looks it up by.
+    void showDynamoCacheEntry() {
+        const QString dir = real_path("dynamo_cache/cache");
+        const QString key = "239261316e505a034abae9a2c9f0f69e94af25d0c2253f753d10824ac5c9c34d";
+        for (const QString& which : {"dynamo/" + key, key}) {
+            const auto run = test::run_cli({"show", dir, which});
+            QVERIFY2(run.exit_code == 0, run.err.constData());
+            QVERIFY2(run.out.startsWith("precompile " + key.toUtf8() + "\n"), run.out.constData());
+            QVERIFY2(run.out.contains("DynamoCache entry"), run.out.constData());
+            const auto lines = run.out.split('\n');
+            const auto looked_up =
+                std::find_if(lines.begin(), lines.end(), [](const QByteArray& l) {
+                    return l.trimmed().startsWith("looked up as");
+                });
+            QVERIFY2(looked_up != lines.end(), run.out.constData());
+            QVERIFY2(looked_up->contains(key.toUtf8()), looked_up->constData());
+            QVERIFY2(!looked_up->contains("never loaded"), looked_up->constData());
+            QVERIFY2(run.out.contains("g at <string>:5"), run.out.constData());
+
+            const auto json = parse_json(test::run_cli({"show", dir, which, "--json"})).object();
+            QCOMPARE(json["kind"].toString(), "precompile");
+            QCOMPARE(json["key"].toString(), key);
+            QCOMPARE(json["expected_key"].toString(), key);
+            QCOMPARE(json["functions"][0]["qualname"].toString(), "g");
+        }
+    }
+
+    // The DynamoCache's dir beside Inductor's: one precompile entry, every
+    // file known, every entry parsed, nothing for verify to report.
+    void realDynamoCacheScansAndVerifiesClean() {
+        const QString dir = real_path("dynamo_cache/cache");
+        const auto scan = test::run_cli({"scan", dir, "--json"});
+        QCOMPARE(scan.exit_code, 0);
+        const auto json = parse_json(scan).object();
+        QVERIFY(json["errors"].toArray().isEmpty());
+        const auto kinds = json["kinds"].toObject();
+        QVERIFY2(!kinds.contains("unknown"), scan.out.constData());
+        QCOMPARE(kinds["precompile"].toObject()["entries"].toInt(), 1);
+        QCOMPARE(kinds["precompile"].toObject()["files"].toInt(), 1);
+        const auto text = test::run_cli({"scan", dir});
+        QCOMPARE(text.exit_code, 0);
+        QVERIFY2(text.out.contains("\nEvery entry parsed.\n"), text.out.constData());
+        const auto verify = test::run_cli({"verify", dir});
+        QVERIFY2(verify.exit_code == 0, verify.out.constData());
+        QVERIFY(verify.out.isEmpty());
+    }
+
+    // verify FILE: a clean precompiled function; the hostile ones flagged by
+    // the rule each breaks, never run; broken ones an error naming the file.
+    void verifyPrecompiledFunctions_data() {
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<int>("exit_code");
+        QTest::addColumn<QStringList>("expected"); // in stdout
+        QTest::newRow("real fn.bin") << real_path("precompile/fn.bin") << 0 << QStringList{};
+        QTest::newRow("made-up fn") << precompile_data("fn_2_11.bin") << 0 << QStringList{};
+        QTest::newRow("bytecode calls os.system")
+            << precompile_data("hostile_code.bin") << 1
+            << QStringList{"code with findings", "bytecode-name: the bytecode names 'os'",
+                           "bytecode-name: the bytecode names 'system'",
+                           "foreign-import: loading imports os"};
+        QTest::newRow("a REDUCE of posix.system")
+            << precompile_data("hostile_pickle.bin") << 1
+            << QStringList{"code with findings", "pickle-call: posix.system"};
+        QTest::newRow("guards_state evals") << precompile_data("hostile_guards.bin") << 1
+                                            << QStringList{"code with findings", "guards_state",
+                                                           "pickle-call: builtins.eval is refused"};
+        QTest::newRow("hostile DynamoCache entry")
+            << precompile_data("hostile_entry") << 1
+            << QStringList{"dynamo/239261316e505a034abae9a2c9f0f69e94af25d0c2253f753d10824ac5c9c34d"
+                           ": code with findings",
+                           "bytecode-name: the bytecode names 'os'",
+                           "foreign-import: loading imports os"};
+        QTest::newRow("a missing backend")
+            << precompile_data("cache_dir") << 1
+            << QStringList{"dynamo/f254a1e7d56840a4f2faa65b43f82d21e65add6e7376169cb5a51da30007822a"
+                           ": parse-error: Backend "
+                           "__compiled_fn_3_5e0d8a9c_41b2_4c7f_9e36_8f2a1d0c7b54 is not found in "
+                           "the given backends"};
+        QTest::newRow("truncated") << precompile_data("truncated.bin") << 2 << QStringList{};
+        QTest::newRow("not a pickle") << precompile_data("not_a_pickle.bin") << 2 << QStringList{};
+    }
+    void verifyPrecompiledFunctions() {
+        QFETCH(QString, path);
+        QFETCH(int, exit_code);
+        QFETCH(QStringList, expected);
+        QFile::remove(kPrecompileMarker);
+        const auto run = test::run_cli({"verify", path});
+        QVERIFY2(!QFile::exists(kPrecompileMarker), "verify ran what the file holds");
+        QVERIFY2(run.exit_code == exit_code, (run.out + run.err).constData());
+        for (const QString& text : expected) {
+            QVERIFY2(run.out.contains(text.toUtf8()),
+                     ("no '" + text.toUtf8() + "' in:\n" + run.out).constData());
+        }
+        if (exit_code == 2) {
+            QVERIFY(run.out.isEmpty());
+            QVERIFY2(run.err.startsWith("cachelens: " + path.toUtf8() + ": "), run.err.constData());
+        }
+        if (exit_code == 0) {
+            QVERIFY(run.out.isEmpty());
+        }
+    }
+
+    // show FILE --against CHECKOUT: which span PyTorch hashes on load changed.
+    void showAgainstACheckout() {
+        const QString file = precompile_data("mlp_sources_2_11.bin");
+        const auto same =
+            test::run_cli({"show", file, "--against", precompile_data("source_tree")});
+        QCOMPARE(same.exit_code, 0);
+        QVERIFY2(same.out.startsWith("All 2 checked spans are unchanged"), same.out.constData());
+
+        const QString changed_dir = precompile_data("source_tree_changed");
+        const auto changed = test::run_cli({"show", file, "--against", changed_dir});
+        QCOMPARE(changed.exit_code, 1);
+        const auto lines = changed.out.split('\n');
+        QVERIFY2(lines[0].startsWith("1 of 2 checked spans changed"), changed.out.constData());
+        QVERIFY2(std::any_of(lines.begin(), lines.end(),
+                             [](const QByteArray& line) {
+                                 return line.contains("Source code changes detected for "
+                                                      "mymodels.mlp (line 17 - line 21)");
+                             }),
+                 changed.out.constData());
+        QVERIFY2(!changed.out.contains("Source code changes detected for mymodels.mlp (line 6"),
+                 changed.out.constData());
+
+        const auto json_run = test::run_cli({"show", file, "--against", changed_dir, "--json"});
+        QCOMPARE(json_run.exit_code, 1);
+        const auto json = parse_json(json_run).object();
+        QVERIFY(json["answer"].toString().startsWith("1 of 2 checked spans changed"));
+        QVERIFY(json["rejected"].toBool());
+        const auto sources = json["sources"].toArray();
+        QCOMPARE(sources.size(), 2);
+        QCOMPARE(sources[0]["status"].toString(), "same");
+        QCOMPARE(sources[0]["first_line"].toInt(), 6);
+        QCOMPARE(sources[1]["status"].toString(), "changed");
+        QCOMPARE(sources[1]["module"].toString(), "mymodels.mlp");
+        QCOMPARE(sources[1]["first_line"].toInt(), 17);
+        QCOMPARE(sources[1]["last_line"].toInt(), 21);
+        QCOMPARE(sources[1]["path"].toString(), "mymodels/mlp.py");
+        const auto same_json = parse_json(
+            test::run_cli({"show", file, "--against", precompile_data("source_tree"), "--json"}));
+        QVERIFY(!same_json["rejected"].toBool());
+
+        // Errors: no such checkout, and a file that records no source spans.
+        const auto missing = test::run_cli({"show", file, "--against", "/nonexistent/checkout"});
+        QCOMPARE(missing.exit_code, 2);
+        QVERIFY2(missing.err.contains("/nonexistent/checkout"), missing.err.constData());
+        const QString pt2 = QString::fromStdString(test::test_data("pt2/two_models.pt2").string());
+        const auto not_precompile =
+            test::run_cli({"show", pt2, "--against", precompile_data("source_tree")});
+        QCOMPARE(not_precompile.exit_code, 2);
+        QVERIFY2(not_precompile.err.contains(pt2.toUtf8() + " is pt2"),
+                 not_precompile.err.constData());
+        const QString value = QString::fromStdString(
+            test::test_data(
+                "keyed_cache/root/cache/inductor_on_disk_cache/054560f575c37a2e455c434de988c4cc")
+                .string());
+        const auto keyed =
+            test::run_cli({"show", value, "--against", precompile_data("source_tree")});
+        QCOMPARE(keyed.exit_code, 2);
+        QVERIFY2(keyed.err.contains(value.toUtf8() + " is on_disk_cache"), keyed.err.constData());
+    }
+
     // Will it hit on another machine? The answer first, then each entry.
     void preflightAgainstATargetDir() {
         const QString devset = fixture_dir("devset/cache");
@@ -1020,6 +1251,66 @@ private slots:
                                       ": no FX graph entry to learn the machine's environment"),
                  nothing.err.constData());
         QCOMPARE(test::run_cli({"preflight", "/nonexistent/dir", "--target", devset}).exit_code, 2);
+    }
+
+    // preflight FILE --target: PyTorch's SystemInfo.check_compatibility
+    // against what the target's fingerprint knows.
+    void preflightAPrecompiledFunction() {
+        const QString fn = real_path("precompile/fn.bin");
+        // The same H200 machine, but a cache dir does not know its torch version.
+        const auto unknown =
+            test::run_cli({"preflight", fn, "--target", real_path("transformer/cache")});
+        QCOMPARE(unknown.exit_code, 1);
+        QVERIFY2(unknown.out.startsWith(
+                     "Cannot tell whether the precompiled function loads on the target\n"),
+                 unknown.out.constData());
+
+        const auto h100 = test::run_cli({"preflight", fn, "--target", fixture_dir("devset/cache")});
+        QCOMPARE(h100.exit_code, 1);
+        QVERIFY2(h100.out.startsWith("The precompiled function will not load on the target"),
+                 h100.out.constData());
+        QVERIFY2(h100.out.contains("cached=NVIDIA H200, current=NVIDIA H100 80GB HBM3"),
+                 h100.out.constData());
+        const auto h100_json = parse_json(
+            test::run_cli({"preflight", fn, "--target", fixture_dir("devset/cache"), "--json"}));
+        QCOMPARE(h100_json["source_kind"].toString(), "precompile");
+        QCOMPARE(h100_json["outcome"].toString(), "will_not_load");
+        const auto reasons = h100_json["reasons"].toArray();
+        QCOMPARE(reasons.size(), 1);
+        QCOMPARE(reasons[0]["category"].toString(), "device");
+        QVERIFY2(reasons[0]["text"].toString().contains(
+                     "cached=NVIDIA H200, current=NVIDIA H100 80GB HBM3"),
+                 qPrintable(reasons[0]["text"].toString()));
+
+        // A fingerprint that knows everything SystemInfo records but Python.
+        QTemporaryDir temp;
+        const QString h200 = temp.filePath("h200.json");
+        QFile file(h200);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(R"({"cachelens_fingerprint": 1, "torch_version": "2.11.0+cu130",)"
+                   R"( "environment": {"device_name": "NVIDIA H200", "cuda": "13.0",)"
+                   R"( "triton": "3.6.0"}, "device_types": ["cuda"]})");
+        file.close();
+        for (const QString& source : {fn, precompile_data("fn_2_11.bin")}) {
+            const auto loads = test::run_cli({"preflight", source, "--target", h200});
+            QVERIFY2(loads.exit_code == 0, (loads.out + loads.err).constData());
+            QVERIFY2(loads.out.startsWith("The precompiled function can load on the target\n"),
+                     loads.out.constData());
+            const auto json =
+                parse_json(test::run_cli({"preflight", source, "--target", h200, "--json"}));
+            QCOMPARE(json["outcome"].toString(), "can_load");
+            QVERIFY(json["reasons"].toArray().isEmpty());
+        }
+    }
+
+    // The help says what the new arguments take.
+    void helpNamesThePrecompileArguments() {
+        const auto show = test::run_cli({"show", "--help"});
+        QCOMPARE(show.exit_code, 0);
+        QVERIFY2(show.out.contains("--against"), show.out.constData());
+        const auto preflight = test::run_cli({"preflight", "--help"});
+        QCOMPARE(preflight.exit_code, 0);
+        QVERIFY2(preflight.out.contains("precompiled function"), preflight.out.constData());
     }
 
     // `env` runs the shipped script in a real python3 against a stand-in

@@ -14,6 +14,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTreeWidget>
 #include <QtTest>
@@ -25,6 +26,7 @@ namespace fs = std::filesystem;
 namespace {
 
 const char* const kMarker = "/tmp/cachelens-keyed-cache-marker";
+const char* const kPrecompileMarker = "/tmp/cachelens-precompile-marker";
 
 // The value of the top-level field named `name`, or a null QString.
 QString field(const EntryFieldsModel& model, const QString& name) {
@@ -49,6 +51,43 @@ int childCount(const EntryFieldsModel& model, const QString& name) {
 bool waitLoaded(FileViewDialog& dialog) {
     QSignalSpy loaded(&dialog, &FileViewDialog::loaded);
     return loaded.wait(10'000);
+}
+
+// The row under the top-level field `name`, or a null QString.
+QString childValue(const EntryFieldsModel& model, const QString& name, int child) {
+    for (int row = 0; row < model.rowCount(); ++row) {
+        const auto index = model.index(row, EntryFieldsModel::NameColumn);
+        if (index.data().toString() == name) {
+            return model.index(child, EntryFieldsModel::ValueColumn, index).data().toString();
+        }
+    }
+    return {};
+}
+
+// Whether the dialog's Checks tab can be chosen.
+bool checksTabEnabled(const FileViewDialog& dialog) {
+    const auto* tabs = dialog.findChild<QTabWidget*>();
+    for (int i = 0; tabs != nullptr && i < tabs->count(); ++i) {
+        if (tabs->tabText(i) == "Checks") {
+            return tabs->isTabEnabled(i);
+        }
+    }
+    qFatal("the file view has no Checks tab");
+}
+
+// The answer of a check: waits for the Checks tab's newest answer, past
+// the "Reading the target…" line preflight shows while it reads.
+QString waitChecked(FileViewDialog& dialog, QSignalSpy& checked) {
+    if (!checked.wait(10'000)) {
+        return QStringLiteral("(no answer)");
+    }
+    while (dialog.checkText().startsWith("Reading the target ") && checked.wait(10'000)) {
+    }
+    return dialog.checkText();
+}
+
+std::filesystem::path precompileData(const char* relative) {
+    return test::test_data(std::string("precompile/") + relative);
 }
 
 } // namespace
@@ -106,6 +145,195 @@ private slots:
         dialog.showSourceMember(wrapper);
         QVERIFY(shown.wait(10'000));
         QVERIFY(dialog.sourceText().contains("constants_info_[0].original_fqn = \"fc1.weight\";"));
+    }
+
+    // A precompiled function PyTorch 2.11 wrote: its fields, its bundled
+    // Inductor module in the Source tab, both checks offered.
+    void realPrecompiledFunction() {
+        JobPool jobs;
+        FileViewDialog dialog(jobs);
+        QAbstractItemModelTester tester(dialog.model());
+        dialog.showFile(test::real_fixture("precompile/fn.bin"));
+        QVERIFY(waitLoaded(dialog));
+        QVERIFY2(dialog.errorText().isEmpty(), qPrintable(dialog.errorText()));
+        QCOMPARE(field(*dialog.model(), "Kind"), "precompile");
+        QVERIFY2(field(*dialog.model(), "Format")
+                     .startsWith("precompiled function (save_compiled_function, PyTorch 2.11 "
+                                 "layout)"),
+                 qPrintable(field(*dialog.model(), "Format")));
+        QCOMPARE(childCount(*dialog.model(), "Functions"), 1);
+        QCOMPARE(childValue(*dialog.model(), "Functions", 0), "fn(x, y) at <string>:3");
+        QVERIFY(field(*dialog.model(), "Compiled on").contains("NVIDIA H200"));
+        QVERIFY2(field(*dialog.model(), "Safety").startsWith("Inductor code"),
+                 qPrintable(field(*dialog.model(), "Safety")));
+
+        const QString backend = "__compiled_fn_1_73d33ae1_68ab_4fd8_8e10_12b8d5010613";
+        const QString module =
+            backend + " forward (c7svvzaljoj6zygh45obynuk4h77agm2jzql2mbpgguhrnlbleyt.py)";
+        QCOMPARE(dialog.sourceMembers(), QStringList{module});
+        QSignalSpy shown(&dialog, &FileViewDialog::sourceShown);
+        dialog.showSourceMember(module);
+        QVERIFY(shown.count() > 0 || shown.wait(10'000));
+        // The module PyTorch writes out as cache/7s/<key>.py when it loads the file.
+        const QString text = dialog.sourceText();
+        QVERIFY2(text.startsWith("# AOT ID: ['0_inference']"), qPrintable(text.left(200)));
+        QVERIFY(text.contains("class Runner:"));
+        QVERIFY(text.contains("def call(self, args):"));
+        QCOMPARE(
+            text.trimmed(),
+            QString::fromStdString(test::read_bytes(test::real_fixture(
+                                       "precompile/cache/7s/"
+                                       "c7svvzaljoj6zygh45obynuk4h77agm2jzql2mbpgguhrnlbleyt.py")))
+                .trimmed());
+
+        QVERIFY(dialog.canPreflight());
+        QVERIFY(dialog.canCheckSources());
+        QVERIFY(checksTabEnabled(dialog));
+    }
+
+    // The made-up 2.11 file's module, with the small `def call(args):` of
+    // make_precompile.py.
+    void madeUpPrecompiledFunctionModule() {
+        JobPool jobs;
+        FileViewDialog dialog(jobs);
+        dialog.showFile(precompileData("fn_2_11.bin"));
+        QVERIFY(waitLoaded(dialog));
+        QVERIFY(dialog.errorText().isEmpty());
+        const QStringList sources = dialog.sourceMembers();
+        QCOMPARE(sources.size(), 1);
+        QVERIFY2(sources[0].startsWith("__compiled_fn_1_73d33ae1_68ab_4fd8_8e10_12b8d5010613 "
+                                       "forward (c") &&
+                     sources[0].endsWith(".py)"),
+                 qPrintable(sources[0]));
+        QSignalSpy shown(&dialog, &FileViewDialog::sourceShown);
+        dialog.showSourceMember(sources[0]);
+        QVERIFY(shown.count() > 0 || shown.wait(10'000));
+        QVERIFY2(dialog.sourceText().contains("def call(args):"),
+                 qPrintable(dialog.sourceText().left(400)));
+    }
+
+    // Check sources against…: the span of MLP.forward changed in the checkout.
+    void checkSourcesAgainstAChangedCheckout() {
+        JobPool jobs;
+        FileViewDialog dialog(jobs);
+        dialog.showFile(precompileData("mlp_sources_2_11.bin"));
+        QVERIFY(waitLoaded(dialog));
+        QVERIFY(dialog.canCheckSources());
+        QSignalSpy checked(&dialog, &FileViewDialog::checked);
+        dialog.checkSourcesAgainst(precompileData("source_tree_changed"));
+        const QString text = waitChecked(dialog, checked);
+        QVERIFY2(text.startsWith("1 of 2 checked spans changed"), qPrintable(text));
+        QVERIFY2(text.contains("Source code changes detected for mymodels.mlp (line 17 - line 21)"),
+                 qPrintable(text));
+        dialog.checkSourcesAgainst(precompileData("source_tree"));
+        const QString same = waitChecked(dialog, checked);
+        QVERIFY2(same.startsWith("All 2 checked spans are unchanged"), qPrintable(same));
+    }
+
+    // Will it load on…: PyTorch's SystemInfo check against an H100's dir.
+    void preflightAPrecompiledFunction() {
+        JobPool jobs;
+        FileViewDialog dialog(jobs);
+        dialog.showFile(test::real_fixture("precompile/fn.bin"));
+        QVERIFY(waitLoaded(dialog));
+        QSignalSpy checked(&dialog, &FileViewDialog::checked);
+        dialog.preflightAgainst(test::fixture("devset/cache"));
+        const QString text = waitChecked(dialog, checked);
+        QVERIFY2(text.startsWith("The precompiled function will not load on the target"),
+                 qPrintable(text));
+        QVERIFY2(text.contains("cached=NVIDIA H200, current=NVIDIA H100 80GB HBM3"),
+                 qPrintable(text));
+
+        // A fingerprint file that records the torch version: it can load.
+        QTemporaryDir temp;
+        const fs::path h200 = fs::path(temp.path().toStdString()) / "h200.json";
+        test::write_bytes(h200, R"({"cachelens_fingerprint": 1, "torch_version": "2.11.0+cu130",)"
+                                R"( "environment": {"device_name": "NVIDIA H200", "cuda": "13.0",)"
+                                R"( "triton": "3.6.0"}, "device_types": ["cuda"]})");
+        dialog.preflightAgainst(h200);
+        const QString loads = waitChecked(dialog, checked);
+        QVERIFY2(loads.startsWith("The precompiled function can load on the target\n"),
+                 qPrintable(loads));
+    }
+
+    // A .pt2 is preflighted model by model; it has no sources to check.
+    void preflightAnAotiPackage_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("answer");
+        QTest::newRow("two sm_80 models")
+            << QString::fromStdString(test::test_data("pt2/two_models.pt2").string())
+            << "0 of 2 models can load on the target; 2 will not load, 0 cannot tell";
+        QTest::newRow("the real sm_90 package")
+            << QString::fromStdString(test::real_fixture("aoti_cuda/mlp_cuda.pt2").string())
+            << "1 of 1 model can load on the target";
+    }
+    void preflightAnAotiPackage() {
+        QFETCH(QString, file);
+        QFETCH(QString, answer);
+        JobPool jobs;
+        FileViewDialog dialog(jobs);
+        dialog.showFile(file.toStdString());
+        QVERIFY(waitLoaded(dialog));
+        QVERIFY(dialog.canPreflight());
+        QVERIFY(!dialog.canCheckSources());
+        QVERIFY(checksTabEnabled(dialog));
+        QSignalSpy checked(&dialog, &FileViewDialog::checked);
+        dialog.preflightAgainst(test::fixture("devset/cache"));
+        const QString text = waitChecked(dialog, checked);
+        QVERIFY2(text.startsWith(answer + "\n"), qPrintable(text));
+        QVERIFY2(text.at(0).isDigit(), qPrintable(text));
+    }
+
+    // A keyed-cache value has nothing to preflight: no Checks tab.
+    void keyedCacheValueHasNoChecks() {
+        JobPool jobs;
+        FileViewDialog dialog(jobs);
+        dialog.showFile(test::test_data(
+            "keyed_cache/root/cache/inductor_on_disk_cache/054560f575c37a2e455c434de988c4cc"));
+        QVERIFY(waitLoaded(dialog));
+        QVERIFY2(dialog.errorText().isEmpty(), qPrintable(dialog.errorText()));
+        QCOMPARE(field(*dialog.model(), "Kind"), "on_disk_cache");
+        QVERIFY(!dialog.canPreflight());
+        QVERIFY(!dialog.canCheckSources());
+        QVERIFY(!checksTabEnabled(dialog));
+        QVERIFY(dialog.sourceMembers().isEmpty());
+    }
+
+    // A file read after a precompiled function loses its checks.
+    void checksGoWithTheFile() {
+        JobPool jobs;
+        FileViewDialog dialog(jobs);
+        dialog.showFile(precompileData("mlp_sources_2_11.bin"));
+        QVERIFY(waitLoaded(dialog));
+        QSignalSpy checked(&dialog, &FileViewDialog::checked);
+        dialog.checkSourcesAgainst(precompileData("source_tree"));
+        QVERIFY(!waitChecked(dialog, checked).isEmpty());
+        QVERIFY(checksTabEnabled(dialog));
+        dialog.showFile(test::test_data(
+            "keyed_cache/root/cache/inductor_on_disk_cache/054560f575c37a2e455c434de988c4cc"));
+        QVERIFY(waitLoaded(dialog));
+        QVERIFY(!checksTabEnabled(dialog));
+        QVERIFY(dialog.checkText().isEmpty());
+        QVERIFY(dialog.sourceMembers().isEmpty());
+    }
+
+    // The hostile precompiled functions are flagged, never run.
+    void hostilePrecompiledFunctionIsFlaggedNotRun_data() {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("bytecode") << "hostile_code.bin";
+        QTest::newRow("pickle") << "hostile_pickle.bin";
+        QTest::newRow("guards") << "hostile_guards.bin";
+    }
+    void hostilePrecompiledFunctionIsFlaggedNotRun() {
+        QFETCH(QString, file);
+        QFile::remove(kPrecompileMarker);
+        JobPool jobs;
+        FileViewDialog dialog(jobs);
+        dialog.showFile(precompileData(file.toUtf8().constData()));
+        QVERIFY(waitLoaded(dialog));
+        QVERIFY2(field(*dialog.model(), "Safety").startsWith("code with findings"),
+                 qPrintable(field(*dialog.model(), "Safety")));
+        QVERIFY2(!QFile::exists(kPrecompileMarker), "a hostile precompiled function ran");
     }
 
     void hostileFileIsFlaggedNotRun() {

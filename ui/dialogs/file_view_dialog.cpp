@@ -16,6 +16,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QSignalBlocker>
 #include <QTabWidget>
@@ -103,13 +104,25 @@ FileViewDialog::FileViewDialog(JobPool& pool, QWidget* parent)
     checkButtons->addStretch(1);
     checksLayout->addLayout(checkButtons);
     checksLayout->addWidget(checks_, 1);
-    connect(preflight_, &QPushButton::clicked, this, [this] {
+    // The target machine: a cache dir made there, or the fingerprint `cachelens
+    // env -o FILE` wrote there (the only one that knows its torch version).
+    auto* targets = new QMenu(preflight_);
+    targets->addAction(tr("A cache dir made there…"), this, [this] {
         const QString target =
             QFileDialog::getExistingDirectory(this, tr("A cache dir made on the target machine"));
         if (!target.isEmpty()) {
             preflightAgainst(target.toStdString());
         }
     });
+    targets->addAction(tr("Its fingerprint file…"), this, [this] {
+        const QString target = QFileDialog::getOpenFileName(
+            this, tr("The fingerprint `cachelens env -o FILE` wrote there"), {},
+            tr("Fingerprints (*.json);;All files (*)"));
+        if (!target.isEmpty()) {
+            preflightAgainst(target.toStdString());
+        }
+    });
+    preflight_->setMenu(targets);
     connect(sources_, &QPushButton::clicked, this, [this] {
         const QString dir = QFileDialog::getExistingDirectory(this, tr("Your checkout"));
         if (!dir.isEmpty()) {
@@ -286,7 +299,7 @@ void FileViewDialog::updateCheckButtons() {
     tabs_->setTabEnabled(2, canPreflight());
 }
 
-void FileViewDialog::showChecks(const QStringList& lines) {
+void FileViewDialog::showChecks(const QStringList& lines, bool answered) {
     checks_->clear();
     for (qsizetype i = 0; i < lines.size(); ++i) {
         auto* item = new QTreeWidgetItem(QStringList{lines[i]});
@@ -298,7 +311,9 @@ void FileViewDialog::showChecks(const QStringList& lines) {
         checks_->addTopLevelItem(item);
     }
     tabs_->setCurrentIndex(2);
-    emit checked();
+    if (answered) {
+        emit checked();
+    }
 }
 
 void FileViewDialog::preflightAgainst(const std::filesystem::path& target) {
@@ -306,7 +321,7 @@ void FileViewDialog::preflightAgainst(const std::filesystem::path& target) {
         return;
     }
     const auto file = file_;
-    showChecks({tr("Reading the target %1…").arg(QString::fromStdString(target.string()))});
+    showChecks({tr("Reading the target %1…").arg(QString::fromStdString(target.string()))}, false);
     checkJob_->run<QStringList>(
         [file, target](const JobContext&) {
             QStringList lines;

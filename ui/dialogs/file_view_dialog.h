@@ -82,7 +82,9 @@ signals:
 private:
     template <class Load>
     void load(const QString& title, Load loadFile);
-    void showChecks(const QStringList& lines);
+    // `answered`: the lines are an answer (checked() is emitted), not a
+    // line saying what is being read.
+    void showChecks(const QStringList& lines, bool answered = true);
     void updateCheckButtons();
 
     QLabel* title_;
