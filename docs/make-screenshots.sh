@@ -69,6 +69,8 @@ shot benchmarks --view bench
 shot file-value --file "$root/tests/data/keyed_cache/root/cache/should_pad/ed953adff4a83ee0af9e91e8b083f8c9"
 # An AOTInductor package PyTorch 2.11 wrote on an H200 (the build tree's real fixtures).
 shot file-pt2 --file "$build/tests/real-fixtures/torch-2.11-cu130-h200/aoti_cuda/mlp_cuda.pt2"
+# A precompiled module forward (save_compiled_function) PyTorch 2.11 wrote on an H200.
+shot file-precompile --file "$build/tests/real-fixtures/torch-2.11-cu130-h200/precompile/mlp_forward.bin"
 # Triton's own cache (~/.triton/cache): the sample cache's triton/0/ hash dirs copied flat.
 mkdir -p "$work/home/.triton"
 cp -r "$work/sample-cache/triton/0" "$work/home/.triton/cache"
