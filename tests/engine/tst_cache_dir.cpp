@@ -152,6 +152,7 @@ private slots:
         row("keyed cache value", "cache/inductor_on_disk_cache/054560f575c37a2e455c434de988c4cc",
             "on_disk_cache");
         row("keyed cache lock", "cache/inductor_on_disk_cache/locks/0545.lock", "lock");
+        row("vLLM precompiled model", "torch_aot_compile/3f2a/rank_0_0/model", "precompile");
         // A cache dir called "cache" walked from its parent: its modules are no values.
         row("module of a nested cache dir",
             "cache/xd/cxud5m2rmclr46xmocmetjq4xbnp6b7qkt4sa5l3lmv2utix7hbk.py", "unknown");

@@ -542,6 +542,31 @@ private slots:
         QCOMPARE(preflight.outcome, explain::PreflightOutcome::CanHit);
     }
 
+    // vLLM keeps one save_compiled_function file per rank under its cache
+    // root: each is an entry of its own, read and judged as the file alone.
+    void vllmPerRankFiles() {
+        QTemporaryDir temp;
+        const fs::path root = temp.path().toStdString();
+        for (const char* rank : {"rank_0_0", "rank_1_0"}) {
+            fs::create_directories(root / "torch_aot_compile/9c1e" / rank);
+            fs::copy_file(data("fn_2_11.bin"), root / "torch_aot_compile/9c1e" / rank / "model");
+        }
+        const Scan scan = scan_or_die(root);
+        const auto entries = scan.entries();
+        QCOMPARE(entries.size(), 2u);
+        for (const auto& entry : entries) {
+            QCOMPARE(entry.kind, FileKind::Precompile);
+            QVERIFY(entry.path.ends_with("/model"));
+            auto loaded = load_entry(root, entry);
+            QVERIFY_RESULT(loaded);
+            const auto& file = std::get<PrecompileFile>(*loaded);
+            QCOMPARE(file.functions.at(0).qualname, std::string("fn"));
+            const auto verdict = bundle::judge_entry(root, entry);
+            QVERIFY(verdict.has_value());
+            QCOMPARE(verdict->verdict, safety::Verdict::InductorCode);
+        }
+    }
+
     // 2.9 split an entry in two files: read from its dir, or from its `dynamo` file.
     void legacySplitEntry() {
         const fs::path root = data("legacy_2_9");

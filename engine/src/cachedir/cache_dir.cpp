@@ -552,8 +552,10 @@ std::string_view entry_dir_of(FileKind kind, std::string_view path) {
     case FileKind::Halide:
         return path.starts_with("halide-runtime-") ? first_parts(1) : first_parts(2);
     case FileKind::DebugCopy:
-    case FileKind::Precompile:
         return first_parts(2);
+    case FileKind::Precompile:
+        // A DynamoCache dir dynamo/<key>/; vLLM's per-rank files are one entry each.
+        return path.starts_with("dynamo/") ? first_parts(2) : std::string_view{};
     default:
         return {};
     }

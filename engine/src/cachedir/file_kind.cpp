@@ -275,6 +275,12 @@ FileKind classify(std::string_view relative_path) {
         (name == "entry" || name == "dynamo" || name == "backends")) {
         return FileKind::Precompile;
     }
+    // vLLM's VLLM_CACHE_ROOT: torch_aot_compile/<hash>/rank_<r>_<dp>/model, one
+    // save_compiled_function file per rank.
+    if (top == "torch_aot_compile" && parts.size() == 4 && parts[2].starts_with("rank_") &&
+        name == "model") {
+        return FileKind::Precompile;
+    }
     if (top == "dynamo" && name.starts_with("code_state_") && ends_with(name, ".pkl")) {
         return FileKind::DynamoProfile;
     }

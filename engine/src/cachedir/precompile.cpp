@@ -113,7 +113,10 @@ std::string dims_text(const Value* dims) {
 
 // GuardsStatePickler._unpickle_tensor(meta, device, pytype, dispatch_keys, grad),
 // meta = _rebuild_meta_tensor_no_storage(dtype, size, stride, requires_grad).
-std::string describe_scope_value(const Value& value, std::vector<std::string>& user_classes) {
+// Tuples and lists below depth 3 read "(...)": a memo makes them cyclic or
+// shared at every level, and each level shows up to 8 items.
+std::string describe_scope_value(const Value& value, std::vector<std::string>& user_classes,
+                                 int depth = 0) {
     if (value.is(Kind::Object) && value.construction() == pickle::Construction::Reduce) {
         const auto args = pickle::elements_of(value.args());
         if (args.size() >= 3 && args[0]->is(Kind::Object) &&
@@ -138,6 +141,9 @@ std::string describe_scope_value(const Value& value, std::vector<std::string>& u
             return out;
         }
     }
+    if ((value.is(Kind::Tuple) || value.is(Kind::List)) && depth >= 3) {
+        return value.is(Kind::Tuple) ? "(...)" : "[...]";
+    }
     if (value.is(Kind::Tuple) || value.is(Kind::List)) {
         std::string out = value.is(Kind::Tuple) ? "(" : "[";
         std::size_t index = 0;
@@ -146,7 +152,7 @@ std::string describe_scope_value(const Value& value, std::vector<std::string>& u
                 out += ", ...";
                 break;
             }
-            out += (index > 1 ? ", " : "") + describe_scope_value(*item, user_classes);
+            out += (index > 1 ? ", " : "") + describe_scope_value(*item, user_classes, depth + 1);
         }
         return out + (value.is(Kind::Tuple) ? (index == 1 ? ",)" : ")") : "]");
     }
@@ -921,6 +927,9 @@ Result<PrecompileFile> read_precompile_file(const std::filesystem::path& path) {
 Result<PrecompileFile> read_precompile_dir(const std::filesystem::path& root, const Entry& entry) {
     const auto dir = root / entry.path;
     std::error_code error;
+    if (std::filesystem::is_regular_file(dir, error)) {
+        return read_precompile_file(dir); // vLLM's torch_aot_compile/<hash>/rank_*/model
+    }
     const bool split = !std::filesystem::exists(dir / "entry", error) &&
                        std::filesystem::exists(dir / "dynamo", error);
     const auto main_path = dir / (split ? "dynamo" : "entry");

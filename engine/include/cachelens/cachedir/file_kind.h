@@ -24,7 +24,8 @@ enum class FileKind {
     TritonAutotune,    // <TRITON HASH>/<fn>.autotune.json: triton.autotune's cached timings
     DynamoProfile,     // dynamo/code_state_*.pkl: automatic dynamic shapes (PGO)
     Precompile,        // dynamo/<sha256 hex>/entry (2.9: dynamo, backends): a DynamoCache
-                       // entry; on its own, a save_compiled_function file (precompile.h)
+                       // entry; torch_aot_compile/<hash>/rank_*/model (vLLM) and on its own:
+                       // a save_compiled_function file (precompile.h)
     KeyedCacheValue,   // cache/<name>/<32 hex>: an OnDiskCache value (torch/_inductor/cache.py,
                        // runtime/caching): 4-byte version prefix + pickle (keyed_cache.h)
     Pt2Archive,        // a .pt2: an AOTInductor package or an exported program (pt2/pt2_archive.h)

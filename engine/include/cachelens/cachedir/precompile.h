@@ -169,7 +169,8 @@ Result<PrecompileFile> read_precompile(std::string_view bytes, std::shared_ptr<c
 // A file; errors name it.
 Result<PrecompileFile> read_precompile_file(const std::filesystem::path& path);
 
-// A DynamoCache dir dynamo/<key>/ of the cache dir `root`.
+// A DynamoCache dir dynamo/<key>/ of the cache dir `root`, or a
+// save_compiled_function file there (vLLM's torch_aot_compile/<hash>/rank_*/model).
 Result<PrecompileFile> read_precompile_dir(const std::filesystem::path& root, const Entry& entry);
 
 // The DynamoCache key of a function: sha256(qualname + str(first line)).
