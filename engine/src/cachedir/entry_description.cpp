@@ -1561,10 +1561,11 @@ void describe_precompile(std::vector<Field>& out, const PrecompileFile& file) {
                 kPeople, {}, {}, {},
                 "names your class " + cls + ": loading imports it and builds an instance", true));
         }
-        guard_sets.push_back(group(kPeople, set.where, {},
-                                   std::to_string(set.guards.size()) + " guards, " +
-                                       std::to_string(set.inputs.size()) + " inputs",
-                                   std::move(rows)));
+        guard_sets.push_back(group(
+            kPeople, file.guards.size() == 1 ? std::string("Guards") : "Guards of " + set.where, {},
+            std::to_string(set.guards.size()) + " guards, " + std::to_string(set.inputs.size()) +
+                " inputs",
+            std::move(rows)));
         guard_json.push_back(group(kJson, {}, {}, {},
                                    {json("where", set.where), json("error", set.error),
                                     json_list("inputs", std::move(inputs_json)),
