@@ -24,6 +24,7 @@
 #include <cachelens/cachedir/verify.h>
 #include <cachelens/explain/preflight.h>
 
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -540,6 +541,24 @@ private slots:
         const Fingerprint target = h200(golden("precompile")["env"].toObject());
         const auto preflight = explain::preflight_precompile(model, target);
         QCOMPARE(preflight.outcome, explain::PreflightOutcome::CanHit);
+    }
+
+    // What the fuzzer and a review found (tests/data/precompile/README.md):
+    // shared and cyclic values are read to a bounded depth, once each.
+    void sharedValuesAreReadOnce() {
+        for (const char* name : {"regressions/cyclic_scope.bin", "regressions/shared_scope.bin"}) {
+            QElapsedTimer timer;
+            timer.start();
+            // Its guards are read (where the overflow and the hang were), then
+            // the file is refused: it holds no code.
+            auto read = read_precompile_file(data(name));
+            QVERIFY2(!read, name);
+            QVERIFY(read.error().message.find("is not a SerializedCode") != std::string::npos);
+            QVERIFY2(timer.elapsed() < 5000, name); // a hang, not a timing: 8^12 steps before
+        }
+        auto repeated = read_precompile_file(data("regressions/repeated_payload.bin"));
+        QVERIFY(!repeated);
+        QVERIFY(repeated.error().message.find("an earlier payload again") != std::string::npos);
     }
 
     // vLLM keeps one save_compiled_function file per rank under its cache

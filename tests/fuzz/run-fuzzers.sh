@@ -38,8 +38,9 @@ declare -A max_len=(
     [fuzz_signed_bundle]=262144
     [fuzz_keyed_cache]=16384
     [fuzz_pt2]=65536
+    [fuzz_precompile]=32768
 )
-all_targets=(fuzz_unpickler fuzz_python_literal fuzz_python_tokens fuzz_kernel_module fuzz_best_config fuzz_example_inputs fuzz_causes fuzz_fingerprint fuzz_triton_kernel fuzz_trace fuzz_guards fuzz_mega_cache fuzz_signed_bundle fuzz_remote fuzz_keyed_cache fuzz_pt2)
+all_targets=(fuzz_unpickler fuzz_python_literal fuzz_python_tokens fuzz_kernel_module fuzz_best_config fuzz_example_inputs fuzz_causes fuzz_fingerprint fuzz_triton_kernel fuzz_trace fuzz_guards fuzz_mega_cache fuzz_signed_bundle fuzz_remote fuzz_keyed_cache fuzz_pt2 fuzz_precompile)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     targets=("${all_targets[@]}")
@@ -100,6 +101,47 @@ seed_corpus() {
     fuzz_pt2)
         # tests/data/pt2's archives: every layout and every hostile case.
         add_seeds "$corpus" "$repo"/tests/data/pt2/*.pt2
+        ;;
+    fuzz_precompile)
+        # tests/data/precompile's files: every layout, the PT2AOT header, the hostile
+        # and broken ones, each whole (a length prefix of ffff: no backends), and the
+        # 2.9 split entry as its dynamo file (its length first) followed by its backends.
+        local file dir size
+        for file in "$repo"/tests/data/precompile/*.bin "$repo"/tests/data/precompile/*/dynamo/*/entry \
+            "$repo"/tests/data/precompile/legacy_2_9/dynamo/*/dynamo; do
+            { printf '\xff\xff'; cat "$file"; } >"$corpus/seed-$(sha1sum "$file" | cut -c1-40)"
+        done
+        for dir in "$repo"/tests/data/precompile/legacy_2_9/dynamo/*; do
+            size=$(stat -c %s "$dir/dynamo")
+            { printf "\\x$(printf %02x $((size & 255)))\\x$(printf %02x $((size >> 8)))"
+                cat "$dir/dynamo" "$dir/backends"; } >"$corpus/seed-split-$(basename "$dir")"
+        done
+        # Guards whose local_scope holds a list that holds itself, and lists 8 wide and 12
+        # deep each sharing one list through the memo (a stack overflow and a hang once).
+        python3 - "$corpus" <<'PY'
+import hashlib, pathlib, pickle, sys, types
+
+corpus = pathlib.Path(sys.argv[1])
+for name in ("torch", "torch._dynamo", "torch._dynamo.guards"):
+    sys.modules[name] = types.ModuleType(name)
+sys.modules["torch"]._dynamo = sys.modules["torch._dynamo"]
+guards = sys.modules["torch._dynamo"].guards = sys.modules["torch._dynamo.guards"]
+for name in ("GuardsState", "OutputGraphGuardsState"):
+    setattr(guards, name, type(name, (), {"__module__": "torch._dynamo.guards"}))
+cyclic = []
+cyclic.append(cyclic)
+shared = []
+for _ in range(12):
+    shared = [shared] * 8
+for value in (cyclic, shared):
+    graph = guards.OutputGraphGuardsState()
+    graph.local_scope = {"x": value}
+    state = guards.GuardsState()
+    state.output_graph = graph
+    blob = b"\xff\xff" + pickle.dumps({"signature": None, "runtime_env": None,
+                                       "guards_state": pickle.dumps(state, protocol=4)}, protocol=4)
+    (corpus / hashlib.sha1(blob).hexdigest()).write_bytes(blob)
+PY
         ;;
     fuzz_best_config)
         add_seeds "$corpus" "$fixtures"/*/cache*/*/*.best_config "$fixtures"/*/cache*/*/*.kernel_perf \

@@ -608,7 +608,7 @@ std::vector<Entry> Scan::entries() const {
         out.push_back(std::move(entry));
     }
     // Dir entries were placed at their first file; the list stays in path order.
-    std::ranges::stable_sort(out, {}, &Entry::path);
+    std::ranges::sort(out, {}, &Entry::path); // paths are unique: no order to keep
     return out;
 }
 

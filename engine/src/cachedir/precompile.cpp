@@ -6,6 +6,7 @@
 #include <cachelens/pickle/unpickler.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <system_error>
 
@@ -253,13 +254,20 @@ public:
         : out_(out)
         , keep_(std::move(keep)) {}
 
+    // Each bytes value is decoded once: a pickle's memo lets one value stand
+    // in many places, and decoding it at each would multiply the work.
     Result<std::shared_ptr<const pickle::Document>> decode(std::string_view bytes,
                                                            std::string where) {
+        const auto key = std::pair(bytes.data(), bytes.size());
+        if (const auto found = decoded_.find(key); found != decoded_.end()) {
+            return found->second;
+        }
         auto document = pickle::unpickle(bytes, keep_);
         if (!document) {
             return std::unexpected(document.error());
         }
         out_.documents.emplace_back(std::move(where), *document);
+        decoded_.emplace(key, *document);
         return *document;
     }
 
@@ -335,25 +343,31 @@ public:
         out.first_line = int_or(serialized->attribute("co_firstlineno"));
         std::vector<const Value*> pending{serialized};
         std::set<const Value*> seen;
-        while (!pending.empty() && seen.size() < 4096) {
+        std::set<std::string_view> known_names;
+        while (!pending.empty() && seen.size() < 3 * 4096) {
             const Value* current = pending.back();
             pending.pop_back();
             if (!seen.insert(current).second) {
                 continue;
             }
-            if (auto bytecode = str_of(current->attribute("co_code"));
-                bytecode || current->attribute("co_code") != nullptr) {
-                const Value* raw = current->attribute("co_code");
-                if (raw != nullptr && raw->is(Kind::Bytes)) {
-                    out.bytecode_bytes += raw->text().size();
+            if (const Value* raw = current->attribute("co_code");
+                raw != nullptr && raw->is(Kind::Bytes)) {
+                out.bytecode_bytes += raw->text().size();
+            }
+            // Code objects may share one names or constants tuple (the memo):
+            // each tuple is read once.
+            if (const Value* names = current->attribute("co_names"); seen.insert(names).second) {
+                for (const Value* name : pickle::elements_of(names)) {
+                    if (auto text = str_of(name); text && known_names.insert(*text).second) {
+                        out.names.push_back(*text);
+                    }
                 }
             }
-            for (const Value* name : pickle::elements_of(current->attribute("co_names"))) {
-                if (auto text = str_of(name)) {
-                    out.names.push_back(*text);
-                }
+            const Value* constants = current->attribute("co_consts");
+            if (!seen.insert(constants).second) {
+                continue;
             }
-            for (const Value* constant : pickle::elements_of(current->attribute("co_consts"))) {
+            for (const Value* constant : pickle::elements_of(constants)) {
                 if (constant->is(Kind::Object) &&
                     constant->class_name().ends_with(".SerializedCode")) {
                     pending.push_back(constant);
@@ -578,6 +592,18 @@ public:
         system(state.find("system_info"));
         out_.device_type = text_of(state.find("device_type"));
         out_.backend_name = text_of(state.find("backend_name"));
+        // Read whole first (its guards too), then judged: without its code
+        // PyTorch has nothing to load.
+        const Value* bytecode = get("bytecode");
+        for (const auto& [name, value] :
+             {std::pair{"original_code", original}, std::pair{"bytecode", bytecode}}) {
+            if (value == nullptr || !value->is(Kind::Object) ||
+                !value->class_name().ends_with(".SerializedCode")) {
+                return fail(ErrorKind::Corrupt,
+                            prefix + std::string(name) +
+                                " is not a SerializedCode: no function PyTorch could load");
+            }
+        }
         return {};
     }
 
@@ -699,10 +725,17 @@ public:
         if (root.is(Kind::List)) {
             // AOTCompiledModel: one payload per ModelInput.
             std::size_t index = 0;
+            std::set<const Value*> payloads;
             for (const Value* item : root.items()) {
                 if (!item->is(Kind::Bytes)) {
                     return fail(ErrorKind::Corrupt,
                                 "a list that holds something other than function payloads");
+                }
+                // One compile per input: PyTorch never writes a payload twice.
+                if (!payloads.insert(item).second) {
+                    return fail(ErrorKind::Corrupt, "payload [" + std::to_string(index) +
+                                                        "] is an earlier payload again: "
+                                                        "AOTCompiledModel writes each once");
                 }
                 const std::string where = "[" + std::to_string(index++) + "] ";
                 auto document = decode(strip_header(item->text()), where);
@@ -761,6 +794,7 @@ public:
 private:
     PrecompileFile& out_;
     std::shared_ptr<const void> keep_;
+    std::map<std::pair<const char*, std::size_t>, std::shared_ptr<const pickle::Document>> decoded_;
 };
 
 void collect_persistent_ids(const Value* value, std::set<std::string>& out) {
