@@ -6,8 +6,8 @@
 #include "test_paths.h"
 
 #include <cachelens/cachedir/cache_dir.h>
-#include <cachelens/cachedir/fx_graph_entry.h>
 #include <cachelens/cachedir/debug_line.h>
+#include <cachelens/cachedir/fx_graph_entry.h>
 #include <cachelens/explain/example_inputs.h>
 
 #include <QtTest>

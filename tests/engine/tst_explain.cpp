@@ -4,8 +4,8 @@
 #include "test_paths.h"
 
 #include <cachelens/cachedir/cache_dir.h>
-#include <cachelens/cachedir/fx_graph_entry.h>
 #include <cachelens/cachedir/debug_line.h>
+#include <cachelens/cachedir/fx_graph_entry.h>
 #include <cachelens/explain/key_diff.h>
 #include <cachelens/explain/line_diff.h>
 #include <cachelens/explain/lookup.h>
