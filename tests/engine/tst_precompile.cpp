@@ -23,6 +23,8 @@
 #include <cachelens/cachedir/precompile.h>
 #include <cachelens/cachedir/verify.h>
 #include <cachelens/explain/preflight.h>
+#include <cachelens/pickle/unpickler.h>
+#include <cachelens/safety/pickle_policy.h>
 
 #include <QElapsedTimer>
 #include <QJsonArray>
@@ -559,6 +561,24 @@ private slots:
         auto repeated = read_precompile_file(data("regressions/repeated_payload.bin"));
         QVERIFY(!repeated);
         QVERIFY(repeated.error().message.find("an earlier payload again") != std::string::npos);
+    }
+
+    // 2.11's external_data: objects the caller hands back by name at load.
+    void externalDataIsNoFinding() {
+        // {'model': PERSID 'weights'} and {'model': PERSID 7}, protocol 4.
+        static constexpr char kByName[] = "\x80\x04}\x94\x8c\x05model\x94\x8c\x07weights\x94Qs.";
+        static constexpr char kByNumber[] = "\x80\x04}\x94\x8c\x05model\x94K\x07Qs.";
+        const std::string by_name(kByName, sizeof kByName - 1);
+        const std::string by_number(kByNumber, sizeof kByNumber - 1);
+        for (const auto& [bytes, findings] :
+             {std::pair{by_name, std::size_t{0}}, std::pair{by_number, std::size_t{1}}}) {
+            auto document = pickle::unpickle(bytes);
+            QVERIFY_RESULT(document);
+            const auto checked = safety::check_pickle(**document, safety::PickleSchema::Precompile);
+            QCOMPARE(checked.findings.size(), findings);
+            QCOMPARE(safety::check_pickle(**document, safety::PickleSchema::Entry).findings.size(),
+                     std::size_t{1});
+        }
     }
 
     // vLLM keeps one save_compiled_function file per rank under its cache

@@ -371,8 +371,6 @@ public:
                 if (constant->is(Kind::Object) &&
                     constant->class_name().ends_with(".SerializedCode")) {
                     pending.push_back(constant);
-                } else if (auto text = str_of(constant)) {
-                    out.string_constants.push_back(*text);
                 }
             }
         }

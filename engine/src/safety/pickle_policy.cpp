@@ -496,6 +496,12 @@ public:
             report_extension(*value);
             return;
         case Kind::PersistentId:
+            // save_compiled_function's external_data (2.11): load hands the
+            // caller's own objects back by these names; it builds nothing.
+            if (schema_ == PickleSchema::Precompile && value->persistent_id() != nullptr &&
+                value->persistent_id()->is_str()) {
+                return;
+            }
             report("pickle-persistent-id", "PERSID " + shown(*value->persistent_id()),
                    "a persistent id hands a value to the loader's persistent_load: PyTorch's "
                    "cache entries never use one");

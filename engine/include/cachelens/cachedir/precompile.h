@@ -66,7 +66,6 @@ struct PrecompileCode {
     std::int64_t first_line = 0;
     // co_names of it and of every code object nested in its constants.
     std::vector<std::string_view> names;
-    std::vector<std::string_view> string_constants;
     std::size_t bytecode_bytes = 0;
 };
 
