@@ -893,13 +893,12 @@ bool looks_like_precompile(std::string_view bytes) {
         return false;
     }
     const std::string_view head = bytes.substr(0, 4096);
-    // CompileArtifacts' dict starts with its signature; a DynamoCache entry
-    // names its class first; a list of payloads holds pickles.
+    // CompileArtifacts' dict starts with its signature (an inspect.Signature),
+    // also as the first payload of a module's list; a DynamoCache entry names
+    // its package's classes first.
     return head.find("torch._dynamo.package") != std::string_view::npos ||
            (head.find("signature") != std::string_view::npos &&
-            head.find("inspect") != std::string_view::npos) ||
-           (head.size() > 16 && head.find("\x80\x04\x95", 2) != std::string_view::npos &&
-            head.find("signature") != std::string_view::npos);
+            head.find("inspect") != std::string_view::npos);
 }
 
 Result<PrecompileFile> read_precompile(std::string_view bytes, std::shared_ptr<const void> keep,
