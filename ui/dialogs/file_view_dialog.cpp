@@ -247,6 +247,10 @@ void FileViewDialog::showSourceMember(const QString& path) {
         for (const auto& backend : precompiled->backends) {
             for (const auto& graph : backend.graphs) {
                 if (moduleName(backend, graph) == path) {
+                    if (members_->currentText() != path) {
+                        const QSignalBlocker quiet(members_);
+                        members_->setCurrentText(path);
+                    }
                     source_->setCode(
                         QString::fromUtf8(graph.source_code.data(),
                                           static_cast<qsizetype>(graph.source_code.size())));
