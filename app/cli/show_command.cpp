@@ -25,6 +25,18 @@ struct ShowOptions {
     TextOptions text;
 };
 
+const char* status_name(cachedir::SourceCheck::Status status) {
+    switch (status) {
+    case cachedir::SourceCheck::Status::Same:
+        return "same";
+    case cachedir::SourceCheck::Status::Changed:
+        return "changed";
+    case cachedir::SourceCheck::Status::Missing:
+        break;
+    }
+    return "missing";
+}
+
 // Which of a precompiled function's checked sources changed in the checkout:
 // the answer first, then each span.
 int print_source_checks(const cachedir::Entry& entry, const cachedir::EntryContent& content,
@@ -48,15 +60,12 @@ int print_source_checks(const cachedir::Entry& entry, const cachedir::EntryConte
     if (options.json) {
         Json list = Json::array();
         for (const auto& check : checks) {
-            list.push_back(
-                {{"module", text(check.source->module)},
-                 {"first_line", check.source->first_line},
-                 {"last_line", check.source->last_line},
-                 {"path", text(check.path)},
-                 {"status", check.status == cachedir::SourceCheck::Status::Same      ? "same"
-                            : check.status == cachedir::SourceCheck::Status::Changed ? "changed"
-                                                                                     : "missing"},
-                 {"text", text(check.text)}});
+            list.push_back({{"module", text(check.source->module)},
+                            {"first_line", check.source->first_line},
+                            {"last_line", check.source->last_line},
+                            {"path", text(check.path)},
+                            {"status", status_name(check.status)},
+                            {"text", text(check.text)}});
         }
         print_json({{"file", text(entry.path)},
                     {"against", text(options.against)},
@@ -66,11 +75,7 @@ int print_source_checks(const cachedir::Entry& entry, const cachedir::EntryConte
     } else {
         std::printf("%s\n", answer.c_str());
         for (const auto& check : checks) {
-            std::printf("  %-8s %s\n",
-                        check.status == cachedir::SourceCheck::Status::Same      ? "same"
-                        : check.status == cachedir::SourceCheck::Status::Changed ? "changed"
-                                                                                 : "missing",
-                        check.text.c_str());
+            std::printf("  %-8s %s\n", status_name(check.status), check.text.c_str());
         }
     }
     return changed ? kExitProblems : kExitOk;
