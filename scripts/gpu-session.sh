@@ -11,7 +11,9 @@
 # against the real PyTorch), fixtures (#38: real caches of PyTorch's newer
 # formats with golden data, scripts/real_fixtures.py, packed into
 # $OUT/fixtures.tar.gz, in 15 MB pieces when larger), round2 (#38's one call:
-# fixtures and bundles side by side).
+# fixtures and bundles side by side), issue33 (#33's fixtures: a GPT-2
+# training step at three shapes, Grid2DWithYZOverflow kernels, each planned
+# and timed by cachelens and by Python).
 # Each step's stdout and stderr go to $OUT/results/<step>.{out,err} (OUT
 # defaults to a temporary dir); the summary goes to stdout and the results
 # are packed into $OUT/results.tar.gz (the device tool brings back few files).
@@ -212,6 +214,39 @@ round2() {
     cat "$results/round2-bundles.log"
 }
 
+# #33: real caches for `why`'s families (a GPT-2 training step at three
+# shapes, and PyTorch's own fill of a dir from its bundle) and for the
+# Grid2DWithYZOverflow launch (transposes with a symbolic y extent), then
+# cachelens planning and timing those kernels beside Python's
+# benchmark_all_configs. Packed into $OUT/fixtures33.tar.gz.
+issue33() {
+    local real="$work/real33" rc=0 name
+    python3 "$root/scripts/real_fixtures.py" "$real" gpt2_shapes yz_overflow --timeout 260 --jobs 2 || rc=$?
+    for name in gpt2_shapes yz_overflow; do
+        echo "-- $name.log"
+        tail -n 3 "$real/$name.log"
+        [[ -d "$real/$name/cache" ]] || continue
+        "$cli" bench "$real/$name/cache" --plan --json-lines >"$results/$name-plan.jsonl" 2>"$results/$name-plan.err"
+        echo "$name plan: exit $?"
+        grep -c '"event":"unplannable"' "$results/$name-plan.jsonl"
+        cp -r "$real/$name/cache" "$work/$name-py"
+        find "$work/$name-py" -name "*.best_config" -delete
+        "$cli" bench "$real/$name/cache" --all-configs --json-lines --catalog "$work/$name.sqlite" \
+            >"$results/$name-bench.jsonl" 2>"$results/$name-bench.err"
+        echo "$name bench: exit $?"
+        python3 "$root/scripts/all_configs_check.py" "$work/$name-py" >"$results/$name-python.jsonl" 2>&1
+        echo "$name python benchmark_all_configs: exit $?"
+    done
+    du -sh "$real"/* | sed 's/^/size: /'
+    tar -C "$real" -czf "$out/fixtures33.tar.gz" .
+    if [[ $(stat -c %s "$out/fixtures33.tar.gz") -gt 15000000 ]]; then
+        split -b 15000000 -d "$out/fixtures33.tar.gz" "$out/fixtures33.tar.gz.part-"
+        rm "$out/fixtures33.tar.gz"
+    fi
+    ls -l "$out"
+    return $rc
+}
+
 # Compiling is CPU work: the accept and bundle checks run side by side.
 compile_checks() {
     accept >"$results/accept.log" 2>&1 &
@@ -248,7 +283,7 @@ print("second compile: fxgraph_cache_hit", counters["inductor"]["fxgraph_cache_h
 
 export root cli fixtures results work out
 export -f elapsed_ms facts check graph all_configs failures accept_one accept bundles compile_checks trace_tuning env_check \
-    real_fixtures round2
+    real_fixtures round2 issue33
 
 steps=("$@")
 [[ ${#steps[@]} -gt 0 ]] || steps=(facts check graph all-configs failures compile)
@@ -266,6 +301,7 @@ for name in "${steps[@]}"; do
     env) step env 180 env_check ;;
     fixtures) step fixtures 300 real_fixtures ;;
     round2) step round2 320 round2 ;;
+    issue33) step issue33 330 issue33 ;;
     *) echo "gpu-session: no step $name" >&2 ;;
     esac
 done

@@ -20,6 +20,15 @@ NAME/cache, its golden data in NAME/golden.json):
                         fresh process (what hit)
   cnn                   conv + batch norm in eval, channels_last, then again
                         in a fresh process
+  gpt2_shapes           (#33) a small GPT-2's training step, model and loss
+                        compiled apart, at three (batch, seq) shapes: twelve
+                        FX graphs in four families, each key's family
+                        recorded as Inductor hashed it; again in a fresh
+                        process; a mega-cache bundle of it loaded into
+                        cache_from_bundle/ by a third process
+  yz_overflow           (#33) 2D-tiled pointwise kernels (transposes) with a
+                        symbolic and a large y extent, and the launch grid
+                        Inductor's own GridExpr computes for each config
 
 Each fixture runs in its own process (they run side by side, --jobs) under a
 time limit, so one that hangs or fails leaves the others' results; a failure
@@ -39,7 +48,8 @@ import time
 import traceback
 import zipfile
 
-FIXTURES = ["aoti_cuda", "aoti_cpu", "precompile", "dynamo_cache", "on_disk_cache", "transformer", "cnn"]
+FIXTURES = ["aoti_cuda", "aoti_cpu", "precompile", "dynamo_cache", "on_disk_cache", "transformer", "cnn",
+            "gpt2_shapes", "yz_overflow"]
 HERE = os.path.abspath(__file__)
 
 
@@ -521,6 +531,170 @@ print(json.dumps(report, default=repr))
 """
 
 
+GPT2_CODE = r"""
+import json, math, os, sys, torch
+import torch.nn.functional as F
+from torch._dynamo.utils import counters
+
+RECORD = os.environ.get("GPT2_RECORD")
+records, phase = [], {}
+if RECORD:
+    import torch._inductor.codecache as codecache
+    original = codecache.compiled_fx_graph_hash
+    def recording_hash(gm, example_inputs, fx_kwargs, inputs_to_check, *rest, **kw):
+        key, lines = original(gm, example_inputs, fx_kwargs, inputs_to_check, *rest, **kw)
+        compile_id = torch._guards.CompileContext.current_compile_id()
+        shapes = []
+        for value in example_inputs:
+            shape = getattr(value, "shape", None)
+            shapes.append([str(d) for d in shape] if shape is not None else repr(value))
+        records.append({"key": key, "phase": dict(phase), "is_backward": bool(fx_kwargs.get("is_backward")),
+                        "is_inference": bool(fx_kwargs.get("is_inference")),
+                        "compile_id": str(compile_id), "input_shapes": shapes,
+                        "nodes": len(gm.graph.nodes)})
+        return key, lines
+    codecache.compiled_fx_graph_hash = recording_hash
+
+torch.manual_seed(0)
+V, C, H, L = 512, 64, 4, 2
+
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ln1, self.ln2 = torch.nn.LayerNorm(C), torch.nn.LayerNorm(C)
+        self.qkv, self.proj = torch.nn.Linear(C, 3 * C), torch.nn.Linear(C, C)
+        self.fc, self.out = torch.nn.Linear(C, 4 * C), torch.nn.Linear(4 * C, C)
+    def forward(self, x):
+        B, T, _ = x.shape
+        q, k, v = self.qkv(self.ln1(x)).split(C, dim=2)
+        q, k, v = (t.view(B, T, H, C // H).transpose(1, 2) for t in (q, k, v))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        x = x + self.proj(y.transpose(1, 2).contiguous().view(B, T, C))
+        return x + self.out(F.gelu(self.fc(self.ln2(x)), approximate="tanh"))
+
+class GPT(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.wte, self.wpe = torch.nn.Embedding(V, C), torch.nn.Embedding(256, C)
+        self.blocks = torch.nn.ModuleList(Block() for _ in range(L))
+        self.ln_f, self.head = torch.nn.LayerNorm(C), torch.nn.Linear(C, V, bias=False)
+    def forward(self, idx):
+        T = idx.shape[1]
+        x = self.wte(idx) + self.wpe(torch.arange(T, device=idx.device))
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.ln_f(x))
+
+def loss_fn(logits, targets):
+    return F.cross_entropy(logits.view(-1, logits.size(-1)), targets.view(-1))
+
+model = torch.compile(GPT().cuda())
+loss_c = torch.compile(loss_fn)
+report = {}
+for B, T in ((2, 64), (4, 64), (4, 96)):
+    idx = torch.randint(0, V, (B, T), device="cuda")
+    targets = torch.randint(0, V, (B, T), device="cuda")
+    phase.update(function="model", pass_="forward", shape=[B, T])
+    logits = model(idx)
+    phase.update(function="loss", pass_="forward", shape=[B, T])
+    loss = loss_c(logits, targets)
+    phase.update(function="?", pass_="backward", shape=[B, T])
+    loss.backward()
+    torch.cuda.synchronize()
+    report[f"after_{B}x{T}"] = {g: dict(v) for g, v in counters.items() if v}
+report["loss"] = float(loss)
+if RECORD:
+    report["fx_keys"] = records
+BUNDLE = os.environ.get("GPT2_BUNDLE")
+if BUNDLE:
+    artifacts = torch.compiler.save_cache_artifacts()
+    if artifacts is not None:
+        data, info = artifacts
+        open(BUNDLE, "wb").write(data)
+        report["bundle"] = {"bytes": len(data), "info": repr(info)[:3000]}
+print(json.dumps(report, default=repr))
+"""
+
+GPT2_LOAD_CODE = r"""
+import json, os, sys, torch
+info = torch.compiler.load_cache_artifacts(open(os.environ["GPT2_LOAD"], "rb").read())
+print(json.dumps({"loaded": repr(info)[:3000]}))
+"""
+
+
+def make_gpt2_shapes(out):
+    cache = os.path.join(out, "cache")
+    bundle = os.path.join(out, "gpt2_train.bin")
+    golden = {}
+    os.environ["GPT2_RECORD"] = "1"
+    os.environ["GPT2_BUNDLE"] = bundle
+    golden["first"] = run_fresh(GPT2_CODE, cache)
+    del os.environ["GPT2_RECORD"], os.environ["GPT2_BUNDLE"]
+    golden["second"] = run_fresh(GPT2_CODE, cache)
+    # PyTorch fills a fresh dir from the bundle, then compiles from it.
+    from_bundle = os.path.join(out, "cache_from_bundle")
+    if os.path.isfile(bundle):
+        os.environ["GPT2_LOAD"] = bundle
+        golden["bundle_load"] = run_fresh(GPT2_LOAD_CODE + "\n" + GPT2_CODE.replace(
+            "import json, math, os, sys, torch", "import math"), from_bundle)
+        del os.environ["GPT2_LOAD"]
+    return golden
+
+
+YZ_CODE = r"""
+import json, os, sys, torch
+from torch._dynamo.utils import counters
+torch.manual_seed(0)
+report = {"calls": []}
+def transpose_add(x, y):
+    return x.t() + y
+def permute_mul(x):
+    return (x.permute(0, 2, 1) * 2).contiguous()
+dyn = torch.compile(transpose_add, dynamic=True)
+for M, N in ((96, 200), (128, 300)):
+    x, y = torch.randn(M, N, device="cuda"), torch.randn(N, M, device="cuda")
+    torch.testing.assert_close(dyn(x, y), x.t() + y)
+    report["calls"].append({"fn": "transpose_add dynamic", "x": [M, N]})
+big = torch.compile(permute_mul)
+x = torch.randn(2, 16, 300000, device="cuda")
+torch.testing.assert_close(big(x), (x.permute(0, 2, 1) * 2).contiguous())
+report["calls"].append({"fn": "permute_mul static", "x": [2, 16, 300000]})
+torch.cuda.synchronize()
+
+from torch._inductor.runtime import triton_heuristics as th
+kernels = []
+for name, module in list(sys.modules.items()):
+    path = getattr(module, "__file__", None) or ""
+    if not path.startswith(os.environ["TORCHINDUCTOR_CACHE_DIR"]):
+        continue
+    for attr, value in vars(module).items():
+        meta = getattr(value, "inductor_meta", None)
+        if not attr.startswith("triton_") or not isinstance(meta, dict):
+            continue
+        record = {"module": os.path.relpath(path, os.environ["TORCHINDUCTOR_CACHE_DIR"]), "kernel": attr,
+                  "grid_type": meta.get("grid_type"), "triton_meta_signature": repr(getattr(value, "triton_meta", {}).get("signature")),
+                  "configs": []}
+        configs = [launcher.config for launcher in getattr(value, "launchers", [])] or list(getattr(value, "configs", []))
+        for cfg in configs:
+            entry = {"kwargs": dict(cfg.kwargs), "num_warps": cfg.num_warps, "num_stages": cfg.num_stages, "grids": []}
+            for xnumel, ynumel in ((200, 96), (300, 128), (16, 600000), (16, 65535 * 64 + 1), (1000, 10**7), (7, 1)):
+                meta_args = dict(cfg.kwargs, xnumel=xnumel, ynumel=ynumel)
+                try:
+                    expr = th.GridExpr.from_meta(meta, cfg)
+                    entry["grids"].append({"xnumel": xnumel, "ynumel": ynumel, "grid": list(expr.eval_slow(meta_args)),
+                                           "prefix": list(getattr(expr, "prefix", [])),
+                                           "exprs": [str(expr.x_grid), str(expr.y_grid), str(expr.z_grid)]})
+                except Exception as error:
+                    entry["grids"].append({"xnumel": xnumel, "ynumel": ynumel, "error": f"{type(error).__name__}: {error}"})
+            record["configs"].append(entry)
+        kernels.append(record)
+report["kernels"] = kernels
+report["max_y_grid"] = th.get_max_y_grid() if hasattr(th, "get_max_y_grid") else None
+report["counters"] = {g: dict(v) for g, v in counters.items() if v}
+print(json.dumps(report, default=repr))
+"""
+
+
 def make_twice(out, code):
     cache = os.path.join(out, "cache")
     return {"first": run_fresh(code, cache), "second": run_fresh(code, cache)}
@@ -547,6 +721,13 @@ def make_one(name, out):
             golden["runs"] = make_twice(out, TRANSFORMER_CODE)
         elif name == "cnn":
             golden["runs"] = make_twice(out, CNN_CODE)
+        elif name == "gpt2_shapes":
+            # Kernel modules with a benchmark harness, as the devset's.
+            os.environ["TORCHINDUCTOR_BENCHMARK_KERNEL"] = "1"
+            golden["runs"] = make_gpt2_shapes(out)
+        elif name == "yz_overflow":
+            os.environ["TORCHINDUCTOR_BENCHMARK_KERNEL"] = "1"
+            golden["runs"] = {"first": run_fresh(YZ_CODE, os.path.join(out, "cache"))}
     except Exception:
         golden["error"] = traceback.format_exc()[-4000:]
     cache = os.path.join(out, "cache")
@@ -573,7 +754,10 @@ def copy_sources(out):
     for rel in ["_inductor/cache.py", "_inductor/codecache.py", "_dynamo/package.py", "_dynamo/precompile_context.py",
                 "_dynamo/aot_compile.py", "_dynamo/aot_compile_types.py", "_inductor/package/package.py",
                 "_inductor/package/__init__.py", "export/pt2_archive/constants.py", "export/pt2_archive/_package.py",
-                "compiler/__init__.py", "_inductor/cpp_builder.py", "_dynamo/pgo.py", "_inductor/standalone_compile.py"]:
+                "compiler/__init__.py", "_inductor/cpp_builder.py", "_dynamo/pgo.py", "_inductor/standalone_compile.py",
+                "_inductor/runtime/triton_heuristics.py", "_inductor/codegen/triton.py",
+                "_inductor/codegen/triton_combo_kernel.py", "_inductor/runtime/coordinate_descent_tuner.py",
+                "_inductor/config.py", "_functorch/_aot_autograd/autograd_cache.py"]:
         path = os.path.join(torch_dir, rel)
         if os.path.isfile(path):
             os.makedirs(os.path.dirname(os.path.join(target, rel)), exist_ok=True)
@@ -584,7 +768,10 @@ def copy_sources(out):
 # golden.json: every file PyTorch wrote, byte for byte (zstd's long window
 # packs the repeated .so files and Triton IR to a few MB).
 PACK_EXTRA = {"aoti_cuda": ["mlp_cuda.pt2"], "aoti_cpu": ["mlp_cpu.pt2"],
-              "precompile": ["fn.bin", "mlp_forward.bin"], "on_disk_cache": ["in_memory_cache.pkl"]}
+              "precompile": ["fn.bin", "mlp_forward.bin"], "on_disk_cache": ["in_memory_cache.pkl"],
+              "gpt2_shapes": ["gpt2_train.bin"]}
+# The cache dirs packed of each fixture.
+PACK_DIRS = {"gpt2_shapes": ["cache", "cache_from_bundle"]}
 
 
 def on_disk_values(golden):
@@ -612,19 +799,20 @@ def on_disk_values(golden):
     return files
 
 
-def pack(real_dir, archive):
+def pack(real_dir, archive, names):
     import io
     import tarfile
 
     members = {}
-    for name in FIXTURES:
+    for name in names:
         folder = os.path.join(real_dir, name)
         golden_path = os.path.join(folder, "golden.json")
         if not os.path.isfile(golden_path):
             raise SystemExit(f"real_fixtures: {golden_path} is missing")
         kept = list(PACK_EXTRA.get(name, []))
-        for root, _, files in os.walk(os.path.join(folder, "cache")):
-            kept += [os.path.relpath(os.path.join(root, file), folder) for file in files]
+        for cache_dir in PACK_DIRS.get(name, ["cache"]):
+            for root, _, files in os.walk(os.path.join(folder, cache_dir)):
+                kept += [os.path.relpath(os.path.join(root, file), folder) for file in files]
         for rel in kept:
             members[f"{name}/{rel}"] = open(os.path.join(folder, rel), "rb").read()
         if name == "on_disk_cache":
@@ -657,8 +845,8 @@ def main():
     args = parser.parse_args()
     if args.make:  # one fixture, in this process
         return make_one(args.names[0], args.out)
-    if args.pack:
-        return pack(args.out, args.pack)
+    if args.pack:  # #38's archive holds the first seven, #33's the last two
+        return pack(args.out, args.pack, args.names or FIXTURES[:7])
     if args.reload_aoti:  # packages made by an earlier run: load them again
         for name in args.names:
             folder = os.path.join(args.out, name)

@@ -627,6 +627,24 @@ Plannable<std::array<std::uint32_t, 3>> grid_of(const KernelDefinition& def, con
         {"ynumel", "YBLOCK", kMaxGridYZ},
         {"znumel", "ZBLOCK", kMaxGridYZ},
     };
+    if (type == "Grid2DWithYZOverflow") {
+        // Inductor's launcher: a y extent over CUDA's y limit is split into
+        // y_div_ slices on z (runtime/triton_heuristics.py, get_max_y_grid()).
+        auto x_programs = programs(args, config, "xnumel", "XBLOCK", type, kMaxGridX);
+        if (!x_programs) {
+            return std::unexpected(std::move(x_programs.error()));
+        }
+        auto y_raw = programs(args, config, "ynumel", "YBLOCK", type, kMaxGridYZ * kMaxGridYZ);
+        if (!y_raw) {
+            return std::unexpected(std::move(y_raw.error()));
+        }
+        const std::int64_t raw = *y_raw;
+        const std::int64_t slices = (raw + kMaxGridYZ - 1) / kMaxGridYZ;
+        grid[0] = *x_programs;
+        grid[1] = static_cast<std::uint32_t>((raw + slices - 1) / slices);
+        grid[2] = static_cast<std::uint32_t>(slices);
+        return grid;
+    }
     std::size_t dims = 0;
     if (type == "Grid1D") {
         dims = 1;
