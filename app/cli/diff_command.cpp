@@ -75,12 +75,11 @@ int run_diff(const DiffOptions& options) {
     if (!b) {
         return report(b.error());
     }
-    const explain::KeyDiff diff = explain::diff_keys(a->fx.debug_lines, b->fx.debug_lines);
     // Inputs paired by what they are: a SymInt put in front shifts nothing.
-    const auto left_inputs = explain::example_inputs_of(a->fx.debug_lines);
-    const auto right_inputs = explain::example_inputs_of(b->fx.debug_lines);
-    const auto aligned = explain::align_inputs(left_inputs, right_inputs);
-    const auto causes = explain::explain_causes(diff, left_inputs, right_inputs, aligned);
+    const auto pair = explain::explain_pair(a->fx.debug_lines, b->fx.debug_lines);
+    const explain::KeyDiff& diff = pair.diff;
+    const auto& aligned = pair.inputs;
+    const auto& causes = pair.causes;
     if (options.json) {
         Json differences = Json::array();
         for (const auto& difference : diff.differences) {

@@ -30,7 +30,7 @@ struct LinkedCache {
 struct EventLinks {
     std::vector<std::string> entries;      // entries of the event's key in the cache dir
     std::vector<explain::NearKey> nearest; // for a miss: the keys it came closest to
-    // A miss whose graph no cached key runs (explain::is_first_compile).
+    // A miss with no graph of its family in the cache (NearestGraphs::first_compile).
     bool first_compile = false;
 };
 
@@ -46,8 +46,10 @@ EventLinks link_event(const trace::CacheEvent& event, const LinkedCache* cache,
     if (event.status != "hit" && event.cache == trace::CacheKind::FxGraph &&
         !event.components.empty()) {
         const std::vector<std::string_view> lines(event.components.begin(), event.components.end());
-        links.nearest = explain::nearest_keys(lines, event.key, cache->candidates, nearest);
-        links.first_compile = explain::is_first_compile(links.nearest);
+        auto found =
+            explain::nearest_graphs({lines, event.key, {}, {}, true}, cache->candidates, nearest);
+        links.nearest = std::move(found.nearest);
+        links.first_compile = found.first_compile;
     }
     return links;
 }
@@ -98,7 +100,8 @@ void print_event(const trace::CacheEvent& event, const EventLinks& links) {
         std::printf("      in the cache: %s\n", path.c_str());
     }
     if (links.first_compile) {
-        std::printf("      first compile of this graph: no entry in the cache runs its ops\n");
+        std::printf("      first compile of this graph: no entry in the cache is this graph "
+                    "compiled before\n");
         return;
     }
     for (const auto& near : links.nearest) {

@@ -41,11 +41,13 @@ int run_why(const WhyOptions& options) {
     for (const auto& error : unreadable) {
         std::cerr << "cachelens: skipped " << error.describe() << '\n';
     }
-    const auto nearest =
-        explain::nearest_keys(target->fx.debug_lines, target->fx.key, candidates, options.limit);
+    const auto found = explain::nearest_graphs(
+        {target->fx.debug_lines, target->fx.key, options.dir, target->entry.path}, candidates,
+        options.limit);
+    const auto role = cachedir::graph_role(target->fx.debug_lines);
     if (options.json) {
         Json list = Json::array();
-        for (const auto& near : nearest) {
+        for (const auto& near : found.nearest) {
             Json item = {{"key", near.key},
                          {"dir", near.dir},
                          {"path", near.path},
@@ -53,33 +55,39 @@ int run_why(const WhyOptions& options) {
                          {"total", near.total}};
             add_causes_json(item, near.causes);
             item["role"] = cachedir::to_string(near.role);
+            item["same_family"] = near.same_family;
             item["graph_similarity"] = near.graph_similarity;
+            item["code_similarity"] = near.code_similarity;
             item["differing"] = near.differing;
             item["lines"] = line_counts_json(near.lines);
             item["inputs"] = inputs_json(near.inputs);
             list.push_back(std::move(item));
         }
+        Json same_key = Json::array();
+        for (const auto& copy : found.same_key) {
+            same_key.push_back({{"dir", copy.dir}, {"path", copy.path}});
+        }
         print_json({{"key", target->fx.key},
                     {"path", target->entry.path},
-                    {"role", cachedir::to_string(cachedir::graph_role(target->fx.debug_lines))},
+                    {"role", cachedir::to_string(role)},
                     {"debug_lines", target->fx.debug_lines.size()},
-                    {"first_compile", !nearest.empty() && explain::is_first_compile(nearest)},
+                    {"answer", explain::why_answer(found, target->fx.key, role)},
+                    {"first_compile", found.first_compile},
+                    {"family", found.family},
+                    {"searched", found.searched},
+                    {"same_key", std::move(same_key)},
                     {"nearest", std::move(list)}});
         return kExitOk;
     }
-    std::printf(
-        "%s (%s graph, %zu debug lines)\n", target->fx.key.c_str(),
-        std::string(cachedir::to_string(cachedir::graph_role(target->fx.debug_lines))).c_str(),
-        target->fx.debug_lines.size());
-    if (nearest.empty()) {
-        std::printf("no other FX graph entries to compare with\n");
-    } else if (explain::is_first_compile(nearest)) {
-        std::printf("A first compile: no key searched runs this graph's ops; the nearest are "
-                    "other graphs.\n");
-    }
-    for (const auto& near : nearest) {
-        std::printf("\n%s  %s graph in %s\n", near.key.c_str(),
-                    std::string(cachedir::to_string(near.role)).c_str(), near.dir.c_str());
+    std::printf("%s\n\n", explain::why_answer(found, target->fx.key, role).c_str());
+    std::printf("%s (%s graph, %zu debug lines): %zu of %zu graph(s) searched are this graph "
+                "compiled before\n",
+                target->fx.key.c_str(), std::string(cachedir::to_string(role)).c_str(),
+                target->fx.debug_lines.size(), found.family, found.searched);
+    for (const auto& near : found.nearest) {
+        std::printf("\n%s  %s graph in %s: %s\n", near.key.c_str(),
+                    std::string(cachedir::to_string(near.role)).c_str(), near.dir.c_str(),
+                    near.same_family ? "this graph compiled before" : "nearest other graph");
         for (const auto& line : causes_text(near.causes)) {
             std::printf("  %s\n", line.c_str());
         }
@@ -104,21 +112,28 @@ int run_why(const WhyOptions& options) {
 void add_why_command(CLI::App& app, int& exit_code) {
     auto options = std::make_shared<WhyOptions>();
     auto* command = app.add_subcommand(
-        "why", "Why did this graph miss? The keys nearest to an FX graph key (in the same cache "
-               "dir, and in others with --against), ranked by the debug lines they share (counted "
-               "as diff counts them), each with a verdict line, the causes ranked, the attributes "
-               "that differ and the example inputs that changed.");
+        "why", "Why did this graph miss? First line: the answer (why it missed the same graph "
+               "compiled before, that it is a first compile, or that the very key is in another "
+               "dir searched). Then the nearest keys (in the same cache dir, and in others with "
+               "--against): graphs of its family first (the same role and ops, whatever dims "
+               "became dynamic or values were renamed), ranked by the debug lines they share "
+               "(counted as diff counts them), then the nearest other graphs; each with a verdict "
+               "line, the causes ranked, the attributes that differ and the example inputs that "
+               "changed. 'First compile' is decided over every key searched, whatever --limit "
+               "shows.");
     command->add_option("DIR", options->dir, "the cache dir")->required();
     command->add_option("KEY", options->key, "an FX graph key or entry path")->required();
     command->add_option("--against", options->against, "other cache dirs to search too");
     command->add_option("--limit", options->limit, "how many keys to show (default 5)");
     command->add_flag(
         "--json", options->json,
-        "print {key, path, role (forward, backward, inference or unknown), debug_lines, "
-        "first_compile (no key searched runs KEY's "
-        "ops), nearest: [{key, dir, path, shared, total, "
+        "print {key, path, role (forward, backward, inference or unknown), debug_lines, answer "
+        "(the first line), first_compile (no key searched is KEY's graph compiled before, and "
+        "none is KEY itself), family (keys searched of KEY's family), searched, same_key: "
+        "[{dir, path}] (KEY itself in another dir), nearest: [{key, dir, path, shared, total, "
         "verdict, causes: [{category, text, attributes}] (read from that key to "
-        "KEY: why KEY missed it), role, graph_similarity (0-1: the ops both graphs run), "
+        "KEY: why KEY missed it), role, same_family, graph_similarity (0-1: the ops both "
+        "graphs run), code_similarity (0-1: their code, value names and sizes aside), "
         "differing, lines: {shared, left, right, changed, "
         "only_left, only_right, "
         "differ}, inputs: [{left, right, changes}] (left: that key's input, right: "

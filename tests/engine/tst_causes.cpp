@@ -95,12 +95,13 @@ private slots:
         const auto causes = explain_causes(before.views(), after.views());
         QVERIFY(!causes.causes.empty());
         QCOMPARE(causes.causes.front().category, CauseCategory::Dynamic);
-        QCOMPARE(q(causes.causes.front().text),
-                 QStringLiteral("dim 0 of input 3 (was 2) became dynamic (4 -> s72); SymInt "
-                                "input 0 (s72) added with it"));
+        QCOMPARE(
+            q(causes.causes.front().text),
+            QStringLiteral("dim 0 of input 3 (input 2 before) became dynamic (4 -> s72); SymInt "
+                           "input 0 (s72) added with it"));
         QVERIFY(q(causes.verdict)
-                    .startsWith(
-                        QStringLiteral("Missed because dim 0 of input 3 (was 2) became dynamic")));
+                    .startsWith(QStringLiteral(
+                        "Missed because dim 0 of input 3 (input 2 before) became dynamic")));
         QVERIFY(!find(causes, CauseCategory::Shapes)); // nothing else about the inputs
         // Every positional example_inputs line that differs belongs to it.
         const auto diff = diff_keys(before.views(), after.views());
@@ -154,8 +155,9 @@ private slots:
         QCOMPARE(causes.causes[3].category, CauseCategory::Paths);
         QVERIFY(q(causes.causes[3].text).contains(QStringLiteral("torchinductor_alice")));
         QCOMPARE(q(causes.verdict),
-                 QStringLiteral("Missed because a forward graph before, a backward graph now; "
-                                "also: config, environment, paths"));
+                 QStringLiteral("Another graph, not this one compiled before; it differs: a "
+                                "forward graph before, a backward graph now; also: config, "
+                                "environment, paths"));
     }
 
     void graphOpsCounted() {

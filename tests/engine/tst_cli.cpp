@@ -449,12 +449,16 @@ private slots:
             QCOMPARE(near["inputs"].toArray(), reversed["inputs"].toArray());
             QCOMPARE(near["causes"].toArray(), reversed["causes"].toArray());
             QCOMPARE(near["verdict"].toString(), reversed["verdict"].toString());
-            QVERIFY(near["verdict"].toString().startsWith("Missed because "));
+            // Another graph did not miss: its verdict says how it differs.
+            const QString verdict = near["same_family"].toBool()
+                                        ? "Missed because "
+                                        : "Another graph, not this one compiled before; ";
+            QVERIFY(near["verdict"].toString().startsWith(verdict));
 
             const auto diff_text =
                 test::run_cli({"diff", devset + ":" + key, near["key"].toString()});
             // The verdict first, then the causes, then the keys and the counts.
-            QVERIFY(diff_text.out.startsWith("Missed because "));
+            QVERIFY(diff_text.out.startsWith(verdict.toUtf8()));
             QByteArray summary;
             for (const auto& line : diff_text.out.split('\n')) {
                 if (line.startsWith("shares ")) {
@@ -482,6 +486,33 @@ private slots:
                  why_text.out.constData());
     }
 
+    // A dir PyTorch filled from a bundle of a cache holds the very keys: the
+    // answer is that the key is there, a guard or which-dir question.
+    void whySaysTheSameKeyIsInTheOtherDir() {
+        const QString original =
+            QString::fromStdString(test::real_fixture("gpt2_shapes/cache").string());
+        const QString filled =
+            QString::fromStdString(test::real_fixture("gpt2_shapes/cache_from_bundle").string());
+        const auto text = test::run_cli({"why", filled, "fhxelcf7", "--against", original});
+        QCOMPARE(text.exit_code, 0);
+        QVERIFY2(text.out.startsWith(("fhxelcf7s3wt… is in " + original +
+                                      " too (same key): PyTorch did not miss the key there; "
+                                      "check its guards (cachelens lookup " +
+                                      original + " fhxelcf7s3wt)")
+                                         .toUtf8()),
+                 text.out.constData());
+        const auto json =
+            test::run_cli({"why", filled, "fhxelcf7", "--against", original, "--json"});
+        const auto object = parse_json(json).object();
+        QCOMPARE(object["same_key"].toArray().size(), 1);
+        QCOMPARE(object["same_key"][0]["dir"].toString(), original);
+        QCOMPARE(object["first_compile"].toBool(), false);
+        QCOMPARE(object["family"].toInt(), 4); // two in each dir
+        for (const auto& near : object["nearest"].toArray()) {
+            QVERIFY(near.toObject()["key"].toString() != object["key"].toString());
+        }
+    }
+
     // The config variant is the same graph compiled again; the MLP's backward
     // graph has no earlier compile in its dir.
     void whySaysAFirstCompile() {
@@ -493,12 +524,18 @@ private slots:
         QCOMPARE(parse_json(variant)["nearest"][0]["graph_similarity"].toDouble(), 1.0);
         const auto first = test::run_cli({"why", fixture_dir("devset/cache"), "fiwfskr6"});
         QCOMPARE(first.exit_code, 0);
-        QVERIFY2(first.out.contains("\nA first compile: no key searched runs this graph's ops"),
+        // The answer first; under it rows of other graphs, not "Missed because".
+        QVERIFY2(first.out.startsWith("A first compile: none of the 9 graph(s) searched is this "
+                                      "backward graph compiled before; below, the nearest other "
+                                      "graphs\n\n"),
                  first.out.constData());
+        QVERIFY(!first.out.contains("Missed because"));
+        QVERIFY(first.out.contains("  Another graph, not this one compiled before; it differs: "));
         // Graphs named by what they are to AOTAutograd.
-        QVERIFY(first.out.startsWith("fiwfskr6jnfhbcay4vb2hbw3ngt6vnf7ucr3drdcawgx5smoly2r "
-                                     "(backward graph, 547 debug lines)\n"));
-        QVERIFY(first.out.contains("  forward graph in "));
+        QVERIFY(first.out.contains("\nfiwfskr6jnfhbcay4vb2hbw3ngt6vnf7ucr3drdcawgx5smoly2r "
+                                   "(backward graph, 547 debug lines): 0 of 9 graph(s) searched "
+                                   "are this graph compiled before\n"));
+        QVERIFY(first.out.contains(": nearest other graph\n"));
         QCOMPARE(parse_json(variant)["role"].toString(), "inference");
         const auto show =
             test::run_cli({"show", fixture_dir("devset/cache"), "fiwfskr6", "--json"});
@@ -902,8 +939,8 @@ private slots:
         QVERIFY(!one.out.contains("first compile")); // without --cache, nothing to compare
         const auto linked = test::run_cli(
             {"trace", fixture_dir("devset/trace"), "--cache", fixture_dir("devset/cache")});
-        QVERIFY(linked.out.contains(
-            "      first compile of this graph: no entry in the cache runs its ops\n"));
+        QVERIFY(linked.out.contains("      first compile of this graph: no entry in the cache is "
+                                    "this graph compiled before\n"));
         QVERIFY(!linked.out.contains("      near "));
         QVERIFY(one.out.contains("f4h6wj3z2ch3hwiotz5hct4ivdtd6blgc4qcfuyiepcwtjzdmfuy"));
         const auto not_a_log = test::run_cli({"trace", fixture_dir("devset/golden.json")});

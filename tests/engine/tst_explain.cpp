@@ -6,6 +6,7 @@
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/debug_line.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
+#include <cachelens/explain/graph_code.h>
 #include <cachelens/explain/key_diff.h>
 #include <cachelens/explain/line_diff.h>
 #include <cachelens/explain/lookup.h>
@@ -226,7 +227,8 @@ private slots:
         const auto candidates = fx_graph_candidates(*scan, "cache", unreadable);
         bool hashes_elsewhere = false;
         for (const auto& target : candidates) {
-            const auto all = nearest_keys(target.debug_lines, target.key, candidates, 100);
+            const auto all =
+                nearest_graphs({target.debug_lines, target.key, {}, {}}, candidates, 100).nearest;
             QCOMPARE(all.size(), candidates.size() - 1);
             for (std::size_t i = 0; i < all.size(); ++i) {
                 const auto other = std::ranges::find(candidates, all[i].key, &KeyCandidate::key);
@@ -237,8 +239,12 @@ private slots:
                 QCOMPARE(all[i].lines.right(), other->debug_lines.size());
                 QCOMPARE(all[i].lines.differ() + all[i].lines.only_right, diff.differences.size());
                 QCOMPARE(all[i].total, target.debug_lines.size());
+                // The family first, each part by shared lines.
                 if (i > 0) {
-                    QVERIFY(all[i].shared <= all[i - 1].shared);
+                    QVERIFY(!all[i].same_family || all[i - 1].same_family);
+                    if (all[i].same_family == all[i - 1].same_family) {
+                        QVERIFY(all[i].shared <= all[i - 1].shared);
+                    }
                 }
                 // A hash can also match a line of another attribute; only
                 // the same attribute counts as shared.
@@ -253,7 +259,8 @@ private slots:
                 hashes_elsewhere = hashes_elsewhere || anywhere > diff.same;
             }
             // Fewer asked for: the first of the same ranking.
-            const auto three = nearest_keys(target.debug_lines, target.key, candidates, 3);
+            const auto three =
+                nearest_graphs({target.debug_lines, target.key, {}, {}}, candidates, 3).nearest;
             QCOMPARE(three.size(), 3u);
             for (std::size_t i = 0; i < three.size(); ++i) {
                 QCOMPARE(three[i].key, all[i].key);
@@ -261,7 +268,9 @@ private slots:
             }
         }
         QVERIFY(hashes_elsewhere); // the fixture tells the two countings apart
-        QVERIFY(nearest_keys(candidates[0].debug_lines, candidates[0].key, candidates, 0).empty());
+        QVERIFY(
+            nearest_graphs({candidates[0].debug_lines, candidates[0].key, {}, {}}, candidates, 0)
+                .nearest.empty());
     }
 
     void whyTheMegaCacheRoundTripMissed() {
@@ -277,7 +286,8 @@ private slots:
         QCOMPARE(candidates.size(), 10u);
 
         const auto forward = load("devset/cache_from_mega", kForwardRerun);
-        const auto nearest_forward = nearest_keys(forward.debug_lines, forward.key, candidates, 3);
+        const auto nearest_forward =
+            nearest_graphs({forward.debug_lines, forward.key, {}, {}}, candidates, 3).nearest;
         QCOMPARE(nearest_forward.size(), 3u);
         QCOMPARE(nearest_forward[0].key, kForward);
         QCOMPARE(nearest_forward[0].differing,
@@ -287,7 +297,7 @@ private slots:
 
         const auto backward = load("devset/cache_from_mega", kBackwardRerun);
         const auto nearest_backward =
-            nearest_keys(backward.debug_lines, backward.key, candidates, 1);
+            nearest_graphs({backward.debug_lines, backward.key, {}, {}}, candidates, 1).nearest;
         QCOMPARE(nearest_backward[0].key, kBackward);
         auto differing = nearest_backward[0].differing;
         std::sort(differing.begin(), differing.end());
@@ -428,7 +438,8 @@ private slots:
         std::vector<Error> unreadable;
         const auto candidates = fx_graph_candidates(*scan, "cache", unreadable);
         const auto base = load("devset/cache", kDefault);
-        const auto nearest = nearest_keys(base.debug_lines, base.key, candidates, 100);
+        const auto nearest =
+            nearest_graphs({base.debug_lines, base.key, {}, {}}, candidates, 100).nearest;
         QCOMPARE(nearest.size(), 9u);
         for (const auto& near : nearest) {
             QVERIFY(near.key != kDefault);
@@ -437,6 +448,135 @@ private slots:
         const std::vector<std::string> first_two = {nearest[0].key, nearest[1].key};
         QVERIFY(std::find(first_two.begin(), first_two.end(), kChangedConfig) != first_two.end());
         QVERIFY(std::find(first_two.begin(), first_two.end(), kFloat16) != first_two.end());
+    }
+
+    // Devset's families, by hand: the three compiles of one function (a
+    // config variant and a float16 run of it) are one family; every other
+    // graph was compiled once.
+    void whyNamesAGraphOfItsFamilyInTheDevset() {
+        auto scan = cachedir::scan_cache_dir(test::fixture("devset/cache"));
+        QVERIFY_RESULT(scan);
+        std::vector<Error> unreadable;
+        const auto candidates = fx_graph_candidates(*scan, "cache", unreadable);
+        QVERIFY(unreadable.empty());
+        const std::set<std::string> family = {kDefault, kChangedConfig, kFloat16};
+        QCOMPARE(candidates.size(), 10u);
+        for (const auto& target : candidates) {
+            const TargetGraph graph{target.debug_lines, target.key, target.dir, target.path};
+            const auto one = nearest_graphs(graph, candidates, 1);
+            const auto all = nearest_graphs(graph, candidates, 100);
+            QCOMPARE(one.searched, 9u);
+            // Decided over every key, whatever the limit shows.
+            QCOMPARE(one.first_compile, all.first_compile);
+            QCOMPARE(one.family, all.family);
+            QVERIFY(one.same_key.empty());
+            QCOMPARE(one.nearest.size(), 1u);
+            if (family.contains(target.key)) {
+                QVERIFY2(!one.first_compile, target.key.c_str());
+                QCOMPARE(one.family, 2u);
+                QVERIFY(one.nearest[0].same_family);
+                QVERIFY2(family.contains(one.nearest[0].key), one.nearest[0].key.c_str());
+                QVERIFY(one.nearest[0].causes.verdict.starts_with("Missed because "));
+            } else {
+                QVERIFY2(one.first_compile, target.key.c_str());
+                QCOMPARE(one.family, 0u);
+                for (const auto& near : all.nearest) {
+                    QVERIFY(!near.same_family);
+                    QVERIFY(near.causes.verdict.starts_with("Another graph, not this one"));
+                }
+                QVERIFY(
+                    why_answer(one, target.key, cachedir::graph_role(target.debug_lines))
+                        .starts_with("A first compile: none of the 9 graph(s) searched is this "));
+            }
+        }
+    }
+
+    // A GPT-2 training step compiled by PyTorch 2.11 at three shapes: twelve
+    // graphs in four families (model and loss, forward and backward), each
+    // key's family recorded as Inductor hashed it (golden.json fx_keys:
+    // its compile id's frame and fx_kwargs[is_backward]).
+    void whyNamesAGraphOfItsFamilyInATrainingStep() {
+        const auto golden = test::read_json(test::real_fixture("gpt2_shapes/golden.json"));
+        std::map<std::string, std::string> family_of;
+        for (const auto& value : golden["runs"]["first"]["fx_keys"].toArray()) {
+            const auto record = value.toObject();
+            const QString frame = record["compile_id"].toString().section(u'/', 0, 0);
+            family_of[record["key"].toString().toStdString()] =
+                (frame + (record["is_backward"].toBool() ? "-backward" : "-forward")).toStdString();
+        }
+        QCOMPARE(family_of.size(), 12u);
+        auto scan = cachedir::scan_cache_dir(test::real_fixture("gpt2_shapes/cache"));
+        QVERIFY_RESULT(scan);
+        std::vector<Error> unreadable;
+        const auto candidates = fx_graph_candidates(*scan, "cache", unreadable);
+        QVERIFY(unreadable.empty());
+        QCOMPARE(candidates.size(), 12u);
+        for (const auto& target : candidates) {
+            QVERIFY(family_of.contains(target.key));
+            const auto found = nearest_graphs(
+                {target.debug_lines, target.key, target.dir, target.path}, candidates, 1);
+            QVERIFY2(!found.first_compile, target.key.c_str());
+            QCOMPARE(found.family, 2u);
+            QCOMPARE(found.nearest.size(), 1u);
+            QVERIFY(found.nearest[0].same_family);
+            QCOMPARE(family_of.at(found.nearest[0].key), family_of.at(target.key));
+            QVERIFY2(found.nearest[0].code_similarity > 0.8,
+                     std::to_string(found.nearest[0].code_similarity).c_str());
+        }
+    }
+
+    // A dir PyTorch filled from a bundle of the cache holds the very keys:
+    // asked against it, the answer is the key itself, not a miss.
+    void whySaysTheSameKeyIsElsewhere() {
+        const auto original = test::real_fixture("gpt2_shapes/cache");
+        const auto filled = test::real_fixture("gpt2_shapes/cache_from_bundle");
+        auto scan_a = cachedir::scan_cache_dir(original);
+        auto scan_b = cachedir::scan_cache_dir(filled);
+        QVERIFY_RESULT(scan_a);
+        QVERIFY_RESULT(scan_b);
+        std::vector<Error> unreadable;
+        auto candidates = fx_graph_candidates(*scan_b, "B", unreadable);
+        auto more = fx_graph_candidates(*scan_a, "A", unreadable);
+        std::move(more.begin(), more.end(), std::back_inserter(candidates));
+        const KeyCandidate& target = candidates.front();
+        const auto found = nearest_graphs({target.debug_lines, target.key, target.dir, target.path},
+                                          candidates, 3);
+        QCOMPARE(found.same_key.size(), 1u);
+        QCOMPARE(found.same_key[0].dir, std::string("A"));
+        QVERIFY(!found.first_compile);
+        const auto answer = why_answer(found, target.key, cachedir::graph_role(target.debug_lines));
+        QVERIFY2(answer.starts_with(target.key.substr(0, 12) + "… is in A too (same key): PyTorch "
+                                                               "did not miss the key there"),
+                 answer.c_str());
+        for (const auto& near : found.nearest) {
+            QVERIFY(near.key != target.key);
+        }
+    }
+
+    // Renumbered values, a SymInt parameter and sym_size lines, sizes made
+    // symbolic: the same graph.
+    void normalizedCodeIgnoresNamesAndDynamicSizes() {
+        const std::string_view static_code =
+            "def forward(self, primals_1, primals_2):\n"
+            "    view = torch.ops.aten.view.default(primals_1, [64, 512]);  primals_1 = None\n"
+            "    add_1 = torch.ops.aten.add.Tensor(view, primals_2);  view = None\n"
+            "    return (add_1,)\n";
+        const std::string_view dynamic_code =
+            "def forward(self, primals_1, primals_2, primals_3):\n"
+            "    sym_size_int = torch.ops.aten.sym_size.int(primals_2, 0)\n"
+            "    view_3 = torch.ops.aten.view.default(primals_2, [64*s95, 512]);  primals_2 = "
+            "None\n"
+            "    add_8 = torch.ops.aten.add.Tensor(view_3, primals_3);  view_3 = None\n"
+            "    return (add_8, primals_1)\n";
+        const auto a = normalize_graph_code(static_code, true);
+        const auto b = normalize_graph_code(dynamic_code, true);
+        QCOMPARE(a.lines.size(), 3u);
+        QCOMPARE(b.lines.size(), 3u);
+        QCOMPARE(a.lines[0], b.lines[0]);
+        QCOMPARE(a.lines[1], b.lines[1]);
+        QVERIFY(a.lines[2] != b.lines[2]); // the SymInt saved for backward
+        QCOMPARE(a.lines[1], std::string("v = torch.ops.aten.add.Tensor(v, v)"));
+        QVERIFY(code_similarity(a, b) > 0.6);
     }
 };
 

@@ -277,7 +277,8 @@ private slots:
         QVERIFY2(run.out.startsWith("4 compiles: 0 hits, 4 misses (4 first compile); "),
                  run.out.left(200).constData());
         QVERIFY(run.out.contains("compile 2/0  h  (<string>:26)"));
-        QVERIFY(run.out.contains("  cause: first compile: no cached graph runs these ops\n"));
+        QVERIFY(run.out.contains(
+            "  cause: first compile: no cached graph is this one compiled before\n"));
         QVERIFY(run.out.contains("  Dynamo (PGO)       not logged"));
 
         // JSON: the same compiles and, per compile, the events `trace` lists.

@@ -214,7 +214,8 @@ private slots:
         const auto candidates = explain::fx_graph_candidates(*scan, "x", unreadable);
         auto fx = cachedir::load_fx_graph_entry(target.root / target.entry.path);
         QVERIFY_RESULT(fx);
-        const auto expected = explain::nearest_keys(fx->debug_lines, fx->key, candidates, 50);
+        const auto expected =
+            explain::nearest_graphs({fx->debug_lines, fx->key, {}, {}}, candidates, 50).nearest;
 
         QCOMPARE(result->targetKey, std::string(kForwardRerun));
         QCOMPARE(result->debugLines, fx->debug_lines.size());

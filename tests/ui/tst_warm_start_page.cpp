@@ -66,7 +66,7 @@ private slots:
                         .startsWith("1 of 1 graph missed (full_miss)") ||
                     row == 0);
             QCOMPARE(cell(model, row, WarmStartModel::CauseColumn),
-                     "first compile: no cached graph runs these ops");
+                     "first compile: no cached graph is this one compiled before");
             const QVariantList bar = model.index(row, WarmStartModel::TimeColumn)
                                          .data(WarmStartModel::TimeBarRole)
                                          .toList();

@@ -50,13 +50,11 @@ Result<std::shared_ptr<const KeyComparison>> compareEntries(const EntryRef& left
     comparison->leftFx = std::move(*a);
     comparison->rightFx = std::move(*b);
     // The debug lines view the documents, which moved with the entries unchanged.
-    comparison->diff =
-        explain::diff_keys(comparison->leftFx.debug_lines, comparison->rightFx.debug_lines);
-    const auto leftInputs = explain::example_inputs_of(comparison->leftFx.debug_lines);
-    const auto rightInputs = explain::example_inputs_of(comparison->rightFx.debug_lines);
-    comparison->inputs = explain::align_inputs(leftInputs, rightInputs);
-    comparison->causes =
-        explain::explain_causes(comparison->diff, leftInputs, rightInputs, comparison->inputs);
+    auto pair =
+        explain::explain_pair(comparison->leftFx.debug_lines, comparison->rightFx.debug_lines);
+    comparison->diff = std::move(pair.diff);
+    comparison->inputs = std::move(pair.inputs);
+    comparison->causes = std::move(pair.causes);
     return std::shared_ptr<const KeyComparison>(std::move(comparison));
 }
 

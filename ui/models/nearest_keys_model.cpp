@@ -77,9 +77,20 @@ Result<NearestKeys> findNearestKeys(const EntryRef& target,
     result.candidateCount = static_cast<std::size_t>(
         std::count_if(candidates.begin(), candidates.end(),
                       [&](const explain::KeyCandidate& c) { return c.key != fx->key; }));
-    auto nearest = explain::nearest_keys(fx->debug_lines, fx->key, candidates, limit);
-    result.firstCompile = !nearest.empty() && explain::is_first_compile(nearest);
-    for (auto& near : nearest) {
+    // The target is the candidate at its own path in the first root's label.
+    std::string targetLabel;
+    for (const auto& root : unique) {
+        if (root.lexically_normal() == target.root.lexically_normal()) {
+            targetLabel = root.string();
+        }
+    }
+    auto found = explain::nearest_graphs({fx->debug_lines, fx->key, targetLabel, target.entry.path},
+                                         candidates, limit);
+    result.firstCompile = found.first_compile;
+    result.family = found.family;
+    result.answer = explain::why_answer(found, fx->key, result.targetRole);
+    result.sameKey = found.same_key;
+    for (auto& near : found.nearest) {
         NearestKeys::Candidate candidate;
         const Root& root = byLabel.at(near.dir);
         candidate.ref.root = root.path;
@@ -149,6 +160,11 @@ QVariant NearestKeysModel::data(const QModelIndex& index, int role) const {
             return QString::fromStdString(near.key);
         case RootColumn:
             return QString::fromStdString(ref.root.lexically_normal().string());
+        case RelationColumn: {
+            const auto graph = QString::fromStdString(std::string(cachedir::to_string(near.role)));
+            return near.same_family ? tr("%1 graph compiled before").arg(graph)
+                                    : tr("other %1 graph").arg(graph);
+        }
         case SharedColumn:
             return QStringLiteral("%1 / %2").arg(near.shared).arg(near.total);
         case DifferingColumn:
@@ -163,6 +179,14 @@ QVariant NearestKeysModel::data(const QModelIndex& index, int role) const {
             return literalText(QString::fromStdString(ref.entry.path));
         case RootColumn:
             return literalText(QString::fromStdString(ref.root.lexically_normal().string()));
+        case RelationColumn:
+            return near.same_family
+                       ? tr("The same graph as the target (same role and ops) compiled before: "
+                            "its differences are why the target missed. Code %1% alike, value "
+                            "names and sizes aside.")
+                             .arg(qRound(near.code_similarity * 100))
+                       : tr("Another graph, not the target compiled before: shown for what is "
+                            "nearest, not as the reason for the miss.");
         case SharedColumn:
             return tr("shares %1 of the target's %2 debug lines").arg(near.shared).arg(near.total);
         case DifferingColumn:
@@ -204,12 +228,14 @@ QVariant NearestKeysModel::headerData(int section, Qt::Orientation orientation, 
         return tr("Key");
     case RootColumn:
         return tr("Root");
+    case RelationColumn:
+        return tr("Graph");
     case SharedColumn:
         return tr("Shared lines");
     case DifferingColumn:
         return tr("Attributes that differ");
     case VerdictColumn:
-        return tr("Why it missed");
+        return tr("Why it missed / how it differs");
     case InputsColumn:
         return tr("Inputs that changed");
     }

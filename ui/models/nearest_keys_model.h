@@ -1,9 +1,10 @@
 #pragma once
 
 // "Why did this miss?": the FX graph keys nearest to one entry's key among the
-// FX entries of some cache dirs (explain::nearest_keys, what `cachelens why`
-// prints), and NearestKeysModel, one row per candidate: rank, key, root,
-// shared debug lines / total, the attributes that differ.
+// FX entries of some cache dirs (explain::nearest_graphs, what `cachelens why`
+// prints), and NearestKeysModel, one row per candidate: rank, key, root, its
+// relation (the same graph compiled before, or another graph), shared debug
+// lines / total, the attributes that differ.
 
 #include "data/entry_ref.h"
 
@@ -32,9 +33,12 @@ struct NearestKeys {
         EntryRef ref; // root and FX graph entry, ready to compare
         explain::NearKey near;
     };
-    std::vector<Candidate> nearest;   // most shared lines first
-    bool firstCompile = false;        // none of them runs the target's ops (is_first_compile)
-    std::vector<std::string> skipped; // what could not be read (Error::describe)
+    std::vector<Candidate> nearest;        // the target's family first, then other graphs
+    bool firstCompile = false;             // no graph searched is the target's compiled before
+    std::size_t family = 0;                // graphs searched of the target's family
+    std::vector<explain::SameKey> sameKey; // the target's very key in another root
+    std::string answer;                    // explain::why_answer: the first line
+    std::vector<std::string> skipped;      // what could not be read (Error::describe)
 };
 
 // Scans each root, reads its FX graph entries and ranks them against the
@@ -54,6 +58,7 @@ public:
         RankColumn,
         KeyColumn,
         RootColumn,
+        RelationColumn, // "forward graph compiled before" or "other forward graph"
         SharedColumn,
         VerdictColumn, // why the explained key missed this one, in one line
         DifferingColumn,

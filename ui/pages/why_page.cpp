@@ -75,6 +75,7 @@ WhyPage::WhyPage(JobPool& pool, QWidget* parent)
     header->setSectionResizeMode(NearestKeysModel::RankColumn, QHeaderView::ResizeToContents);
     header->setSectionResizeMode(NearestKeysModel::KeyColumn, QHeaderView::ResizeToContents);
     header->setSectionResizeMode(NearestKeysModel::RootColumn, QHeaderView::Interactive);
+    header->setSectionResizeMode(NearestKeysModel::RelationColumn, QHeaderView::ResizeToContents);
     header->setSectionResizeMode(NearestKeysModel::SharedColumn, QHeaderView::ResizeToContents);
     header->setSectionResizeMode(NearestKeysModel::VerdictColumn, QHeaderView::Interactive);
     header->setSectionResizeMode(NearestKeysModel::DifferingColumn, QHeaderView::Interactive);
@@ -147,21 +148,19 @@ void WhyPage::explain(const EntryRef& fxEntry,
                 return;
             }
             const auto shared = std::make_shared<const NearestKeys>(std::move(*result));
-            QString text =
-                tr("<b>%1</b> (%2 graph, %3 debug lines): the nearest of %4 FX graph entries in "
-                   "%n cache dir(s), by shared debug-line hashes",
-                   nullptr, static_cast<int>(shared->rootCount))
-                    .arg(QString::fromStdString(shared->targetKey).toHtmlEscaped())
-                    .arg(QString::fromStdString(
-                        std::string(cachedir::to_string(shared->targetRole))))
-                    .arg(shared->debugLines)
-                    .arg(shared->candidateCount);
-            if (shared->nearest.empty()) {
-                text += tr("<br>No other FX graph entries to compare with.");
-            } else if (shared->firstCompile) {
-                text += tr("<br><b>A first compile</b>: no key searched runs this graph's ops; "
-                           "the nearest are other graphs.");
-            }
+            // The answer first, as `cachelens why` prints it.
+            QString text = QStringLiteral("<b>%1</b>")
+                               .arg(QString::fromStdString(shared->answer).toHtmlEscaped());
+            text += tr("<br>%1 (%2 graph, %3 debug lines): %4 of %5 FX graph(s) in %n cache "
+                       "dir(s) are this graph compiled before; its family first, then the "
+                       "nearest other graphs",
+                       nullptr, static_cast<int>(shared->rootCount))
+                        .arg(QString::fromStdString(shared->targetKey).toHtmlEscaped())
+                        .arg(QString::fromStdString(
+                            std::string(cachedir::to_string(shared->targetRole))))
+                        .arg(shared->debugLines)
+                        .arg(shared->family)
+                        .arg(shared->candidateCount);
             if (!shared->skipped.empty()) {
                 QStringList skipped;
                 for (const auto& line : shared->skipped) {

@@ -1,4 +1,5 @@
 #include <cachelens/explain/causes.h>
+#include <cachelens/explain/graph_code.h>
 
 #include <fmt/format.h>
 
@@ -161,27 +162,6 @@ bool differs_only_by_paths(const AttributeDifference& difference) {
            without_paths(difference.left->value) == without_paths(difference.right->value);
 }
 
-// The ops a graph's code calls, `torch.ops.aten.mm.default` as "aten.mm", counted.
-std::map<std::string, int> ops_of(std::string_view code) {
-    std::map<std::string, int> ops;
-    constexpr std::string_view kPrefix = "torch.ops.";
-    for (auto at = code.find(kPrefix); at != std::string_view::npos;
-         at = code.find(kPrefix, at + 1)) {
-        std::size_t end = at + kPrefix.size();
-        while (end < code.size() && (std::isalnum(static_cast<unsigned char>(code[end])) ||
-                                     code[end] == '_' || code[end] == '.')) {
-            ++end;
-        }
-        std::string op(code.substr(at + kPrefix.size(), end - at - kPrefix.size()));
-        // The overload ("default", "Tensor") says little to a user.
-        if (const auto dot = op.rfind('.'); dot != std::string::npos && op.find('.') != dot) {
-            op.erase(dot);
-        }
-        ++ops[op];
-    }
-    return ops;
-}
-
 std::string graph_text(const AttributeDifference& difference) {
     if (!difference.left || !difference.right) {
         return difference.left ? "the graph's code is gone" : "the graph's code is new";
@@ -284,7 +264,7 @@ struct InputNames {
 // "input 2" (the after side's index when the input is there), "input 2 (was 0)".
 std::string input_label(const AlignedInput& pair) {
     if (pair.right && pair.left && *pair.left != *pair.right) {
-        return fmt::format("input {} (was {})", *pair.right, *pair.left);
+        return fmt::format("input {} (input {} before)", *pair.right, *pair.left);
     }
     return fmt::format("input {}", pair.right ? *pair.right : *pair.left);
 }
@@ -723,12 +703,32 @@ double graph_similarity(std::span<const std::string_view> a, std::span<const std
     return static_cast<double>(both) / static_cast<double>(left.size() + right.size() - both);
 }
 
+void mark_other_graph(KeyCauses& causes) {
+    constexpr std::string_view kMissedBecause = "Missed because ";
+    if (causes.verdict.starts_with(kMissedBecause)) {
+        causes.verdict = "Another graph, not this one compiled before; it differs: " +
+                         causes.verdict.substr(kMissedBecause.size());
+    }
+}
+
+PairExplained explain_pair(std::span<const std::string_view> before,
+                           std::span<const std::string_view> after) {
+    PairExplained out;
+    out.diff = diff_keys(before, after);
+    out.before_inputs = example_inputs_of(before);
+    out.after_inputs = example_inputs_of(after);
+    out.inputs = align_inputs(out.before_inputs, out.after_inputs);
+    out.causes = explain_causes(out.diff, out.before_inputs, out.after_inputs, out.inputs);
+    out.same_graph = same_family(graph_shape_of(before), graph_shape_of(after));
+    if (!out.same_graph) {
+        mark_other_graph(out.causes);
+    }
+    return out;
+}
+
 KeyCauses explain_causes(std::span<const std::string_view> before,
                          std::span<const std::string_view> after) {
-    const auto before_inputs = example_inputs_of(before);
-    const auto after_inputs = example_inputs_of(after);
-    return explain_causes(diff_keys(before, after), before_inputs, after_inputs,
-                          align_inputs(before_inputs, after_inputs));
+    return explain_pair(before, after).causes;
 }
 
 } // namespace cachelens::explain

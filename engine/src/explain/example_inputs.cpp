@@ -509,9 +509,12 @@ std::vector<AlignedInput> align_inputs(const std::vector<ExampleInput>& left,
         }
         if (partner != nullptr) {
             partner->left = removed.left;
-            partner->changes.push_back(
-                {InputChange::Aspect::Moved,
-                 fmt::format("moved: input {} -> input {}", *removed.left, *partner->right)});
+            // The same position, with inputs added and removed around it, is no move.
+            if (*removed.left != *partner->right) {
+                partner->changes.push_back(
+                    {InputChange::Aspect::Moved,
+                     fmt::format("moved: input {} -> input {}", *removed.left, *partner->right)});
+            }
             removed.left.reset(); // marked for removal below
         }
     }

@@ -1,6 +1,9 @@
 #include <cachelens/cachedir/fx_graph_entry.h>
+#include <cachelens/explain/graph_code.h>
 #include <cachelens/explain/key_diff.h>
 #include <cachelens/explain/nearest_keys.h>
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <tuple>
@@ -56,34 +59,84 @@ std::vector<KeyCandidate> fx_graph_candidates(const cachedir::Scan& scan, const 
     return candidates;
 }
 
-std::vector<NearKey> nearest_keys(std::span<const std::string_view> target_lines,
-                                  std::string_view target_key,
-                                  std::span<const KeyCandidate> candidates, std::size_t limit) {
+NearestGraphs nearest_graphs(const TargetGraph& target, std::span<const KeyCandidate> candidates,
+                             std::size_t limit) {
     // Hashes shared in any place bound the lines shared in the same place
-    // from above: aligning (diff_keys) only the candidates whose bound can
-    // still reach the first `limit` keeps a large cache fast.
-    const auto target = hash_counts(target_lines);
-    std::vector<std::pair<std::size_t, const KeyCandidate*>> bounded;
+    // from above: aligning (diff_keys) only the other graphs whose bound can
+    // still reach the first `limit` keeps a large cache fast. The family is
+    // aligned whole: it decides the answer and is small.
+    NearestGraphs result;
+    const auto target_counts = hash_counts(target.debug_lines);
+    const GraphShape target_shape = graph_shape_of(target.debug_lines);
+    struct Scored {
+        const KeyCandidate* candidate;
+        bool family;
+        std::size_t bound;
+        double code_similarity;
+    };
+    std::vector<Scored> scored;
     for (const auto& candidate : candidates) {
-        if (candidate.key != target_key) {
-            bounded.emplace_back(shared_count(target, candidate.debug_lines), &candidate);
+        if (candidate.key == target.key) {
+            if (!target.every_copy_is_target &&
+                (candidate.dir != target.dir || candidate.path != target.path)) {
+                result.same_key.push_back({candidate.dir, candidate.path});
+            }
+            continue;
         }
+        Scored score{&candidate, false, shared_count(target_counts, candidate.debug_lines), 0};
+        const auto role = cachedir::graph_role(candidate.debug_lines);
+        if (role == target_shape.role || role == cachedir::GraphRole::Unknown ||
+            target_shape.role == cachedir::GraphRole::Unknown) {
+            const GraphShape shape = graph_shape_of(candidate.debug_lines);
+            score.family = same_family(target_shape, shape);
+            if (score.family) {
+                score.code_similarity = code_similarity(target_shape.code, shape.code);
+            }
+        }
+        result.family += score.family ? 1 : 0;
+        scored.push_back(score);
     }
-    std::ranges::sort(bounded, [](const auto& a, const auto& b) { return a.first > b.first; });
+    result.searched = scored.size();
+    result.first_compile = result.family == 0 && result.same_key.empty() && !scored.empty();
+    std::ranges::sort(scored, [](const Scored& a, const Scored& b) {
+        return std::tie(a.family, a.bound) > std::tie(b.family, b.bound);
+    });
     const auto before = [](const NearKey& a, const NearKey& b) {
+        if (a.same_family != b.same_family) {
+            return a.same_family;
+        }
         if (a.shared != b.shared) {
             return a.shared > b.shared;
         }
-        return std::tie(a.key, a.dir) < std::tie(b.key, b.dir);
+        if (a.code_similarity != b.code_similarity) {
+            return a.code_similarity > b.code_similarity;
+        }
+        return std::tie(a.key, a.dir, a.path) < std::tie(b.key, b.dir, b.path);
     };
-    std::vector<NearKey> out;
-    for (const auto& [bound, candidate] : bounded) {
-        if (limit == 0 || (out.size() >= limit && bound < out[limit - 1].shared)) {
+    auto& out = result.nearest;
+    std::vector<const KeyCandidate*> kept;
+    for (const auto& score : scored) {
+        if (limit == 0) {
             break;
         }
-        const KeyDiff diff = diff_keys(target_lines, candidate->debug_lines);
-        NearKey near{
-            candidate->key, candidate->dir, candidate->path, 0, 0, {}, diff.counts(), {}, {}};
+        if (!score.family && out.size() >= limit &&
+            (out[limit - 1].same_family || score.bound < out[limit - 1].shared)) {
+            break;
+        }
+        const KeyDiff diff = diff_keys(target.debug_lines, score.candidate->debug_lines);
+        NearKey near{score.candidate->key,
+                     score.candidate->dir,
+                     score.candidate->path,
+                     0,
+                     0,
+                     {},
+                     diff.counts(),
+                     {},
+                     {},
+                     0,
+                     cachedir::GraphRole::Unknown,
+                     score.family,
+                     score.code_similarity};
         near.shared = near.lines.shared;
         near.total = near.lines.left();
         for (const auto& difference : diff.differences) {
@@ -97,27 +150,56 @@ std::vector<NearKey> nearest_keys(std::span<const std::string_view> target_lines
     // Only for the keys kept: aligning inputs costs more than counting
     // hashes. Read from this key (before) to the target (after): the target
     // is the compile that missed.
-    const auto target_inputs = example_inputs_of(target_lines);
+    const auto target_inputs = example_inputs_of(target.debug_lines);
     for (auto& near : out) {
-        for (const auto& [bound, candidate] : bounded) {
+        for (const auto& score : scored) {
+            const KeyCandidate* candidate = score.candidate;
             if (candidate->key == near.key && candidate->dir == near.dir &&
                 candidate->path == near.path) {
                 const auto inputs = example_inputs_of(candidate->debug_lines);
                 near.inputs = align_inputs(inputs, target_inputs);
-                near.causes = explain_causes(diff_keys(candidate->debug_lines, target_lines),
+                near.causes = explain_causes(diff_keys(candidate->debug_lines, target.debug_lines),
                                              inputs, target_inputs, near.inputs);
-                near.graph_similarity = graph_similarity(candidate->debug_lines, target_lines);
+                near.graph_similarity =
+                    graph_similarity(candidate->debug_lines, target.debug_lines);
                 near.role = cachedir::graph_role(candidate->debug_lines);
+                if (!near.same_family) {
+                    mark_other_graph(near.causes);
+                }
                 break;
             }
         }
     }
-    return out;
+    return result;
 }
 
-bool is_first_compile(std::span<const NearKey> nearest) {
-    return std::ranges::none_of(
-        nearest, [](const NearKey& near) { return near.graph_similarity >= kSameGraph; });
+std::string why_answer(const NearestGraphs& found, std::string_view target_key,
+                       cachedir::GraphRole role) {
+    const auto short_key = [](std::string_view key) {
+        return key.size() > 12 ? fmt::format("{}…", key.substr(0, 12)) : std::string(key);
+    };
+    const std::string graph = role == cachedir::GraphRole::Unknown
+                                  ? std::string("graph")
+                                  : fmt::format("{} graph", cachedir::to_string(role));
+    if (!found.same_key.empty()) {
+        const SameKey& copy = found.same_key.front();
+        return fmt::format("{} is in {} too (same key): PyTorch did not miss the key there; check "
+                           "its guards (cachelens lookup {} {}) or whether that dir was the one "
+                           "in use",
+                           short_key(target_key), copy.dir, copy.dir, target_key.substr(0, 12));
+    }
+    if (found.searched == 0) {
+        return "No other FX graph to compare with: nothing to say why it missed";
+    }
+    if (found.first_compile || found.nearest.empty() || !found.nearest.front().same_family) {
+        return fmt::format("A first compile: none of the {} graph(s) searched is this {} compiled "
+                           "before; below, the nearest other graphs",
+                           found.searched, graph);
+    }
+    const NearKey& near = found.nearest.front();
+    return fmt::format("{} (against {}, this {} compiled before{})", near.causes.verdict,
+                       short_key(near.key), graph,
+                       found.family > 1 ? fmt::format("; {} such in all", found.family) : "");
 }
 
 } // namespace cachelens::explain

@@ -315,12 +315,13 @@ MissCause find_cause(const std::vector<const CacheEvent*>& fx_events,
         }
         const std::vector<std::string_view> lines(event->components.begin(),
                                                   event->components.end());
-        const auto nearest = explain::nearest_keys(lines, event->key, candidates, 1);
-        if (explain::is_first_compile(nearest)) {
-            return {"first compile", "first compile: no cached graph runs these ops", event->key,
-                    nearest.empty() ? std::string() : nearest.front().key};
+        const auto found =
+            explain::nearest_graphs({lines, event->key, {}, {}, true}, candidates, 1);
+        if (found.first_compile || found.nearest.empty()) {
+            return {"first compile", "first compile: no cached graph is this one compiled before",
+                    event->key, found.nearest.empty() ? std::string() : found.nearest.front().key};
         }
-        const explain::NearKey& near = nearest.front();
+        const explain::NearKey& near = found.nearest.front();
         const std::string category =
             near.causes.causes.empty()
                 ? std::string("other")

@@ -65,6 +65,25 @@ double graph_similarity(std::span<const std::string_view> a, std::span<const std
 // with no key this similar is a first compile.
 inline constexpr double kSameGraph = 0.75;
 
+// Two keys compared the one way `diff`, the Compare page and `why` all show
+// them: aligned debug lines, example inputs paired by what they are, the
+// causes, and whether they are one graph compiled again.
+struct PairExplained {
+    KeyDiff diff;
+    std::vector<ExampleInput> before_inputs;
+    std::vector<ExampleInput> after_inputs;
+    std::vector<AlignedInput> inputs; // align_inputs(before_inputs, after_inputs)
+    KeyCauses causes;                 // verdict per mark_other_graph when not same_graph
+    bool same_graph = true;           // graph_code.h same_family
+};
+
+PairExplained explain_pair(std::span<const std::string_view> before,
+                           std::span<const std::string_view> after);
+
+// Another graph did not "miss" the target: its verdict says how it differs
+// ("Another graph, not this one compiled before; it differs: ...").
+void mark_other_graph(KeyCauses& causes);
+
 // The same from the two keys' debug lines.
 KeyCauses explain_causes(std::span<const std::string_view> before,
                          std::span<const std::string_view> after);

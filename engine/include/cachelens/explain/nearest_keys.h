@@ -1,9 +1,12 @@
 #pragma once
 
-// "Why did this miss?": the keys in a cache whose debug lines are closest to
-// a given key's, ranked by how many debug-line hashes they share, each with
-// the attributes that differ. The nearest key is usually what a user compiled
-// last time; its differences are what changed.
+// "Why did this miss?": the graphs in the caches searched that are the
+// target's graph compiled before (its family: same role, same ops, whatever
+// dims became dynamic or values were renamed), ranked by how little differs,
+// then the nearest other graphs; each with the attributes that differ. The
+// nearest of the family is usually what the user compiled last time; its
+// differences are what changed. `why`, the Why missed page, `trace` and the
+// warm-start report all ask nearest_graphs().
 
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
@@ -53,17 +56,52 @@ struct NearKey {
     // this key is another graph, not an earlier compile of the target's.
     double graph_similarity = 0;
     cachedir::GraphRole role = cachedir::GraphRole::Unknown; // forward, backward, inference
+    // The target's graph compiled before (graph_code.h same_family): its
+    // differences are why the target missed. Otherwise only the nearest
+    // other graph.
+    bool same_family = false;
+    // How alike the two graphs' code is, value names and sizes aside (0-1).
+    double code_similarity = 0;
 };
 
-// Whether none of `nearest` is the target's graph compiled before: the
-// target's miss is its first compile.
-bool is_first_compile(std::span<const NearKey> nearest);
+// An entry holding the target's very key in another dir (or at another path).
+struct SameKey {
+    std::string dir;
+    std::string path;
+};
 
-// Ranks `candidates` (skipping any whose key is `target_key`) by the debug
-// lines they share with the target as diff_keys() aligns them, most first
-// (ties by key), and keeps the first `limit`.
-std::vector<NearKey> nearest_keys(std::span<const std::string_view> target_lines,
-                                  std::string_view target_key,
-                                  std::span<const KeyCandidate> candidates, std::size_t limit);
+struct NearestGraphs {
+    std::vector<NearKey> nearest; // the target's family first, then other graphs
+    // No candidate searched is the target's graph compiled before, and none
+    // holds its key: decided over every candidate, whatever `limit` keeps.
+    bool first_compile = false;
+    std::size_t family = 0;        // candidates of the target's family
+    std::size_t searched = 0;      // candidates other than the target's key
+    std::vector<SameKey> same_key; // the target's key elsewhere: not a key miss there
+};
+
+struct TargetGraph {
+    std::span<const std::string_view> debug_lines;
+    std::string_view key;
+    // Where the target itself is (a candidate there is the target, not a
+    // copy of its key); empty when it is in no searched dir (a trace's key).
+    std::string_view dir;
+    std::string_view path;
+    // A logged miss wrote its key into the cache it is compared with: every
+    // entry of that key is the target, none a copy elsewhere.
+    bool every_copy_is_target = false;
+};
+
+// The target's family ranked by the debug lines they share with it as
+// diff_keys() aligns them (then by code similarity, then key), then the
+// other graphs by shared lines; keeps the first `limit`.
+NearestGraphs nearest_graphs(const TargetGraph& target, std::span<const KeyCandidate> candidates,
+                             std::size_t limit);
+
+// The answer in one plain line, first in `why` and the Why missed page: the
+// very key in another dir, a first compile, or why the target missed the
+// nearest graph of its family.
+std::string why_answer(const NearestGraphs& found, std::string_view target_key,
+                       cachedir::GraphRole role);
 
 } // namespace cachelens::explain
