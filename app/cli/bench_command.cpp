@@ -164,6 +164,21 @@ void print_plans_text(const std::vector<bench::KernelCandidates>& kernels,
             std::printf("  ! %s: %s\n", what.c_str(), why.c_str());
         }
     }
+    // The count last, so what was not planned is never hidden in a long list.
+    std::size_t planned = 0;
+    std::size_t unplanned = 0;
+    std::size_t kernels_unplanned = 0;
+    for (const auto& kernel : kernels) {
+        planned += kernel.plans.size();
+        unplanned += kernel.unplannable.size();
+        kernels_unplanned += kernel.unplannable.empty() ? 0 : 1;
+    }
+    std::printf("\nPlanned %zu candidate(s) of %zu kernel(s)", planned, kernels.size());
+    if (unplanned > 0) {
+        std::printf("; %zu candidate(s) of %zu kernel(s) not planned (marked !)", unplanned,
+                    kernels_unplanned);
+    }
+    std::printf("\n");
 }
 
 bool any_planned(const std::vector<bench::KernelCandidates>& kernels) {

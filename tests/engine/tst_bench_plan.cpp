@@ -718,6 +718,76 @@ private slots:
                              "its program offset"));
     }
 
+    // Transposes with a symbolic y extent, compiled by PyTorch 2.11 on an
+    // H200 (real fixture yz_overflow): each launched config's grid as
+    // Inductor's own GridExpr.eval_slow computed it (golden.json), for the
+    // harness's extents and for y extents past CUDA's 65535 y-grid limit.
+    void aGrid2DWithYZOverflowAsInductorLaunchesIt() {
+        const auto golden = test::read_json(test::real_fixture("yz_overflow/golden.json"));
+        // (module key, XBLOCK, YBLOCK) -> (xnumel, ynumel) -> grid
+        using Extents = std::pair<std::int64_t, std::int64_t>;
+        std::map<std::tuple<std::string, std::int64_t, std::int64_t>,
+                 std::map<Extents, std::array<std::uint32_t, 3>>>
+            expected;
+        for (const auto& value : golden["runs"]["first"]["kernels"].toArray()) {
+            const auto kernel = value.toObject();
+            QCOMPARE(kernel["grid_type"].toString(), QStringLiteral("Grid2DWithYZOverflow"));
+            const auto key = fs::path(kernel["module"].toString().toStdString()).stem().string();
+            for (const auto& config : kernel["configs"].toArray()) {
+                const auto kwargs = config.toObject()["kwargs"].toObject();
+                auto& grids =
+                    expected[{key, kwargs["XBLOCK"].toInteger(), kwargs["YBLOCK"].toInteger()}];
+                for (const auto& grid : config.toObject()["grids"].toArray()) {
+                    const auto g = grid.toObject()["grid"].toArray();
+                    grids[{grid.toObject()["xnumel"].toInteger(),
+                           grid.toObject()["ynumel"].toInteger()}] = {
+                        static_cast<std::uint32_t>(g[0].toInteger()),
+                        static_cast<std::uint32_t>(g[1].toInteger()),
+                        static_cast<std::uint32_t>(g[2].toInteger())};
+                }
+            }
+        }
+        QCOMPARE(expected.size(), std::size_t{4});
+        const Extents cases[] = {{200, 96}, {16, 600000}, {16, 65535 * 64 + 1}, {1000, 10000000}};
+        for (const auto& [xnumel, ynumel] : cases) {
+            QTemporaryDir tmp;
+            const fs::path root = fs::path(tmp.path().toStdString()) / "cache";
+            test::copy_tree(test::real_fixture("yz_overflow/cache"), root);
+            // The harness passes ..., ynumel, xnumel last.
+            static const QRegularExpression extents(
+                QStringLiteral("(    return .*, )\\d+, \\d+,\n"));
+            for (const auto& file : fs::recursive_directory_iterator(root)) {
+                if (file.path().extension() == ".py") {
+                    QString text = QString::fromStdString(read_text(file.path()));
+                    text.replace(extents, QStringLiteral("\\1%1, %2,\n").arg(ynumel).arg(xnumel));
+                    write_text(file.path(), text.toStdString());
+                }
+            }
+            // Two kernels; each also sits in the wrapper module that ran it,
+            // which golden.json lists too.
+            const auto kernels = plan(root);
+            QCOMPARE(kernels.size(), std::size_t{2});
+            std::size_t checked = 0;
+            for (const auto& kernel : kernels) {
+                for (const auto& [what, why] : kernel.unplannable) {
+                    QFAIL(qPrintable(QString::fromStdString(what + ": " + why)));
+                }
+                for (const auto& launch : kernel.plans) {
+                    QCOMPARE(launch.grid_type, std::string("Grid2DWithYZOverflow"));
+                    const auto it = expected.find(
+                        {kernel.module_key, std::get<std::int64_t>(*launch.config.kwarg("XBLOCK")),
+                         std::get<std::int64_t>(*launch.config.kwarg("YBLOCK"))});
+                    if (it == expected.end()) {
+                        continue; // a cached candidate PyTorch did not launch
+                    }
+                    QCOMPARE(launch.grid, it->second.at({xnumel, ynumel}));
+                    ++checked;
+                }
+            }
+            QCOMPARE(checked, std::size_t{2});
+        }
+    }
+
     void anUnsupportedGridType() {
         QTemporaryDir tmp;
         const fs::path root = single_module_cache(tmp, "2c", kReductionKey, [](std::string text) {
@@ -729,6 +799,33 @@ private slots:
         QCOMPARE(kernels.front().unplannable.size(), std::size_t{13});
         for (const auto& [what, why] : kernels.front().unplannable) {
             QCOMPARE(why, std::string("unsupported grid type Grid9D"));
+        }
+    }
+
+    // Grids Inductor computes from what a plan cannot see say so by name.
+    void gridTypesNotPlannedSayWhy() {
+        const std::pair<std::string, std::string> cases[] = {
+            {"SequentialComboKernelGrid",
+             "SequentialComboKernelGrid launches are not planned: the grid comes from each "
+             "sub-kernel's combo_grid_meta"},
+            {"PrecomputedGrid", "PrecomputedGrid launches are not planned: the grid comes from "
+                                "the launcher's precomputed_grids"},
+            {"CooperativeReductionGrid", "CooperativeReductionGrid needs the config's RSPLIT"},
+            {"MixOrderReductionGrid", "MixOrderReductionGrid needs the config's RSPLIT_SIZE"},
+        };
+        for (const auto& [type, reason] : cases) {
+            QTemporaryDir tmp;
+            const fs::path root =
+                single_module_cache(tmp, "2c", kReductionKey, [&type](std::string text) {
+                    return replaced(text, "'grid_type': 'Grid1D'", "'grid_type': '" + type + "'");
+                });
+            const auto kernels = plan(root);
+            QCOMPARE(kernels.size(), std::size_t{1});
+            QVERIFY(kernels.front().plans.empty());
+            QVERIFY(!kernels.front().unplannable.empty());
+            for (const auto& [what, why] : kernels.front().unplannable) {
+                QCOMPARE(QString::fromStdString(why), QString::fromStdString(reason));
+            }
         }
     }
 

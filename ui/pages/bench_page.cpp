@@ -450,7 +450,9 @@ void BenchPage::showPlans(const BenchPlanListing& listing) {
     const bool all = allConfigs_->isChecked();
     std::vector<BenchResultEvent> rows;
     std::set<QString> kernels;
+    std::set<QString> unplannedKernels;
     int planned = 0;
+    int unplanned = 0;
     std::optional<QString> fatal;
     // Per kernel: a plan of it and how many configs it has, -1 once one is the current best.
     std::map<QString, std::pair<BenchPlanEvent, int>> withoutBest;
@@ -466,6 +468,8 @@ void BenchPage::showPlans(const BenchPlanListing& listing) {
             }
         } else if (const auto* unplannable = std::get_if<BenchUnplannableEvent>(&event)) {
             rows.push_back(BenchResultsModel::unplannableRow(*unplannable));
+            unplannedKernels.insert(BenchResultsModel::kernelKey(rows.back()));
+            ++unplanned;
         } else if (const auto* error = std::get_if<BenchErrorEvent>(&event)) {
             fatal = error->message;
         }
@@ -515,8 +519,14 @@ void BenchPage::showPlans(const BenchPlanListing& listing) {
     progress_->setFormat(QString());
     progress_->setRange(0, 1);
     progress_->setValue(0);
-    setStatus(tr("Planned: %n candidate(s) of %1 kernel(s); Run times them.", nullptr, planned)
-                  .arg(kernels.size()));
+    QString status =
+        tr("Planned: %n candidate(s) of %1 kernel(s)", nullptr, planned).arg(kernels.size());
+    if (unplanned > 0) {
+        status += tr("; %n candidate(s) of %1 kernel(s) not planned (the rows marked)", nullptr,
+                     unplanned)
+                      .arg(unplannedKernels.size());
+    }
+    setStatus(status);
     updateButtons();
     emit planFinished();
 }

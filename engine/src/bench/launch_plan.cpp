@@ -645,6 +645,56 @@ Plannable<std::array<std::uint32_t, 3>> grid_of(const KernelDefinition& def, con
         grid[2] = static_cast<std::uint32_t>(slices);
         return grid;
     }
+    // The other GridExpr classes of runtime/triton_heuristics.py (2.7 to
+    // 2.11), each axis by its formula there.
+    using Axis = std::tuple<std::string_view, std::string_view, std::int64_t>;
+    const auto axes =
+        [&](std::initializer_list<Axis> list) -> Plannable<std::array<std::uint32_t, 3>> {
+        std::size_t i = 0;
+        for (const auto& [numel, block, limit] : list) {
+            auto count = programs(args, config, numel, block, type, limit);
+            if (!count) {
+                return std::unexpected(std::move(count.error()));
+            }
+            grid[i++] = *count;
+        }
+        return grid;
+    };
+    if (type == "BatchMatmulGrid3D") { // the batch on x
+        return axes({{"znumel", "ZBLOCK", kMaxGridX},
+                     {"ynumel", "YBLOCK", kMaxGridYZ},
+                     {"xnumel", "XBLOCK", kMaxGridYZ}});
+    }
+    if (type == "SplitScanGrid") { // XBLOCK is 1: one program per row on y
+        return axes({{"r0_numel", "R0_BLOCK", kMaxGridX}, {"xnumel", "", kMaxGridYZ}});
+    }
+    if (type == "CooperativeReductionGrid") {
+        auto split = block_of(config, "RSPLIT");
+        if (!split) {
+            return std::unexpected(std::move(split.error()));
+        }
+        if (config.kwarg("RSPLIT") == nullptr) {
+            return refuse("CooperativeReductionGrid needs the config's RSPLIT");
+        }
+        auto rows = programs(args, config, "xnumel", "XBLOCK", type, kMaxGridYZ);
+        if (!rows) {
+            return std::unexpected(std::move(rows.error()));
+        }
+        grid[0] = static_cast<std::uint32_t>(*split);
+        grid[1] = *rows;
+        return grid;
+    }
+    if (type == "MixOrderReductionGrid") {
+        if (config.kwarg("RSPLIT_SIZE") == nullptr) {
+            return refuse("MixOrderReductionGrid needs the config's RSPLIT_SIZE");
+        }
+        return axes({{"xnumel", "RSPLIT_SIZE", kMaxGridX}});
+    }
+    if (type.find("Combo") != std::string::npos || type == "PrecomputedGrid") {
+        return refuse(fmt::format("{} launches are not planned: the grid comes from {}", type,
+                                  type == "PrecomputedGrid" ? "the launcher's precomputed_grids"
+                                                            : "each sub-kernel's combo_grid_meta"));
+    }
     std::size_t dims = 0;
     if (type == "Grid1D") {
         dims = 1;
