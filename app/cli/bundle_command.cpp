@@ -48,7 +48,7 @@ std::string source_line(const bundle::SourceFacts& source) {
     for (const auto& device : source.device_types) {
         devices += (devices.empty() ? "" : ", ") + device;
     }
-    return source.fingerprint().describe() + (devices.empty() ? "" : "; graphs for " + devices);
+    return source.fingerprint().describe() + (devices.empty() ? "" : " for " + devices);
 }
 
 // A .pt2 archive's members, as its central directory lists them, each with
@@ -154,7 +154,7 @@ int run_bundle_ls(const BundleLsOptions& options) {
                 static_cast<unsigned long long>(bundle->version), bundle->artifact_count(),
                 format_bytes(file->size).c_str());
     // Signed: what the signer recorded; else read from the graphs themselves.
-    std::printf("compiled for %s\n",
+    std::printf("compiled on %s\n",
                 source_line(manifest ? manifest->source : bundle::source_facts(*bundle)).c_str());
     std::vector<const bundle::ArtifactCheck*> judged;
     std::size_t index = 0;

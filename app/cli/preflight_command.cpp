@@ -62,7 +62,9 @@ int run_preflight_pt2(const PreflightOptions& options, const cachedir::Fingerpri
         for (const auto& model : checked.models) {
             Json reasons = Json::array();
             for (const auto& reason : model.reasons) {
-                reasons.push_back({{"category", reason.category}, {"text", text(reason.text)}});
+                reasons.push_back({{"category", reason.category},
+                                   {"text", text(reason.text)},
+                                   {"effect", explain::to_string(reason.effect)}});
             }
             models.push_back(
                 {{"model", text(model.model)},
@@ -119,7 +121,9 @@ int run_preflight_precompile(const PreflightOptions& options, const cachedir::Fi
     if (options.json) {
         Json reasons = Json::array();
         for (const auto& reason : checked.reasons) {
-            reasons.push_back({{"category", reason.category}, {"text", text(reason.text)}});
+            reasons.push_back({{"category", reason.category},
+                               {"text", text(reason.text)},
+                               {"effect", explain::to_string(reason.effect)}});
         }
         Json notes = Json::array();
         for (const auto& note : checked.notes) {
@@ -235,7 +239,12 @@ void add_preflight_command(CLI::App& app, int& exit_code) {
         "file `cachelens env --output` wrote there, or a cache dir made there): the GPU, CUDA "
         "or HIP, Triton, the torch build, the devices, and, from a cache dir, the Inductor "
         "config its compiles used. Each entry can_hit, will_miss with what differs "
-        "(\"config: max_autotune True -> False\"), or cannot_tell. Also what SOURCE lacks: an "
+        "(\"GPU: NVIDIA H100 80GB HBM3 -> NVIDIA A100-SXM4-80GB\"), or cannot_tell (a device "
+        "the target's cache never used: a cache dir does not list the machine's devices, a "
+        "fingerprint from `cachelens env` does). Config keys chosen per torch.compile call "
+        "(mode's max_autotune, coordinate_descent_tuning, triton.cudagraphs, and any key not "
+        "read from a TORCHINDUCTOR_ variable) are said as differing from the target's other "
+        "compiles, never as a miss. Also what SOURCE lacks: an "
         "AOTAutograd entry's missing graph (it can never hit), a kernel's missing .best_config "
         "(autotuning runs again), a PGO profile for graphs with dynamic shapes (a note). Exit 0 "
         "when every entry can hit and nothing is missing, 1 otherwise, 2 on an error (a target "
@@ -252,14 +261,16 @@ void add_preflight_command(CLI::App& app, int& exit_code) {
                      "the target machine: a fingerprint file (cachelens env --output) or a "
                      "cache dir made there")
         ->required();
-    command->add_flag("--json", options->json,
-                      "print {source, source_kind: dir|bundle, target: {path, fingerprint: "
-                      "(cachelens env --json)}, entries: [{kind, key, path, outcome, reasons: "
-                      "[{category, text}]}], incomplete: [{kind, key, text}], notes: [text], "
-                      "config_compared}; for a .pt2: {source, source_kind: pt2, target, answer, "
-                      "models: [{model, outcome: can_load|will_not_load|cannot_tell, reasons}], "
-                      "notes}; for a precompiled function: {source, source_kind: precompile, "
-                      "target, answer, outcome, reasons, notes}");
+    command->add_flag(
+        "--json", options->json,
+        "print {source, source_kind: dir|bundle, target: {path, fingerprint: "
+        "(cachelens env --json)}, entries: [{kind, key, path, outcome, reasons: "
+        "[{category, text, effect: will_miss|cannot_tell|can_hit (a remark)}]}], incomplete: "
+        "[{kind, key, text}], notes: [text], "
+        "config_compared}; for a .pt2: {source, source_kind: pt2, target, answer, "
+        "models: [{model, outcome: can_load|will_not_load|cannot_tell, reasons}], "
+        "notes}; for a precompiled function: {source, source_kind: precompile, "
+        "target, answer, outcome, reasons, notes}");
     command->callback([options, &exit_code] { exit_code = run_preflight(*options); });
 }
 

@@ -9,7 +9,9 @@ Json preflight_json(const explain::PreflightReport& checked) {
     for (const auto& entry : checked.entries) {
         Json reasons = Json::array();
         for (const auto& reason : entry.reasons) {
-            reasons.push_back({{"category", reason.category}, {"text", text(reason.text)}});
+            reasons.push_back({{"category", reason.category},
+                               {"text", text(reason.text)},
+                               {"effect", explain::to_string(reason.effect)}});
         }
         entries.push_back({{"kind", cachedir::to_string(entry.kind)},
                            {"key", text(entry.key)},

@@ -78,8 +78,9 @@ int run_scan(const ScanOptions& options) {
     std::printf("%s%s\n", scan->root.c_str(),
                 triton ? " (a Triton cache: one dir per compiled kernel)" : "");
     if (fingerprint) {
-        std::printf("compiled for %s (%zu of its %zu FX entries", fingerprint->describe().c_str(),
-                    fingerprint->agreeing, fingerprint->fx_entries);
+        std::printf("compiled on %s (%zu of its %zu FX entries",
+                    fingerprint->describe_with_devices().c_str(), fingerprint->agreeing,
+                    fingerprint->fx_entries);
         if (const auto varying = fingerprint->varying_config(); !varying.empty()) {
             std::string names;
             for (const auto& name : varying) {

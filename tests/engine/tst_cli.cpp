@@ -91,8 +91,9 @@ private slots:
         QVERIFY(text.out.contains("fxgraph"));
         QVERIFY(text.out.contains("Every entry parsed."));
         QVERIFY2(text.out.contains(
-                     "\ncompiled for NVIDIA H100 80GB HBM3 (cuda 90), CUDA 13.0, Triton 3.6.0, "
-                     "torch build bhbxfhox (10 of its 10 FX entries; config differs between them "
+                     "\ncompiled on NVIDIA H100 80GB HBM3 (cuda 90), CUDA 13.0, Triton 3.6.0, "
+                     "torch build bhbxfhox for cuda (10 of its 10 FX entries; config differs "
+                     "between them "
                      "in coordinate_descent_tuning, epilogue_fusion, max_autotune, "
                      "max_fusion_size)\n"),
                  text.out.constData());
@@ -486,6 +487,16 @@ private slots:
                  why_text.out.constData());
     }
 
+    // A CPU cache made on a GPU machine was compiled on that GPU's machine
+    // for the CPU, not for the GPU.
+    void scanSaysWhereAndForWhatACpuCacheWasCompiled() {
+        const auto text = test::run_cli({"scan", fixture_dir("cpu_dev/cache")});
+        QCOMPARE(text.exit_code, 0);
+        QVERIFY2(text.out.contains("\ncompiled on NVIDIA H100 80GB HBM3, CUDA 13.0, Triton 3.6.0, "
+                                   "torch build bhbxfhox for cpu (2 of its 2 FX entries)\n"),
+                 text.out.constData());
+    }
+
     // A dir PyTorch filled from a bundle of a cache holds the very keys: the
     // answer is that the key is there, a guard or which-dir question.
     void whySaysTheSameKeyIsInTheOtherDir() {
@@ -545,9 +556,9 @@ private slots:
                  "NVIDIA H100 80GB HBM3");
         // And which calls of the user's code it was traced from.
         const auto forward = test::run_cli({"show", fixture_dir("devset/cache"), "flgtecy7"});
-        QVERIFY2(forward.out.contains("  compiled for           NVIDIA H100 80GB HBM3 (cuda 90), "
+        QVERIFY2(forward.out.contains("  compiled on            NVIDIA H100 80GB HBM3 (cuda 90), "
                                       "CUDA 13.0, Triton 3.6.0, torch build bhbxfhox, torch "
-                                      "2.11.0+cu130\n"
+                                      "2.11.0+cu130 for cuda\n"
                                       "  traced from            calls of layer_norm, gelu, "
                                       "log_softmax, linear x2\n"),
                  forward.out.constData());
@@ -1278,8 +1289,10 @@ private slots:
         QCOMPARE(entries.size(), 19);
         for (const auto& value : entries) {
             const auto entry = value.toObject();
-            QCOMPARE(entry["outcome"].toString(), "will_miss");
+            // The CPU cache's graphs never ran on cuda: that says nothing of its GPU.
+            QCOMPARE(entry["outcome"].toString(), "cannot_tell");
             QCOMPARE(entry["reasons"][0]["category"].toString(), "device");
+            QCOMPARE(entry["reasons"][0]["effect"].toString(), "cannot_tell");
         }
         QTemporaryDir empty;
         const auto nothing = test::run_cli({"preflight", devset, "--target", empty.path()});
@@ -1456,7 +1469,7 @@ class CacheBase:
         const auto entries = json["entries"].toArray();
         QCOMPARE(entries.size(), 3);
         for (const auto& value : entries) {
-            QCOMPARE(value.toObject()["outcome"].toString(), "will_miss");
+            QCOMPARE(value.toObject()["outcome"].toString(), "cannot_tell");
             QCOMPARE(value.toObject()["reasons"][0]["category"].toString(), "device");
         }
         QVERIFY(json["config_compared"].toBool());
@@ -1497,7 +1510,7 @@ class CacheBase:
         QCOMPARE(preflight["fingerprint"].toObject()["device_types"].toArray(), QJsonArray{"cpu"});
         QCOMPARE(preflight["entries"].toArray().size(), 3);
         for (const auto& entry : preflight["entries"].toArray()) {
-            QCOMPARE(entry.toObject()["outcome"].toString(), "will_miss");
+            QCOMPARE(entry.toObject()["outcome"].toString(), "cannot_tell");
         }
         // Into a dir made on the machine: learnt from its FX entries.
         const QString devset = temp.filePath("devset");

@@ -129,17 +129,38 @@ private slots:
 
         auto cpu = cachedir::fingerprint_of_dir(scan_of(test::fixture("cpu_dev/cache")));
         QVERIFY_RESULT(cpu);
+        // The CPU cache was made on the same H100 with the same CUDA, Triton
+        // and torch build: its graphs never ran on cuda, which does not say
+        // the machine has none. Cannot tell for the device, nothing else.
         auto elsewhere = preflight(preflight_source(devset), *cpu);
         QVERIFY_RESULT(elsewhere);
-        QCOMPARE(elsewhere->count(PreflightOutcome::WillMiss), 19u);
+        QCOMPARE(elsewhere->count(PreflightOutcome::CannotTell), 19u);
         for (const auto& entry : elsewhere->entries) {
             QVERIFY(!entry.reasons.empty());
             QCOMPARE(qs(entry.reasons.front().category), QString("device"));
+            QCOMPARE(entry.reasons.front().effect, PreflightOutcome::CannotTell);
             QVERIFY2(entry.reasons.front().text.find(
-                         "compiled for cuda; the target's graphs were compiled for cpu only") !=
-                         std::string::npos,
+                         "compiled for cuda; the target's cache holds no cuda graph, which does "
+                         "not say the machine has no cuda device") != std::string::npos,
                      entry.reasons.front().text.c_str());
+            // Config keys its compiles chose per call are remarks.
+            for (const auto& reason : entry.reasons) {
+                if (reason.category == "config") {
+                    QCOMPARE(reason.effect, PreflightOutcome::CanHit);
+                    QVERIFY(reason.text.ends_with(": differs from the target's other compiles "
+                                                  "(set per torch.compile call, not by the "
+                                                  "machine)"));
+                }
+            }
         }
+        // A fingerprint asked of the machine's Python lists its devices: then
+        // a device it lacks is a miss.
+        cpu->learnt_from = "python3 (torch 2.11.0+cu130)";
+        auto listed = preflight(preflight_source(devset), *cpu);
+        QVERIFY_RESULT(listed);
+        QCOMPARE(listed->count(PreflightOutcome::WillMiss), 19u);
+        QVERIFY(listed->entries.front().reasons.front().text.starts_with(
+            "compiled for cuda; the target has cpu only"));
     }
 
     void aMachineThatDiffersInEverything() {
@@ -225,23 +246,43 @@ private slots:
         const auto devset = scan_of(test::fixture("devset/cache"));
         auto target = cachedir::fingerprint_of_dir(devset);
         QVERIFY_RESULT(target);
-        // The target compiles everything with max_autotune False only.
+        // The target compiles everything with max_autotune False only: a
+        // mode chosen per torch.compile call, not by the machine.
         auto& autotune = target->inductor_config.at("max_autotune");
         autotune.erase(autotune.begin() + 1);
         auto checked = preflight(preflight_source(devset), *target);
         QVERIFY_RESULT(checked);
-        QCOMPARE(checked->count(PreflightOutcome::WillMiss), 2u); // the graph and its AOT entry
-        const auto missed = std::ranges::find_if(checked->entries, [](const auto& entry) {
-            return entry.kind == cachedir::FileKind::FxGraph &&
-                   entry.outcome == PreflightOutcome::WillMiss;
+        QCOMPARE(checked->count(PreflightOutcome::CanHit), 19u);
+        const auto remarked = std::ranges::find_if(checked->entries, [](const auto& entry) {
+            return entry.kind == cachedir::FileKind::FxGraph && !entry.reasons.empty();
         });
-        QVERIFY(missed != checked->entries.end());
-        QCOMPARE(missed->reasons.size(), 1u);
-        QCOMPARE(qs(missed->reasons[0].category + ": " + missed->reasons[0].text),
-                 QString("config: max_autotune True -> False"));
+        QVERIFY(remarked != checked->entries.end());
+        QCOMPARE(remarked->reasons.size(), 1u);
+        QCOMPARE(remarked->reasons[0].effect, PreflightOutcome::CanHit);
+        QCOMPARE(qs(remarked->reasons[0].category + ": " + remarked->reasons[0].text),
+                 QString("config: max_autotune True -> False: differs from the target's other "
+                         "compiles (set per torch.compile call, not by the machine)"));
         QVERIFY(checked->config_compared);
         QCOMPARE(qs(checked->answer()),
-                 QString("17 of 19 entries can hit on the target; 2 will miss, 0 cannot tell"));
+                 QString("19 of 19 entries can hit on the target; 0 will miss, 0 cannot tell"));
+
+        // A key the environment sets (TORCHINDUCTOR_BENCHMARK_KERNEL) is the
+        // machine's: the graph and its AOT entry will miss.
+        QVERIFY(is_environment_config("benchmark_kernel"));
+        QVERIFY(!is_environment_config("max_autotune"));
+        QVERIFY(!is_environment_config("epilogue_fusion")); // only a program sets it
+        auto& benchmark = target->inductor_config.at("benchmark_kernel");
+        QCOMPARE(benchmark.size(), 1u);
+        benchmark.front().hash = "another";
+        benchmark.front().text = "False";
+        auto environment = preflight(preflight_source(devset), *target);
+        QVERIFY_RESULT(environment);
+        QCOMPARE(environment->count(PreflightOutcome::WillMiss), 19u);
+        const auto& reasons = environment->entries.front().reasons;
+        QVERIFY(std::ranges::any_of(reasons, [](const PreflightReason& reason) {
+            return reason.text == "benchmark_kernel True -> False" &&
+                   reason.effect == PreflightOutcome::WillMiss;
+        }));
 
         // A target whose config is not known judges the environment only.
         target->inductor_config.clear();
@@ -251,8 +292,8 @@ private slots:
         QCOMPARE(unknown->count(PreflightOutcome::CanHit), 19u);
     }
 
-    // The devset's mega-cache bundle, read in place: will miss on a CPU
-    // machine for its device, can hit where it was made.
+    // The devset's mega-cache bundle, read in place: cannot tell against a
+    // CPU cache for its device, can hit where it was made.
     void aBundleAsTheSource() {
         auto file = bundle::open_bundle_file(test::fixture("devset/mega_mlp_train.bin"));
         QVERIFY_RESULT(file);
@@ -266,7 +307,7 @@ private slots:
         QVERIFY_RESULT(cpu);
         auto elsewhere = preflight(source, *cpu);
         QVERIFY_RESULT(elsewhere);
-        QCOMPARE(elsewhere->count(PreflightOutcome::WillMiss), 3u);
+        QCOMPARE(elsewhere->count(PreflightOutcome::CannotTell), 3u);
         for (const auto& entry : elsewhere->entries) {
             QCOMPARE(qs(entry.reasons.front().category), QString("device"));
         }

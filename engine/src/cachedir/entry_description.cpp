@@ -448,7 +448,7 @@ void describe_fx_graph(std::vector<Field>& out, const FxGraphEntry& fx) {
         targets_json.push_back(json({}, target));
     }
     out.push_back(json_list("triton_targets", std::move(targets_json)));
-    out.push_back(shown(kPeople, "Compiled for", fingerprint.describe()));
+    out.push_back(shown(kPeople, "Compiled on", fingerprint.describe_with_devices()));
     // Where it came from in the user's code, as far as the wrapper says.
     const auto calls = traced_calls(fx.source_code);
     std::vector<Field> calls_json;

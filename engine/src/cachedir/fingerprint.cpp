@@ -88,6 +88,14 @@ std::string Fingerprint::describe() const {
     return text;
 }
 
+std::string Fingerprint::describe_with_devices() const {
+    std::string devices;
+    for (const auto& device : device_types) {
+        devices += (devices.empty() ? "" : ", ") + device;
+    }
+    return describe() + (devices.empty() ? std::string() : " for " + devices);
+}
+
 Fingerprint fingerprint_of(const FxGraphEntry& entry) {
     Fingerprint fingerprint;
     fingerprint.environment = environment_of(entry.debug_lines);

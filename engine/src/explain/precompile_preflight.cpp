@@ -27,13 +27,14 @@ PrecompilePreflight preflight_precompile(const cachedir::PrecompileFile& file,
     // Said only when nothing decides it will not load.
     std::vector<PreflightReason> unknowns;
     const auto cannot_tell = [&](std::string category, std::string text) {
-        unknowns.push_back({std::move(category), std::move(text)});
+        unknowns.push_back({std::move(category), std::move(text), PreflightOutcome::CannotTell});
     };
     const cachedir::PrecompileSystem& saved = file.system;
     if (!saved.recorded) {
         out.notes.push_back("the file records no system info: PyTorch checks nothing before it "
                             "runs the code, and it fails wherever it fails");
-        out.reasons.push_back({"environment", "nothing recorded to compare"});
+        out.reasons.push_back(
+            {"environment", "nothing recorded to compare", PreflightOutcome::CannotTell});
         out.outcome = PreflightOutcome::CannotTell;
         return out;
     }

@@ -31,14 +31,25 @@ std::vector<PreflightReason> differences(const cachedir::Fingerprint& graph,
     const Environment& there = target.environment;
     std::vector<PreflightReason> reasons;
     for (const auto& device : graph.device_types) {
-        if (!std::ranges::binary_search(target.device_types, device)) {
-            std::string devices;
-            for (const auto& other : target.device_types) {
-                devices += (devices.empty() ? "" : ", ") + other;
-            }
-            reasons.push_back({"device", "compiled for " + device +
-                                             "; the target's graphs were compiled for " +
-                                             or_none(devices) + " only"});
+        if (std::ranges::binary_search(target.device_types, device)) {
+            continue;
+        }
+        std::string devices;
+        for (const auto& other : target.device_types) {
+            devices += (devices.empty() ? "" : ", ") + other;
+        }
+        if (target.lists_devices()) {
+            reasons.push_back(
+                {"device",
+                 "compiled for " + device + "; the target has " + or_none(devices) + " only",
+                 PreflightOutcome::WillMiss});
+        } else {
+            // A cache dir says which devices its graphs ran on, not which the machine has.
+            reasons.push_back({"device",
+                               "compiled for " + device + "; the target's cache holds no " +
+                                   device + " graph, which does not say the machine has no " +
+                                   device + " device (`cachelens env` there would)",
+                               PreflightOutcome::CannotTell});
         }
     }
     if (entry.device_name != there.device_name) {
@@ -69,10 +80,33 @@ std::vector<PreflightReason> differences(const cachedir::Fingerprint& graph,
         reasons.push_back({"environment", "system_info hash differs"});
     }
     for (const auto& changed : cachedir::config_differences(graph, target)) {
-        reasons.push_back(
-            {"config", changed.name + " " + changed.graph_text + " -> " + changed.reference_text});
+        const std::string text =
+            changed.name + " " + changed.graph_text + " -> " + changed.reference_text;
+        if (is_environment_config(changed.name)) {
+            reasons.push_back({"config", text, PreflightOutcome::WillMiss});
+        } else {
+            reasons.push_back({"config",
+                               text + ": differs from the target's other compiles (set per "
+                                      "torch.compile call, not by the machine)",
+                               PreflightOutcome::CanHit});
+        }
     }
     return reasons;
+}
+
+// The outcome the reasons leave: a miss if any makes one, else cannot tell
+// if any does, else can hit (remarks decide nothing).
+PreflightOutcome worst_effect(const std::vector<PreflightReason>& reasons) {
+    PreflightOutcome outcome = PreflightOutcome::CanHit;
+    for (const auto& reason : reasons) {
+        if (reason.effect == PreflightOutcome::WillMiss) {
+            return PreflightOutcome::WillMiss;
+        }
+        if (reason.effect == PreflightOutcome::CannotTell) {
+            outcome = PreflightOutcome::CannotTell;
+        }
+    }
+    return outcome;
 }
 
 Result<std::shared_ptr<const pickle::Document>> document_of(const PreflightSource::Graph& graph) {
@@ -209,7 +243,8 @@ Result<PreflightReport> preflight(const PreflightSource& source,
             auto aot = document ? cachedir::read_aot_autograd_entry(std::move(*document))
                                 : std::unexpected(document.error());
             if (!aot) {
-                checked.reasons.push_back({"other", "cannot be read: " + aot.error().message});
+                checked.reasons.push_back({"other", "cannot be read: " + aot.error().message,
+                                           PreflightOutcome::CannotTell});
                 report.entries.push_back(std::move(checked));
                 continue;
             }
@@ -220,14 +255,15 @@ Result<PreflightReport> preflight(const PreflightSource& source,
         auto fx = document ? cachedir::read_fx_graph_entry(std::move(*document))
                            : std::unexpected(document.error());
         if (!fx) {
-            checked.reasons.push_back({"other", "cannot be read: " + fx.error().message});
+            checked.reasons.push_back(
+                {"other", "cannot be read: " + fx.error().message, PreflightOutcome::CannotTell});
         } else if (const cachedir::Fingerprint graph = cachedir::fingerprint_of(*fx);
                    graph.environment.empty()) {
-            checked.reasons.push_back({"environment", "its key names no environment"});
+            checked.reasons.push_back(
+                {"environment", "its key names no environment", PreflightOutcome::CannotTell});
         } else {
             checked.reasons = differences(graph, target);
-            checked.outcome =
-                checked.reasons.empty() ? PreflightOutcome::CanHit : PreflightOutcome::WillMiss;
+            checked.outcome = worst_effect(checked.reasons);
         }
         if (fx) {
             dynamic_graphs += takes_dynamic_shapes(*fx) ? 1 : 0;
@@ -282,9 +318,10 @@ Result<PreflightReport> preflight(const PreflightSource& source,
                     checked->outcome = PreflightOutcome::CannotTell;
                 }
                 checked->reasons.push_back(
-                    {"other", std::string(role) +
-                                  " graph: bundled in the entry; its environment is not "
-                                  "compared"});
+                    {"other",
+                     std::string(role) + " graph: bundled in the entry; its environment is not "
+                                         "compared",
+                     PreflightOutcome::CannotTell});
                 continue;
             }
             const auto graph = fx_keys.find(link->key);
@@ -300,7 +337,7 @@ Result<PreflightReport> preflight(const PreflightSource& source,
             const PreflightEntry& fx = graph->second;
             for (const auto& reason : fx.reasons) {
                 checked->reasons.push_back(
-                    {reason.category, std::string(role) + " graph: " + reason.text});
+                    {reason.category, std::string(role) + " graph: " + reason.text, reason.effect});
             }
             if (fx.outcome == PreflightOutcome::WillMiss) {
                 checked->outcome = PreflightOutcome::WillMiss;

@@ -23,11 +23,11 @@ std::optional<int> target_sm(const cachedir::Fingerprint& target) {
     return std::nullopt;
 }
 
-bool learnt_from_a_dir(const cachedir::Fingerprint& target) {
-    return target.learnt_from.starts_with("cache dir");
-}
-
 void worsen(Pt2ModelCheck& check, PreflightOutcome outcome) {
+    // Called right after the reason it comes from is added.
+    if (!check.reasons.empty()) {
+        check.reasons.back().effect = outcome;
+    }
     if (outcome == PreflightOutcome::WillMiss ||
         (outcome == PreflightOutcome::CannotTell && check.outcome == PreflightOutcome::CanHit)) {
         check.outcome = outcome;
@@ -48,7 +48,7 @@ Pt2ModelCheck check_model(const pt2::AotiModel& model, const cachedir::Fingerpri
     const bool has_device =
         std::ranges::find(target.device_types, device) != target.device_types.end();
     if (device != "cpu" && !has_device) {
-        if (learnt_from_a_dir(target)) {
+        if (!target.lists_devices()) {
             check.reasons.push_back(
                 {"device", "compiled for " + device + "; the target's cache holds no " + device +
                                " graph, which does not say the machine has no " + device +

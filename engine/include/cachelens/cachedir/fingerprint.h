@@ -49,6 +49,13 @@ struct Fingerprint {
     // "NVIDIA H100 80GB HBM3 (cuda 90), CUDA 13.0, Triton 3.6.0, torch build
     // bhbxfhox": the environment with the Triton targets after the GPU.
     std::string describe() const;
+    // "NVIDIA H100 80GB HBM3 (cuda 90), CUDA 13.0, ... for cpu": the machine
+    // it was compiled on, then the devices its graphs were compiled for
+    // (said "compiled on ...": a CPU graph made beside a GPU is not for it).
+    std::string describe_with_devices() const;
+    // Whether device_types are the machine's devices (asked of its Python by
+    // `cachelens env`), not only those its cache's graphs ran on.
+    bool lists_devices() const { return !learnt_from.starts_with("cache dir"); }
     // The config names whose value is not the same in every FX entry.
     std::vector<std::string> varying_config() const;
 };

@@ -51,7 +51,17 @@ std::string_view to_string(PreflightOutcome outcome); // can_hit, will_miss, can
 struct PreflightReason {
     std::string category; // environment, device, config (the why engine's categories)
     std::string text;     // "GPU: NVIDIA H100 80GB HBM3 -> NVIDIA A100-SXM4-80GB"
+    // What it does to the entry's outcome: WillMiss, CannotTell, or CanHit
+    // for a remark that decides nothing (a per-compile config key).
+    PreflightOutcome effect = PreflightOutcome::WillMiss;
 };
+
+// Whether an Inductor config key is a property of the environment (read
+// from a TORCHINDUCTOR_* variable in torch/_inductor/config.py, 2.11) rather
+// than of one torch.compile call: the keys `mode` sets (max_autotune,
+// coordinate_descent_tuning, triton.cudagraphs) and those only a program
+// sets are per call, so a target's other value says nothing of this one.
+bool is_environment_config(std::string_view name);
 
 struct PreflightEntry {
     cachedir::FileKind kind = cachedir::FileKind::Unknown; // FxGraph or AotAutograd
