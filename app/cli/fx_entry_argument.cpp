@@ -7,18 +7,11 @@
 namespace cachelens::cli {
 
 Result<FxEntryArgument> load_fx_argument(const cachedir::Scan& scan, const std::string& query) {
-    auto found = cachedir::find_entries_or_key_prefix(scan, query);
+    auto found = cachedir::resolve_entries(scan, query);
     if (!found) {
         return std::unexpected(std::move(found.error()));
     }
     const auto& matches = *found;
-    if (matches.empty()) {
-        const std::string empty_dir = cachedir::empty_key_dir_named(scan, query);
-        return fail(ErrorKind::NotFound,
-                    empty_dir.empty() ? "nothing matches '" + query + "'"
-                                      : cachedir::no_entries_message(empty_dir),
-                    scan.root.string());
-    }
     if (matches.size() > 1) {
         std::string paths;
         for (const auto& entry : matches) {

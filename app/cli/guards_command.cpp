@@ -123,18 +123,11 @@ int run_eval(const GuardsOptions& options) {
     if (!scan) {
         return report(scan.error());
     }
-    auto found = cachedir::find_entries_or_key_prefix(*scan, options.query);
+    auto found = cachedir::resolve_entries(*scan, options.query);
     if (!found) {
         return report(found.error());
     }
     const auto& entries = *found;
-    if (entries.empty()) {
-        const std::string empty_dir = cachedir::empty_key_dir_named(*scan, options.query);
-        return report(Error{ErrorKind::NotFound,
-                            empty_dir.empty() ? "nothing matches '" + options.query + "'"
-                                              : cachedir::no_entries_message(empty_dir),
-                            scan->root.string()});
-    }
     // t0, t1, ... named by the inputs they are; an entry that does not say
     // (an aotautograd one) leaves them unnamed.
     auto given = key_hints(*scan, entries, options.hints, options.sizes);

@@ -28,7 +28,7 @@ Result<std::string> resolve_key(const cachedir::Scan& scan, const std::string& k
     if (key.size() >= kKeyLength) {
         return key; // a key not in the cache is a full miss, as PyTorch sees it
     }
-    auto found = cachedir::find_entries_or_key_prefix(scan, key);
+    auto found = cachedir::resolve_entries(scan, key);
     if (!found) {
         return std::unexpected(found.error());
     }
@@ -38,9 +38,9 @@ Result<std::string> resolve_key(const cachedir::Scan& scan, const std::string& k
             return entry.key;
         }
     }
-    return fail(ErrorKind::NotFound,
-                "no fxgraph or aotautograd key starts with '" + key +
-                    "' (a key is 52 characters; give at least 4 of them)",
+    return fail(ErrorKind::InvalidArgument,
+                "'" + key + "' names " + std::string(cachedir::to_string(found->front().kind)) +
+                    " " + found->front().path + ", not an FX graph or AOTAutograd entry",
                 scan.root.string());
 }
 

@@ -10,7 +10,7 @@ namespace cachelens::cli {
 namespace {
 
 struct SearchOptions {
-    std::string text;
+    std::vector<std::string> words;
     std::vector<std::string> kinds;
     std::string root;
     std::string device;
@@ -31,7 +31,10 @@ std::int64_t now_ns() {
 // The query from the options; an error names the bad option.
 Result<catalog::SearchQuery> query_of(const SearchOptions& options) {
     catalog::SearchQuery query;
-    query.text = options.text;
+    // Several words as one query: `search inductor_config max_autotune`.
+    for (const auto& word : options.words) {
+        query.text += (query.text.empty() ? "" : " ") + word;
+    }
     query.limit = options.limit;
     for (const auto& name : options.kinds) {
         auto kind = cachedir::file_kind_from_string(name);
@@ -148,7 +151,10 @@ void add_search_command(CLI::App& app, int& exit_code) {
         "search", "Search every indexed cache dir: words in keys, kernel names, debug lines and "
                   "source (every word must appear; a word's parts joined by _ or . stay together, "
                   "its last part a prefix), with filters.");
-    command->add_option("QUERY", options->text, "words to find (\"\" for every entry)")->required();
+    command
+        ->add_option("QUERY", options->words,
+                     "words to find, as one argument or several (\"\" for every entry)")
+        ->required();
     command->add_option("--kind", options->kinds, "only these kinds")->delimiter(',');
     command->add_option("--root", options->root, "only this cache dir");
     command->add_option("--device", options->device,

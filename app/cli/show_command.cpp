@@ -145,20 +145,11 @@ int run_show(const ShowOptions& options) {
     if (!scan) {
         return report(scan.error());
     }
-    auto found = cachedir::find_entries_or_key_prefix(*scan, options.query);
+    auto found = cachedir::resolve_entries(*scan, options.query);
     if (!found) {
         return report(found.error());
     }
     const auto& matches = *found;
-    if (matches.empty()) {
-        const std::string empty_dir = cachedir::empty_key_dir_named(*scan, options.query);
-        return report(Error{ErrorKind::NotFound,
-                            !empty_dir.empty()
-                                ? cachedir::no_entries_message(empty_dir)
-                                : "nothing matches '" + options.query +
-                                      "' (give a key, a kernel name, or a path inside the dir)",
-                            scan->root.string()});
-    }
     Json all = Json::array();
     int status = kExitOk;
     for (std::size_t i = 0; i < matches.size(); ++i) {

@@ -774,7 +774,9 @@ private slots:
         // A short key is the start of one, which must be there.
         const auto unknown = test::run_cli({"lookup", dir, "fnotthere", "--hints", "1"});
         QCOMPARE(unknown.exit_code, 2);
-        QVERIFY2(unknown.err.contains("no fxgraph or aotautograd key starts with 'fnotthere'"),
+        QVERIFY2(unknown.err.contains(
+                     "nothing matches 'fnotthere': give a key (or at least 4 of its first "
+                     "characters), a kernel name, or a path in the dir"),
                  unknown.err.constData());
     }
 
@@ -1542,6 +1544,46 @@ class CacheBase:
         const auto text = test::run_cli({"search", "fiwfskr6jnfh", "--catalog", catalog});
         QCOMPARE(text.exit_code, 0);
         QVERIFY2(text.out.contains("(backward graph)"), text.out.constData());
+        // Several words, as one argument or as several: the same hits.
+        const auto one = test::run_cli({"search", "inductor_config max_autotune", "--catalog",
+                                        catalog, "--limit", "1000", "--json"});
+        const auto two = test::run_cli({"search", "inductor_config", "max_autotune", "--catalog",
+                                        catalog, "--limit", "1000", "--json"});
+        QCOMPARE(two.exit_code, 0);
+        QVERIFY(!parse_json(one)["hits"].toArray().isEmpty());
+        QCOMPARE(parse_json(two)["hits"].toArray(), parse_json(one)["hits"].toArray());
+    }
+
+    // One key grammar for every command that takes keys: a full key, a
+    // unique prefix of at least 4, a kernel name, a path; one message for a
+    // too-short and for an ambiguous prefix.
+    void oneKeyGrammarEverywhere() {
+        const QString devset = fixture_dir("devset/cache");
+        QTemporaryDir temp;
+        const std::vector<QStringList> commands = {
+            {"show", devset},
+            {"why", devset},
+            {"guards", "eval", devset},
+            {"lookup", devset},
+            {"diff", devset + ":flgtecy7im4d"},
+            {"export", devset, "-o", temp.filePath("out.bin")},
+        };
+        for (const auto& command : commands) {
+            // diff takes its second key after the first.
+            QStringList prefix = command;
+            prefix << "flgtecy7";
+            const auto found = test::run_cli(prefix);
+            QVERIFY2(found.exit_code == 0 || command[0] == "lookup",
+                     (command.join(' ') + ": " + found.err).toUtf8().constData());
+            QStringList shortQuery = command;
+            shortQuery << "fu";
+            const auto tooShort = test::run_cli(shortQuery);
+            QCOMPARE(tooShort.exit_code, 2);
+            QVERIFY2(tooShort.err.contains("'fu' is too short to name a key: give a key or at "
+                                           "least 4 of its first characters, a kernel name, or a "
+                                           "path in the dir"),
+                     (command.join(' ') + ": " + tooShort.err).toUtf8().constData());
+        }
     }
 };
 

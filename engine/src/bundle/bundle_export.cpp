@@ -374,14 +374,38 @@ Result<ExportResult> export_bundle(const fs::path& cache_dir, const ExportReques
         }
         return exporter.finish();
     }
-    for (const auto& key : request.keys) {
-        const bool fx = key.size() == 52 && key[0] == 'f';
-        const bool aot = key.size() == 52 && key[0] == 'a';
-        if (!fx && !aot) {
-            return fail(ErrorKind::InvalidArgument,
-                        "'" + key +
-                            "' is neither an FX graph key (f…) nor an AOTAutograd key (a…)");
+    // Keys as every command takes them (cachedir::resolve_entries): a scan
+    // only when one is not a full key.
+    std::optional<cachedir::Scan> scan;
+    for (const auto& query : request.keys) {
+        std::string key = query;
+        if (key.size() != 52 || (key[0] != 'f' && key[0] != 'a')) {
+            if (!scan) {
+                auto scanned = cachedir::scan_cache_dir(cache_dir);
+                if (!scanned) {
+                    return std::unexpected(scanned.error());
+                }
+                scan = std::move(*scanned);
+            }
+            auto found = cachedir::resolve_entries(*scan, query);
+            if (!found) {
+                return std::unexpected(found.error());
+            }
+            const auto graph = std::ranges::find_if(*found, [](const cachedir::Entry& entry) {
+                return entry.kind == cachedir::FileKind::FxGraph ||
+                       entry.kind == cachedir::FileKind::AotAutograd;
+            });
+            if (graph == found->end()) {
+                return fail(ErrorKind::InvalidArgument,
+                            "'" + query + "' names " +
+                                std::string(cachedir::to_string(found->front().kind)) + " " +
+                                found->front().path +
+                                ": export takes FX graph and AOTAutograd keys",
+                            cache_dir.string());
+            }
+            key = graph->key;
         }
+        const bool fx = key[0] == 'f';
         auto added = fx ? exporter.add_fx_key(key) : exporter.add_aot_key(key);
         if (!added) {
             return std::unexpected(added.error());

@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -732,6 +733,29 @@ Result<std::vector<Entry>> find_entries_or_key_prefix(const Scan& scan, std::str
                     scan.root.string());
     }
     return matches;
+}
+
+Result<std::vector<Entry>> resolve_entries(const Scan& scan, std::string_view query) {
+    auto found = find_entries_or_key_prefix(scan, query);
+    if (!found || !found->empty()) {
+        return found;
+    }
+    const std::string quoted = "'" + std::string(query) + "'";
+    if (const std::string empty_dir = empty_key_dir_named(scan, query); !empty_dir.empty()) {
+        return fail(ErrorKind::NotFound, no_entries_message(empty_dir), scan.root.string());
+    }
+    if (query.size() < kMinKeyPrefix && query.find('/') == std::string_view::npos) {
+        return fail(ErrorKind::NotFound,
+                    fmt::format("{} is too short to name a key: give a key or at least {} of its "
+                                "first characters, a kernel name, or a path in the dir",
+                                quoted, kMinKeyPrefix),
+                    scan.root.string());
+    }
+    return fail(ErrorKind::NotFound,
+                "nothing matches " + quoted +
+                    ": give a key (or at least 4 of its first characters), a kernel name, or a "
+                    "path in the dir",
+                scan.root.string());
 }
 
 std::string empty_key_dir_named(const Scan& scan, std::string_view query) {

@@ -114,6 +114,14 @@ Result<std::vector<Entry>> find_entries_or_key_prefix(const Scan& scan, std::str
 // too easily be the start of a path or name too.
 inline constexpr std::size_t kMinKeyPrefix = 4;
 
+// The one key grammar of every command that takes keys: a full key, its
+// first characters (at least kMinKeyPrefix) when they start one key only, a
+// Triton kernel name, or a path in the dir. Never empty: NotFound when
+// nothing matches (saying so when the query is too short to be a key's
+// start, or naming a key dir without entries); InvalidArgument for the start
+// of several keys, listing them.
+Result<std::vector<Entry>> resolve_entries(const Scan& scan, std::string_view query);
+
 // The key dir `query` names (by key, or by its path as find_entries takes
 // one) when it holds no entry; empty when it names none or one with entries.
 std::string empty_key_dir_named(const Scan& scan, std::string_view query);
