@@ -117,7 +117,18 @@ private slots:
                 std::string::npos);
         auto nonsense = bundle::export_bundle(cache, {.keys = {"hello"}});
         QVERIFY(!nonsense);
-        QVERIFY(nonsense.error().message.find("neither an FX graph key") != std::string::npos);
+        QCOMPARE(nonsense.error().kind, ErrorKind::NotFound);
+        QVERIFY(nonsense.error().message.starts_with("nothing matches 'hello'"));
+        // Keys as every command takes them: a unique prefix names its key...
+        auto prefix = bundle::export_bundle(cache, {.keys = {"flgtecy7"}});
+        QVERIFY_RESULT(prefix);
+        QVERIFY(prefix->bundle.artifact_count() > 0);
+        // ...and an entry that is no graph is said to be one.
+        auto module = bundle::export_bundle(cache, {.keys = {"triton_red_fused_mul_sqrt_sum_0"}});
+        QVERIFY(!module);
+        QVERIFY2(module.error().message.find(": export takes FX graph and AOTAutograd keys") !=
+                     std::string::npos,
+                 module.error().message.c_str());
         QVERIFY(!bundle::export_bundle("/nonexistent/cache"));
     }
 
