@@ -553,6 +553,33 @@ private slots:
         }
     }
 
+    // The model's forward graph, then batch made dynamic: a SymInt put in
+    // front shifts every input's index, yet only input 0 changed. The
+    // attributes pair inputs as the verdict does, so diff, why and Compare
+    // count the one input that changed and the SymInt added, not 27.
+    void exampleInputsPairByWhatTheyAre() {
+        const auto load_gpt2 = [](const char* key) {
+            auto scan = cachedir::scan_cache_dir(test::real_fixture("gpt2_shapes/cache"));
+            auto found = cachedir::resolve_entries(*scan, key);
+            auto fx = cachedir::load_fx_graph_entry(scan->root / found->front().path);
+            return std::move(*fx);
+        };
+        const auto fixed = load_gpt2("fhxelcf7");
+        const auto dynamic = load_gpt2("f53wzzcv");
+        const KeyDiff diff = diff_keys(fixed.debug_lines, dynamic.debug_lines);
+        std::vector<std::string> inputs;
+        for (const auto& difference : diff.differences) {
+            if (difference.name.starts_with("example_inputs[")) {
+                inputs.push_back(difference.name + " " + std::string(to_string(difference.change)));
+            }
+        }
+        QCOMPARE(inputs,
+                 (std::vector<std::string>{"example_inputs[1] (example_inputs[0] before) changed",
+                                           "example_inputs[0] only-right"}));
+        QCOMPARE(diff.counts().changed, 4u);
+        QCOMPARE(diff.counts().only_right, 1u);
+    }
+
     // Renumbered values, a SymInt parameter and sym_size lines, sizes made
     // symbolic: the same graph.
     void normalizedCodeIgnoresNamesAndDynamicSizes() {
