@@ -16,6 +16,7 @@ struct DiffOptions {
     std::string left;  // DIR:KEY
     std::string right; // [DIR:]KEY
     bool json = false;
+    bool raw_code = false;
 };
 
 struct DirAndKey {
@@ -87,15 +88,21 @@ int run_diff(const DiffOptions& options) {
                          {"change", explain::to_string(difference.change)},
                          {"left", line_json(difference.left)},
                          {"right", line_json(difference.right)}};
-            if (!difference.value_diff.empty()) {
+            const auto lines_json = [](const std::vector<explain::DiffLine>& diff_lines) {
                 Json lines = Json::array();
-                for (const auto& line : difference.value_diff) {
+                for (const auto& line : diff_lines) {
                     const char* op = line.op == explain::DiffLine::Op::Same      ? " "
                                      : line.op == explain::DiffLine::Op::Removed ? "-"
                                                                                  : "+";
                     lines.push_back(std::string(op) + std::string(line.text));
                 }
-                item["value_diff"] = std::move(lines);
+                return lines;
+            };
+            if (!difference.value_diff.empty()) {
+                item["value_diff"] = lines_json(difference.value_diff);
+            }
+            if (!difference.raw_value_diff.empty()) {
+                item["raw_value_diff"] = lines_json(difference.raw_value_diff);
             }
             differences.push_back(std::move(item));
         }
@@ -128,8 +135,11 @@ int run_diff(const DiffOptions& options) {
     for (const auto& difference : diff.differences) {
         std::printf("\n%s (%s)\n", difference.name.c_str(),
                     std::string(explain::to_string(difference.change)).c_str());
-        if (!difference.value_diff.empty()) {
-            for (const auto& line : difference.value_diff) {
+        const auto& value_diff = options.raw_code && !difference.raw_value_diff.empty()
+                                     ? difference.raw_value_diff
+                                     : difference.value_diff;
+        if (!value_diff.empty()) {
+            for (const auto& line : value_diff) {
                 if (line.op != explain::DiffLine::Op::Same) {
                     std::printf("  %c %.*s\n",
                                 line.op == explain::DiffLine::Op::Removed ? '-' : '+',
@@ -159,17 +169,22 @@ void add_diff_command(CLI::App& app, int& exit_code) {
                 "second misses the first in one verdict line, the causes ranked (dynamic, shapes, "
                 "dtypes, device, layout, autograd, graph, config, environment, paths, other), "
                 "the example inputs aligned by what they are, then every differing line, with a "
-                "line diff inside the graph code.");
+                "line diff inside the graph code: over the code normalized (the frees and sym_size "
+                "lines dropped, the second graph's values named as the first's where their lines "
+                "pair up), so a renumbering is no change; --raw-code shows it as written.");
     command->add_option("DIR_A:KEY_A", options->left, "a cache dir and an FX key or entry path")
         ->required();
     command
         ->add_option("[DIR_B:]KEY_B", options->right, "the other entry; its dir defaults to DIR_A")
         ->required();
+    command->add_flag("--raw-code", options->raw_code,
+                      "the graph code's line diff over the code as written, not normalized");
     command->add_flag("--json", options->json,
                       "print {left: {dir, key, path, role}, right, verdict, causes: [{category, "
                       "text, attributes}], "
                       "differences: [{attribute, change, left, right"
-                      "[, value_diff]}], inputs: [{left, right, changes}] (the example inputs "
+                      "[, value_diff (normalized, for gm), raw_value_diff (gm as written)]}], "
+                      "inputs: [{left, right, changes}] (the example inputs "
                       "aligned by what they are, an index null where one side has none), same, "
                       "lines: {shared, left, right, changed, only_left, only_right, differ}}");
     command->callback([options, &exit_code] { exit_code = run_diff(*options); });

@@ -169,7 +169,20 @@ private slots:
         QVERIFY(marked(u' ') > 0); // unchanged graph lines are kept for context
         // Each changed line is lit.
         QCOMPARE(detail->extraSelections().size(), marked(u'-') + marked(u'+'));
+        // Normalized, the padding added is what changed: the two pads and the
+        // mm that takes them, no renumbered value after them.
+        QCOMPARE(marked(u'+'), 3);
+        QCOMPARE(marked(u'-'), 1);
+        QVERIFY(lines.contains(QStringLiteral("- mm = torch.ops.aten.mm.default(sub_3, "
+                                              "permute_2)")));
         shoot(view, QStringLiteral("compare-backward-gm"));
+        // As written, one click away.
+        auto* raw = child<QCheckBox>(view, "compareRawCode");
+        raw->setChecked(true);
+        const QStringList written = detail->toPlainText().split(u'\n');
+        QVERIFY(written.size() > lines.size());
+        QVERIFY(std::ranges::any_of(
+            written, [](const QString& line) { return line.endsWith(QStringLiteral("= None")); }));
     }
 
     void compareShowsErrorsInTheView() {

@@ -67,6 +67,7 @@ void KeyDiffModel::setComparison(std::shared_ptr<const KeyComparison> comparison
                 rightDiffering.insert(difference.right->text.data());
             }
             row.valueDiff = difference.value_diff;
+            row.rawValueDiff = difference.raw_value_diff;
             rows_.push_back(std::move(row));
         }
         differing_ = static_cast<int>(rows_.size());

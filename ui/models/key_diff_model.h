@@ -34,7 +34,8 @@ public:
         QString right; // the whole value; empty when only on the left
         bool hasLeft = false;
         bool hasRight = false;
-        std::vector<explain::DiffLine> valueDiff; // multi-line changed values (gm)
+        std::vector<explain::DiffLine> valueDiff;    // multi-line changed values (gm normalized)
+        std::vector<explain::DiffLine> rawValueDiff; // gm's code as written
     };
 
     explicit KeyDiffModel(QObject* parent = nullptr);

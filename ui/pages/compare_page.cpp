@@ -43,15 +43,17 @@ struct DetailLine {
     QString text;
 };
 
-std::vector<DetailLine> detailLines(const KeyDiffModel::Row& row) {
+// `raw`: the graph code's diff as written rather than normalized.
+std::vector<DetailLine> detailLines(const KeyDiffModel::Row& row, bool raw) {
     std::vector<DetailLine> lines;
     const auto addAll = [&lines](QChar marker, const QString& value) {
         for (const auto& line : value.split(u'\n')) {
             lines.push_back({marker, line});
         }
     };
-    if (!row.valueDiff.empty()) {
-        for (const auto& line : row.valueDiff) {
+    const auto& valueDiff = raw && !row.rawValueDiff.empty() ? row.rawValueDiff : row.valueDiff;
+    if (!valueDiff.empty()) {
+        for (const auto& line : valueDiff) {
             const QChar marker = line.op == explain::DiffLine::Op::Removed ? u'-'
                                  : line.op == explain::DiffLine::Op::Added ? u'+'
                                                                            : u' ';
@@ -108,6 +110,7 @@ ComparePage::ComparePage(JobPool& pool, QWidget* parent)
     , causes_(new QLabel(this))
     , error_(new QLabel(this))
     , hideSame_(new QCheckBox(tr("&Hide unchanged attributes"), this))
+    , rawCode_(new QCheckBox(tr("Graph code as &written"), this))
     , table_(new QTableView(this))
     , detail_(new QPlainTextEdit(this)) {
     const QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
@@ -136,6 +139,11 @@ ComparePage::ComparePage(JobPool& pool, QWidget* parent)
     error_->setObjectName(QStringLiteral("compareError"));
     error_->setTextFormat(Qt::PlainText);
     hideSame_->setObjectName(QStringLiteral("compareHideSame"));
+    rawCode_->setObjectName(QStringLiteral("compareRawCode"));
+    rawCode_->setToolTip(tr("The graph code's line diff over the code as written. Unticked, the "
+                            "code is normalized: frees and sym_size lines dropped, the right "
+                            "graph's values named as the left's where their lines pair up, so a "
+                            "renumbering shows no change."));
     error_->setWordWrap(true);
     error_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     error_->setVisible(false);
@@ -180,6 +188,7 @@ ComparePage::ComparePage(JobPool& pool, QWidget* parent)
 
     auto* header = new QHBoxLayout;
     header->addWidget(summary_, 1);
+    header->addWidget(rawCode_);
     header->addWidget(hideSame_);
 
     auto* layout = new QVBoxLayout(this);
@@ -193,6 +202,7 @@ ComparePage::ComparePage(JobPool& pool, QWidget* parent)
 
     connect(hideSame_, &QCheckBox::toggled, this,
             [this](bool hide) { static_cast<HideSameFilter*>(proxy_)->setHideSame(hide); });
+    connect(rawCode_, &QCheckBox::toggled, this, &ComparePage::showSelected);
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &ComparePage::showSelected);
     connect(proxy_, &QAbstractItemModel::modelReset, this, &ComparePage::showSelected);
@@ -300,7 +310,7 @@ void ComparePage::showSelected() {
         return;
     }
     const auto& row = model_->row(current.row());
-    const auto lines = detailLines(row);
+    const auto lines = detailLines(row, rawCode_->isChecked());
     QStringList text;
     text.reserve(static_cast<qsizetype>(lines.size()) + 1);
     text << QStringLiteral("%1 (%2)").arg(row.attribute, KeyDiffModel::changeName(row.change));

@@ -57,6 +57,7 @@ private:
     QLabel* causes_;  // the causes ranked, then the example inputs that changed
     QLabel* error_;
     QCheckBox* hideSame_;
+    QCheckBox* rawCode_; // the graph code's diff as written, not normalized
     QTableView* table_;
     QPlainTextEdit* detail_;
 };

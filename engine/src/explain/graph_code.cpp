@@ -6,7 +6,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -204,6 +207,89 @@ NormalizedCode normalize_graph_code(std::string_view code, bool sizes_as_symbol)
         out.lines.push_back(sizes_as_symbol ? folded_sizes(std::move(text)) : std::move(text));
     }
     return out;
+}
+
+namespace {
+
+// The value numbers a normalized line names, in order.
+std::vector<std::size_t> values_in(std::string_view line) {
+    std::vector<std::size_t> values;
+    for (auto at = line.find(kValueMark); at != std::string_view::npos;) {
+        const auto end = line.find(kValueMark, at + 1);
+        std::size_t value = 0;
+        std::from_chars(line.data() + at + 1, line.data() + end, value);
+        values.push_back(value);
+        at = line.find(kValueMark, end + 1);
+    }
+    return values;
+}
+
+std::string rendered(const NormalizedCode& code, const std::vector<std::string>& names) {
+    std::string out;
+    for (const auto& line : code.lines) {
+        for (std::size_t i = 0; i < line.size();) {
+            if (line[i] != kValueMark) {
+                out += line[i++];
+                continue;
+            }
+            const auto end = line.find(kValueMark, i + 1);
+            std::size_t value = 0;
+            std::from_chars(line.data() + i + 1, line.data() + end, value);
+            out += names.at(value);
+            i = end + 1;
+        }
+        out += '\n';
+    }
+    return out;
+}
+
+std::string joined_lines(const NormalizedCode& code) {
+    std::string out;
+    for (const auto& line : code.lines) {
+        out += line + '\n';
+    }
+    return out;
+}
+
+} // namespace
+
+AlignedCode aligned_graph_code(std::string_view left, std::string_view right) {
+    const NormalizedCode named_left = normalize_graph_code(left, false);
+    const NormalizedCode named_right = normalize_graph_code(right, false);
+    const std::string shape_left = joined_lines(normalize_graph_code(left, true));
+    const std::string shape_right = joined_lines(normalize_graph_code(right, true));
+    // Lines alike in structure pair up; their values pair in order.
+    std::vector<std::optional<std::size_t>> partner(named_right.names.size());
+    std::vector<bool> taken(named_left.names.size(), false); // one partner each
+    std::size_t i = 0;
+    std::size_t j = 0;
+    for (const auto& line : diff_lines(shape_left, shape_right)) {
+        if (line.op == DiffLine::Op::Same) {
+            const auto left_values = values_in(named_left.lines.at(i));
+            const auto right_values = values_in(named_right.lines.at(j));
+            if (left_values.size() == right_values.size()) {
+                for (std::size_t k = 0; k < right_values.size(); ++k) {
+                    auto& slot = partner[right_values[k]];
+                    if (!slot && !taken[left_values[k]]) {
+                        slot = left_values[k];
+                        taken[left_values[k]] = true;
+                    }
+                }
+            }
+        }
+        i += line.op != DiffLine::Op::Added ? 1 : 0;
+        j += line.op != DiffLine::Op::Removed ? 1 : 0;
+    }
+    const std::set<std::string> left_names(named_left.names.begin(), named_left.names.end());
+    std::vector<std::string> right_names;
+    right_names.reserve(named_right.names.size());
+    for (std::size_t value = 0; value < named_right.names.size(); ++value) {
+        const std::string& own = named_right.names[value];
+        right_names.push_back(partner[value]             ? named_left.names[*partner[value]]
+                              : left_names.contains(own) ? own + "'"
+                                                         : own);
+    }
+    return {rendered(named_left, named_left.names), rendered(named_right, right_names)};
 }
 
 double code_similarity(const NormalizedCode& a, const NormalizedCode& b) {

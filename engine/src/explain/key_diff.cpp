@@ -1,4 +1,5 @@
 #include <cachelens/explain/example_inputs.h>
+#include <cachelens/explain/graph_code.h>
 #include <cachelens/explain/key_diff.h>
 
 #include <algorithm>
@@ -135,7 +136,7 @@ KeyDiff diff_keys(std::span<const std::string_view> left_text,
         auto it = right_index.find(left_slots[i]);
         if (it == right_index.end()) {
             diff.differences.push_back(
-                {left_slots[i].first, Change::OnlyLeft, left[i], std::nullopt, {}});
+                {left_slots[i].first, Change::OnlyLeft, left[i], std::nullopt, {}, {}, {}});
             continue;
         }
         const cachedir::DebugLine& other = right[it->second];
@@ -144,7 +145,8 @@ KeyDiff diff_keys(std::span<const std::string_view> left_text,
             ++diff.same;
             continue;
         }
-        AttributeDifference changed{left_slots[i].first, Change::Changed, left[i], other, {}};
+        AttributeDifference changed{
+            left_slots[i].first, Change::Changed, left[i], other, {}, {}, {}};
         // An input that moved is named where it is now, and where it was.
         if (const std::string now = other.name(); now != left_slots[i].first) {
             changed.name = now + " (" + left_slots[i].first + " before)";
@@ -152,13 +154,19 @@ KeyDiff diff_keys(std::span<const std::string_view> left_text,
         if (left[i].value.find('\n') != std::string_view::npos ||
             other.value.find('\n') != std::string_view::npos) {
             changed.value_diff = diff_lines(left[i].value, other.value);
+            if (left[i].attribute == "gm" && !left[i].has_subkey) {
+                changed.raw_value_diff = std::move(changed.value_diff);
+                changed.aligned = std::make_shared<const AlignedCode>(
+                    aligned_graph_code(left[i].value, other.value));
+                changed.value_diff = diff_lines(changed.aligned->left, changed.aligned->right);
+            }
         }
         diff.differences.push_back(std::move(changed));
     }
     for (std::size_t j = 0; j < right.size(); ++j) {
         if (!matched[j]) {
             diff.differences.push_back(
-                {right_slots[j].first, Change::OnlyRight, std::nullopt, right[j], {}});
+                {right_slots[j].first, Change::OnlyRight, std::nullopt, right[j], {}, {}, {}});
         }
     }
     return diff;

@@ -42,6 +42,16 @@ std::map<std::string, int> ops_of(std::string_view code);
 // and sizes stay as written.
 NormalizedCode normalize_graph_code(std::string_view code, bool sizes_as_symbol);
 
+// Two graphs' code as a diff should show them: frees and sym_size lines
+// dropped, and the right's values named as the left's where their lines
+// pair up by structure, so a renumbering (add_1 -> add_8) shows as no change.
+// A right value with no partner keeps its name, primed when the left uses it.
+struct AlignedCode {
+    std::string left;
+    std::string right;
+};
+AlignedCode aligned_graph_code(std::string_view left, std::string_view right);
+
 // 2 * lines in common / lines of both, over normalize_graph_code(.., true): 1
 // for the same graph whatever its value names and dynamic dims.
 double code_similarity(const NormalizedCode& a, const NormalizedCode& b);

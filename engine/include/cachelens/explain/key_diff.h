@@ -7,6 +7,7 @@
 #include <cachelens/explain/line_diff.h>
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -14,6 +15,8 @@
 #include <vector>
 
 namespace cachelens::explain {
+
+struct AlignedCode; // graph_code.h
 
 enum class Change { Changed, OnlyLeft, OnlyRight };
 
@@ -24,8 +27,14 @@ struct AttributeDifference {
     Change change = Change::Changed;
     std::optional<cachedir::DebugLine> left;
     std::optional<cachedir::DebugLine> right;
-    // For a changed value that spans several lines (the `gm` graph): its line diff.
+    // For a changed value that spans several lines: its line diff. For the
+    // `gm` graph code, over the code aligned (graph_code.h
+    // aligned_graph_code: frees and sym_size lines dropped, values renamed
+    // as the left's), so that a renumbering shows as no change;
+    // raw_value_diff is the code as written.
     std::vector<DiffLine> value_diff;
+    std::vector<DiffLine> raw_value_diff;
+    std::shared_ptr<const AlignedCode> aligned; // what value_diff views, for `gm`
 };
 
 // Two keys' debug lines counted the one way `why` and `diff` both say it
