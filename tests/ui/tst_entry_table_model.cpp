@@ -15,6 +15,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <fstream>
+
 using namespace cachelens;
 using namespace cachelens::ui;
 namespace fs = std::filesystem;
@@ -121,6 +123,41 @@ private slots:
         QCOMPARE(roles, sorted);
         const auto key = model.index(roles.indexOf("backward"), EntryTableModel::Key).data();
         QVERIFY(key.toString().startsWith("fiwfskr6jnfh"));
+    }
+
+    // A row that did not parse is marked in the table: red, and an icon on
+    // its kind; the others carry no icon.
+    void aRowThatDidNotParseIsMarked() {
+        QTemporaryDir dir;
+        const fs::path root = fs::path(dir.path().toStdString()) / "cache";
+        test::copy_tree(test::fixture("devset/cache"), root);
+        const fs::path broken = root / "fxgraph/lg/flgtecy7im4dralr3mgjxdybnzzs6wqj55uihf75qzmvwfhdea7e";
+        for (const auto& file : fs::directory_iterator(broken)) {
+            std::ofstream(file.path(), std::ios::binary | std::ios::trunc) << "not a pickle";
+        }
+        const fs::path catalogPath = fs::path(dir.path().toStdString()) / "catalog.sqlite";
+        {
+            auto catalog = catalog::Catalog::open(catalogPath);
+            QVERIFY(catalog.has_value());
+            QVERIFY(catalog->index(root).has_value());
+        }
+        JobPool jobs;
+        EntryTableModel model(jobs, QString::fromStdString(catalogPath.string()));
+        catalog::SearchQuery query;
+        query.kinds = {cachedir::FileKind::FxGraph};
+        QVERIFY(waitLoaded(model, [&] { model.setQuery(query); }));
+        int marked = 0;
+        for (int row = 0; row < model.rowCount(); ++row) {
+            const auto kind = model.index(row, EntryTableModel::Kind);
+            const bool broken_row = model.index(row, EntryTableModel::Key)
+                                        .data()
+                                        .toString()
+                                        .startsWith("flgtecy7im4d");
+            QCOMPARE(!kind.data(Qt::DecorationRole).isNull(), broken_row);
+            QCOMPARE(kind.data(Qt::ForegroundRole).isValid(), broken_row);
+            marked += broken_row ? 1 : 0;
+        }
+        QCOMPARE(marked, 1);
     }
 
     void refreshShowsWhatAnIndexChanged() {

@@ -5,7 +5,9 @@
 
 #include <cachelens/core/format.h>
 
+#include <QApplication>
 #include <QColor>
+#include <QStyle>
 #include <QFont>
 #include <QFontDatabase>
 
@@ -266,6 +268,12 @@ QVariant EntryTableModel::data(const QModelIndex& index, int role) const {
     case Qt::ForegroundRole:
         if (entry->parse_status != "ok") {
             return QColor(Qt::red);
+        }
+        break;
+    case Qt::DecorationRole:
+        // A row that did not parse is marked where the eye starts, not only by colour.
+        if (index.column() == Kind && entry->parse_status != "ok") {
+            return QApplication::style()->standardIcon(QStyle::SP_MessageBoxWarning);
         }
         break;
     case EntryRefRole: {

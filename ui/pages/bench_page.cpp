@@ -708,7 +708,8 @@ void BenchPage::loadHistory() {
 }
 
 void BenchPage::updateChart() {
-    buildBenchChart(chartView_->chart(), *results_, shownKernel_);
+    // No samples yet (a listing before a run): no empty chart pane.
+    chartView_->setVisible(buildBenchChart(chartView_->chart(), *results_, shownKernel_));
     applyPalette();
 }
 

@@ -174,7 +174,10 @@ StatsPage::StatsPage(JobPool& pool, QString catalogPath, QWidget* parent)
     table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
     table_->setAlternatingRowColors(true);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // The table spans the page: its numbers spread out, no empty band beside it.
+    table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    table_->horizontalHeader()->setSectionResizeMode(KindStatsModel::KindColumn,
+                                                     QHeaderView::ResizeToContents);
     auto* copyTable = new QShortcut(QKeySequence::Copy, table_);
     copyTable->setContext(Qt::WidgetShortcut);
     connect(copyTable, &QShortcut::activated, this, [this] { copyTableSelection(table_); });
@@ -200,6 +203,8 @@ StatsPage::StatsPage(JobPool& pool, QString catalogPath, QWidget* parent)
     triton_ = makeEntryList({tr("Size"), tr("Kernels"), tr("Arch or kernel"), tr("Cache dir")});
     triton_->setObjectName(QStringLiteral("tritonKernels"));
     triton_->setSelectionMode(QAbstractItemView::NoSelection);
+    // Kernel names share their start (triton_per_fused_): keep their ends.
+    triton_->setTextElideMode(Qt::ElideLeft);
     auto* tritonBox = new QGroupBox(tr("Triton kernels"));
     (new QVBoxLayout(tritonBox))->addWidget(triton_);
     auto* lists = new QSplitter(Qt::Horizontal);

@@ -88,8 +88,8 @@ KernelsTab::KernelsTab(JobPool& pool, QWidget* parent)
     files_->setUniformRowHeights(true);
     files_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     files_->setSelectionMode(QAbstractItemView::SingleSelection);
-    // Long kernel names: keep both ends in view.
-    files_->setTextElideMode(Qt::ElideMiddle);
+    // Long kernel names share their start (triton_per_fused_): keep their ends.
+    files_->setTextElideMode(Qt::ElideLeft);
     files_->header()->setStretchLastSection(false);
     files_->header()->setSectionResizeMode(KernelFilesModel::NameColumn, QHeaderView::Stretch);
     files_->header()->setSectionResizeMode(KernelFilesModel::SizeColumn,

@@ -82,13 +82,13 @@ QString configLabel(const BenchResultEvent& result, bool fastest, bool compact) 
 
 } // namespace
 
-void buildBenchChart(QChart* chart, const BenchResultsModel& results, const QString& kernelKey) {
+bool buildBenchChart(QChart* chart, const BenchResultsModel& results, const QString& kernelKey) {
     clearChart(chart);
     const auto rows = results.rowsOfKernel(kernelKey);
     if (rows.empty()) {
         chart->setTitle(tr("Samples per config of the selected kernel"));
         chart->legend()->hide();
-        return;
+        return false;
     }
     const auto fastest = results.fastestRow(kernelKey);
     std::vector<int> measured;
@@ -120,7 +120,7 @@ void buildBenchChart(QChart* chart, const BenchResultsModel& results, const QStr
     }
     if (measured.empty()) {
         chart->legend()->hide();
-        return;
+        return false;
     }
     // µs for kernels under a millisecond: 24.1 reads better than 0.0241.
     const bool micro = high < 1.0;
@@ -187,6 +187,7 @@ void buildBenchChart(QChart* chart, const BenchResultsModel& results, const QStr
     points->attachAxis(pointsX);
     points->attachAxis(time);
     chart->legend()->hide();
+    return true;
 }
 
 void styleBenchChart(QChartView* view, const QWidget& styleSource) {

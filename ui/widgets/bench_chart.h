@@ -16,7 +16,9 @@ class BenchResultsModel;
 
 // Replaces what `chart` shows with the rows of `kernelKey`
 // (BenchResultsModel::kernelKey); none: an empty chart with a title that says what it is for.
-void buildBenchChart(QChart* chart, const BenchResultsModel& results, const QString& kernelKey);
+// Returns whether the chart shows samples: before a run there are none to
+// show, and the page hides the chart rather than show an empty pane.
+bool buildBenchChart(QChart* chart, const BenchResultsModel& results, const QString& kernelKey);
 // The palette's colours on the chart built, the fastest box in the "pass" tint.
 void styleBenchChart(QChartView* view, const QWidget& styleSource);
 
