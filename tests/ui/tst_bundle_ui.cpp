@@ -673,6 +673,12 @@ private slots:
         const fs::path origin = test::fixture(kDevsetBundle).lexically_normal();
         QVERIFY(bundle_work::stagedOrigin(root) == origin);
         QCOMPARE(files(root).size(), std::size_t{7});
+        // Its files are as old as the bundle, not the staging.
+        for (const auto& file : fs::recursive_directory_iterator(root)) {
+            if (file.is_regular_file()) {
+                QVERIFY(fs::last_write_time(file.path()) == fs::last_write_time(origin));
+            }
+        }
 
         // The 7 artifacts' entries: two FX graphs, the AOT entry, four best configs.
         QTRY_COMPARE(window.browsePage()->entryModel()->rowCount(), 7);

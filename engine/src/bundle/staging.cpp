@@ -84,6 +84,19 @@ Result<void> prepare_staging(const StagingPaths& paths) {
 
 Result<void> record_staging(const StagingPaths& paths, const fs::path& file,
                             std::string_view report) {
+    // Staged files are as old as the bundle they came from, not the staging:
+    // "Modified 1 s ago" on every artifact would say nothing.
+    std::error_code error;
+    const auto bundle_time = fs::last_write_time(file, error);
+    if (!error) {
+        for (auto it = fs::recursive_directory_iterator(paths.root, error);
+             !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+            std::error_code ignored; // a file's time is cosmetic: never fail the staging
+            if (it->is_regular_file(ignored)) {
+                fs::last_write_time(it->path(), bundle_time, ignored);
+            }
+        }
+    }
     if (auto written = replace_file_atomically(paths.origin_file, file.string()); !written) {
         return written;
     }
