@@ -1,4 +1,5 @@
-// libFuzzer target: why two keys differ (explain/causes.h) and --sizes
+// libFuzzer target: why two keys differ (explain/causes.h), the nearest
+// graph and its family (explain/nearest_keys.h, graph_code.h) and --sizes
 // (explain/guard_symbols.h). The bytes are two keys' debug lines, one a line,
 // separated by a line "---", then optionally a line "===" and a --sizes text.
 // Every differing attribute must land in exactly one cause, a verdict must
@@ -6,7 +7,9 @@
 
 #include <cachelens/cachedir/environment.h>
 #include <cachelens/explain/causes.h>
+#include <cachelens/explain/graph_code.h>
 #include <cachelens/explain/guard_symbols.h>
+#include <cachelens/explain/nearest_keys.h>
 
 #include <algorithm>
 #include <cstddef>
@@ -60,6 +63,24 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (accounted != differing) {
         __builtin_trap(); // every differing line in exactly one cause
     }
+    // The graph code read for what it computes, and its aligned diff.
+    for (const auto& lines : sides) {
+        const auto code = graph_code_of(lines);
+        const auto shape = normalize_graph_code(code, true);
+        const auto named = normalize_graph_code(code, false);
+        if (shape.lines.size() != named.lines.size() ||
+            code_similarity(shape, shape) != 1.0) {
+            __builtin_trap();
+        }
+    }
+    (void)aligned_graph_code(graph_code_of(sides[0]), graph_code_of(sides[1]));
+    const KeyCandidate other{"k1", "dir", "path", sides[1], nullptr};
+    const auto found = nearest_graphs({sides[0], "k0", "dir", "self"}, {&other, 1}, 1);
+    if (found.nearest.size() != 1 || found.searched != 1 ||
+        found.first_compile == found.nearest.front().same_family) {
+        __builtin_trap();
+    }
+    (void)why_answer(found, "k0", cachelens::cachedir::GraphRole::Unknown);
     const auto inputs = example_inputs_of(sides[1]);
     const auto symbols = guard_symbols(inputs);
     for (const auto& symbol : symbols) {
