@@ -369,7 +369,8 @@ Field autotuner_tree(const KernelAutotuner& tuner) {
     if (!tuner.grid_type.empty()) {
         summary += ", " + tuner.grid_type;
     }
-    summary += ", " + std::to_string(tuner.candidates.size()) + " candidates";
+    summary += ", " + std::to_string(tuner.candidates.size()) +
+               (tuner.candidates.size() == 1 ? " candidate" : " candidates");
     Field node = group(kTree, tuner.kernel_name, {}, summary, std::move(children));
     node.monospace = true;
     return node;
