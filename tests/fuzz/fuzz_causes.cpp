@@ -68,8 +68,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         const auto code = graph_code_of(lines);
         const auto shape = normalize_graph_code(code, true);
         const auto named = normalize_graph_code(code, false);
-        if (shape.lines.size() != named.lines.size() ||
-            code_similarity(shape, shape) != 1.0) {
+        if (shape.lines.size() != named.lines.size() || code_similarity(shape, shape) != 1.0) {
             __builtin_trap();
         }
     }

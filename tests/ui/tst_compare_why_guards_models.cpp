@@ -276,6 +276,40 @@ private slots:
         QCOMPARE(model.rowCount(), 0);
     }
 
+    // The Why missed page answers as `why` does: the family first, each
+    // row's relation, and the very key in another root as the answer.
+    void nearestKeysAnswerAsWhyDoes() {
+        const auto filled = test::real_fixture("gpt2_shapes/cache_from_bundle");
+        const auto original = test::real_fixture("gpt2_shapes/cache");
+        auto scan = cachedir::scan_cache_dir(filled);
+        QVERIFY_RESULT(scan);
+        auto found = cachedir::resolve_entries(*scan, "fhxelcf7");
+        QVERIFY_RESULT(found);
+        const EntryRef target{filled, found->front()};
+
+        auto own = findNearestKeys(target, {filled}, 3);
+        QVERIFY_RESULT(own);
+        QVERIFY(own->sameKey.empty()); // the target itself is no copy
+        QVERIFY(!own->firstCompile);
+        QCOMPARE(own->family, 2u);
+        QVERIFY2(QString::fromStdString(own->answer).startsWith("Missed because "),
+                 own->answer.c_str());
+        NearestKeysModel model;
+        model.setResult(std::make_shared<const NearestKeys>(*own));
+        QCOMPARE(model.index(0, NearestKeysModel::RelationColumn).data().toString(),
+                 QStringLiteral("forward graph compiled before"));
+        QCOMPARE(model.index(2, NearestKeysModel::RelationColumn).data().toString().left(6),
+                 QStringLiteral("other "));
+
+        auto both = findNearestKeys(target, {filled, original}, 3);
+        QVERIFY_RESULT(both);
+        QCOMPARE(both->sameKey.size(), 1u);
+        QVERIFY2(QString::fromStdString(both->answer)
+                     .startsWith(QStringLiteral("fhxelcf7s3wt… is in %1 too (same key)")
+                                     .arg(QString::fromStdString(original.string()))),
+                 both->answer.c_str());
+    }
+
     void nearestKeysSearchTheOwnRootByDefaultOnce() {
         const EntryRef target = refFor("devset/cache", kDefault);
         auto own = findNearestKeys(target, {}, 100);

@@ -131,7 +131,8 @@ private slots:
         QTemporaryDir dir;
         const fs::path root = fs::path(dir.path().toStdString()) / "cache";
         test::copy_tree(test::fixture("devset/cache"), root);
-        const fs::path broken = root / "fxgraph/lg/flgtecy7im4dralr3mgjxdybnzzs6wqj55uihf75qzmvwfhdea7e";
+        const fs::path broken =
+            root / "fxgraph/lg/flgtecy7im4dralr3mgjxdybnzzs6wqj55uihf75qzmvwfhdea7e";
         for (const auto& file : fs::directory_iterator(broken)) {
             std::ofstream(file.path(), std::ios::binary | std::ios::trunc) << "not a pickle";
         }
@@ -149,10 +150,8 @@ private slots:
         int marked = 0;
         for (int row = 0; row < model.rowCount(); ++row) {
             const auto kind = model.index(row, EntryTableModel::Kind);
-            const bool broken_row = model.index(row, EntryTableModel::Key)
-                                        .data()
-                                        .toString()
-                                        .startsWith("flgtecy7im4d");
+            const bool broken_row =
+                model.index(row, EntryTableModel::Key).data().toString().startsWith("flgtecy7im4d");
             QCOMPARE(!kind.data(Qt::DecorationRole).isNull(), broken_row);
             QCOMPARE(kind.data(Qt::ForegroundRole).isValid(), broken_row);
             marked += broken_row ? 1 : 0;
