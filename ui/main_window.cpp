@@ -340,7 +340,7 @@ void MainWindow::explainCurrent() {
 void MainWindow::showBenchRoot() {
     const auto root = browse_->actionRoot();
     if (root && roots_->isReadOnlyRoot(*root)) {
-        bench_->showReadOnlyRoot(*root, roots_->provenance(*root));
+        bench_->showReadOnlyRoot(*root);
     } else {
         bench_->showRoot(root);
     }

@@ -13,6 +13,7 @@
 #include <cachelens/bench/bench_store.h>
 #include <cachelens/bench/launch_plan.h>
 #include <cachelens/bench/runner.h>
+#include <cachelens/policy/root_policy.h>
 
 #include <algorithm>
 #include <chrono>
@@ -543,6 +544,9 @@ int run_accept(const AcceptOptions& options) {
         dir = roots->front();
     }
     const std::string target = target_path(dir);
+    if (auto allowed = policy::allow_write(target, policy::RootWrite::BestConfig); !allowed) {
+        return report(allowed.error());
+    }
     bench::PlanOptions plan_options;
     plan_options.only = {options.kernel};
     auto kernels = bench::plan_kernels(target, plan_options);

@@ -14,6 +14,7 @@
 #include <cachelens/bundle/signing.h>
 #include <cachelens/core/format.h>
 #include <cachelens/explain/preflight.h>
+#include <cachelens/policy/root_policy.h>
 
 #include <cstdio>
 
@@ -137,6 +138,9 @@ void print_plan(const bundle::BundleFile& file, const bundle::ImportPlan& plan, 
 }
 
 int run_import(const ImportOptions& options) {
+    if (auto allowed = policy::allow_write(options.into, policy::RootWrite::Import); !allowed) {
+        return report(allowed.error());
+    }
     auto limit = parse_size(options.max_artifact_size);
     if (!limit) {
         return report("--max-artifact-size: " + limit.error().message);

@@ -3,6 +3,8 @@
 #include "output.h"
 #include "progress_line.h"
 
+#include <cachelens/policy/root_policy.h>
+
 #include <cstdio>
 
 namespace cachelens::cli {
@@ -121,6 +123,10 @@ int run_prune(const PruneCommandOptions& options) {
     prune.keep_recent_ns = *keep_recent;
     if (!prune.max_size && !prune.older_than_ns) {
         return report("prune needs --max-size, --older-than, or both");
+    }
+    // A mirror or a staged bundle is read-only, as in the GUI.
+    if (auto allowed = policy::allow_write(options.dir, policy::RootWrite::Prune); !allowed) {
+        return report(allowed.error());
     }
     auto catalog = open_catalog(options.catalog);
     if (!catalog) {

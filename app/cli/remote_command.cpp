@@ -13,6 +13,7 @@
 #include <cachelens/cachedir/fx_graph_entry.h>
 #include <cachelens/core/format.h>
 #include <cachelens/pickle/unpickler.h>
+#include <cachelens/policy/root_policy.h>
 #include <cachelens/remote/redis_endpoint.h>
 #include <cachelens/remote/remote_ops.h>
 
@@ -176,6 +177,9 @@ int run_show(const RemoteOptions& options) {
 }
 
 int run_pull(const RemoteOptions& options) {
+    if (auto allowed = policy::allow_write(options.dir, policy::RootWrite::Import); !allowed) {
+        return report(allowed.error());
+    }
     auto client = connect(options.url);
     if (!client) {
         return report(client.error());

@@ -4,6 +4,7 @@
 #include "test_paths.h"
 
 #include <cachelens/hash/sha256.h>
+#include <cachelens/policy/root_policy.h>
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -1552,6 +1553,62 @@ class CacheBase:
         QCOMPARE(two.exit_code, 0);
         QVERIFY(!parse_json(one)["hits"].toArray().isEmpty());
         QCOMPARE(parse_json(two)["hits"].toArray(), parse_json(one)["hits"].toArray());
+    }
+
+    // A Redis server's mirror and a staged bundle are read-only roots: the
+    // CLI refuses every write the GUI refuses, in the engine's words, and
+    // writes nothing (exit 2).
+    void theCliRefusesWritesToReadOnlyRoots() {
+        QTemporaryDir temp;
+        const fs::path top(temp.path().toStdString());
+        // As remote::mirror_dir_for lays a mirror out beside a catalog.
+        const fs::path mirror = top / "remote" / "127.0.0.1-7391-db0";
+        test::copy_tree(test::fixture("devset/cache"), mirror);
+        std::ofstream(top / "remote" / "127.0.0.1-7391-db0.origin") << "redis://127.0.0.1:7391/0";
+        // As bundle staging lays a staged bundle out: <base>/<hash>/bundle/<file>.
+        const fs::path staged = top / "bundles" / "0123456789abcdef" / "bundle" / "model.bin";
+        test::copy_tree(test::fixture("devset/cache"), staged);
+        std::ofstream(top / "bundles" / "0123456789abcdef" / "origin") << "/data/model.bin";
+
+        const auto count_files = [](const fs::path& dir) {
+            return std::distance(fs::recursive_directory_iterator(dir),
+                                 fs::recursive_directory_iterator());
+        };
+        const QString catalog = temp.filePath("catalog.sqlite");
+        const QString bundle = fixture_dir("devset/mega_mlp_train.bin");
+        for (const auto& [root, words] :
+             {std::pair{mirror, QString("redis://127.0.0.1:7391/0 is a Redis server's mirror, "
+                                        "browsed read-only")},
+              std::pair{staged, QString("model.bin is a bundle, opened read-only")}}) {
+            const QString dir = QString::fromStdString(root.string());
+            const auto before = count_files(root);
+            const std::vector<QStringList> writes = {
+                {"prune", dir, "--max-size", "1", "--keep-recent", "0s", "--catalog", catalog},
+                {"import", bundle, "--into", dir},
+                {"bench", "accept", "triton_red_fused_mul_sqrt_sum_0", "e6ad55", "--dir", dir,
+                 "--catalog", catalog},
+                {"remote", "pull", "redis://127.0.0.1:1", "--into", dir},
+            };
+            for (const auto& write : writes) {
+                const auto run = test::run_cli(write);
+                QCOMPARE(run.exit_code, 2);
+                const QString err = QString::fromUtf8(run.err);
+                QVERIFY2(err.contains(words), qPrintable(write.join(' ') + ": " + err));
+            }
+            QCOMPARE(count_files(root), before);
+        }
+        // The same words the GUI shows, from the one engine rule.
+        const auto refusal = policy::allow_write(mirror, policy::RootWrite::Prune);
+        QVERIFY(!refusal);
+        QCOMPARE(QString::fromStdString(refusal.error().message),
+                 QString("redis://127.0.0.1:7391/0 is a Redis server's mirror, browsed read-only: "
+                         "nothing in it is pruned (the next refresh would bring it back). Pull "
+                         "its entries into a cache dir to prune there."));
+        // A dir of the user's named like a mirror, outside a catalog's remote/, is no mirror.
+        const fs::path lookalike = top / "mine" / "127.0.0.1-7391-db0";
+        fs::create_directories(lookalike);
+        QVERIFY(policy::allow_write(lookalike, policy::RootWrite::Prune));
+        QVERIFY(policy::allow_write(test::fixture("devset/cache"), policy::RootWrite::Import));
     }
 
     // One key grammar for every command that takes keys: a full key, a

@@ -35,6 +35,7 @@
 #include <cachelens/bundle/mega_cache.h>
 #include <cachelens/bundle/signed_bundle.h>
 #include <cachelens/bundle/signing.h>
+#include <cachelens/policy/root_policy.h>
 
 #include <QAbstractItemModelTester>
 #include <QAction>
@@ -720,11 +721,15 @@ private slots:
         QVERIFY(!prune->isEnabled());
         window.dialogs()->openPrune(QStringLiteral("1M"));
         QVERIFY(window.findChild<PruneDialog*>() == nullptr);
-        QVERIFY2(window.statusText().contains(QStringLiteral("read-only")),
-                 qPrintable(window.statusText()));
+        // The engine's refusal, the one `cachelens prune` prints.
+        const auto refusal = [&root](policy::RootWrite write) {
+            return QString::fromStdString(policy::allow_write(root, write).error().message);
+        };
+        QCOMPARE(window.statusText(), refusal(policy::RootWrite::Prune));
+        QVERIFY(window.statusText().contains(QStringLiteral("opened read-only")));
         // And the Benchmarks page gets no dir to accept configs in.
         window.showPage(MainWindow::Page::Bench);
-        QVERIFY(window.statusText().contains(QStringLiteral("import it")));
+        QCOMPARE(window.statusText(), refusal(policy::RootWrite::BestConfig));
 
         // Import… on the bundle root opens its file.
         window.dialogs()->openImport(std::nullopt, fs::path(temp.filePath("into").toStdString()));

@@ -14,6 +14,7 @@
 #include "pages/browse_page.h"
 #include "text/engine_text.h"
 
+#include <cachelens/policy/root_policy.h>
 #include <cachelens/cachedir/precompile.h>
 #include <cachelens/core/mapped_file.h>
 
@@ -174,18 +175,9 @@ void DialogLauncher::openPrune(const QString& previewMaxSize, std::optional<fs::
         emit statusMessage(tr("Select a cache dir in the sidebar to prune it."));
         return;
     }
-    if (roots_.isRedisRoot(*root)) {
-        emit statusMessage(
-            tr("%1 is a Redis server's mirror, browsed read-only: nothing in it is pruned (the "
-               "next refresh would bring it back). Pull its entries into a cache dir to prune "
-               "there.")
-                .arg(remote_work::mirrorOrigin(*root).value_or(text(root->string()))));
-        return;
-    }
-    if (roots_.isReadOnlyRoot(*root)) {
-        emit statusMessage(tr("%1 is a bundle, opened read-only: nothing in it is pruned. "
-                              "Import it into a cache dir to prune there.")
-                               .arg(text(root->filename().string())));
+    // The engine's rule and words, as `cachelens prune` says them.
+    if (auto allowed = policy::allow_write(*root, policy::RootWrite::Prune); !allowed) {
+        emit statusMessage(text(allowed.error().message));
         return;
     }
     prune_ = new PruneDialog(pool_, catalogPath_, *root, window_);

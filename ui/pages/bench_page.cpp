@@ -8,6 +8,8 @@
 #include "widgets/bench_chart.h"
 #include "widgets/highlight_colors.h"
 
+#include <cachelens/policy/root_policy.h>
+
 #include <QChart>
 #include <QChartView>
 #include <QCheckBox>
@@ -299,19 +301,11 @@ void BenchPage::showRoot(const std::optional<std::filesystem::path>& root) {
     updateButtons();
 }
 
-void BenchPage::showReadOnlyRoot(const std::filesystem::path& root,
-                                 const RootProvenance& provenance) {
+void BenchPage::showReadOnlyRoot(const std::filesystem::path& root) {
     showRoot(std::nullopt);
-    if (provenance.kind == RootProvenance::Kind::Redis) {
-        emit statusMessage(
-            tr("%1 is a Redis server's mirror, browsed read-only: pull its entries into a cache "
-               "dir to benchmark their kernels and change their best configs.")
-                .arg(provenance.origin.isEmpty() ? QString::fromStdString(root.string())
-                                                 : provenance.origin));
-    } else {
-        emit statusMessage(tr("%1 is a bundle, opened read-only: import it into a cache dir to "
-                              "benchmark its kernels and change their best configs.")
-                               .arg(QString::fromStdString(root.filename().string())));
+    // The engine's rule and words, as `cachelens bench accept` says them.
+    if (auto allowed = policy::allow_write(root, policy::RootWrite::BestConfig); !allowed) {
+        emit statusMessage(QString::fromStdString(allowed.error().message));
     }
 }
 

@@ -11,7 +11,6 @@
 // configs" changes.
 
 #include "data/bench_run_parser.h"
-#include "data/root_provenance.h"
 #include "jobs/bench_processes.h"
 
 #include <QElapsedTimer>
@@ -51,7 +50,7 @@ public:
     // A bundle or a Redis server's mirror, browsed read-only: none to
     // benchmark, and the status says why (`bench accept` would rewrite the
     // staged copy, or the mirror the next refresh undoes).
-    void showReadOnlyRoot(const std::filesystem::path& root, const RootProvenance& provenance);
+    void showReadOnlyRoot(const std::filesystem::path& root);
     // The `cachelens` binary to run; findCli() by default.
     void setProgram(const QString& program);
     const QString& program() const { return processes_->program(); }
