@@ -4,7 +4,7 @@
 PRESET ?= default
 BUILD_DIR := build/$(PRESET)
 
-.PHONY: all install-deps configure build run test check-fresh check-deps package bench fuzz asan format \
+.PHONY: all install-deps configure build programs run test check-fresh check-deps package bench fuzz asan format \
 	check-format clean
 
 all: build
@@ -18,9 +18,14 @@ configure: install-deps
 build: configure
 	@cmake --build --preset $(PRESET)
 
+# Only the two programs (and what they link): the test suites, fuzzers and
+# benchmarks are `make test`'s and `make bench`'s to build.
+programs: configure
+	@cmake --build --preset $(PRESET) --target cachelens cachelens-gui
+
 # Opens the GUI on the user's cache ($$TORCHINDUCTOR_CACHE_DIR, else torchinductor_$$USER in the temp dir) or the
 # sample cache; with no display, prints `cachelens scan` of it.
-run: build
+run: programs
 	@BUILD_DIR=$(abspath $(BUILD_DIR)) scripts/run.sh
 
 # Every test: the engine and CLI suites, and the GUI ones under QT_QPA_PLATFORM=offscreen.

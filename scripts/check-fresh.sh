@@ -9,10 +9,12 @@
 #   1. make install-deps        scripts/debian-packages.txt, nothing else
 #   2. cmake --preset P         for every configure preset (default, asan,
 #                               fuzz, static-cli): the list is complete
-#   3. make run                 builds (default preset) and runs the app (no
-#                               display there: it prints the scan)
-#   4. ctest -L engine          the engine and CLI suites (--all-tests:
-#                               make test, every suite)
+#   3. make run                 builds the two programs (default preset)
+#                               and runs the app (no display there: it
+#                               prints the scan)
+#   4. ctest -L engine          the rest of the build, then the engine and
+#                               CLI suites (--all-tests: make test, every
+#                               suite)
 # --configure-only stops after 2 (what .ci/run does: `make check-deps`).
 #
 # Needs root and the Debian archive (nothing else is reached); fails, never
@@ -148,6 +150,10 @@ else
         in_root 'make test'
         done_step "make test"
     else
+        # make run built the two programs only: the suites are the rest.
+        step "the rest of the default build (test suites, benchmarks)"
+        in_root 'nice cmake --build --preset default 2>&1' | build_progress
+        done_step "the rest of the build"
         step "ctest -L engine (the engine and CLI suites)"
         in_root 'ctest --preset default -L engine -j 2'
         done_step "ctest -L engine"
