@@ -117,6 +117,19 @@ class TestTritonCache : public QObject {
     Q_OBJECT
 
 private slots:
+    // What each file of a kernel dir is, by Triton's names: the one reading
+    // the GUI's Kernels tab shows.
+    void eachFileOfAKernelDirIsNamed() {
+        using cachelens::cachedir::triton_file_type;
+        QCOMPARE(triton_file_type("__grp__triton_poi_fused_0.json").description,
+                 std::string_view("file group (JSON)"));
+        QCOMPARE(triton_file_type("triton_poi_fused_0.ptx").description, std::string_view("PTX"));
+        QVERIFY(!triton_file_type("triton_poi_fused_0.ptx").binary);
+        QVERIFY(triton_file_type("triton_poi_fused_0.cubin").binary);
+        QVERIFY(triton_file_type("triton_poi_fused_0.hsaco").binary);
+        QCOMPARE(triton_file_type("notes.txt").description, std::string_view("file"));
+    }
+
     void classifiesTritonCachePaths_data() {
         QTest::addColumn<QString>("path");
         QTest::addColumn<QString>("kind");

@@ -69,34 +69,15 @@ QModelIndex KernelFilesModel::findFile(int kernel, const QString& suffix) const 
     return {};
 }
 
+// Triton's file names are the engine's to read (cachedir::triton_file_type).
 QString KernelFilesModel::fileType(const QString& name) {
-    if (name.startsWith(QLatin1String("__grp__"))) {
-        return QStringLiteral("file group (JSON)");
-    }
-    static const std::pair<const char*, const char*> kTypes[] = {
-        {".source", "Triton IR (source)"},
-        {".ttir", "Triton IR"},
-        {".ttgir", "Triton GPU IR"},
-        {".llir", "LLVM IR"},
-        {".ptx", "PTX"},
-        {".cubin", "cubin (binary)"},
-        {".json", "metadata (JSON)"},
-        {".amdgcn", "AMDGCN assembly"},
-        {".hsaco", "HSA code object (binary)"},
-        {".py", "Python"},
-    };
-    for (const auto& [suffix, type] : kTypes) {
-        if (name.endsWith(QLatin1String(suffix))) {
-            return QString::fromLatin1(type);
-        }
-    }
-    return QStringLiteral("file");
+    const auto type = cachedir::triton_file_type(name.toStdString());
+    return QString::fromUtf8(type.description.data(),
+                             static_cast<qsizetype>(type.description.size()));
 }
 
 bool KernelFilesModel::isBinary(const QString& name) {
-    return name.endsWith(QLatin1String(".cubin")) || name.endsWith(QLatin1String(".hsaco")) ||
-           name.endsWith(QLatin1String(".so")) || name.endsWith(QLatin1String(".spv")) ||
-           name.endsWith(QLatin1String(".o"));
+    return cachedir::triton_file_type(name.toStdString()).binary;
 }
 
 QModelIndex KernelFilesModel::index(int row, int column, const QModelIndex& parent) const {

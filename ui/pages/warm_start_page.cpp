@@ -82,7 +82,7 @@ std::vector<std::optional<EntryRef>> missEntries(const std::vector<trace::WarmSt
         for (const auto& compile : report.compiles) {
             std::optional<EntryRef> ref;
             if (scan != nullptr && compile.cause && !compile.cause->key.empty() &&
-                compile.cause->key.starts_with('f')) {
+                compile.cause->cache == trace::CacheKind::FxGraph) {
                 const auto found = cachedir::find_entries(*scan, compile.cause->key);
                 if (!found.empty()) {
                     ref = EntryRef{cacheDir, found.front()};

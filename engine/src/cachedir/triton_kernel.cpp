@@ -333,4 +333,31 @@ Result<TritonAutotuneResult> parse_triton_autotune(std::string_view text) {
     return result;
 }
 
+TritonFileType triton_file_type(std::string_view name) {
+    if (name.starts_with("__grp__")) {
+        return {"file group (JSON)", false};
+    }
+    static constexpr std::pair<std::string_view, TritonFileType> kTypes[] = {
+        {".source", {"Triton IR (source)", false}},
+        {".ttir", {"Triton IR", false}},
+        {".ttgir", {"Triton GPU IR", false}},
+        {".llir", {"LLVM IR", false}},
+        {".ptx", {"PTX", false}},
+        {".cubin", {"cubin (binary)", true}},
+        {".json", {"metadata (JSON)", false}},
+        {".amdgcn", {"AMDGCN assembly", false}},
+        {".hsaco", {"HSA code object (binary)", true}},
+        {".py", {"Python", false}},
+        {".so", {"shared library (binary)", true}},
+        {".spv", {"SPIR-V (binary)", true}},
+        {".o", {"object file (binary)", true}},
+    };
+    for (const auto& [suffix, type] : kTypes) {
+        if (name.ends_with(suffix)) {
+            return type;
+        }
+    }
+    return {"file", false};
+}
+
 } // namespace cachelens::cachedir

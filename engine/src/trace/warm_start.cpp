@@ -302,16 +302,25 @@ MissCause find_cause(const std::vector<const CacheEvent*>& fx_events,
             return {"bypass",
                     fmt::format("FX graph cache bypassed: {}", event->reason),
                     event->key,
-                    {}};
+                    {},
+                    CacheKind::FxGraph};
         }
         if (event->status != "miss") {
             continue;
         }
         if (!compared) {
-            return {"no --cache", "no cache dir given to compare with", event->key, {}};
+            return {"no --cache",
+                    "no cache dir given to compare with",
+                    event->key,
+                    {},
+                    CacheKind::FxGraph};
         }
         if (event->components.empty()) {
-            return {"not compared", "the miss was logged without its debug lines", event->key, {}};
+            return {"not compared",
+                    "the miss was logged without its debug lines",
+                    event->key,
+                    {},
+                    CacheKind::FxGraph};
         }
         const std::vector<std::string_view> lines(event->components.begin(),
                                                   event->components.end());
@@ -319,31 +328,34 @@ MissCause find_cause(const std::vector<const CacheEvent*>& fx_events,
             explain::nearest_graphs({lines, event->key, {}, {}, true}, candidates, 1);
         if (found.first_compile || found.nearest.empty()) {
             return {"first compile", "first compile: no cached graph is this one compiled before",
-                    event->key, found.nearest.empty() ? std::string() : found.nearest.front().key};
+                    event->key, found.nearest.empty() ? std::string() : found.nearest.front().key,
+                    CacheKind::FxGraph};
         }
         const explain::NearKey& near = found.nearest.front();
         const std::string category =
             near.causes.causes.empty()
                 ? std::string("other")
                 : std::string(explain::to_string(near.causes.causes.front().category));
-        return {category, near.causes.verdict, event->key, near.key};
+        return {category, near.causes.verdict, event->key, near.key, CacheKind::FxGraph};
     }
     for (const CacheEvent* event : aot_events) {
         if (event->status == "bypass") {
             return {"bypass",
                     fmt::format("AOTAutograd cache bypassed: {}", event->reason),
                     event->key,
-                    {}};
+                    {},
+                    CacheKind::AotAutograd};
         }
         if (event->status == "miss") {
             return {"not compared",
                     fmt::format("AOTAutograd entry missed ({}); no FX graph miss logged",
                                 event->detailed_status),
                     event->key,
-                    {}};
+                    {},
+                    CacheKind::AotAutograd};
         }
     }
-    return {"other", "missed", {}, {}};
+    return {"other", "missed", {}, {}, CacheKind::FxGraph};
 }
 
 } // namespace

@@ -57,6 +57,15 @@ struct TritonFile {
     std::uint64_t size = 0;
 };
 
+// What a file of a Triton kernel dir is, by the names Triton gives them
+// ("PTX", "cubin (binary)", "file group (JSON)" for __grp__*), and whether
+// it is binary (cubin, hsaco, .so, .spv, .o): shown in hex, never as text.
+struct TritonFileType {
+    std::string_view description;
+    bool binary = false;
+};
+TritonFileType triton_file_type(std::string_view name);
+
 struct TritonKernelDir {
     std::string hash;   // the dir name
     std::string device; // the parent dir name ("0") under triton/; empty in ~/.triton/cache

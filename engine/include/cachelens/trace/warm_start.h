@@ -74,9 +74,10 @@ struct MissCause {
     // "bypass", "no --cache" (nothing to compare against), "not compared"
     // (a miss without the debug lines to compare).
     std::string category;
-    std::string text;        // the why engine's verdict, or what the log says
-    std::string key;         // the key that missed
-    std::string nearest_key; // the entry it was compared with; empty if none
+    std::string text;                     // the why engine's verdict, or what the log says
+    std::string key;                      // the key that missed
+    std::string nearest_key;              // the entry it was compared with; empty if none
+    CacheKind cache = CacheKind::FxGraph; // the layer `key` is of
 };
 
 struct CompileWarmStart {
