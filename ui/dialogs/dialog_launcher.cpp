@@ -14,9 +14,9 @@
 #include "pages/browse_page.h"
 #include "text/engine_text.h"
 
-#include <cachelens/policy/root_policy.h>
 #include <cachelens/cachedir/precompile.h>
 #include <cachelens/core/mapped_file.h>
+#include <cachelens/policy/root_policy.h>
 
 #include <sqlite3.h>
 

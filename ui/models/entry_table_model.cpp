@@ -7,9 +7,9 @@
 
 #include <QApplication>
 #include <QColor>
-#include <QStyle>
 #include <QFont>
 #include <QFontDatabase>
+#include <QStyle>
 
 #include <algorithm>
 
