@@ -30,7 +30,12 @@ int run_why(const WhyOptions& options) {
     }
     std::vector<Error> unreadable;
     auto candidates = explain::fx_graph_candidates(*scan, options.dir, unreadable);
-    for (const auto& other_dir : options.against) {
+    // DIR and --against, each dir once (as the Why missed page searches them).
+    std::vector<std::filesystem::path> dirs{options.dir};
+    dirs.insert(dirs.end(), options.against.begin(), options.against.end());
+    const auto searched = explain::distinct_dirs(dirs);
+    for (std::size_t i = 1; i < searched.size(); ++i) {
+        const std::string other_dir = searched[i].string();
         auto other = cachedir::scan_cache_dir(other_dir);
         if (!other) {
             return report(other.error());

@@ -498,6 +498,18 @@ private slots:
                  text.out.constData());
     }
 
+    // The same dir named again (or as "dir/.") is searched once, as the Why
+    // missed page searches it.
+    void whySearchesEachDirOnce() {
+        const QString devset = fixture_dir("devset/cache");
+        const auto once = parse_json(test::run_cli({"why", devset, "fajgubgj", "--json"}));
+        const auto twice = parse_json(test::run_cli({"why", devset, "fajgubgj", "--against", devset,
+                                                     "--against", devset + "/.", "--json"}));
+        QCOMPARE(twice["searched"].toInt(), once["searched"].toInt());
+        QCOMPARE(twice["family"].toInt(), 2);
+        QCOMPARE(twice["answer"].toString(), once["answer"].toString());
+    }
+
     // A dir PyTorch filled from a bundle of a cache holds the very keys: the
     // answer is that the key is there, a guard or which-dir question.
     void whySaysTheSameKeyIsInTheOtherDir() {

@@ -20,24 +20,7 @@ Result<NearestKeys> findNearestKeys(const EntryRef& target,
     if (roots.empty()) {
         roots.push_back(target.root);
     }
-    // The same dir named twice (or as "dir/.", or through a link) would rank
-    // every candidate twice; each keeps the name it was first given.
-    std::vector<std::filesystem::path> unique;
-    std::vector<std::filesystem::path> seen;
-    for (const auto& root : roots) {
-        std::error_code error;
-        auto identity = std::filesystem::weakly_canonical(root, error);
-        if (error) {
-            identity = root.lexically_normal();
-        }
-        if (!identity.has_filename()) {
-            identity = identity.parent_path();
-        }
-        if (std::find(seen.begin(), seen.end(), identity) == seen.end()) {
-            seen.push_back(std::move(identity));
-            unique.push_back(root);
-        }
-    }
+    const std::vector<std::filesystem::path> unique = explain::distinct_dirs(roots);
     NearestKeys result;
     result.target = target;
     result.targetKey = fx->key;

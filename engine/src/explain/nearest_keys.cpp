@@ -42,6 +42,26 @@ std::size_t shared_count(const std::unordered_map<std::string_view, std::size_t>
 
 } // namespace
 
+std::vector<std::filesystem::path> distinct_dirs(const std::vector<std::filesystem::path>& dirs) {
+    std::vector<std::filesystem::path> unique;
+    std::vector<std::filesystem::path> seen;
+    for (const auto& dir : dirs) {
+        std::error_code error;
+        auto identity = std::filesystem::weakly_canonical(dir, error);
+        if (error) {
+            identity = dir.lexically_normal();
+        }
+        if (!identity.has_filename()) {
+            identity = identity.parent_path();
+        }
+        if (std::ranges::find(seen, identity) == seen.end()) {
+            seen.push_back(std::move(identity));
+            unique.push_back(dir);
+        }
+    }
+    return unique;
+}
+
 std::vector<KeyCandidate> fx_graph_candidates(const cachedir::Scan& scan, const std::string& dir,
                                               std::vector<Error>& unreadable) {
     std::vector<KeyCandidate> candidates;

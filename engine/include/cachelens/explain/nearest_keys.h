@@ -16,6 +16,7 @@
 #include <cachelens/explain/key_diff.h>
 
 #include <cstddef>
+#include <filesystem>
 #include <memory>
 #include <span>
 #include <string>
@@ -32,6 +33,11 @@ struct KeyCandidate {
     std::vector<std::string_view> debug_lines;
     std::shared_ptr<const void> keep_alive; // owns what debug_lines view
 };
+
+// The dirs to search, each once: the same dir named twice (or as "dir/.",
+// or through a link) would rank every candidate twice. Each keeps the name
+// it was first given, in the order given.
+std::vector<std::filesystem::path> distinct_dirs(const std::vector<std::filesystem::path>& dirs);
 
 // Every FX graph entry of a scanned cache dir as a candidate, labelled `dir`.
 // Entries that cannot be read are left out and reported in `unreadable`.
