@@ -679,28 +679,7 @@ KeyCauses explain_causes(const KeyDiff& diff, const std::vector<ExampleInput>& b
 }
 
 double graph_similarity(std::span<const std::string_view> a, std::span<const std::string_view> b) {
-    const auto ops = [](std::span<const std::string_view> lines) {
-        std::set<std::string> names;
-        for (const auto line : lines) {
-            const cachedir::DebugLine parsed = cachedir::parse_debug_line(line);
-            if (parsed.attribute == "gm" && !parsed.has_subkey) {
-                for (const auto& [op, count] : ops_of(parsed.value)) {
-                    names.insert(op);
-                }
-            }
-        }
-        return names;
-    };
-    const auto left = ops(a);
-    const auto right = ops(b);
-    if (left.empty() && right.empty()) {
-        return 1.0;
-    }
-    std::size_t both = 0;
-    for (const auto& op : left) {
-        both += right.contains(op) ? 1 : 0;
-    }
-    return static_cast<double>(both) / static_cast<double>(left.size() + right.size() - both);
+    return op_similarity(op_names(graph_code_of(a)), op_names(graph_code_of(b)));
 }
 
 void mark_other_graph(KeyCauses& causes) {

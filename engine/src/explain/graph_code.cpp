@@ -118,6 +118,25 @@ std::map<std::string, int> ops_of(std::string_view code) {
     return ops;
 }
 
+std::set<std::string> op_names(std::string_view code) {
+    std::set<std::string> names;
+    for (auto& [op, count] : ops_of(code)) {
+        names.insert(op);
+    }
+    return names;
+}
+
+double op_similarity(const std::set<std::string>& a, const std::set<std::string>& b) {
+    if (a.empty() && b.empty()) {
+        return 1.0;
+    }
+    std::size_t both = 0;
+    for (const auto& op : a) {
+        both += b.contains(op) ? 1 : 0;
+    }
+    return static_cast<double>(both) / static_cast<double>(a.size() + b.size() - both);
+}
+
 std::string_view graph_code_of(std::span<const std::string_view> debug_lines) {
     for (const auto line : debug_lines) {
         const cachedir::DebugLine parsed = cachedir::parse_debug_line(line);
@@ -315,9 +334,7 @@ GraphShape graph_shape_of(std::span<const std::string_view> debug_lines) {
     GraphShape shape;
     shape.role = cachedir::graph_role(debug_lines);
     const auto code = graph_code_of(debug_lines);
-    for (const auto& [op, count] : ops_of(code)) {
-        shape.ops.insert(op);
-    }
+    shape.ops = op_names(code);
     shape.code = normalize_graph_code(code, true);
     return shape;
 }
@@ -327,16 +344,7 @@ bool same_family(const GraphShape& a, const GraphShape& b) {
         b.role != cachedir::GraphRole::Unknown) {
         return false;
     }
-    if (a.ops.empty() && b.ops.empty()) {
-        return true;
-    }
-    std::size_t both = 0;
-    for (const auto& op : a.ops) {
-        both += b.ops.contains(op) ? 1 : 0;
-    }
-    const double jaccard =
-        static_cast<double>(both) / static_cast<double>(a.ops.size() + b.ops.size() - both);
-    return jaccard >= kSameGraph;
+    return op_similarity(a.ops, b.ops) >= kSameGraph;
 }
 
 } // namespace cachelens::explain

@@ -134,7 +134,6 @@ NearestGraphs nearest_graphs(const TargetGraph& target, std::span<const KeyCandi
         return std::tie(a.key, a.dir, a.path) < std::tie(b.key, b.dir, b.path);
     };
     auto& out = result.nearest;
-    std::vector<const KeyCandidate*> kept;
     for (const auto& score : scored) {
         if (limit == 0) {
             break;

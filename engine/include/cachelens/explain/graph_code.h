@@ -36,6 +36,12 @@ inline constexpr char kValueMark = '\x1f';
 // The ops a graph's code calls, `torch.ops.aten.mm.default` as "aten.mm", counted.
 std::map<std::string, int> ops_of(std::string_view code);
 
+// The names of the ops a graph's code calls, and how alike two such sets
+// are (Jaccard; 1 for two graphs without ops): causes.h graph_similarity
+// and same_family() both judge by it.
+std::set<std::string> op_names(std::string_view code);
+double op_similarity(const std::set<std::string>& a, const std::set<std::string>& b);
+
 // `sizes_as_symbol` (for ranking): values all written "v", integer literals
 // and size symbols (s75, 64*s95) all "#", so a dim made dynamic or a value
 // renumbered compares equal. Without it values are numbered by first use
