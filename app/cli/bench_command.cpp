@@ -2,14 +2,14 @@
 // (or print their launch plans without one), their history in the catalog,
 // and `bench accept` to make another cached candidate the best config.
 
-#include "bench_json.h"
 #include "catalog_option.h"
 #include "commands.h"
 #include "output.h"
 #include "progress_line.h"
 #include "write_target.h"
 
-#include <cachelens/bench/accept.h>
+#include <cachelens/bench/accept_config.h>
+#include <cachelens/bench/bench_protocol.h>
 #include <cachelens/bench/bench_store.h>
 #include <cachelens/bench/launch_plan.h>
 #include <cachelens/bench/runner.h>
@@ -59,25 +59,16 @@ struct AcceptOptions {
     int device = 0;
 };
 
-// A record of the --json-lines stream, exact (output.h).
-void print_line(const Json& json) {
-    print_json_line(json);
+namespace protocol = bench::protocol;
+
+// A record of the --json-lines stream, exact and flushed (output.h).
+void print_record(const protocol::Record& record) {
+    print_json_text(protocol::to_line(record) + '\n');
 }
 
-const char* kind_name(bench::LaunchArg::Kind kind) {
-    switch (kind) {
-    case bench::LaunchArg::Kind::Buffer:
-        return "buffer";
-    case bench::LaunchArg::Kind::Int:
-        return "int";
-    case bench::LaunchArg::Kind::Float:
-        return "float";
-    case bench::LaunchArg::Kind::GlobalScratch:
-        return "global_scratch";
-    case bench::LaunchArg::Kind::ProfileScratch:
-        return "profile_scratch";
-    }
-    return "unknown";
+// Every stream opens with the format and version its reader checks.
+void print_header() {
+    print_record(protocol::Header{.program = std::string("cachelens ") + CACHELENS_VERSION});
 }
 
 std::string source_text(const bench::LaunchPlan& plan, const fs::path& cache_dir) {
@@ -87,58 +78,9 @@ std::string source_text(const bench::LaunchPlan& plan, const fs::path& cache_dir
     return plan.source.fx_entry;
 }
 
-Json plan_json(const bench::KernelCandidates& kernel, const bench::LaunchPlan& plan,
-               const fs::path& cache_dir) {
-    Json args = Json::array();
-    for (const auto& arg : plan.args) {
-        Json json = {{"name", arg.name},
-                     {"type", arg.type},
-                     {"kind", kind_name(arg.kind)},
-                     {"bytes", arg.bytes}};
-        switch (arg.kind) {
-        case bench::LaunchArg::Kind::Buffer:
-            json["shape"] = arg.shape;
-            json["stride"] = arg.stride;
-            json["dtype"] = arg.dtype;
-            json["buffer_bytes"] = arg.buffer_bytes;
-            json["random"] = arg.random_fill;
-            break;
-        case bench::LaunchArg::Kind::Int:
-            json["value"] = arg.integer;
-            break;
-        case bench::LaunchArg::Kind::Float:
-            json["value"] = arg.real;
-            break;
-        case bench::LaunchArg::Kind::GlobalScratch:
-        case bench::LaunchArg::Kind::ProfileScratch:
-            json["scratch_bytes_per_program"] = arg.scratch_bytes_per_program;
-            break;
-        }
-        args.push_back(std::move(json));
-    }
-    return {{"event", "plan"},
-            {"kernel", plan.kernel_name},
-            {"module", plan.module_key},
-            {"module_path", kernel.module.lexically_relative(cache_dir).string()},
-            {"triton_hash", plan.source.triton_hash},
-            {"config", config_json(plan.config)},
-            {"config_text", plan.config.describe()},
-            {"is_current_best", plan.is_current_best},
-            {"grid_type", plan.grid_type},
-            {"grid", plan.grid},
-            {"block_threads", plan.block_threads},
-            {"shared_bytes", plan.shared_bytes},
-            {"source", source_text(plan, cache_dir)},
-            {"args", std::move(args)}};
-}
-
-Json unplannable_json(const bench::KernelCandidates& kernel, const std::string& what,
-                      const std::string& why) {
-    return {{"event", "unplannable"},
-            {"kernel", kernel.kernel_name},
-            {"module", kernel.module_key},
-            {"what", what},
-            {"why", why}};
+protocol::Unplannable unplannable_record(const bench::KernelCandidates& kernel,
+                                         const std::string& what, const std::string& why) {
+    return {kernel.kernel_name, kernel.module_key, what, why};
 }
 
 std::string short_hash(const std::string& hash) {
@@ -189,7 +131,7 @@ bool any_planned(const std::vector<bench::KernelCandidates>& kernels) {
 
 int fatal(const BenchOptions& options, const Error& error) {
     if (options.json_lines) {
-        print_line({{"event", "error"}, {"message", text(error.describe())}});
+        print_record(protocol::Failure::of(error));
     }
     return report(error);
 }
@@ -269,6 +211,9 @@ int device_lost(const BenchOptions& options, catalog::Catalog& catalog, const be
 }
 
 int run_bench(const BenchOptions& options) {
+    if (options.json_lines) {
+        print_header();
+    }
     const fs::path cache_dir = fs::absolute(options.dir).lexically_normal();
     bench::PlanOptions plan_options;
     plan_options.only = options.kernels;
@@ -284,10 +229,10 @@ int run_bench(const BenchOptions& options) {
         if (options.json_lines) {
             for (const auto& kernel : *kernels) {
                 for (const auto& plan : kernel.plans) {
-                    print_line(plan_json(kernel, plan, cache_dir));
+                    print_record(protocol::plan_of(kernel, plan, cache_dir));
                 }
                 for (const auto& [what, why] : kernel.unplannable) {
-                    print_line(unplannable_json(kernel, what, why));
+                    print_record(unplannable_record(kernel, what, why));
                 }
             }
         } else {
@@ -325,15 +270,11 @@ int run_bench(const BenchOptions& options) {
         total += kernel.plans.size();
     }
     if (options.json_lines) {
-        print_line({{"event", "start"},
-                    {"cache_dir", cache_dir.string()},
-                    {"device", device_json(run.device)},
-                    {"protocol", run.protocol.describe()},
-                    {"kernels", kernels->size()},
-                    {"candidates", total}});
+        print_record(protocol::Start{cache_dir.string(), run.device, run.protocol.describe(),
+                                     kernels->size(), total});
         for (const auto& kernel : *kernels) {
             for (const auto& [what, why] : kernel.unplannable) {
-                print_line(unplannable_json(kernel, what, why));
+                print_record(unplannable_record(kernel, what, why));
             }
         }
     } else {
@@ -349,7 +290,7 @@ int run_bench(const BenchOptions& options) {
             failed += result.status == "ok" ? 0 : 1;
             run.results.push_back(std::move(result));
             if (options.json_lines) {
-                print_line(result_line_json(run.results.back(), run.results.size(), total));
+                print_record(protocol::Result{run.results.size(), total, run.results.back()});
             }
         },
         progress.callback());
@@ -358,7 +299,7 @@ int run_bench(const BenchOptions& options) {
         if (timed.error().kind == ErrorKind::Cancelled) {
             constexpr std::string_view kStopped = "bench stopped; nothing was recorded";
             if (options.json_lines) {
-                print_line({{"event", "error"}, {"message", kStopped}});
+                print_record(protocol::Failure{ErrorKind::Cancelled, std::string(kStopped), {}});
             }
             return report_stopped(progress, kStopped);
         }
@@ -376,7 +317,7 @@ int run_bench(const BenchOptions& options) {
                 return device_lost(options, *catalog, run, *kernels, cache_dir, pair.error());
             }
             if (options.json_lines) {
-                print_line(verdict_line_json(*pair));
+                print_record(protocol::verdict_of(*pair));
             }
             verdicts.push_back(std::move(*pair));
         }
@@ -386,15 +327,12 @@ int run_bench(const BenchOptions& options) {
         return fatal(options, run_id.error());
     }
     if (options.json_lines) {
-        print_line({{"event", "end"},
-                    {"run_id", *run_id},
-                    {"results", run.results.size()},
-                    {"failed", failed},
-                    {"verdicts", verdicts.size()}});
+        print_record(protocol::End{*run_id, run.results.size(), failed, verdicts.size()});
     } else {
         print_results_text(run, cache_dir);
         for (const auto& paired : verdicts) {
-            std::printf("%s: %s (%s)\n", paired.b.kernel_name.c_str(), verdict_text(paired).c_str(),
+            std::printf("%s: %s (%s)\n", paired.b.kernel_name.c_str(),
+                        bench::describe_pair(paired).c_str(),
                         paired.b.config.describe().c_str());
         }
         std::printf("run %lld recorded in %s\n", static_cast<long long>(*run_id),
@@ -413,16 +351,12 @@ int run_history(const HistoryOptions& options) {
         return report(history.error());
     }
     if (options.json) {
-        Json rows = Json::array();
+        std::vector<protocol::HistoryRowView> rows;
         for (const auto& row : *history) {
-            Json json = {{"run_id", row.run_id},
-                         {"started", format_time(row.started_ns)},
-                         {"device", device_json(row.device)},
-                         {"protocol", row.protocol}};
-            json.update(result_json(row.result));
-            rows.push_back(std::move(json));
+            rows.push_back({row.run_id, format_time(row.started_ns), row.device, row.protocol,
+                            &row.result});
         }
-        print_json(rows);
+        print_json_text(protocol::history_json(rows) + '\n');
         return kExitOk;
     }
     if (history->empty()) {
@@ -454,190 +388,46 @@ int run_history(const HistoryOptions& options) {
 }
 
 // The indexed roots whose module entries have that key or define that kernel.
-Result<std::vector<std::string>> kernel_roots(const AcceptOptions& options) {
-    auto catalog = open_catalog(options.catalog);
-    if (!catalog) {
-        return std::unexpected(catalog.error());
-    }
-    catalog::SearchQuery query;
-    query.kinds = {cachedir::FileKind::Module};
-    query.text = options.kernel;
-    query.limit = 1000;
-    auto hits = catalog->search(query);
-    if (!hits) {
-        return std::unexpected(hits.error());
-    }
-    std::vector<std::string> roots;
-    for (const auto& hit : *hits) {
-        if (hit.key == options.kernel || hit.name.find(options.kernel) != std::string::npos ||
-            std::find(hit.matched.begin(), hit.matched.end(), "name") != hit.matched.end()) {
-            if (std::find(roots.begin(), roots.end(), hit.root) == roots.end()) {
-                roots.push_back(hit.root);
-            }
-        }
-    }
-    if (roots.empty()) {
-        return fail(ErrorKind::NotFound,
-                    "no indexed cache dir has kernel " + options.kernel + ": name it with --dir",
-                    catalog->path().string());
-    }
-    return roots;
-}
-
-// Re-times the kernel's current best and `candidate` side by side on the GPU;
-// the candidate passes only when faster beyond the noise. Every other outcome
-// is an error naming what to do.
-Result<bench::PairedResult> confirm_faster(const AcceptOptions& options, const std::string& target,
-                                           const bench::KernelCandidates& kernel,
-                                           const bench::LaunchPlan& candidate) {
-    const auto best = std::find_if(kernel.plans.begin(), kernel.plans.end(),
-                                   [](const auto& plan) { return plan.is_current_best; });
-    if (best == kernel.plans.end()) {
-        return fail(ErrorKind::InvalidArgument,
-                    "the current best config of " + kernel.kernel_name +
-                        " has no cubin in the cache to compare the candidate with: nothing "
-                        "written; --force accepts it without a comparison",
-                    target);
-    }
-    auto runner = bench::GpuRunner::open(options.device);
-    if (!runner) {
-        return fail(runner.error().kind,
-                    "cannot confirm the candidate is faster: " + runner.error().describe() +
-                        ": nothing written; --force accepts it without a comparison",
-                    target);
-    }
-    auto paired = runner->run_pair(target, *best, candidate, bench::TimingProtocol{},
-                                   bench::PairedProtocol{.rounds = options.rounds});
-    if (!paired) {
-        return std::unexpected(paired.error());
-    }
-    if (!paired->ok() || !paired->verdict.b_faster()) {
-        return fail(ErrorKind::InvalidArgument,
-                    "not accepted: " + verdict_text(*paired) +
-                        "; nothing written; --force accepts it anyway",
-                    target);
-    }
-    return paired;
-}
-
 int run_accept(const AcceptOptions& options) {
-    if (options.config.size() < 6) {
-        return report("CONFIG is a Triton hash of one of the kernel's candidates (at least 6 "
-                      "characters of it); `cachelens bench --plan` lists them");
+    bench::AcceptRequest request;
+    request.kernel = options.kernel;
+    request.config = options.config;
+    if (!options.dir.empty()) {
+        // A cache is changed only where the user points: --dir, or the one
+        // dir the catalog knows the kernel in, confirmed with --yes.
+        request.dir = target_path(options.dir);
     }
-    // A cache is changed only where the user points: --dir, or the one dir
-    // the catalog knows the kernel in, confirmed with --yes.
-    std::string dir = options.dir;
-    if (dir.empty()) {
-        auto roots = kernel_roots(options);
-        if (!roots) {
-            return report(roots.error());
-        }
-        if (roots->size() > 1) {
-            std::string listed;
-            for (const auto& root : *roots) {
-                listed += "\n  " + root;
-            }
-            return report(options.kernel + " is in " + std::to_string(roots->size()) +
-                          " indexed cache dirs; name one with --dir:" + listed);
-        }
-        dir = roots->front();
-    }
-    const std::string target = target_path(dir);
-    if (auto allowed = policy::allow_write(target, policy::RootWrite::BestConfig); !allowed) {
-        return report(allowed.error());
-    }
-    bench::PlanOptions plan_options;
-    plan_options.only = {options.kernel};
-    auto kernels = bench::plan_kernels(target, plan_options);
-    if (!kernels) {
-        return report(kernels.error());
-    }
-    const bench::KernelCandidates* found_kernel = nullptr;
-    const bench::LaunchPlan* found_plan = nullptr;
-    std::size_t matches = 0;
-    for (const auto& kernel : *kernels) {
-        for (const auto& plan : kernel.plans) {
-            if (plan.source.triton_hash.starts_with(options.config)) {
-                found_kernel = &kernel;
-                found_plan = &plan;
-                ++matches;
-            }
-        }
-    }
-    if (matches != 1) {
-        return report(Error{ErrorKind::NotFound,
-                            matches == 0 ? "no candidate of " + options.kernel +
-                                               " has Triton hash " + options.config
-                                         : options.config + " names " + std::to_string(matches) +
-                                               " candidates: give more of the hash",
-                            target});
-    }
-    if (options.dir.empty() && !options.yes) {
-        const std::string file = found_kernel->best_config_path
-                                     ? found_kernel->best_config_path->string()
-                                     : "the .best_config of " + options.kernel;
-        return report("would write " + file + " in " + target + "; give --dir DIR or --yes");
-    }
-    // Nothing to do, whatever else would be said about the kernel.
-    if (found_plan->is_current_best) {
-        const std::string file =
-            found_kernel->best_config_path ? found_kernel->best_config_path->string() : target;
+    request.catalog = options.catalog.empty() ? catalog::default_catalog_path()
+                                              : fs::path(options.catalog);
+    request.yes = options.yes;
+    request.force = options.force;
+    request.rounds = options.rounds;
+    request.device = options.device;
+    auto report_of = bench::accept_config(request);
+    if (!report_of) {
         if (options.json) {
-            print_json({{"target", target},
-                        {"best_config", file},
-                        {"backup", nullptr},
-                        {"old_config", found_plan->config.describe()},
-                        {"new_config", found_plan->config.describe()},
-                        {"verdict", nullptr}});
-        } else {
-            print_into(target, false, false);
-            std::printf("%s is already the best config of %s; nothing written\n",
-                        found_plan->config.describe().c_str(), options.kernel.c_str());
+            print_json_text(protocol::to_document(
+                                protocol::Failure::of(report_of.error().error, report_of.error().refusal)) +
+                            '\n');
         }
+        return report(report_of.error().error);
+    }
+    const bench::AcceptReport& accepted = *report_of;
+    if (options.json) {
+        print_json_text(protocol::to_document(protocol::accepted_of(accepted)) + '\n');
         return kExitOk;
     }
-    // A config PyTorch would only start a search from is not worth writing
-    // as "the best" unless the user wants exactly that.
-    if (const auto reason = bench::why_not_launched_as_written(*found_kernel);
-        reason && !options.force) {
-        return report(Error{ErrorKind::InvalidArgument,
-                            "not accepted: " + *reason +
-                                "; nothing written; --force writes it as the starting point",
-                            target});
+    print_into(accepted.target.string(), false, false);
+    if (accepted.already_best()) {
+        std::printf("%s is already the best config of %s; nothing written\n",
+                    accepted.new_config.c_str(), options.kernel.c_str());
+        return kExitOk;
     }
-    // Timings move ~15% between runs: the candidate must beat the current
-    // best side by side, here and now, unless the user says otherwise.
-    std::optional<bench::PairedResult> confirmed;
-    if (!options.force) {
-        auto checked = confirm_faster(options, target, *found_kernel, *found_plan);
-        if (!checked) {
-            return report(checked.error());
-        }
-        confirmed = std::move(*checked);
-    }
-    // time_taken_ms keeps the old value: PyTorch records how long autotuning
-    // took there (popped when it reads the file), not a kernel's time.
-    auto outcome = bench::accept_candidate(*found_kernel, *found_plan);
-    if (!outcome) {
-        return report(outcome.error());
-    }
-    if (options.json) {
-        Json json = {{"target", target},
-                     {"best_config", outcome->best_config.string()},
-                     {"backup", outcome->backup.string()},
-                     {"old_config", outcome->old_config},
-                     {"new_config", outcome->new_config}};
-        json["verdict"] = confirmed ? verdict_line_json(*confirmed) : Json(nullptr);
-        print_json(json);
-    } else {
-        print_into(target, false, false);
-        std::printf("%s\n  was: %s\n  now: %s\n  backup: %s\n", outcome->best_config.c_str(),
-                    outcome->old_config.c_str(), outcome->new_config.c_str(),
-                    outcome->backup.c_str());
-        std::printf("  %s\n",
-                    confirmed ? verdict_text(*confirmed).c_str() : "not re-timed (--force)");
-    }
+    std::printf("%s\n  was: %s\n  now: %s\n  backup: %s\n", accepted.best_config.c_str(),
+                accepted.old_config.c_str(), accepted.new_config.c_str(),
+                accepted.backup->c_str());
+    std::printf("  %s\n", accepted.verdict ? bench::describe_pair(*accepted.verdict).c_str()
+                                           : "not re-timed (--force)");
     return kExitOk;
 }
 
@@ -664,10 +454,12 @@ void add_bench_command(CLI::App& app, int& exit_code) {
                       "print the launch plans (grid, block, shared memory, arguments) of every "
                       "candidate; needs no GPU");
     command->add_flag("--json-lines", options->json_lines,
-                      "one JSON object per line: start, unplannable, result (samples_ms, "
-                      "median_ms, min_ms, p20_ms, p80_ms, status), verdict (a challenger re-timed "
-                      "beside the current best), end, error; with --plan: plan lines (the README "
-                      "lists the fields)");
+                      "one JSON object per line: header (format cachelens-bench, version, "
+                      "program: a reader refuses another version), start, unplannable, result "
+                      "(samples_ms, median_ms, min_ms, p20_ms, p80_ms, status), verdict (a "
+                      "challenger re-timed beside the current best), end, error (kind, refusal, "
+                      "message); with --plan: header, then plan lines (the README lists the "
+                      "fields)");
     command->add_option("--warmup", options->warmup_ms, "warmup budget in ms (default 25)")
         ->check(CLI::PositiveNumber);
     command->add_option("--rep", options->rep_ms, "timed runs budget in ms (default 100)")
@@ -725,8 +517,10 @@ void add_bench_command(CLI::App& app, int& exit_code) {
                              "and without confirming on the GPU that it is faster than the "
                              "current best beyond the noise");
     accept_command->add_flag("--json", accept->json,
-                             "print {target, best_config, backup, old_config, new_config, "
-                             "verdict}");
+                             "print {event: accepted, target, best_config, backup, old_config, "
+                             "new_config, verdict, format, version}; a refusal as {event: error, "
+                             "kind, refusal (set when --force would write it), message, format, "
+                             "version}, exit 2");
     accept_command
         ->add_option("--rounds", accept->rounds, "paired rounds of the confirmation (default 30)")
         ->check(CLI::PositiveNumber);

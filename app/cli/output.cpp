@@ -19,6 +19,11 @@ void print_json_line(const Json& json) {
     std::fflush(stdout);
 }
 
+void print_json_text(std::string_view json) {
+    write_exact(Stream::Stdout, json);
+    std::fflush(stdout);
+}
+
 int report(const Error& error) {
     std::cerr << "cachelens: " << error.describe() << '\n';
     return kExitError;

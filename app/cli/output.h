@@ -30,6 +30,9 @@ void print_json(const Json& json);
 // The same on one line, flushed: a record of a JSON Lines stream.
 void print_json_line(const Json& json);
 
+// Prints JSON text the engine made (its records, bench_protocol.h) exact, flushed.
+void print_json_text(std::string_view json);
+
 // Prints "cachelens: <path>: <message>" to stderr; returns kExitError.
 int report(const Error& error);
 int report(std::string_view message);

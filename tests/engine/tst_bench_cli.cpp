@@ -8,6 +8,7 @@
 
 #include "test_paths.h"
 
+#include <cachelens/bench/bench_protocol.h>
 #include <cachelens/bench/bench_store.h>
 #include <cachelens/bench/launch_plan.h>
 #include <cachelens/catalog/catalog.h>
@@ -27,8 +28,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The records of a --json-lines stream after its header, which must be the
+// cachelens-bench header of this version (empty when it is not).
 std::vector<QJsonObject> json_lines(const QByteArray& out) {
     std::vector<QJsonObject> lines;
+    bool header = false;
     for (const auto& line : out.split('\n')) {
         if (line.trimmed().isEmpty()) {
             continue;
@@ -38,7 +42,17 @@ std::vector<QJsonObject> json_lines(const QByteArray& out) {
         if (error.error != QJsonParseError::NoError || !document.isObject()) {
             return {};
         }
-        lines.push_back(document.object());
+        const QJsonObject object = document.object();
+        if (!header) {
+            if (object["event"].toString() != "header" ||
+                object["format"].toString() != QString::fromUtf8(bench::protocol::kFormat) ||
+                object["version"].toInt() != bench::protocol::kVersion) {
+                return {};
+            }
+            header = true;
+            continue;
+        }
+        lines.push_back(object);
     }
     return lines;
 }
@@ -351,7 +365,11 @@ private slots:
                      searched.err.contains("nothing written; --force writes it as the starting "
                                            "point"),
                  searched.err.constData());
-        QVERIFY(searched.out.isEmpty());
+        // --json: the refusal typed on stdout, as the GUI reads it: --force would write.
+        const auto searchedJson = QJsonDocument::fromJson(searched.out).object();
+        QCOMPARE(searchedJson["event"].toString(), QString("error"));
+        QCOMPARE(searchedJson["refusal"].toString(), QString("not_launched_as_written"));
+        QCOMPARE(searchedJson["message"].toString().toUtf8(), searched.err.mid(11).trimmed());
         QCOMPARE(slurp(*kernel.best_config_path), before);
 
         const auto accepted =
@@ -429,7 +447,13 @@ private slots:
                          QByteArray::fromStdString("would write " + best_config.string() + " in " +
                                                    first.string() + "; give --dir DIR or --yes")),
                      asked.err.constData());
-            QVERIFY(asked.out.isEmpty());
+            // --json: the refusal typed on stdout; not one --force overrules.
+            QCOMPARE(asked.out.isEmpty(), json.isEmpty());
+            if (!json.isEmpty()) {
+                const auto refusal = QJsonDocument::fromJson(asked.out).object();
+                QCOMPARE(refusal["kind"].toString(), QString("invalid-argument"));
+                QVERIFY(refusal["refusal"].isNull());
+            }
             QCOMPARE(slurp(best_config), before);
             QCOMPARE(backups(), 0u);
         }

@@ -920,7 +920,14 @@ private slots:
         const auto lines =
             test::run_cli({"bench", fixture_dir("cpu_dev/cache"), "--plan", "--json-lines"});
         QCOMPARE(lines.exit_code, 2);
-        QVERIFY(parse_json(lines)["message"].toString().contains("compiled for cpu"));
+        // The header, then the error record.
+        const auto records = lines.out.trimmed().split('\n');
+        QCOMPARE(records.size(), 2);
+        QCOMPARE(QJsonDocument::fromJson(records[0]).object()["event"].toString(),
+                 QString("header"));
+        const auto error = QJsonDocument::fromJson(records[1]).object();
+        QVERIFY(error["message"].toString().contains("compiled for cpu"));
+        QCOMPARE(error["kind"].toString(), QString("not-found"));
         QTemporaryDir empty;
         const auto nothing = test::run_cli({"bench", empty.path(), "--plan"});
         QCOMPARE(nothing.exit_code, 2);

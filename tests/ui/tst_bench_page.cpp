@@ -20,6 +20,7 @@
 #include "test_paths.h"
 #include "widgets/highlight_colors.h"
 
+#include <cachelens/bench/bench_protocol.h>
 #include <cachelens/bench/bench_store.h>
 #include <cachelens/catalog/catalog.h>
 
@@ -32,9 +33,6 @@
 #include <QCheckBox>
 #include <QElapsedTimer>
 #include <QFile>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QProgressBar>
@@ -88,7 +86,6 @@ struct Candidate {
     QString module;
     QString hash;
     QString configText;
-    QJsonObject kwargs;
     bool wasBest = false;
     QString status = QStringLiteral("ok");
     QString message;
@@ -110,7 +107,6 @@ std::vector<Candidate> candidates() {
          kModuleA,
          QStringLiteral("a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1"),
          QStringLiteral("XBLOCK=1, R0_BLOCK=2048, num_warps=4, num_stages=1"),
-         {{"XBLOCK", 1}, {"R0_BLOCK", 2048}},
          true,
          QStringLiteral("ok"),
          {},
@@ -119,7 +115,6 @@ std::vector<Candidate> candidates() {
          kModuleA,
          kHashA1,
          QStringLiteral("XBLOCK=1, R0_BLOCK=4096, num_warps=8, num_stages=1"),
-         {{"XBLOCK", 1}, {"R0_BLOCK", 4096}},
          false,
          QStringLiteral("ok"),
          {},
@@ -128,7 +123,6 @@ std::vector<Candidate> candidates() {
          kModuleA,
          QStringLiteral("c9d8e7f6a5b4c3d2e1f0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4e3f2a1b0c9d8"),
          QStringLiteral("XBLOCK=1, R0_BLOCK=1024, num_warps=2, num_stages=1"),
-         {{"XBLOCK", 1}, {"R0_BLOCK", 1024}},
          false,
          QStringLiteral("ok"),
          {},
@@ -137,7 +131,6 @@ std::vector<Candidate> candidates() {
          kModuleB,
          QStringLiteral("11aa22bb33cc44dd55ee66ff77008899aabbccddeeff00112233445566778899"),
          QStringLiteral("XBLOCK=256, num_warps=4, num_stages=1"),
-         {{"XBLOCK", 256}},
          true,
          QStringLiteral("ok"),
          {},
@@ -146,7 +139,6 @@ std::vector<Candidate> candidates() {
          kModuleB,
          QStringLiteral("22bb33cc44dd55ee66ff77008899aabbccddeeff0011223344556677889900aa"),
          QStringLiteral("XBLOCK=1024, num_warps=4, num_stages=1"),
-         {{"XBLOCK", 1024}},
          false,
          QStringLiteral("ok"),
          {},
@@ -155,7 +147,6 @@ std::vector<Candidate> candidates() {
          kModuleB,
          QStringLiteral("33cc44dd55ee66ff77008899aabbccddeeff001122334455667788990011bbcc"),
          QStringLiteral("XBLOCK=2048, num_warps=16, num_stages=1"),
-         {{"XBLOCK", 2048}},
          false,
          QStringLiteral("resources"),
          QStringLiteral("too much shared memory: 262144 bytes, the device has 232448"),
@@ -163,8 +154,15 @@ std::vector<Candidate> candidates() {
     };
 }
 
-QByteArray line(const QJsonObject& object) {
-    return QJsonDocument(object).toJson(QJsonDocument::Compact) + '\n';
+namespace protocol = bench::protocol;
+
+// A record as the CLI prints it: written by the engine's protocol writer.
+QByteArray line(const protocol::Record& record) {
+    return QByteArray::fromStdString(protocol::to_line(record)) + '\n';
+}
+
+QByteArray headerLine() {
+    return line(protocol::Header{.program = "cachelens test"});
 }
 
 double percentile(std::vector<double> samples, double q) {
@@ -176,105 +174,111 @@ double percentile(std::vector<double> samples, double q) {
            (samples[above] - samples[below]) * (position - static_cast<double>(below));
 }
 
-QJsonObject resultObject(const Candidate& candidate, int index, int total) {
-    QJsonArray samples;
-    for (double sample : candidate.samples) {
-        samples.append(sample);
+// "XBLOCK=1, R0_BLOCK=2048, num_warps=4, num_stages=1" as a config, so that
+// the record's config_text is exactly the candidate's.
+cachedir::KernelConfig configOf(const QString& text) {
+    cachedir::KernelConfig config;
+    for (const QString& part : text.split(QStringLiteral(", "))) {
+        const QString name = part.section(u'=', 0, 0);
+        const std::int64_t value = part.section(u'=', 1).toLongLong();
+        if (name == QLatin1String("num_warps")) {
+            config.num_warps = value;
+        } else if (name == QLatin1String("num_stages")) {
+            config.num_stages = value;
+        } else {
+            config.kwargs.emplace_back(name.toStdString(), value);
+        }
     }
+    return config;
+}
+
+protocol::Result resultRecord(const Candidate& candidate, int index, int total) {
+    bench::CandidateResult result;
+    result.kernel_name = candidate.kernel.toStdString();
+    result.module_key = candidate.module.toStdString();
+    result.triton_hash = candidate.hash.toStdString();
+    result.config = configOf(candidate.configText);
+    result.was_best = candidate.wasBest;
+    result.status = candidate.status.toStdString();
+    result.message = candidate.message.toStdString();
+    result.samples_ms = candidate.samples;
     const bool measured = !candidate.samples.empty();
-    return {
-        {"event", "result"},
-        {"index", index},
-        {"total", total},
-        {"kernel", candidate.kernel},
-        {"module", candidate.module},
-        {"triton_hash", candidate.hash},
-        {"config", QJsonObject{{"kwargs", candidate.kwargs}, {"num_warps", 4}, {"num_stages", 1}}},
-        {"config_text", candidate.configText},
-        {"was_best", candidate.wasBest},
-        {"status", candidate.status},
-        {"message", candidate.message},
-        {"samples_ms", samples},
-        {"median_ms", measured ? percentile(candidate.samples, 0.5) : 0.0},
-        {"min_ms",
-         measured ? *std::min_element(candidate.samples.begin(), candidate.samples.end()) : 0.0},
-        {"p20_ms", measured ? percentile(candidate.samples, 0.2) : 0.0},
-        {"p80_ms", measured ? percentile(candidate.samples, 0.8) : 0.0}};
+    if (measured) {
+        result.stats.median_ms = percentile(candidate.samples, 0.5);
+        result.stats.min_ms = *std::min_element(candidate.samples.begin(), candidate.samples.end());
+        result.stats.p20_ms = percentile(candidate.samples, 0.2);
+        result.stats.p80_ms = percentile(candidate.samples, 0.8);
+    }
+    return {static_cast<std::size_t>(index), static_cast<std::size_t>(total), result};
 }
 
 // The verdict of kernel A's fastest challenger re-timed beside its best.
 const QString kVerdictText = QStringLiteral(
     "the candidate is 7.9% faster than the current best: 28 of 30 paired rounds agree (93%)");
 
-// What `cachelens bench --json-lines` prints for candidates(): a start, an
-// unplannable kernel, six results, a verdict, an end.
+// What `cachelens bench --json-lines` prints for candidates(): a header, a
+// start, an unplannable kernel, six results, a verdict, an end.
 QByteArray cannedRun() {
     const auto all = candidates();
     const int total = static_cast<int>(all.size());
-    QByteArray out = line({{"event", "start"},
-                           {"cache_dir", "/tmp/cache"},
-                           {"device", QJsonObject{{"name", "NVIDIA H100 80GB HBM3"},
-                                                  {"compute_capability", "9.0"},
-                                                  {"driver_version", "13.0"},
-                                                  {"sm_clock_mhz", 1980},
-                                                  {"l2_bytes", 52428800}}},
-                           {"protocol", "estimate 5, warmup 25 ms, rep 100 ms, L2 flushed"},
-                           {"kernels", 3},
-                           {"candidates", total}});
-    out += line({{"event", "unplannable"},
-                 {"kernel", "triton_tem_fused_mm_2"},
-                 {"module", "cxyz"},
-                 {"what", "module"},
-                 {"why", "unsupported grid type Grid9D"}});
+    QByteArray out = headerLine();
+    out += line(protocol::Start{"/tmp/cache",
+                                {"NVIDIA H100 80GB HBM3", "9.0", "13.0", 1980, 52428800},
+                                "estimate 5, warmup 25 ms, rep 100 ms, L2 flushed",
+                                3,
+                                static_cast<std::size_t>(total)});
+    out += line(protocol::Unplannable{"triton_tem_fused_mm_2", "cxyz", "module",
+                                      "unsupported grid type Grid9D"});
     for (int i = 0; i < total; ++i) {
-        out += line(resultObject(all[static_cast<std::size_t>(i)], i + 1, total));
+        out += line(resultRecord(all[static_cast<std::size_t>(i)], i + 1, total));
     }
-    out += line({{"event", "verdict"},
-                 {"kernel", kKernelA},
-                 {"module", kModuleA},
-                 {"best", all[0].hash},
-                 {"candidate", kHashA1},
-                 {"best_config_text", "XBLOCK=1, R0_BLOCK=2048, num_warps=4, num_stages=1"},
-                 {"candidate_config_text", "XBLOCK=1, R0_BLOCK=4096, num_warps=8, num_stages=1"},
-                 {"status", "ok"},
-                 {"message", ""},
-                 {"rounds", 30},
-                 {"outcome", "faster"},
-                 {"difference_percent", 7.9},
-                 {"agreement", 0.93},
-                 {"p_value", 1e-6},
-                 {"text", kVerdictText}});
-    out += line({{"event", "end"}, {"run_id", 12}, {"results", total}, {"failed", 1}});
+    protocol::Verdict verdict;
+    verdict.kernel = kKernelA.toStdString();
+    verdict.module = kModuleA.toStdString();
+    verdict.best_hash = all[0].hash.toStdString();
+    verdict.candidate_hash = kHashA1.toStdString();
+    verdict.best_config_text = "XBLOCK=1, R0_BLOCK=2048, num_warps=4, num_stages=1";
+    verdict.candidate_config_text = "XBLOCK=1, R0_BLOCK=4096, num_warps=8, num_stages=1";
+    verdict.status = "ok";
+    verdict.rounds = 30;
+    verdict.outcome = bench::PairedVerdict::Outcome::Faster;
+    verdict.difference_percent = 7.9;
+    verdict.agreement = 0.93;
+    verdict.p_value = 1e-6;
+    verdict.text = kVerdictText.toStdString();
+    out += line(verdict);
+    out += line(protocol::End{12, static_cast<std::size_t>(total), 1, 1});
     return out;
 }
 
 // What `cachelens bench --plan --json-lines` prints for candidates(): every
-// config of each kernel (the first the current best), then an unplannable one.
-QByteArray cannedPlan() {
-    QByteArray out;
+// config of each kernel (the first the current best, unless `kernelBHasBest`
+// is false), then an unplannable one.
+QByteArray cannedPlan(bool kernelBHasBest = true) {
+    QByteArray out = headerLine();
     for (const auto& candidate : candidates()) {
-        out +=
-            line({{"event", "plan"},
-                  {"kernel", candidate.kernel},
-                  {"module", candidate.module},
-                  {"module_path", "/tmp/cache/" + candidate.module + ".py"},
-                  {"triton_hash", candidate.hash},
-                  {"config",
-                   QJsonObject{{"kwargs", candidate.kwargs}, {"num_warps", 4}, {"num_stages", 1}}},
-                  {"config_text", candidate.configText},
-                  {"is_current_best", candidate.wasBest},
-                  {"grid_type", "Grid1D"},
-                  {"grid", QJsonArray{4096, 1, 1}},
-                  {"block_threads", 128},
-                  {"shared_bytes", 16},
-                  {"source", "triton/0/" + candidate.hash},
-                  {"args", QJsonArray{QJsonObject{{"name", "xnumel"}, {"kind", "int"}}}}});
+        protocol::Plan plan;
+        plan.kernel = candidate.kernel.toStdString();
+        plan.module = candidate.module.toStdString();
+        plan.module_path = "/tmp/cache/" + plan.module + ".py";
+        plan.triton_hash = candidate.hash.toStdString();
+        plan.config = configOf(candidate.configText);
+        plan.is_current_best = candidate.wasBest && (kernelBHasBest || candidate.kernel != kKernelB);
+        plan.grid_type = "Grid1D";
+        plan.grid = {4096, 1, 1};
+        plan.block_threads = 128;
+        plan.shared_bytes = 16;
+        plan.source = "triton/0/" + plan.triton_hash;
+        bench::LaunchArg xnumel;
+        xnumel.kind = bench::LaunchArg::Kind::Int;
+        xnumel.name = "xnumel";
+        xnumel.type = "i32";
+        xnumel.bytes = 4;
+        plan.args = {xnumel};
+        out += line(plan);
     }
-    out += line({{"event", "unplannable"},
-                 {"kernel", "triton_tem_fused_mm_2"},
-                 {"module", "cxyz"},
-                 {"what", "module"},
-                 {"why", "unsupported grid type Grid9D"}});
+    out += line(protocol::Unplannable{"triton_tem_fused_mm_2", "cxyz", "module",
+                                      "unsupported grid type Grid9D"});
     return out;
 }
 
@@ -287,6 +291,14 @@ std::vector<BenchResultEvent> resultEvents() {
     }
     return results;
 }
+
+// The words of the CLI's refusals and failures in this test's records.
+const char* const kAlreadyBestWords = "bench accept: the candidate is already the best config";
+const char* const kNotFasterWords =
+    "not accepted: no difference beyond noise: the candidate is 0.8% faster in the median, but "
+    "only 17 of 30 paired rounds agree (57%); nothing written";
+const char* const kNoDriverWords =
+    "no CUDA driver: libcuda.so.1 not found (libcuda.so.1: cannot open shared object file)";
 
 // The fake `cachelens`: logs its arguments (tab-separated, a line per call)
 // to `calls`, then acts as `mode` says.
@@ -304,14 +316,16 @@ for arg in "$@"; do
 done
 if [ "$2" = accept ]; then
     if [ "$mode" = refuse ]; then
-        echo "cachelens: bench accept: $4 is already the best config of $3" >&2
+        cat "$dir/already_best.json"
+        cat "$dir/already_best.txt" >&2
         exit 2
     fi
     if [ "$mode" = notfaster ]; then
         case " $* " in
         *" --force "*) ;;
         *)
-            echo "cachelens: $6: not accepted: no difference beyond noise: the candidate is 0.8% faster in the median, but only 17 of 30 paired rounds agree (57%); nothing written; --force accepts it anyway" >&2
+            cat "$dir/not_faster.json"
+            cat "$dir/not_faster.txt" >&2
             exit 2;;
         esac
     fi
@@ -320,27 +334,27 @@ if [ "$2" = accept ]; then
 fi
 case "$mode" in
 error)
-    echo '{"event":"error","message":"no CUDA driver: libcuda.so.1 not found (libcuda.so.1: cannot open shared object file)"}'
+    cat "$dir/error.jsonl"
     echo "cachelens: no CUDA driver: libcuda.so.1 not found" >&2
     exit 2;;
 crash)
-    head -n 3 "$dir/run.jsonl"
+    head -n 4 "$dir/run.jsonl"
     ulimit -c 0
     kill -SEGV $$;;
 slow)
-    head -n 2 "$dir/run.jsonl"
+    head -n 3 "$dir/run.jsonl"
     exec sleep 30;;
 stubborn)
-    head -n 2 "$dir/run.jsonl"
+    head -n 3 "$dir/run.jsonl"
     trap '' TERM
     while :; do sleep 0.2; done;;
 noisy)
-    head -n 3 "$dir/run.jsonl"
+    head -n 4 "$dir/run.jsonl"
     echo 'Traceback: this is not JSON'
-    tail -n +4 "$dir/run.jsonl"
+    tail -n +5 "$dir/run.jsonl"
     exit 1;;
 truncated)
-    head -n 4 "$dir/run.jsonl"
+    head -n 5 "$dir/run.jsonl"
     exit 0;;
 esac
 while IFS= read -r line; do
@@ -369,12 +383,31 @@ struct FakeCli {
                QFile::setPermissions(program,
                                      QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner) &&
                write("run.jsonl", cannedRun()) && write("plan.jsonl", cannedPlan()) &&
-               setMode("ok") &&
-               write("accept.json",
-                     line({{"best_config", backupOf("best_config")},
-                           {"backup", backupOf("best_config.bak")},
-                           {"old_config", "XBLOCK=1, R0_BLOCK=2048, num_warps=4, num_stages=1"},
-                           {"new_config", "XBLOCK=1, R0_BLOCK=4096, num_warps=8, num_stages=1"}}));
+               setMode("ok") && writeRecords();
+    }
+    // What the CLI prints for an accept and its refusals, and for a run
+    // without a GPU, written with the engine's protocol writer. The words are
+    // this test's own: the page shows them, and decides nothing from them.
+    bool writeRecords() const {
+        const protocol::Accepted accepted{cache.string(),
+                                          backupOf("best_config").toStdString(),
+                                          backupOf("best_config.bak").toStdString(),
+                                          "XBLOCK=1, R0_BLOCK=2048, num_warps=4, num_stages=1",
+                                          "XBLOCK=1, R0_BLOCK=4096, num_warps=8, num_stages=1",
+                                          std::nullopt};
+        const protocol::Failure alreadyBest{ErrorKind::InvalidArgument, kAlreadyBestWords, {}};
+        const protocol::Failure notFaster{ErrorKind::InvalidArgument, kNotFasterWords,
+                                          bench::AcceptRefusal::NotFaster};
+        const protocol::Failure noDriver{ErrorKind::Unsupported, kNoDriverWords, {}};
+        return write("accept.json", document(accepted)) &&
+               write("already_best.json", document(alreadyBest)) &&
+               write("already_best.txt", "cachelens: " + QByteArray(kAlreadyBestWords)) &&
+               write("not_faster.json", document(notFaster)) &&
+               write("not_faster.txt", "cachelens: " + QByteArray(kNotFasterWords)) &&
+               write("error.jsonl", headerLine() + line(noDriver));
+    }
+    static QByteArray document(const protocol::Record& record) {
+        return QByteArray::fromStdString(protocol::to_document(record));
     }
     QString backupOf(const char* suffix) const {
         return QString::fromStdString(
@@ -532,51 +565,54 @@ private slots:
 
         // The last line without its newline waits for finish().
         BenchRunParser parser;
-        QVERIFY(parser.feed(R"({"event":"error","message":"no GPU"})").empty());
+        QVERIFY(parser
+                    .feed(headerLine() + QByteArray::fromStdString(protocol::to_line(
+                                             protocol::Failure{ErrorKind::Unsupported, "no GPU", {}})))
+                    .empty());
         const auto last = parser.finish();
         QCOMPARE(last.size(), std::size_t(1));
         QCOMPARE(std::get<BenchErrorEvent>(last.front()).message, QString("no GPU"));
         QVERIFY(parser.finish().empty());
     }
 
-    void parserReportsBadLinesAndSkipsUnknownEvents() {
+    // Unknown events are reported too: a CLI of this protocol version prints
+    // none, so one is a defect to see, not to skip.
+    void parserReportsBadLinesAndUnknownEvents() {
         BenchRunParser parser;
-        const auto events = parser.feed("this is not JSON\n"
-                                        "[1, 2]\n"
-                                        "{\"no_event\": 1}\n"
-                                        "{\"event\": \"result\", \"index\": 1}\n"
-                                        "\n"
-                                        "{\"event\": \"progress_v2\", \"done\": 3}\n"
-                                        "{\"event\": \"end\", \"run_id\": 3, \"results\": 0, "
-                                        "\"failed\": 0}\r\n");
-        QCOMPARE(events.size(), std::size_t(5));
+        const auto events = parser.feed(headerLine() + "this is not JSON\n"
+                                                       "[1, 2]\n"
+                                                       "{\"no_event\": 1}\n"
+                                                       "{\"event\": \"result\", \"index\": 1}\n"
+                                                       "\n"
+                                                       "{\"event\": \"progress_v2\", \"done\": 3}\n" +
+                                        line(protocol::End{3, 0, 0, 0}));
+        QCOMPARE(events.size(), std::size_t(6));
         const auto& notJson = std::get<BenchBadLine>(events[0]);
         QCOMPARE(notJson.line, QString("this is not JSON"));
         QVERIFY2(notJson.why.startsWith("not JSON"), qPrintable(notJson.why));
         QCOMPARE(std::get<BenchBadLine>(events[1]).why, QString("not a JSON object"));
         QCOMPARE(std::get<BenchBadLine>(events[2]).why, QString("no \"event\""));
-        QVERIFY(std::get<BenchBadLine>(events[3]).why.contains("without kernel"));
-        QCOMPARE(std::get<BenchEndEvent>(events[4]).runId, qint64(3));
+        QVERIFY2(std::get<BenchBadLine>(events[3]).why.startsWith("a result record whose"),
+                 qPrintable(std::get<BenchBadLine>(events[3]).why));
+        QVERIFY(std::get<BenchBadLine>(events[4]).why.contains("progress_v2"));
+        QCOMPARE(std::get<BenchEndEvent>(events[5]).runId, qint64(3));
 
         // A very long bad line is shortened.
         const auto longLine = BenchRunParser::parseLine(QByteArray(5000, 'x'));
         QVERIFY(longLine);
         QVERIFY(std::get<BenchBadLine>(*longLine).line.size() < 300);
 
-        const auto plan = BenchRunParser::parseLine(
-            R"({"event":"plan","kernel":"k","module":"cm","triton_hash":"ab","config_text":"XBLOCK=8",)"
-            R"("is_current_best":true,"grid_type":"Grid1D","grid":[4096,1,1],"block_threads":128,)"
-            R"("shared_bytes":16,"source":"triton/0/AB","args":[{"name":"xnumel","kind":"int"}]})");
+        QByteArray planLine = cannedPlan().split('\n')[1];
+        const auto plan = BenchRunParser::parseLine(planLine);
         QVERIFY(plan);
         const auto& planned = std::get<BenchPlanEvent>(*plan);
         QCOMPARE(planned.grid, (std::vector<qint64>{4096, 1, 1}));
         QCOMPARE(planned.blockThreads, 128);
         QVERIFY(planned.isCurrentBest);
-        QCOMPARE(planned.args.size(), 1);
+        QCOMPARE(planned.args.size(), std::size_t(1));
 
-        auto accepted =
-            parseAcceptOutput(R"({"best_config":"/c/x.best_config","backup":"/c/x.bak",)"
-                              R"("old_config":"XBLOCK=1","new_config":"XBLOCK=2"})");
+        auto accepted = parseAcceptOutput(QByteArray::fromStdString(protocol::to_document(
+            protocol::Accepted{"/c", "/c/x.best_config", "/c/x.bak", "XBLOCK=1", "XBLOCK=2", {}})));
         QVERIFY_RESULT(accepted);
         QCOMPARE(accepted->backup, QString("/c/x.bak"));
         QCOMPARE(accepted->newConfig, QString("XBLOCK=2"));
@@ -614,7 +650,7 @@ private slots:
                 QVERIFY(!plan->configText.isEmpty());
                 QCOMPARE(plan->grid.size(), std::size_t(3));
                 QVERIFY(plan->blockThreads > 0);
-                QVERIFY(!plan->args.isEmpty());
+                QVERIFY(!plan->args.empty());
                 modules.insert(plan->module);
             }
         }
@@ -1004,6 +1040,47 @@ private slots:
         QVERIFY(!view.cancelButton()->isEnabled());
     }
 
+    // A cachelens of another protocol version (an older one on PATH, a newer
+    // one beside the GUI): its plans and its runs are refused, naming the
+    // binary and the versions, and none of its output is shown as results.
+    void aCliOfAnotherProtocolVersionIsRefused() {
+        FakeCli fake;
+        QVERIFY(fake.make());
+        const QByteArray newer = line(protocol::Header{.version = protocol::kVersion + 1,
+                                                       .program = "cachelens 99.0"});
+        QVERIFY(fake.write("plan.jsonl", newer + cannedPlan().split('\n').mid(1).join('\n')));
+        QVERIFY(fake.write("run.jsonl", newer + cannedRun().split('\n').mid(1).join('\n')));
+        JobPool jobs;
+        BenchPage view(jobs, fake.catalogPath);
+        view.setProgram(fake.program);
+        QSignalSpy planned(&view, &BenchPage::planFinished);
+        view.showRoot(fake.cache);
+        QVERIFY(planned.wait(10'000));
+        const QString expected =
+            QStringLiteral("Refused to use %1: cachelens 99.0 speaks cachelens-bench version %2; "
+                           "this reader speaks version %3")
+                .arg(fake.program)
+                .arg(protocol::kVersion + 1)
+                .arg(protocol::kVersion);
+        QVERIFY2(view.errorText().startsWith(expected), qPrintable(view.errorText()));
+        QCOMPARE(view.results()->rowCount(), 0);
+
+        QSignalSpy finished(&view, &BenchPage::runFinished);
+        view.run();
+        QVERIFY(finished.wait(10'000));
+        QVERIFY2(view.errorText().startsWith(expected), qPrintable(view.errorText()));
+        QCOMPARE(view.results()->rowCount(), 0);
+        QCOMPARE(view.statusText(), QStringLiteral("Refused %1.").arg(fake.program));
+
+        // An older cachelens prints no header at all.
+        QVERIFY(fake.write("run.jsonl", cannedRun().split('\n').mid(1).join('\n')));
+        view.run();
+        QVERIFY(finished.wait(10'000));
+        QVERIFY2(view.errorText().contains("does not start with a cachelens-bench version"),
+                 qPrintable(view.errorText()));
+        QCOMPARE(view.results()->rowCount(), 0);
+    }
+
     void failuresAreShownInThePage() {
         FakeCli fake;
         QVERIFY(fake.make());
@@ -1175,10 +1252,8 @@ private slots:
         }
 
         // A kernel no .best_config names a config of: said so, as a run would.
-        QByteArray noBestB = cannedPlan();
-        const QByteArray bestB = "\"is_current_best\":true,\"kernel\":\"" + kKernelB.toUtf8();
-        QVERIFY(noBestB.contains(bestB));
-        noBestB.replace(bestB, "\"is_current_best\":false,\"kernel\":\"" + kKernelB.toUtf8());
+        const QByteArray noBestB = cannedPlan(/*kernelBHasBest=*/false);
+        QVERIFY(noBestB != cannedPlan());
         QVERIFY(fake.write("plan.jsonl", noBestB));
         view.allConfigsBox()->setChecked(false);
         QVERIFY(planned.wait(10'000));

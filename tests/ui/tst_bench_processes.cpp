@@ -26,7 +26,9 @@ using namespace cachelens::ui;
 
 namespace {
 
-// Logs its arguments (tab-separated, a line per call) to `calls`, then acts as `mode` says.
+// Logs its arguments (tab-separated, a line per call) to `calls`, then acts
+// as `mode` says, printing the records FakeCli wrote with the engine's
+// protocol writer (bench_protocol.h): what the real CLI would print.
 const char* const kFakeCli = R"sh(#!/bin/sh
 dir=$(dirname "$0")
 printf '%s\t' "$@" >> "$dir/calls"
@@ -35,9 +37,8 @@ mode=$(cat "$dir/mode")
 for arg in "$@"; do
     if [ "$arg" = --plan ]; then
         if [ "$mode" = slowplan ] || [ "$mode" = slow ]; then sleep 1; fi
-        echo '{"event":"plan","kernel":"triton_red_fused_0","module":"cmodule","triton_hash":"h0","config_text":"XBLOCK=1","is_current_best":true}'
-        # The last line without its newline: still an event.
-        printf '%s' '{"event":"unplannable","kernel":"triton_poi_1","module":"cother","what":"kernel","why":"no source"}'
+        # Its last line has no newline: still an event.
+        cat "$dir/plan.jsonl"
         echo "listed $2" >&2
         exit 0
     fi
@@ -45,23 +46,23 @@ done
 if [ "$2" = accept ]; then
     case "$mode" in
     refuse)
-        echo "cachelens: bench accept: $4 is already the best config of $3" >&2
+        cat "$dir/refused.json"
+        cat "$dir/refused.txt" >&2
         exit 2;;
     garbled)
         echo 'accepted, somehow'
         exit 0;;
     esac
-    printf '{"best_config":"%s/b.best_config","backup":"%s/b.best_config.bak","old_config":"XBLOCK=1","new_config":"XBLOCK=2"}\n' "$6" "$6"
+    cat "$dir/accept.json"
     exit 0
 fi
-start='{"event":"start","cache_dir":"'"$2"'","kernels":1,"candidates":1}'
 case "$mode" in
 slow)
     echo $$ > "$dir/pid"
-    echo "$start"
+    head -n 2 "$dir/run.jsonl"
     exec sleep 30;;
 stubborn)
-    echo "$start"
+    head -n 2 "$dir/run.jsonl"
     trap '' TERM
     while :; do sleep 0.2; done;;
 noisy)
@@ -69,16 +70,41 @@ noisy)
     printf '\nthe last words\n' >&2
     exit 2;;
 crash)
-    echo "$start"
+    head -n 2 "$dir/run.jsonl"
     ulimit -c 0
     kill -SEGV $$;;
+newer)
+    cat "$dir/newer.jsonl"
+    exec sleep 30;;
 esac
-echo "$start"
-echo 'Traceback: this is not JSON'
-echo '{"event":"result","index":1,"total":1,"kernel":"triton_red_fused_0","module":"cmodule","triton_hash":"h0","config_text":"XBLOCK=1","status":"ok","samples_ms":[0.5],"median_ms":0.5}'
-printf '%s' '{"event":"end","run_id":7,"results":1,"failed":0}'
+# A header and a start, a line that is not JSON, a result, an end without its newline.
+cat "$dir/run.jsonl"
 exit 1
 )sh";
+
+namespace protocol = cachelens::bench::protocol;
+
+QByteArray lineOf(const protocol::Record& record) {
+    return QByteArray::fromStdString(protocol::to_line(record)) + '\n';
+}
+
+QByteArray headerLine() {
+    return lineOf(protocol::Header{.program = "cachelens test"});
+}
+
+cachelens::bench::CandidateResult result(const char* hash, const char* config) {
+    cachelens::bench::CandidateResult result;
+    result.kernel_name = "triton_red_fused_0";
+    result.module_key = "cmodule";
+    result.triton_hash = hash;
+    result.config.kwargs = {{config, std::int64_t{1}}};
+    result.samples_ms = {0.5};
+    result.stats = cachelens::bench::stats_of(result.samples_ms);
+    return result;
+}
+
+// The words of a refusal: the test's own, carried by the CLI's record.
+const std::string kRefusedWords = "h1 is already the best config of cmodule";
 
 struct FakeCli {
     QTemporaryDir temp;
@@ -94,7 +120,37 @@ struct FakeCli {
         return write("cachelens", kFakeCli) &&
                QFile::setPermissions(program,
                                      QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner) &&
-               setMode("ok");
+               setMode("ok") && writeRecords();
+    }
+    bool writeRecords() const {
+        protocol::Plan plan;
+        plan.kernel = "triton_red_fused_0";
+        plan.module = "cmodule";
+        plan.triton_hash = "h0";
+        plan.config.kwargs = {{"XBLOCK", std::int64_t{1}}};
+        plan.is_current_best = true;
+        QByteArray planLines = headerLine() + lineOf(plan) +
+                               lineOf(protocol::Unplannable{"triton_poi_1", "cother", "kernel",
+                                                            "no source"});
+        planLines.chop(1);
+        QByteArray run = headerLine() + lineOf(protocol::Start{"/cache", {}, "do_bench", 1, 1}) +
+                         "Traceback: this is not JSON\n" +
+                         lineOf(protocol::Result{1, 1, result("h0", "XBLOCK")}) +
+                         lineOf(protocol::End{7, 1, 0, 0});
+        run.chop(1);
+        const std::string cache = temp.filePath("cache").toStdString();
+        protocol::Accepted accepted{cache, cache + "/b.best_config", cache + "/b.best_config.bak",
+                                    "XBLOCK=1", "XBLOCK=2", std::nullopt};
+        const auto refused = protocol::Failure::of(
+            cachelens::Error{cachelens::ErrorKind::InvalidArgument, kRefusedWords, {}});
+        const QByteArray newer =
+            lineOf(protocol::Header{.version = protocol::kVersion + 1, .program = "cachelens 99"}) +
+            lineOf(protocol::Start{"/cache", {}, "do_bench", 1, 1});
+        return write("plan.jsonl", planLines) && write("run.jsonl", run) &&
+               write("newer.jsonl", newer) &&
+               write("accept.json", QByteArray::fromStdString(protocol::to_document(accepted))) &&
+               write("refused.json", QByteArray::fromStdString(protocol::to_document(refused))) &&
+               write("refused.txt", QByteArray::fromStdString("cachelens: " + kRefusedWords));
     }
     bool write(const QString& name, const QByteArray& bytes) const {
         QFile file(temp.filePath(name));
@@ -307,6 +363,29 @@ private slots:
         QCOMPARE(reports.listings.size(), std::size_t(1));
     }
 
+    // A CLI of another protocol version: one refusal naming it, nothing of
+    // its output after that, and the process killed rather than left timing.
+    void anotherProtocolVersionIsRefusedAndStopped() {
+        FakeCli fake;
+        QVERIFY(fake.make());
+        QVERIFY(fake.setMode("newer"));
+        BenchProcesses processes(fake.catalogPath);
+        processes.setProgram(fake.program);
+        Reports reports(processes);
+        QElapsedTimer clock;
+        clock.start();
+        processes.startRun(fake.temp.path(), {}, false);
+        QTRY_COMPARE_WITH_TIMEOUT(reports.runEnds.size(), std::size_t(1), 10'000);
+        QVERIFY2(clock.elapsed() < 5'000, qPrintable(QString::number(clock.elapsed())));
+        QCOMPARE(reports.events.size(), std::size_t(1));
+        const auto* refused = std::get_if<BenchIncompatible>(&reports.events.front());
+        QVERIFY(refused != nullptr);
+        QVERIFY2(refused->why.contains("cachelens 99 speaks cachelens-bench version"),
+                 qPrintable(refused->why));
+        QVERIFY(reports.runEnds.front().refused);
+        QVERIFY(!processes.isRunning());
+    }
+
     void acceptSaysWhatItDid() {
         FakeCli fake;
         QVERIFY(fake.make());
@@ -330,15 +409,20 @@ private slots:
             QCOMPARE((*end.outcome)->newConfig, QString("XBLOCK=2"));
         }
 
-        // Refused: the exit code and the CLI's words, no outcome.
+        // Refused: the exit code and the CLI's words, no outcome; the refusal
+        // typed, and not one --force would overrule.
         QVERIFY(fake.setMode("refuse"));
         processes.accept("cmodule", "h1", dir);
         QTRY_COMPARE_WITH_TIMEOUT(reports.acceptEnds.size(), std::size_t(2), 10'000);
         {
             const BenchAcceptEnd& end = reports.acceptEnds.back();
             QCOMPARE(end.exit.code, 2);
-            QVERIFY(end.exit.stderrText.contains("h1 is already the best config of cmodule"));
+            QVERIFY(end.exit.stderrText.contains(QString::fromStdString(kRefusedWords)));
             QVERIFY(!end.outcome.has_value());
+            QVERIFY(end.refusal.has_value());
+            QCOMPARE(end.refusal->message, QString::fromStdString(kRefusedWords));
+            QCOMPARE(end.refusal->kind, cachelens::ErrorKind::InvalidArgument);
+            QVERIFY(!end.refusal->refusal.has_value());
         }
 
         // Exit code 0 with output that is not an outcome: why it is not.

@@ -1,204 +1,188 @@
 #include "data/bench_run_parser.h"
 
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QJsonParseError>
-
 namespace cachelens::ui {
 
 namespace {
 
-// Enough of a bad line to recognise it; the CLI's lines can be long.
-constexpr qsizetype kShownLineChars = 200;
+namespace protocol = bench::protocol;
 
-QString shortened(QByteArrayView line) {
-    QString text = QString::fromUtf8(line);
-    if (text.size() > kShownLineChars) {
-        text = text.left(kShownLineChars) + QStringLiteral("…");
+QString qs(const std::string& text) {
+    return QString::fromStdString(text);
+}
+
+BenchResultEvent resultEvent(const protocol::Result& record) {
+    const auto& result = record.result;
+    BenchResultEvent event;
+    event.index = static_cast<int>(record.index);
+    event.total = static_cast<int>(record.total);
+    event.kernel = qs(result.kernel_name);
+    event.module = qs(result.module_key);
+    event.tritonHash = qs(result.triton_hash);
+    event.configText = qs(result.config.describe());
+    event.wasBest = result.was_best;
+    event.status = qs(result.status);
+    event.message = qs(result.message);
+    event.samplesMs = result.samples_ms;
+    event.medianMs = result.stats.median_ms;
+    event.minMs = result.stats.min_ms;
+    event.p20Ms = result.stats.p20_ms;
+    event.p80Ms = result.stats.p80_ms;
+    return event;
+}
+
+BenchVerdictEvent verdictEvent(const protocol::Verdict& record) {
+    BenchVerdictEvent verdict;
+    verdict.kernel = qs(record.kernel);
+    verdict.module = qs(record.module);
+    verdict.bestHash = qs(record.best_hash);
+    verdict.candidateHash = qs(record.candidate_hash);
+    verdict.bestConfigText = qs(record.best_config_text);
+    verdict.candidateConfigText = qs(record.candidate_config_text);
+    verdict.status = qs(record.status);
+    verdict.message = qs(record.message);
+    verdict.rounds = record.rounds;
+    switch (record.outcome) {
+    case bench::PairedVerdict::Outcome::Faster:
+        verdict.outcome = QStringLiteral("faster");
+        break;
+    case bench::PairedVerdict::Outcome::Slower:
+        verdict.outcome = QStringLiteral("slower");
+        break;
+    case bench::PairedVerdict::Outcome::NoDifference:
+        verdict.outcome = QStringLiteral("no_difference");
+        break;
     }
-    return text;
+    verdict.differencePercent = record.difference_percent;
+    verdict.agreement = record.agreement;
+    verdict.text = qs(record.text);
+    return verdict;
 }
 
-BenchDevice deviceOf(const QJsonObject& object) {
-    BenchDevice device;
-    device.name = object.value(QLatin1String("name")).toString();
-    device.computeCapability = object.value(QLatin1String("compute_capability")).toString();
-    device.driverVersion = object.value(QLatin1String("driver_version")).toString();
-    const auto clock = object.value(QLatin1String("sm_clock_mhz"));
-    if (clock.isDouble()) {
-        device.smClockMhz = clock.toInteger();
-    }
-    device.l2Bytes = object.value(QLatin1String("l2_bytes")).toInteger();
-    return device;
-}
-
-QString string(const QJsonObject& object, const char* key) {
-    return object.value(QLatin1String(key)).toString();
-}
-
-double number(const QJsonObject& object, const char* key) {
-    return object.value(QLatin1String(key)).toDouble();
-}
-
-int integer(const QJsonObject& object, const char* key) {
-    return object.value(QLatin1String(key)).toInt();
-}
-
-BenchEvent resultOf(const QJsonObject& object) {
-    BenchResultEvent result;
-    result.index = integer(object, "index");
-    result.total = integer(object, "total");
-    result.kernel = string(object, "kernel");
-    result.module = string(object, "module");
-    result.tritonHash = string(object, "triton_hash");
-    result.configText = string(object, "config_text");
-    result.wasBest = object.value(QLatin1String("was_best")).toBool();
-    result.status = string(object, "status");
-    result.message = string(object, "message");
-    for (const auto& sample : object.value(QLatin1String("samples_ms")).toArray()) {
-        result.samplesMs.push_back(sample.toDouble());
-    }
-    result.medianMs = number(object, "median_ms");
-    result.minMs = number(object, "min_ms");
-    result.p20Ms = number(object, "p20_ms");
-    result.p80Ms = number(object, "p80_ms");
-    return result;
-}
-
-BenchEvent planOf(const QJsonObject& object) {
+BenchPlanEvent planEvent(const protocol::Plan& record) {
     BenchPlanEvent plan;
-    plan.kernel = string(object, "kernel");
-    plan.module = string(object, "module");
-    plan.tritonHash = string(object, "triton_hash");
-    plan.configText = string(object, "config_text");
-    plan.isCurrentBest = object.value(QLatin1String("is_current_best")).toBool();
-    plan.gridType = string(object, "grid_type");
-    for (const auto& dim : object.value(QLatin1String("grid")).toArray()) {
-        plan.grid.push_back(dim.toInteger());
-    }
-    plan.blockThreads = integer(object, "block_threads");
-    plan.sharedBytes = object.value(QLatin1String("shared_bytes")).toInteger();
-    plan.source = string(object, "source");
-    plan.args = object.value(QLatin1String("args")).toArray();
+    plan.kernel = qs(record.kernel);
+    plan.module = qs(record.module);
+    plan.tritonHash = qs(record.triton_hash);
+    plan.configText = qs(record.config.describe());
+    plan.isCurrentBest = record.is_current_best;
+    plan.gridType = qs(record.grid_type);
+    plan.grid.assign(record.grid.begin(), record.grid.end());
+    plan.blockThreads = static_cast<int>(record.block_threads);
+    plan.sharedBytes = record.shared_bytes;
+    plan.source = qs(record.source);
+    plan.args = record.args;
     return plan;
 }
 
-BenchVerdictEvent verdictOf(const QJsonObject& object) {
-    BenchVerdictEvent verdict;
-    verdict.kernel = string(object, "kernel");
-    verdict.module = string(object, "module");
-    verdict.bestHash = string(object, "best");
-    verdict.candidateHash = string(object, "candidate");
-    verdict.bestConfigText = string(object, "best_config_text");
-    verdict.candidateConfigText = string(object, "candidate_config_text");
-    verdict.status = string(object, "status");
-    verdict.message = string(object, "message");
-    verdict.rounds = integer(object, "rounds");
-    verdict.outcome = string(object, "outcome");
-    verdict.differencePercent = number(object, "difference_percent");
-    verdict.agreement = number(object, "agreement");
-    verdict.text = string(object, "text");
-    return verdict;
+BenchErrorEvent errorEvent(const protocol::Failure& failure) {
+    return {qs(failure.message), failure.kind, failure.refusal};
+}
+
+struct ToEvent {
+    std::optional<BenchEvent> operator()(const protocol::Header&) const { return std::nullopt; }
+    std::optional<BenchEvent> operator()(const protocol::Start& start) const {
+        const auto& device = start.device;
+        return BenchStartEvent{qs(start.cache_dir),
+                               {qs(device.name), qs(device.compute_capability),
+                                qs(device.driver_version), device.sm_clock_mhz, device.l2_bytes},
+                               qs(start.timing),
+                               static_cast<int>(start.kernels),
+                               static_cast<int>(start.candidates)};
+    }
+    std::optional<BenchEvent> operator()(const protocol::Unplannable& record) const {
+        return BenchUnplannableEvent{qs(record.kernel), qs(record.module), qs(record.what),
+                                     qs(record.why)};
+    }
+    std::optional<BenchEvent> operator()(const protocol::Result& record) const {
+        return resultEvent(record);
+    }
+    std::optional<BenchEvent> operator()(const protocol::Verdict& record) const {
+        return verdictEvent(record);
+    }
+    std::optional<BenchEvent> operator()(const protocol::Plan& record) const {
+        return planEvent(record);
+    }
+    std::optional<BenchEvent> operator()(const protocol::End& end) const {
+        return BenchEndEvent{end.run_id, static_cast<int>(end.results),
+                             static_cast<int>(end.failed)};
+    }
+    std::optional<BenchEvent> operator()(const protocol::Failure& failure) const {
+        return errorEvent(failure);
+    }
+    std::optional<BenchEvent> operator()(const protocol::Accepted&) const {
+        // A document of `bench accept`, not a record of a run: not for this page's streams.
+        return BenchBadLine{QStringLiteral("accepted"),
+                            QStringLiteral("an accept's record in a bench stream")};
+    }
+    std::optional<BenchEvent> operator()(const protocol::BadLine& bad) const {
+        return BenchBadLine{qs(bad.line), qs(bad.why)};
+    }
+    std::optional<BenchEvent> operator()(const protocol::Incompatible& refused) const {
+        return BenchIncompatible{qs(refused.why)};
+    }
+    std::optional<BenchEvent> operator()(const protocol::Record& record) const {
+        return std::visit(*this, record);
+    }
+};
+
+std::vector<BenchEvent> eventsOf(std::vector<protocol::StreamItem> items) {
+    std::vector<BenchEvent> events;
+    for (const auto& item : items) {
+        if (auto event = std::visit(ToEvent{}, item)) {
+            events.push_back(std::move(*event));
+        }
+    }
+    return events;
+}
+
+std::string_view view(QByteArrayView bytes) {
+    return {bytes.data(), static_cast<std::size_t>(bytes.size())};
 }
 
 } // namespace
 
 std::vector<BenchEvent> BenchRunParser::feed(QByteArrayView bytes) {
-    std::vector<BenchEvent> events;
-    pending_.append(bytes);
-    qsizetype start = 0;
-    for (qsizetype newline = pending_.indexOf('\n', start); newline != -1;
-         newline = pending_.indexOf('\n', start)) {
-        if (auto event = parseLine(QByteArrayView(pending_).sliced(start, newline - start))) {
-            events.push_back(std::move(*event));
-        }
-        start = newline + 1;
-    }
-    pending_.remove(0, start);
-    return events;
+    return eventsOf(reader_.feed(view(bytes)));
 }
 
 std::vector<BenchEvent> BenchRunParser::finish() {
-    std::vector<BenchEvent> events;
-    if (auto event = parseLine(pending_)) {
-        events.push_back(std::move(*event));
-    }
-    pending_.clear();
-    return events;
+    return eventsOf(reader_.finish());
 }
 
 std::optional<BenchEvent> BenchRunParser::parseLine(QByteArrayView line) {
-    const QByteArrayView text = line.trimmed();
-    if (text.isEmpty()) {
-        return std::nullopt;
+    auto parsed = protocol::parse_line(view(line));
+    if (auto* record = std::get_if<protocol::Record>(&parsed)) {
+        return ToEvent{}(*record);
     }
-    QJsonParseError error;
-    const auto document = QJsonDocument::fromJson(text.toByteArray(), &error);
-    if (error.error != QJsonParseError::NoError) {
-        return BenchBadLine{shortened(text), QStringLiteral("not JSON: %1 at character %2")
-                                                 .arg(error.errorString())
-                                                 .arg(error.offset)};
-    }
-    if (!document.isObject()) {
-        return BenchBadLine{shortened(text), QStringLiteral("not a JSON object")};
-    }
-    const QJsonObject object = document.object();
-    const QString event = string(object, "event");
-    if (event.isEmpty()) {
-        return BenchBadLine{shortened(text), QStringLiteral("no \"event\"")};
-    }
-    if (event == QLatin1String("result")) {
-        // A result that names no kernel or status cannot be shown or accepted.
-        if (string(object, "kernel").isEmpty() || string(object, "status").isEmpty()) {
-            return BenchBadLine{shortened(text),
-                                QStringLiteral("a result without kernel or status")};
-        }
-        return resultOf(object);
-    }
-    if (event == QLatin1String("start")) {
-        return BenchStartEvent{
-            string(object, "cache_dir"), deviceOf(object.value(QLatin1String("device")).toObject()),
-            string(object, "protocol"), integer(object, "kernels"), integer(object, "candidates")};
-    }
-    if (event == QLatin1String("unplannable")) {
-        return BenchUnplannableEvent{string(object, "kernel"), string(object, "module"),
-                                     string(object, "what"), string(object, "why")};
-    }
-    if (event == QLatin1String("verdict")) {
-        if (string(object, "kernel").isEmpty() || string(object, "text").isEmpty()) {
-            return BenchBadLine{shortened(text),
-                                QStringLiteral("a verdict without kernel or text")};
-        }
-        return verdictOf(object);
-    }
-    if (event == QLatin1String("end")) {
-        return BenchEndEvent{object.value(QLatin1String("run_id")).toInteger(),
-                             integer(object, "results"), integer(object, "failed")};
-    }
-    if (event == QLatin1String("error")) {
-        return BenchErrorEvent{string(object, "message")};
-    }
-    if (event == QLatin1String("plan")) {
-        return planOf(object);
+    if (auto* bad = std::get_if<protocol::BadLine>(&parsed)) {
+        return ToEvent{}(*bad);
     }
     return std::nullopt;
 }
 
-Result<BenchAcceptOutcome> parseAcceptOutput(QByteArrayView json) {
-    QJsonParseError error;
-    const auto document = QJsonDocument::fromJson(json.trimmed().toByteArray(), &error);
-    if (error.error != QJsonParseError::NoError || !document.isObject()) {
-        return fail(ErrorKind::Corrupt, "cachelens bench accept printed no JSON object: " +
-                                            shortened(json.trimmed()).toStdString());
+Result<BenchAcceptOutcome> parseAcceptOutput(QByteArrayView json, BenchErrorEvent* refusal) {
+    auto document = protocol::parse_accept_document(view(json));
+    if (const auto* accepted = std::get_if<protocol::Accepted>(&document)) {
+        return BenchAcceptOutcome{qs(accepted->best_config),
+                                  accepted->backup ? qs(*accepted->backup) : QString(),
+                                  qs(accepted->old_config), qs(accepted->new_config),
+                                  accepted->verdict ? qs(accepted->verdict->text) : QString()};
     }
-    const QJsonObject object = document.object();
-    BenchAcceptOutcome outcome{string(object, "best_config"), string(object, "backup"),
-                               string(object, "old_config"), string(object, "new_config"),
-                               string(object.value(QLatin1String("verdict")).toObject(), "text")};
-    if (outcome.bestConfig.isEmpty()) {
-        return fail(ErrorKind::Corrupt, "cachelens bench accept named no best_config file");
+    if (const auto* failure = std::get_if<protocol::Failure>(&document)) {
+        if (refusal != nullptr) {
+            *refusal = errorEvent(*failure);
+        }
+        return fail(failure->kind, failure->message);
     }
-    return outcome;
+    if (const auto* refused = std::get_if<protocol::Incompatible>(&document)) {
+        return fail(ErrorKind::Unsupported, refused->why);
+    }
+    const auto& bad = std::get<protocol::BadLine>(document);
+    if (bad.why.starts_with("not JSON") || bad.why.starts_with("not a JSON object")) {
+        return fail(ErrorKind::Corrupt, "cachelens bench accept printed no JSON object: " + bad.line);
+    }
+    return fail(ErrorKind::Corrupt,
+                "cachelens bench accept printed no record of its outcome: " + bad.why);
 }
 
 } // namespace cachelens::ui

@@ -1,17 +1,18 @@
 #pragma once
 
-// What `cachelens bench --json-lines` prints, as events: the child process's
-// stdout arrives in chunks that split lines anywhere, so the parser keeps the
-// unfinished line until its newline. A line that is not JSON is reported as a
-// BadLine event and the run goes on; events it does not know are skipped (a
-// newer CLI may print more). No widgets: the Benchmarks page and the tests
-// feed it bytes.
+// What `cachelens bench --json-lines` prints, as events for the Benchmarks
+// page: the engine's protocol reader (bench/bench_protocol.h, the code the CLI
+// writes the records with) reads the stream, checks its header and version,
+// and this turns its records into Qt strings. A line that is not a record is
+// a BenchBadLine and the run goes on; a stream of another version or program
+// is one BenchIncompatible and nothing after it. No widgets: the Benchmarks
+// page and the tests feed it bytes.
 
+#include <cachelens/bench/bench_protocol.h>
 #include <cachelens/core/error.h>
 
 #include <QByteArray>
 #include <QByteArrayView>
-#include <QJsonArray>
 #include <QString>
 
 #include <optional>
@@ -95,6 +96,9 @@ struct BenchEndEvent {
 // A fatal error: the CLI exits with code 2 after it.
 struct BenchErrorEvent {
     QString message;
+    ErrorKind kind = ErrorKind::InvalidArgument;
+    // An accept refused for a reason the user may overrule (--force).
+    std::optional<bench::AcceptRefusal> refusal;
 };
 
 // A launch plan (bench --plan): what would be launched, without a GPU.
@@ -109,7 +113,7 @@ struct BenchPlanEvent {
     int blockThreads = 0;
     qint64 sharedBytes = 0;
     QString source;
-    QJsonArray args;
+    std::vector<bench::LaunchArg> args;
 };
 
 // A line that is not a JSON object with an "event", or an event missing a
@@ -119,23 +123,32 @@ struct BenchBadLine {
     QString why;
 };
 
+// The CLI printed no header of this protocol version: `why` names the
+// program and the version it speaks. Nothing after it is read.
+struct BenchIncompatible {
+    QString why;
+};
+
 using BenchEvent =
     std::variant<BenchStartEvent, BenchUnplannableEvent, BenchResultEvent, BenchVerdictEvent,
-                 BenchEndEvent, BenchErrorEvent, BenchPlanEvent, BenchBadLine>;
+                 BenchEndEvent, BenchErrorEvent, BenchPlanEvent, BenchBadLine, BenchIncompatible>;
 
 class BenchRunParser {
 public:
-    // The events of every line `bytes` completes, in order.
+    // The events of every line `bytes` completes, in order (the header is
+    // checked, not reported).
     std::vector<BenchEvent> feed(QByteArrayView bytes);
     // At the end of the output: the last line if it had no newline.
     std::vector<BenchEvent> finish();
-    void reset() { pending_.clear(); }
+    void reset() { reader_.reset(); }
+    bool incompatible() const { return reader_.incompatible(); }
 
-    // One line without its newline; nullopt for blank lines and unknown events.
+    // One line without its newline, whatever came before it (no header
+    // check); nullopt for blank lines and headers.
     static std::optional<BenchEvent> parseLine(QByteArrayView line);
 
 private:
-    QByteArray pending_;
+    bench::protocol::StreamReader reader_;
 };
 
 // What `cachelens bench accept ... --json` prints.
@@ -147,6 +160,9 @@ struct BenchAcceptOutcome {
     QString verdict; // the side-by-side verdict's text; empty when not re-timed (--force)
 };
 
-Result<BenchAcceptOutcome> parseAcceptOutput(QByteArrayView json);
+// The outcome, or why there is none: the CLI's refusal (its kind; `refusal`
+// filled in when given), another protocol version, or output that is neither.
+Result<BenchAcceptOutcome> parseAcceptOutput(QByteArrayView json,
+                                             BenchErrorEvent* refusal = nullptr);
 
 } // namespace cachelens::ui

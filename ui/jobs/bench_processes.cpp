@@ -104,6 +104,7 @@ void BenchProcesses::startRun(const QString& dir, const QStringList& kernels, bo
     parser_.reset();
     runStderr_.clear();
     cancelling_ = false;
+    refused_ = false;
 
     run_ = startProcess(arguments);
     connect(run_, &QProcess::readyReadStandardOutput, this, &BenchProcesses::readRunOutput);
@@ -137,6 +138,11 @@ void BenchProcesses::readRunOutput() {
     for (const auto& event : parser_.feed(run_->readAllStandardOutput())) {
         emit runEvent(event);
     }
+    // A program that speaks another protocol is not left running on the GPU.
+    if (parser_.incompatible() && !refused_) {
+        refused_ = true;
+        run_->kill();
+    }
 }
 
 void BenchProcesses::runFinished(int exitCode, bool crashed) {
@@ -148,6 +154,7 @@ void BenchProcesses::runFinished(int exitCode, bool crashed) {
     keepTail(runStderr_, run_->readAllStandardError());
     BenchExit exit = exitOf(exitCode, crashed, runStderr_);
     exit.cancelled = cancelling_;
+    exit.refused = refused_;
     release(run_);
     cancelling_ = false;
     emit runEnded(exit);
@@ -252,8 +259,17 @@ void BenchProcesses::acceptFinished(int exitCode, bool crashed) {
     BenchAcceptEnd end;
     end.exit = exitOf(exitCode, crashed, accept_->readAllStandardError());
     end.output = QString::fromUtf8(output).trimmed();
-    if (end.exit.succeeded()) {
-        end.outcome = parseAcceptOutput(output);
+    if (end.exit.started() && !end.exit.crashed) {
+        BenchErrorEvent refusal;
+        auto outcome = parseAcceptOutput(output, &refusal);
+        if (!outcome && !refusal.message.isEmpty()) {
+            end.refusal = std::move(refusal);
+        } else if (!outcome && outcome.error().kind == ErrorKind::Unsupported) {
+            end.incompatible = QString::fromStdString(outcome.error().message);
+        }
+        if (end.exit.succeeded()) {
+            end.outcome = std::move(outcome);
+        }
     }
     release(accept_);
     emit acceptEnded(end);

@@ -34,6 +34,9 @@ struct BenchExit {
     int code = 0;
     // Asked to stop (BenchProcesses::cancelRun()) before it ended.
     bool cancelled = false;
+    // Killed because its output was not of this protocol version (a
+    // BenchIncompatible event said why).
+    bool refused = false;
     // Its stderr, trimmed; of a run, the last 16 KiB (its end says what went wrong).
     QString stderrText;
 
@@ -51,9 +54,14 @@ struct BenchPlanListing {
 // A `bench accept` that ended.
 struct BenchAcceptEnd {
     BenchExit exit;
-    QString output; // its stdout, trimmed: says why it refused when stderr does not
+    QString output; // its stdout, trimmed
     // Only when exit.succeeded(): what it rewrote, or why its output says nothing.
     std::optional<Result<BenchAcceptOutcome>> outcome;
+    // When it refused (exit code 2), its refusal as the CLI typed it: whether
+    // --force would write is `refusal->refusal`, never read from the words.
+    std::optional<BenchErrorEvent> refusal;
+    // Its output was of another protocol version or program: why.
+    QString incompatible;
 };
 
 class BenchProcesses : public QObject {
@@ -131,6 +139,7 @@ private:
     BenchRunParser parser_;
     QByteArray runStderr_;
     bool cancelling_ = false;
+    bool refused_ = false; // the run spoke another protocol: killed
     QStringList lastRunArguments_;
 
     QProcess* plan_ = nullptr;

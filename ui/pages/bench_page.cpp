@@ -466,6 +466,15 @@ void BenchPage::showPlans(const BenchPlanListing& listing) {
             ++unplanned;
         } else if (const auto* error = std::get_if<BenchErrorEvent>(&event)) {
             fatal = error->message;
+        } else if (const auto* refused = std::get_if<BenchIncompatible>(&event)) {
+            showError(incompatibleText(refused->why));
+            results_->clear();
+            shownKernel_.clear();
+            updateChart();
+            setStatus(tr("Refused %1.").arg(program()));
+            updateButtons();
+            emit planFinished();
+            return;
         }
     }
     // As a run without --all-configs says of a kernel no .best_config names a config of.
@@ -574,6 +583,9 @@ void BenchPage::handle(const BenchEvent& event) {
     } else if (const auto* error = std::get_if<BenchErrorEvent>(&event)) {
         fatal_ = error->message;
         showError(error->message);
+    } else if (const auto* refused = std::get_if<BenchIncompatible>(&event)) {
+        fatal_ = refused->why;
+        showError(incompatibleText(refused->why));
     } else if (const auto* bad = std::get_if<BenchBadLine>(&event)) {
         // Not fatal: the lines after it may be fine; but never silent.
         if (++badLines_ == 1) {
@@ -599,7 +611,9 @@ void BenchPage::showRunEnd(const BenchExit& exit) {
     const QString seconds =
         tr("%1 s").arg(static_cast<double>(elapsed_.elapsed()) / 1000, 0, 'f', 1);
     const QString& tail = exit.stderrText;
-    if (exit.cancelled) {
+    if (exit.refused) {
+        setStatus(tr("Refused %1.").arg(program()));
+    } else if (exit.cancelled) {
         setStatus(tr("Cancelled after %1 of %2 candidates.").arg(done_).arg(total_));
     } else if (exit.crashed) {
         showError(tr("cachelens bench crashed after %1 of %2 candidates%3")
@@ -718,6 +732,13 @@ void BenchPage::changeEvent(QEvent* event) {
     }
 }
 
+QString BenchPage::incompatibleText(const QString& why) const {
+    return tr("Refused to use %1: %2. The Benchmarks page needs the cachelens command-line tool "
+              "of this version: install the one built with this cachelens-gui beside it or on "
+              "PATH.")
+        .arg(program(), why);
+}
+
 QString BenchPage::verdictsText() const {
     QStringList lines;
     for (const auto& [key, verdict] : verdicts_) {
@@ -787,17 +808,24 @@ void BenchPage::showAcceptEnd(const BenchAcceptEnd& end) {
         emit acceptFinished();
         return;
     }
-    if (!exit.succeeded()) {
+    if (exit.crashed) {
         const QString& why = !exit.stderrText.isEmpty() ? exit.stderrText : end.output;
-        showError(exit.crashed
-                      ? tr("cachelens bench accept crashed%1")
-                            .arg(why.isEmpty() ? QStringLiteral(".") : QStringLiteral(": ") + why)
-                      : tr("cachelens bench accept refused (exit code %1)%2")
-                            .arg(exit.code)
-                            .arg(why.isEmpty() ? QStringLiteral(".") : QStringLiteral(": ") + why));
+        showError(tr("cachelens bench accept crashed%1")
+                      .arg(why.isEmpty() ? QStringLiteral(".") : QStringLiteral(": ") + why));
+        setStatus(tr("Make best config failed."));
+    } else if (!end.incompatible.isEmpty()) {
+        // Another protocol version: what it printed cannot be trusted either way.
+        showError(incompatibleText(end.incompatible));
+        setStatus(tr("Refused %1.").arg(program()));
+    } else if (!exit.succeeded()) {
+        // The CLI's own words: its refusal record, else its stderr.
+        const QString& why = end.refusal ? end.refusal->message : exit.stderrText;
+        showError(tr("cachelens bench accept refused (exit code %1)%2")
+                      .arg(exit.code)
+                      .arg(why.isEmpty() ? QStringLiteral(".") : QStringLiteral(": ") + why));
         setStatus(tr("Make best config failed."));
         // Refused for a reason the user may overrule: offer exactly that.
-        forceAccept_->setVisible(!exit.crashed && why.contains(QLatin1String("--force")));
+        forceAccept_->setVisible(end.refusal && end.refusal->refusal.has_value());
     } else if (const auto& outcome = *end.outcome; !outcome) {
         showError(QString::fromStdString(outcome.error().describe()));
         setStatus(tr("Make best config failed."));

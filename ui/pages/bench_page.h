@@ -92,6 +92,8 @@ public:
     QPushButton* forceAcceptButton() const { return forceAccept_; }
     // Every side-by-side verdict of the run, one per line.
     QString verdictsText() const;
+    // Why the CLI found is not used, and what to do.
+    QString incompatibleText(const QString& why) const;
     // The selected result's kernel (BenchResultsModel::kernelKey), or empty.
     QString selectedKernel() const;
     // Selects a row of the results model (source row).

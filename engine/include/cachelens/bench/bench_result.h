@@ -47,6 +47,10 @@ struct PairedResult {
     bool ok() const { return a.status == "ok" && b.status == "ok"; }
 };
 
+// The verdict in words ("the candidate is 7.9% faster than the current best:
+// ..."), or why the pair could not be timed.
+std::string describe_pair(const PairedResult& paired);
+
 struct BenchRun {
     std::int64_t started_ns = 0;
     DeviceFacts device;
