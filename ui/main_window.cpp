@@ -318,12 +318,14 @@ bool MainWindow::compareWith(const QString& query) {
     if (!current) {
         return false;
     }
-    const auto other = browse_->findGraphToCompare(query);
-    if (!other) {
-        showStatus(tr("No FX graph entry %1 to compare with").arg(query));
-        return false;
-    }
-    showComparison(*current, *other);
+    browse_->findGraphToCompare(query, [this, current = *current,
+                                        query](std::optional<EntryRef> other) {
+        if (!other) {
+            showStatus(tr("No FX graph entry %1 to compare with").arg(query));
+            return;
+        }
+        showComparison(current, *other);
+    });
     return true;
 }
 

@@ -37,6 +37,11 @@ StartupScript::StartupScript(MainWindow& window)
         waitingForEntry_ = false;
         advance();
     });
+    // Not found: said in the status bar; the script goes on.
+    connect(browse, &BrowsePage::entryNotFound, this, [this] {
+        waitingForEntry_ = false;
+        advance();
+    });
     connect(&window.jobs(), &JobPool::idle, this, &StartupScript::advance);
     // The Benchmarks page's plan listing is a child process, not a job.
     connect(window.benchPage(), &BenchPage::planFinished, this, &StartupScript::advance);

@@ -49,6 +49,12 @@ struct Selection {
     std::shared_ptr<const catalog::EntryIndex> index;
     std::shared_ptr<const Matches> matches;
     std::vector<std::int64_t> ids;
+    std::vector<catalog::SearchHit> firstPage; // read with the ids: the first paint waits for nothing
+};
+
+struct LoadedPage {
+    int number = 0;
+    std::vector<catalog::SearchHit> hits;
 };
 
 } // namespace
@@ -56,6 +62,7 @@ struct Selection {
 EntryTableModel::EntryTableModel(JobPool& pool, QString catalogPath, QObject* parent)
     : QAbstractTableModel(parent)
     , job_(new JobTracker(pool, this))
+    , pageJob_(new JobTracker(pool, this))
     , catalogPath_(std::move(catalogPath)) {
     query_.limit = 0;
 }
@@ -87,7 +94,7 @@ void EntryTableModel::select(bool reload) {
     job_->run<Result<Selection>>(
         [path, query = query_, index = index_,
          matches = matches_](const JobContext&) -> Result<Selection> {
-            Selection out{index, matches, {}};
+            Selection out{index, matches, {}, {}};
             if (!out.index || !out.matches) {
                 auto catalog = catalog::Catalog::open(path);
                 if (!catalog) {
@@ -110,6 +117,18 @@ void EntryTableModel::select(bool reload) {
             }
             out.ids = *out.matches ? out.index->select(query, std::span(**out.matches))
                                    : out.index->select(query);
+            if (!out.ids.empty()) {
+                auto catalog = catalog::Catalog::open(path);
+                if (!catalog) {
+                    return std::unexpected(std::move(catalog.error()));
+                }
+                const auto count = std::min<std::size_t>(kPageSize, out.ids.size());
+                auto hits = catalog->entries_by_id(std::span(out.ids).first(count));
+                if (!hits) {
+                    return std::unexpected(std::move(hits.error()));
+                }
+                out.firstPage = std::move(*hits);
+            }
             return out;
         },
         [this, queried = query_.text](Result<Selection> selected) {
@@ -121,10 +140,17 @@ void EntryTableModel::select(bool reload) {
             index_ = std::move(selected->index);
             matches_ = std::move(selected->matches);
             matchedText_ = queried;
+            // Pages of the old rows, loaded or on their way, are of no use now.
+            pageJob_->cancel();
+            loadingPage_.reset();
+            wantedPages_.clear();
             beginResetModel();
             ids_ = std::move(selected->ids);
             pages_.clear();
             pageOrder_.clear();
+            if (!ids_.empty()) {
+                keepPage(0, std::move(selected->firstPage));
+            }
             endResetModel();
             emit loaded(rowCount(), timer_.elapsed());
         });
@@ -147,25 +173,74 @@ const std::vector<catalog::SearchHit>* EntryTableModel::page(int number) const {
     if (auto it = pages_.find(number); it != pages_.end()) {
         return &it->second;
     }
-    if (!reader_) {
-        auto opened = catalog::Catalog::open(catalogPath_.toStdString());
-        if (!opened) {
-            return nullptr;
-        }
-        reader_.emplace(std::move(*opened));
+    // Never read on the GUI thread (a writer may hold the catalog for
+    // seconds): asked for, and shown when it is in.
+    wantedPages_.insert(number);
+    if (!loadingPage_) {
+        QMetaObject::invokeMethod(const_cast<EntryTableModel*>(this), &EntryTableModel::loadWantedPage,
+                                  Qt::QueuedConnection);
     }
-    const std::size_t first = static_cast<std::size_t>(number) * kPageSize;
-    const std::size_t count = std::min<std::size_t>(kPageSize, ids_.size() - first);
-    auto hits = reader_->entries_by_id(std::span(ids_).subspan(first, count));
-    if (!hits) {
-        return nullptr;
-    }
+    return nullptr;
+}
+
+void EntryTableModel::keepPage(int number, std::vector<catalog::SearchHit> hits) const {
     if (pages_.size() >= kPagesKept) {
         pages_.erase(pageOrder_.front());
         pageOrder_.pop_front();
     }
     pageOrder_.push_back(number);
-    return &pages_.emplace(number, std::move(*hits)).first->second;
+    pages_.insert_or_assign(number, std::move(hits));
+}
+
+void EntryTableModel::loadWantedPage() {
+    if (loadingPage_ || wantedPages_.empty()) {
+        return;
+    }
+    // The page asked for last is the one the view shows now.
+    const int number = *wantedPages_.rbegin();
+    wantedPages_.erase(number);
+    const std::size_t first = static_cast<std::size_t>(number) * kPageSize;
+    if (first >= ids_.size() || pages_.contains(number)) {
+        loadWantedPage();
+        return;
+    }
+    loadingPage_ = number;
+    const std::size_t count = std::min<std::size_t>(kPageSize, ids_.size() - first);
+    std::vector<std::int64_t> ids(ids_.begin() + static_cast<std::ptrdiff_t>(first),
+                                  ids_.begin() + static_cast<std::ptrdiff_t>(first + count));
+    const std::filesystem::path path = catalogPath_.toStdString();
+    pageJob_->run<Result<LoadedPage>>(
+        [path, number, ids = std::move(ids)](const JobContext&) -> Result<LoadedPage> {
+            auto catalog = catalog::Catalog::open(path);
+            if (!catalog) {
+                return std::unexpected(std::move(catalog.error()));
+            }
+            auto hits = catalog->entries_by_id(ids);
+            if (!hits) {
+                return std::unexpected(std::move(hits.error()));
+            }
+            return LoadedPage{number, std::move(*hits)};
+        },
+        [this](Result<LoadedPage> loaded) {
+            if (!loaded) {
+                emit failed(text(loaded.error().describe()));
+                return;
+            }
+            keepPage(loaded->number, std::move(loaded->hits));
+            const int firstRow = loaded->number * kPageSize;
+            const int lastRow = std::min(rowCount(), firstRow + kPageSize) - 1;
+            if (lastRow >= firstRow) {
+                emit dataChanged(index(firstRow, 0), index(lastRow, ColumnCount - 1));
+            }
+        },
+        [this](bool) {
+            loadingPage_.reset();
+            loadWantedPage();
+        });
+}
+
+bool EntryTableModel::isRowLoaded(int row) const {
+    return pages_.contains(row / kPageSize);
 }
 
 const catalog::SearchHit* EntryTableModel::hit(int row) const {
@@ -204,8 +279,10 @@ QVariant EntryTableModel::data(const QModelIndex& index, int role) const {
     }
     const auto* entry = hit(index.row());
     if (entry == nullptr) {
-        return role == Qt::DisplayRole && index.column() == Key ? QVariant(tr("(removed)"))
-                                                                : QVariant();
+        if (role != Qt::DisplayRole || index.column() != Key) {
+            return {};
+        }
+        return isRowLoaded(index.row()) ? QVariant(tr("(removed)")) : QVariant(tr("Loading…"));
     }
     switch (role) {
     case Qt::DisplayRole:

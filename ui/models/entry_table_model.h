@@ -21,6 +21,7 @@
 #include <list>
 #include <memory>
 #include <optional>
+#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -59,7 +60,10 @@ public:
 
     // The row of the entry with this catalog id, if the table holds it.
     std::optional<int> rowOfId(std::int64_t id) const;
+    // The row's entry, once its page is in (rows are read a page at a time,
+    // in a job): nullopt until then.
     std::optional<catalog::SearchHit> hitAt(int row) const;
+    bool isRowLoaded(int row) const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -80,9 +84,14 @@ private:
     // Selects the current query's rows; `reload`: from a fresh index and text matches.
     void select(bool reload);
     const catalog::SearchHit* hit(int row) const;
+    // The page, or nullptr after asking for it (loadWantedPage()).
     const std::vector<catalog::SearchHit>* page(int number) const;
+    void keepPage(int number, std::vector<catalog::SearchHit> hits) const;
+    // Reads the newest page asked for in a job; the rest follow, one at a time.
+    void loadWantedPage();
 
     JobTracker* job_;
+    JobTracker* pageJob_;
     QString catalogPath_;
     catalog::SearchQuery query_;
     std::vector<std::int64_t> ids_;
@@ -93,10 +102,11 @@ private:
     bool loading_ = false;
     bool queried_ = false; // refresh() ran: sort() runs the query again
     QElapsedTimer timer_;
-    // Read on the GUI thread, a page at a time; opened on first use.
-    mutable std::optional<catalog::Catalog> reader_;
+    // Read in pageJob_, a page at a time, as the view asks for rows.
     mutable std::unordered_map<int, std::vector<catalog::SearchHit>> pages_;
     mutable std::list<int> pageOrder_; // least recently loaded first
+    mutable std::set<int> wantedPages_;
+    std::optional<int> loadingPage_;
 };
 
 } // namespace cachelens::ui

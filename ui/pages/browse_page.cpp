@@ -50,6 +50,8 @@ BrowsePage::BrowsePage(JobPool& pool, const QString& catalogPath, const RootJobs
     : QWidget(parent)
     , pool_(pool)
     , entryJob_(new JobTracker(pool, this))
+    , findJob_(new JobTracker(pool, this))
+    , compareJob_(new JobTracker(pool, this))
     , catalogPath_(catalogPath)
     , roots_(roots)
     , rootsModel_(new RootsModel(pool, catalogPath, this))
@@ -340,63 +342,75 @@ void BrowsePage::loadEntry(const EntryRef& ref) {
             emit entryShown(ref);
         });
 }
-Result<std::optional<BrowsePage::FoundEntry>>
-BrowsePage::findEntry(const QString& query, cachedir::FileKind kind,
-                      const std::optional<fs::path>& root, const std::optional<fs::path>& avoidRoot,
-                      catalog::Catalog::KeyPrefix prefix) const {
-    auto catalog = catalog::Catalog::open(catalogPath_.toStdString());
-    if (!catalog) {
-        return std::unexpected(catalog.error());
-    }
-    auto hit = catalog->find_entry(query.toStdString(), kind, root, avoidRoot, prefix);
-    if (!hit) {
-        return std::unexpected(hit.error());
-    }
-    if (!*hit) {
-        return std::nullopt;
-    }
-    const catalog::SearchHit& best = **hit;
-    FoundEntry found;
-    found.id = best.entry_id;
-    found.ref.root = best.root;
-    found.ref.entry.kind = best.kind;
-    found.ref.entry.key = best.key;
-    found.ref.entry.path = best.path;
-    found.ref.entry.name = best.name;
-    found.ref.entry.size = best.size;
-    found.ref.entry.mtime_ns = best.mtime_ns;
-    return found;
+void BrowsePage::lookUp(JobTracker* tracker, EntryLookup lookup, std::function<void(Found)> done) {
+    const fs::path path = catalogPath_.toStdString();
+    tracker->run<Found>(
+        [path, lookup = std::move(lookup)](const JobContext&) -> Found {
+            auto catalog = catalog::Catalog::open(path);
+            if (!catalog) {
+                return std::unexpected(catalog.error());
+            }
+            auto hit = catalog->find_entry(lookup.query, lookup.kind, lookup.root,
+                                           lookup.avoidRoot, lookup.prefix);
+            if (hit && !*hit && lookup.root && lookup.thenAnyRoot) {
+                hit = catalog->find_entry(lookup.query, lookup.kind, std::nullopt,
+                                          lookup.avoidRoot, lookup.prefix);
+            }
+            if (!hit) {
+                return std::unexpected(hit.error());
+            }
+            if (!*hit) {
+                return std::nullopt;
+            }
+            const catalog::SearchHit& best = **hit;
+            FoundEntry found;
+            found.id = best.entry_id;
+            found.ref.root = best.root;
+            found.ref.entry.kind = best.kind;
+            found.ref.entry.key = best.key;
+            found.ref.entry.path = best.path;
+            found.ref.entry.name = best.name;
+            found.ref.entry.size = best.size;
+            found.ref.entry.mtime_ns = best.mtime_ns;
+            return found;
+        },
+        std::move(done));
 }
 
 bool BrowsePage::selectEntry(const QString& query) {
+    if (query.isEmpty()) {
+        return false;
+    }
     // Typed by a user (--select): the start of one key names it.
-    constexpr auto kPrefix = catalog::Catalog::KeyPrefix::Accepted;
-    auto found = findEntry(query, cachedir::FileKind::Unknown, filterRoot_, std::nullopt, kPrefix);
-    if (found && !*found && filterRoot_) {
-        found = findEntry(query, cachedir::FileKind::Unknown, std::nullopt, std::nullopt, kPrefix);
-    }
-    if (!found) {
-        emit statusMessage(text(found.error().describe()));
-        return false;
-    }
-    if (!*found) {
-        emit statusMessage(tr("No entry %1 in the catalog").arg(query));
-        return false;
-    }
-    showFoundEntry(**found);
+    lookUp(findJob_,
+           {query.toStdString(), cachedir::FileKind::Unknown, filterRoot_, std::nullopt,
+            catalog::Catalog::KeyPrefix::Accepted, /*thenAnyRoot=*/true},
+           [this, query](Found found) {
+               if (!found) {
+                   emit statusMessage(text(found.error().describe()));
+                   emit entryNotFound(query);
+               } else if (!*found) {
+                   emit statusMessage(tr("No entry %1 in the catalog").arg(query));
+                   emit entryNotFound(query);
+               } else {
+                   showFoundEntry(**found);
+               }
+           });
     return true;
 }
 
-std::optional<EntryRef> BrowsePage::findGraphToCompare(const QString& query) const {
+void BrowsePage::findGraphToCompare(const QString& query,
+                                    std::function<void(std::optional<EntryRef>)> found) {
     if (!current_) {
-        return std::nullopt;
+        found(std::nullopt);
+        return;
     }
-    auto found = findEntry(query, cachedir::FileKind::FxGraph, std::nullopt, current_->root,
-                           catalog::Catalog::KeyPrefix::Accepted);
-    if (!found || !*found) {
-        return std::nullopt;
-    }
-    return (*found)->ref;
+    lookUp(compareJob_,
+           {query.toStdString(), cachedir::FileKind::FxGraph, std::nullopt, current_->root,
+            catalog::Catalog::KeyPrefix::Accepted, false},
+           [found = std::move(found)](Found entry) {
+               found(entry && *entry ? std::optional((*entry)->ref) : std::nullopt);
+           });
 }
 
 void BrowsePage::showFoundEntry(const FoundEntry& found) {
@@ -429,13 +443,17 @@ void BrowsePage::selectOnly(int row) {
 void BrowsePage::follow(cachedir::FileKind kind, const QString& keyOrPath) {
     const std::optional<fs::path> root =
         current_ ? std::optional(current_->root) : std::optional<fs::path>();
-    const auto found = findEntry(keyOrPath, kind, root);
-    if (!found || !*found) {
-        emit statusMessage(tr("%1 %2 is not in this cache dir")
-                               .arg(text(std::string(cachedir::to_string(kind))), keyOrPath));
-        return;
-    }
-    showFoundEntry(**found);
+    lookUp(findJob_,
+           {keyOrPath.toStdString(), kind, root, std::nullopt, catalog::Catalog::KeyPrefix::Refused, false},
+           [this, kind, keyOrPath](Found found) {
+               if (!found || !*found) {
+                   emit statusMessage(tr("%1 %2 is not in this cache dir")
+                                          .arg(text(std::string(cachedir::to_string(kind))),
+                                               keyOrPath));
+                   return;
+               }
+               showFoundEntry(**found);
+           });
 }
 
 std::vector<fs::path> BrowsePage::rootDirs() const {

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -63,14 +64,17 @@ public:
     void focusSearch();
     // Selects the entry a user means by `query` (cachedir::EntryQuery: a key,
     // a path relative to its root or absolute, a kernel name; a path is that
-    // entry exactly), in the root shown first; false when the catalog has no
-    // such entry.
+    // entry exactly), in the root shown first. The catalog is searched in a
+    // job: entryShown() follows, or entryNotFound() with the reason in the
+    // status bar. False when there is nothing to look up.
     bool selectEntry(const QString& query);
     // Selects the entry at `path` (relative) of `root`, searched there first.
     bool selectEntryIn(const std::filesystem::path& root, const QString& path);
-    // The FX graph entry `query` names, in another root than the selected
-    // entry's before that one (a Redis root's entry is compared with the local one).
-    std::optional<EntryRef> findGraphToCompare(const QString& query) const;
+    // Looks up, in a job, the FX graph entry `query` names, in another root
+    // than the selected entry's before that one (a Redis root's entry is
+    // compared with the local one): `found` gets it, or nullopt.
+    void findGraphToCompare(const QString& query,
+                            std::function<void(std::optional<EntryRef>)> found);
     void showTab(Tab tab);
     // Copies the selected rows' keys or paths (EntryTableModel columns).
     void copyFromSelection(int column);
@@ -116,6 +120,8 @@ signals:
     // The table's rows are in (after a filter, a search or a refresh).
     void rowsLoaded();
     void entryShown(const cachelens::ui::EntryRef& ref);
+    // selectEntry() found no such entry, or could not read the catalog.
+    void entryNotFound(const QString& query);
     // An entry is being selected for the user: the page should be shown.
     void showRequested();
     // A link in a read-only root's banner.
@@ -137,20 +143,29 @@ private:
     void follow(cachedir::FileKind kind, const QString& keyOrPath);
     void selectOnly(int row);
     void updateBanner();
-    // The entry `query` names (Catalog::find_entry: a key, path, kernel name,
-    // or with KeyPrefix::Accepted what a user typed, the start of one key),
-    // of `kind` unless Unknown, in `root` unless none; with `avoidRoot`, one
-    // elsewhere before one there.
-    Result<std::optional<FoundEntry>>
-    findEntry(const QString& query, cachedir::FileKind kind,
-              const std::optional<std::filesystem::path>& root,
-              const std::optional<std::filesystem::path>& avoidRoot = std::nullopt,
-              catalog::Catalog::KeyPrefix prefix = catalog::Catalog::KeyPrefix::Refused) const;
+    // An entry to look up (Catalog::find_entry): `query` is a key, path,
+    // kernel name, or with KeyPrefix::Accepted what a user typed, the start
+    // of one key; of `kind` unless Unknown, in `root` unless none (then, with
+    // `thenAnyRoot`, anywhere); with `avoidRoot`, one elsewhere before one there.
+    struct EntryLookup {
+        std::string query;
+        cachedir::FileKind kind = cachedir::FileKind::Unknown;
+        std::optional<std::filesystem::path> root;
+        std::optional<std::filesystem::path> avoidRoot;
+        catalog::Catalog::KeyPrefix prefix = catalog::Catalog::KeyPrefix::Refused;
+        bool thenAnyRoot = false;
+    };
+    using Found = Result<std::optional<FoundEntry>>;
+    // Runs the lookup on `tracker` (never on the GUI thread: an index job may
+    // hold the catalog): `done` gets what it found.
+    void lookUp(JobTracker* tracker, EntryLookup lookup, std::function<void(Found)> done);
     // Selects it in the table, showing every root when the filter hides it.
     void showFoundEntry(const FoundEntry& found);
 
     JobPool& pool_;
-    JobTracker* entryJob_; // the selected entry's loading
+    JobTracker* entryJob_;   // the selected entry's loading
+    JobTracker* findJob_;    // the entry a user asked for (--select, a link followed)
+    JobTracker* compareJob_; // the graph to compare the selected one with
     QString catalogPath_;
     const RootJobs& roots_;
     RootsModel* rootsModel_;
