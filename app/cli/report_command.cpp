@@ -1,8 +1,6 @@
 #include "commands.h"
 #include "output.h"
 
-#include <cachelens/cachedir/cache_dir.h>
-#include <cachelens/explain/nearest_keys.h>
 #include <cachelens/trace/warm_start.h>
 
 #include <cstdio>
@@ -18,20 +16,6 @@ struct ReportOptions {
     std::string cache; // optional: the cache dir to find each miss's cause against
     bool json = false;
 };
-
-Result<std::vector<trace::TraceLog>> read_logs(const std::string& input) {
-    std::error_code ec;
-    if (std::filesystem::is_directory(input, ec)) {
-        return trace::read_trace_dir(input);
-    }
-    auto log = trace::read_trace_log(input);
-    if (!log) {
-        return std::unexpected(std::move(log.error()));
-    }
-    std::vector<trace::TraceLog> logs;
-    logs.push_back(std::move(*log));
-    return logs;
-}
 
 Json optional_ns(const std::optional<std::int64_t>& ns) {
     return ns ? Json(*ns) : Json(nullptr);
@@ -121,36 +105,27 @@ void print_compile(const trace::CompileWarmStart& compile) {
 }
 
 int run_report(const ReportOptions& options) {
-    auto logs = read_logs(options.input);
-    if (!logs) {
-        return report(logs.error());
+    auto analysis = trace::analyze_warm_start(options.input, options.cache);
+    if (!analysis) {
+        return report(analysis.error());
     }
-    std::vector<explain::KeyCandidate> candidates;
-    if (!options.cache.empty()) {
-        auto scan = cachedir::scan_cache_dir(options.cache);
-        if (!scan) {
-            return report(scan.error());
-        }
-        std::vector<Error> unreadable;
-        candidates = explain::fx_graph_candidates(*scan, options.cache, unreadable);
-        for (const auto& error : unreadable) {
-            std::cerr << "cachelens: skipped " << error.describe() << '\n';
-        }
+    for (const auto& error : analysis->skipped) {
+        std::cerr << "cachelens: skipped " << error.describe() << '\n';
     }
-    std::vector<trace::WarmStartReport> reports;
-    for (const auto& log : *logs) {
+    for (const auto& log : analysis->logs) {
         for (const auto& warning : log.warnings) {
             std::cerr << "cachelens: " << log.path << ": " << warning << '\n';
         }
-        reports.push_back(trace::warm_start_report(log, candidates, !options.cache.empty()));
     }
-    const trace::WarmStartSummary summary = trace::summarize(reports);
+    const auto& logs = analysis->logs;
+    const auto& reports = analysis->reports;
+    const trace::WarmStartSummary& summary = analysis->summary;
     if (options.json) {
         Json all_logs = Json::array();
         for (std::size_t i = 0; i < reports.size(); ++i) {
             Json compiles = Json::array();
             for (const auto& compile : reports[i].compiles) {
-                compiles.push_back(compile_json((*logs)[i], compile));
+                compiles.push_back(compile_json(logs[i], compile));
             }
             all_logs.push_back({{"path", text(reports[i].path)},
                                 {"warnings", reports[i].warnings},

@@ -13,6 +13,7 @@
 #include "test_paths.h"
 
 #include <QAbstractItemModelTester>
+#include <QFile>
 #include <QIcon>
 #include <QLabel>
 #include <QSignalSpy>
@@ -93,6 +94,48 @@ private slots:
         // The detail pane under the table names every layer.
         const auto* detail = page.findChild<QLabel*>("warmStartDetail");
         QVERIFY(detail->text().contains("Triton compile     compiled"));
+    }
+
+    // An FX entry that cannot be read is left out of the comparison and said
+    // so, as `cachelens report` says it (both run trace::analyze_warm_start).
+    void saysWhichCacheEntriesWereLeftOut() {
+        QTemporaryDir temp;
+        QVERIFY(temp.isValid());
+        const fs::path cache = fs::path(temp.path().toStdString()) / "cache";
+        test::copy_tree(test::fixture("devset/cache"), cache);
+        fs::path damaged;
+        for (const auto& file : fs::recursive_directory_iterator(cache / "fxgraph")) {
+            if (file.is_regular_file()) {
+                damaged = file.path();
+                break;
+            }
+        }
+        QVERIFY(!damaged.empty());
+        {
+            QFile file(QString::fromStdString(damaged.string()));
+            QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            file.write("not a pickle");
+        }
+        JobPool jobs;
+        WarmStartPage page(jobs);
+        QSignalSpy loaded(&page, &WarmStartPage::loaded);
+        QSignalSpy status(&page, &WarmStartPage::statusMessage);
+        page.openTrace(test::fixture("devset/trace"), cache);
+        QVERIFY(loaded.wait(30'000));
+        QVERIFY(!status.isEmpty());
+        const QString said = status.last().first().toString();
+        QVERIFY2(said.contains("; 1 cache file(s) could not be read and were left out of the "
+                               "comparison (first: "),
+                 qPrintable(said));
+        QVERIFY2(said.contains(QString::fromStdString(damaged.filename().string())),
+                 qPrintable(said));
+        const auto cli =
+            test::run_cli({"report", QString::fromStdString(test::fixture("devset/trace").string()),
+                           "--cache", QString::fromStdString(cache.string())});
+        QCOMPARE(cli.exit_code, 0);
+        QVERIFY2(cli.err.contains("skipped") &&
+                     cli.err.contains(QByteArray::fromStdString(damaged.filename().string())),
+                 cli.err.constData());
     }
 
     void saysNotLoggedWhereTheLogIsSilent() {

@@ -25,6 +25,7 @@ struct WarmStartResult {
     std::vector<trace::WarmStartReport> reports;
     trace::WarmStartSummary summary;
     std::filesystem::path cacheDir; // empty: none given
+    std::vector<Error> skipped;     // its entries that could not be read
     // Per row (every compile of every report, in order): the missed FX entry.
     std::vector<std::optional<EntryRef>> missEntries;
 };

@@ -72,62 +72,20 @@ public:
     }
 };
 
-// The missed FX entry of each compile in the cache dir (its key's first
-// entry), for the Why missed page.
-std::vector<std::optional<EntryRef>> missEntries(const std::vector<trace::WarmStartReport>& reports,
-                                                 const cachedir::Scan* scan,
-                                                 const fs::path& cacheDir) {
-    std::vector<std::optional<EntryRef>> entries;
-    for (const auto& report : reports) {
-        for (const auto& compile : report.compiles) {
-            std::optional<EntryRef> ref;
-            if (scan != nullptr && compile.cause && !compile.cause->key.empty() &&
-                compile.cause->cache == trace::CacheKind::FxGraph) {
-                const auto found = cachedir::find_entries(*scan, compile.cause->key);
-                if (!found.empty()) {
-                    ref = EntryRef{cacheDir, found.front()};
-                }
-            }
-            entries.push_back(std::move(ref));
-        }
-    }
-    return entries;
-}
-
 Result<WarmStartResult> computeWarmStart(const fs::path& traceDirOrLog, const fs::path& cacheDir) {
-    std::vector<trace::TraceLog> logs;
-    std::error_code ec;
-    if (fs::is_directory(traceDirOrLog, ec)) {
-        auto read = trace::read_trace_dir(traceDirOrLog);
-        if (!read) {
-            return std::unexpected(std::move(read.error()));
-        }
-        logs = std::move(*read);
-    } else {
-        auto read = trace::read_trace_log(traceDirOrLog);
-        if (!read) {
-            return std::unexpected(std::move(read.error()));
-        }
-        logs.push_back(std::move(*read));
-    }
-    std::optional<cachedir::Scan> scan;
-    std::vector<explain::KeyCandidate> candidates;
-    if (!cacheDir.empty()) {
-        auto scanned = cachedir::scan_cache_dir(cacheDir);
-        if (!scanned) {
-            return std::unexpected(std::move(scanned.error()));
-        }
-        scan = std::move(*scanned);
-        std::vector<Error> unreadable; // left out, as `report` leaves them
-        candidates = explain::fx_graph_candidates(*scan, cacheDir.string(), unreadable);
+    auto analysis = trace::analyze_warm_start(traceDirOrLog, cacheDir);
+    if (!analysis) {
+        return std::unexpected(std::move(analysis.error()));
     }
     WarmStartResult result;
     result.cacheDir = cacheDir;
-    for (const auto& log : logs) {
-        result.reports.push_back(trace::warm_start_report(log, candidates, !cacheDir.empty()));
+    result.reports = std::move(analysis->reports);
+    result.summary = std::move(analysis->summary);
+    result.skipped = std::move(analysis->skipped);
+    for (auto& entry : analysis->missed_entries) {
+        result.missEntries.push_back(entry ? std::optional(EntryRef{cacheDir, std::move(*entry)})
+                                           : std::nullopt);
     }
-    result.summary = trace::summarize(result.reports);
-    result.missEntries = missEntries(result.reports, scan ? &*scan : nullptr, cacheDir);
     return result;
 }
 
@@ -270,10 +228,18 @@ void WarmStartPage::openTrace(const fs::path& traceDirOrLog, const fs::path& cac
             for (const auto& report : shared->reports) {
                 warnings += report.warnings.size();
             }
-            emit statusMessage(tr("%n compile(s) read", nullptr, model_->rowCount()) +
-                               (warnings > 0 ? tr("; %n line(s) of the log skipped", nullptr,
-                                                  static_cast<int>(warnings))
-                                             : QString()));
+            QString status = tr("%n compile(s) read", nullptr, model_->rowCount());
+            if (warnings > 0) {
+                status += tr("; %n line(s) of the log skipped", nullptr, static_cast<int>(warnings));
+            }
+            // As `report` says them: left out of the comparison, not hidden.
+            if (!shared->skipped.empty()) {
+                status += tr("; %n cache file(s) could not be read and were left out of the "
+                             "comparison (first: %1)",
+                             nullptr, static_cast<int>(shared->skipped.size()))
+                              .arg(text(shared->skipped.front().describe()));
+            }
+            emit statusMessage(status);
             emit loaded();
         });
 }

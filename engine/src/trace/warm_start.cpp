@@ -535,4 +535,51 @@ std::string WarmStartSummary::line() const {
     return out;
 }
 
+Result<WarmStartAnalysis> analyze_warm_start(const std::filesystem::path& log_or_dir,
+                                             const std::filesystem::path& cache_dir) {
+    WarmStartAnalysis analysis;
+    std::error_code error;
+    if (std::filesystem::is_directory(log_or_dir, error)) {
+        auto logs = read_trace_dir(log_or_dir);
+        if (!logs) {
+            return std::unexpected(std::move(logs.error()));
+        }
+        analysis.logs = std::move(*logs);
+    } else {
+        auto log = read_trace_log(log_or_dir);
+        if (!log) {
+            return std::unexpected(std::move(log.error()));
+        }
+        analysis.logs.push_back(std::move(*log));
+    }
+    std::optional<cachedir::Scan> scan;
+    std::vector<explain::KeyCandidate> candidates;
+    if (!cache_dir.empty()) {
+        auto scanned = cachedir::scan_cache_dir(cache_dir);
+        if (!scanned) {
+            return std::unexpected(std::move(scanned.error()));
+        }
+        scan = std::move(*scanned);
+        candidates = explain::fx_graph_candidates(*scan, cache_dir.string(), analysis.skipped);
+    }
+    for (const auto& log : analysis.logs) {
+        analysis.reports.push_back(warm_start_report(log, candidates, !cache_dir.empty()));
+    }
+    analysis.summary = summarize(analysis.reports);
+    for (const auto& report : analysis.reports) {
+        for (const auto& compile : report.compiles) {
+            std::optional<cachedir::Entry> entry;
+            if (scan && compile.cause && !compile.cause->key.empty() &&
+                compile.cause->cache == CacheKind::FxGraph) {
+                auto found = cachedir::find_entries(*scan, compile.cause->key);
+                if (!found.empty()) {
+                    entry = std::move(found.front());
+                }
+            }
+            analysis.missed_entries.push_back(std::move(entry));
+        }
+    }
+    return analysis;
+}
+
 } // namespace cachelens::trace

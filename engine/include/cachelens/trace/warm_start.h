@@ -18,12 +18,15 @@
 //                  entry's bundle)
 // A layer with none of its evidence in the log is NotLogged.
 
+#include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/core/error.h>
 #include <cachelens/explain/nearest_keys.h>
 #include <cachelens/trace/trace_log.h>
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <span>
 #include <string>
@@ -127,5 +130,24 @@ WarmStartReport warm_start_report(const TraceLog& log,
 
 // Over every compile of every report.
 WarmStartSummary summarize(std::span<const WarmStartReport> reports);
+
+// The warm-start report use case, as `cachelens report` and the Warm start
+// page run it: the logs of a TORCH_TRACE dir (or one log), each compile's
+// layers, and each miss's cause against `cache_dir`'s FX entries.
+struct WarmStartAnalysis {
+    std::vector<TraceLog> logs;
+    std::vector<WarmStartReport> reports; // one per log, in order
+    WarmStartSummary summary;
+    // Entries of the cache dir that could not be read: left out of the
+    // comparison, and said so.
+    std::vector<Error> skipped;
+    // Per compile of every report, in order: the entry of the FX key that
+    // missed, when the cache dir holds it (its key's first entry).
+    std::vector<std::optional<cachedir::Entry>> missed_entries;
+};
+
+// `cache_dir` empty: none given (misses are not compared).
+Result<WarmStartAnalysis> analyze_warm_start(const std::filesystem::path& log_or_dir,
+                                             const std::filesystem::path& cache_dir);
 
 } // namespace cachelens::trace
