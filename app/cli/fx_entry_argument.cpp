@@ -1,7 +1,5 @@
 #include "fx_entry_argument.h"
 
-#include <cachelens/cachedir/aot_autograd_entry.h>
-
 #include <fmt/format.h>
 
 namespace cachelens::cli {
@@ -23,31 +21,7 @@ Result<FxEntryArgument> load_fx_argument(const cachedir::Scan& scan, const std::
                     scan.root.string());
     }
     const cachedir::Entry& entry = matches.front();
-    if (entry.kind == cachedir::FileKind::AotAutograd) {
-        // An AOT entry keeps no debug lines of its own: point at its graphs.
-        std::string hint;
-        if (auto aot = cachedir::load_aot_autograd_entry(scan.root / entry.path)) {
-            if (aot->forward) {
-                hint += " forward " + aot->forward->key;
-            }
-            if (aot->backward) {
-                hint += " backward " + aot->backward->key;
-            }
-        }
-        return fail(ErrorKind::InvalidArgument,
-                    entry.path +
-                        " is an AOTAutograd entry, which stores no debug lines; ask "
-                        "about its FX graphs:" +
-                        hint,
-                    scan.root.string());
-    }
-    if (entry.kind != cachedir::FileKind::FxGraph) {
-        return fail(ErrorKind::InvalidArgument,
-                    entry.path + " is a " + std::string(cachedir::to_string(entry.kind)) +
-                        ", not an FX graph entry",
-                    scan.root.string());
-    }
-    auto fx = cachedir::load_fx_graph_entry(scan.root / entry.path);
+    auto fx = explain::load_graph_to_compare(scan.root, entry);
     if (!fx) {
         return std::unexpected(fx.error());
     }

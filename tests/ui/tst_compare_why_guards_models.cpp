@@ -50,6 +50,36 @@ class TestCompareWhyGuardsModels : public QObject {
     Q_OBJECT
 
 private slots:
+    // An AOT entry cannot be compared: the Compare page refuses it in the
+    // words `cachelens diff` uses (one engine function, load_graph_to_compare).
+    void anAotEntryIsRefusedAsDiffRefusesIt() {
+        const std::filesystem::path cache = test::sample_cache();
+        auto scan = cachedir::scan_cache_dir(cache);
+        QVERIFY_RESULT(scan);
+        const cachedir::Entry* aot = nullptr;
+        const cachedir::Entry* fx = nullptr;
+        const auto entries = scan->entries();
+        for (const auto& entry : entries) {
+            if (entry.kind == cachedir::FileKind::AotAutograd && aot == nullptr) {
+                aot = &entry;
+            } else if (entry.kind == cachedir::FileKind::FxGraph && fx == nullptr) {
+                fx = &entry;
+            }
+        }
+        QVERIFY(aot != nullptr && fx != nullptr);
+        const auto compared = compareEntries(EntryRef{cache, *aot}, EntryRef{cache, *fx});
+        QVERIFY(!compared);
+        const std::string said = compared.error().describe();
+        QVERIFY2(said.find("is an AOTAutograd entry, which stores no debug lines; ask about its "
+                           "FX graphs: forward ") != std::string::npos,
+                 said.c_str());
+        const auto cli = test::run_cli(
+            QStringList{"diff", QString::fromStdString(cache.string() + ":" + aot->path),
+                        QString::fromStdString(fx->key)});
+        QCOMPARE(cli.exit_code, 2);
+        QCOMPARE(cli.err.trimmed(), QByteArray::fromStdString("cachelens: " + said));
+    }
+
     void keyDiffListsDifferencesFirstThenEverySharedAttribute_data() {
         QTest::addColumn<QString>("leftRoot");
         QTest::addColumn<QString>("leftKey");

@@ -1,37 +1,12 @@
 #include "data/key_comparison.h"
 
-#include <cachelens/cachedir/entry_content.h>
-
 namespace cachelens::ui {
 
 Result<cachedir::FxGraphEntry> loadFxGraph(const EntryRef& ref) {
     if (!ref.valid()) {
         return fail(ErrorKind::InvalidArgument, "no entry given");
     }
-    const std::string where = (ref.root / ref.entry.path).string();
-    if (ref.entry.kind == cachedir::FileKind::AotAutograd) {
-        // An AOT entry keeps no debug lines of its own: point at its graphs, as the CLI does.
-        std::string hint;
-        if (auto aot = cachedir::load_aot_autograd_entry(ref.root / ref.entry.path)) {
-            if (aot->forward) {
-                hint += " forward " + aot->forward->key;
-            }
-            if (aot->backward) {
-                hint += " backward " + aot->backward->key;
-            }
-        }
-        return fail(ErrorKind::InvalidArgument,
-                    "an AOTAutograd entry stores no debug lines; compare its FX graphs:" +
-                        (hint.empty() ? std::string(" (none recorded)") : hint),
-                    where);
-    }
-    if (ref.entry.kind != cachedir::FileKind::FxGraph) {
-        return fail(ErrorKind::InvalidArgument,
-                    "a " + std::string(cachedir::to_string(ref.entry.kind)) +
-                        " entry, not an FX graph entry: only FX graph keys have debug lines",
-                    where);
-    }
-    return cachedir::load_fx_graph_entry(ref.root / ref.entry.path);
+    return explain::load_graph_to_compare(ref.root, ref.entry);
 }
 
 Result<std::shared_ptr<const KeyComparison>> compareEntries(const EntryRef& left,

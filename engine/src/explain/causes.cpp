@@ -1,3 +1,4 @@
+#include <cachelens/cachedir/aot_autograd_entry.h>
 #include <cachelens/explain/causes.h>
 #include <cachelens/explain/graph_code.h>
 
@@ -708,6 +709,34 @@ PairExplained explain_pair(std::span<const std::string_view> before,
 KeyCauses explain_causes(std::span<const std::string_view> before,
                          std::span<const std::string_view> after) {
     return explain_pair(before, after).causes;
+}
+
+Result<cachedir::FxGraphEntry> load_graph_to_compare(const std::filesystem::path& root,
+                                                     const cachedir::Entry& entry) {
+    if (entry.kind == cachedir::FileKind::AotAutograd) {
+        std::string graphs;
+        if (auto aot = cachedir::load_aot_autograd_entry(root / entry.path)) {
+            if (aot->forward) {
+                graphs += " forward " + aot->forward->key;
+            }
+            if (aot->backward) {
+                graphs += " backward " + aot->backward->key;
+            }
+        }
+        return fail(ErrorKind::InvalidArgument,
+                    entry.path +
+                        " is an AOTAutograd entry, which stores no debug lines; ask about its FX "
+                        "graphs:" +
+                        (graphs.empty() ? std::string(" (none recorded)") : graphs),
+                    root.string());
+    }
+    if (entry.kind != cachedir::FileKind::FxGraph) {
+        return fail(ErrorKind::InvalidArgument,
+                    entry.path + " is a " + std::string(cachedir::to_string(entry.kind)) +
+                        ", not an FX graph entry: only FX graph keys have debug lines",
+                    root.string());
+    }
+    return cachedir::load_fx_graph_entry(root / entry.path);
 }
 
 } // namespace cachelens::explain

@@ -8,9 +8,13 @@
 // this; the left key is the one before (what the cache holds), the right the
 // one after (what missed).
 
+#include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/cachedir/fx_graph_entry.h>
+#include <cachelens/core/error.h>
 #include <cachelens/explain/example_inputs.h>
 #include <cachelens/explain/key_diff.h>
 
+#include <filesystem>
 #include <span>
 #include <string>
 #include <string_view>
@@ -76,6 +80,13 @@ struct PairExplained {
     KeyCauses causes;                 // verdict per mark_other_graph when not same_graph
     bool same_graph = true;           // graph_code.h same_family
 };
+
+// The FX graph entry `entry` of `root`, as diff, why and the Compare page
+// take one. Another kind is an InvalidArgument saying what to give instead:
+// an AOTAutograd entry stores no debug lines, so the error names its forward
+// and backward graphs.
+Result<cachedir::FxGraphEntry> load_graph_to_compare(const std::filesystem::path& root,
+                                                     const cachedir::Entry& entry);
 
 PairExplained explain_pair(std::span<const std::string_view> before,
                            std::span<const std::string_view> after);
