@@ -68,11 +68,11 @@ int run_diff(const DiffOptions& options) {
     if (!right_scan) {
         return report(right_scan.error());
     }
-    auto a = load_fx_argument(*left_scan, left.key);
+    auto a = explain::find_graph_to_compare(*left_scan, left.key);
     if (!a) {
         return report(a.error());
     }
-    auto b = load_fx_argument(*right_scan, right.key);
+    auto b = explain::find_graph_to_compare(*right_scan, right.key);
     if (!b) {
         return report(b.error());
     }
@@ -106,7 +106,7 @@ int run_diff(const DiffOptions& options) {
             }
             differences.push_back(std::move(item));
         }
-        const auto side = [](const std::string& dir, const FxEntryArgument& entry) {
+        const auto side = [](const std::string& dir, const explain::GraphArgument& entry) {
             return Json{{"dir", dir},
                         {"key", entry.fx.key},
                         {"path", entry.entry.path},

@@ -4,30 +4,6 @@
 
 namespace cachelens::cli {
 
-Result<FxEntryArgument> load_fx_argument(const cachedir::Scan& scan, const std::string& query) {
-    auto found = cachedir::resolve_entries(scan, query);
-    if (!found) {
-        return std::unexpected(std::move(found.error()));
-    }
-    const auto& matches = *found;
-    if (matches.size() > 1) {
-        std::string paths;
-        for (const auto& entry : matches) {
-            paths += "\n  " + entry.path;
-        }
-        return fail(ErrorKind::InvalidArgument,
-                    "'" + query + "' names " + std::to_string(matches.size()) +
-                        " entries; give one by its path:" + paths,
-                    scan.root.string());
-    }
-    const cachedir::Entry& entry = matches.front();
-    auto fx = explain::load_graph_to_compare(scan.root, entry);
-    if (!fx) {
-        return std::unexpected(fx.error());
-    }
-    return FxEntryArgument{entry, std::move(*fx)};
-}
-
 std::string describe_line_counts(const explain::LineCounts& counts) {
     std::string text = "shares " + std::to_string(counts.shared) + " of " +
                        std::to_string(counts.left()) + " debug lines";

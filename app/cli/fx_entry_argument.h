@@ -1,7 +1,7 @@
 #pragma once
 
-// Commands that compare graphs (diff, why) name one FX graph entry by key or
-// path; this resolves that name the same way for all of them.
+// What the commands that compare graphs (diff, why) print alike: line
+// counts, aligned inputs and causes, in one wording and one JSON shape.
 
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
@@ -15,15 +15,6 @@
 #include <vector>
 
 namespace cachelens::cli {
-
-struct FxEntryArgument {
-    cachedir::Entry entry;
-    cachedir::FxGraphEntry fx;
-};
-
-// One FX graph entry of `dir` by key or path. A key with several entries, an
-// entry of another kind, or nothing at all is an error saying what to give.
-Result<FxEntryArgument> load_fx_argument(const cachedir::Scan& scan, const std::string& query);
 
 // How diff and why both count two keys' debug lines, in one wording:
 // "shares 539 of 566 debug lines; 27 differ, and 1 is only in the other key".

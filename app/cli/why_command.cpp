@@ -20,36 +20,20 @@ struct WhyOptions {
 };
 
 int run_why(const WhyOptions& options) {
-    auto scan = cachedir::scan_cache_dir(options.dir);
-    if (!scan) {
-        return report(scan.error());
-    }
-    auto target = load_fx_argument(*scan, options.key);
-    if (!target) {
-        return report(target.error());
-    }
-    std::vector<Error> unreadable;
-    auto candidates = explain::fx_graph_candidates(*scan, options.dir, unreadable);
     // DIR and --against, each dir once (as the Why missed page searches them).
-    std::vector<std::filesystem::path> dirs{options.dir};
-    dirs.insert(dirs.end(), options.against.begin(), options.against.end());
-    const auto searched = explain::distinct_dirs(dirs);
-    for (std::size_t i = 1; i < searched.size(); ++i) {
-        const std::string other_dir = searched[i].string();
-        auto other = cachedir::scan_cache_dir(other_dir);
-        if (!other) {
-            return report(other.error());
-        }
-        auto more = explain::fx_graph_candidates(*other, other_dir, unreadable);
-        std::move(more.begin(), more.end(), std::back_inserter(candidates));
+    std::vector<std::filesystem::path> search{options.dir};
+    search.insert(search.end(), options.against.begin(), options.against.end());
+    auto why = explain::why_missed({options.dir, options.key, std::move(search), options.limit,
+                                    nullptr});
+    if (!why) {
+        return report(why.error());
     }
-    for (const auto& error : unreadable) {
+    for (const auto& error : why->skipped) {
         std::cerr << "cachelens: skipped " << error.describe() << '\n';
     }
-    const auto found = explain::nearest_graphs(
-        {target->fx.debug_lines, target->fx.key, options.dir, target->entry.path}, candidates,
-        options.limit);
-    const auto role = cachedir::graph_role(target->fx.debug_lines);
+    const auto& found = why->found;
+    const cachedir::FxGraphEntry& fx = why->fx;
+    const auto role = why->role;
     if (options.json) {
         Json list = Json::array();
         for (const auto& near : found.nearest) {
@@ -72,11 +56,11 @@ int run_why(const WhyOptions& options) {
         for (const auto& copy : found.same_key) {
             same_key.push_back({{"dir", copy.dir}, {"path", copy.path}});
         }
-        print_json({{"key", target->fx.key},
-                    {"path", target->entry.path},
+        print_json({{"key", fx.key},
+                    {"path", why->target.path},
                     {"role", cachedir::to_string(role)},
-                    {"debug_lines", target->fx.debug_lines.size()},
-                    {"answer", explain::why_answer(found, target->fx.key, role)},
+                    {"debug_lines", fx.debug_lines.size()},
+                    {"answer", why->answer},
                     {"first_compile", found.first_compile},
                     {"family", found.family},
                     {"searched", found.searched},
@@ -84,11 +68,11 @@ int run_why(const WhyOptions& options) {
                     {"nearest", std::move(list)}});
         return kExitOk;
     }
-    std::printf("%s\n\n", explain::why_answer(found, target->fx.key, role).c_str());
+    std::printf("%s\n\n", why->answer.c_str());
     std::printf("%s (%s graph, %zu debug lines): %zu of %zu graph(s) searched are this graph "
                 "compiled before\n",
-                target->fx.key.c_str(), std::string(cachedir::to_string(role)).c_str(),
-                target->fx.debug_lines.size(), found.family, found.searched);
+                fx.key.c_str(), std::string(cachedir::to_string(role)).c_str(),
+                fx.debug_lines.size(), found.family, found.searched);
     for (const auto& near : found.nearest) {
         std::printf("\n%s  %s graph in %s: %s\n", near.key.c_str(),
                     std::string(cachedir::to_string(near.role)).c_str(), near.dir.c_str(),
@@ -103,7 +87,7 @@ int run_why(const WhyOptions& options) {
         }
         const auto inputs = changed_inputs_text(near.inputs);
         if (!inputs.empty()) {
-            std::printf("  example inputs, from this key to %s:\n", target->fx.key.c_str());
+            std::printf("  example inputs, from this key to %s:\n", fx.key.c_str());
         }
         for (const auto& line : inputs) {
             std::printf("  %s\n", line.c_str());

@@ -1,6 +1,5 @@
 #include "models/nearest_keys_model.h"
 
-#include "data/key_comparison.h"
 #include "text/plain_text.h"
 
 #include <QStringList>
@@ -13,78 +12,33 @@ namespace cachelens::ui {
 Result<NearestKeys> findNearestKeys(const EntryRef& target,
                                     std::vector<std::filesystem::path> roots, std::size_t limit,
                                     const std::atomic<bool>* cancel) {
-    auto fx = loadFxGraph(target);
-    if (!fx) {
-        return std::unexpected(fx.error());
+    if (!target.valid()) {
+        return fail(ErrorKind::InvalidArgument, "no entry given");
     }
-    if (roots.empty()) {
-        roots.push_back(target.root);
+    // The entry's path names it exactly; no roots: its own is searched.
+    auto why =
+        explain::why_missed({target.root, target.entry.path, std::move(roots), limit, cancel});
+    if (!why) {
+        return std::unexpected(std::move(why.error()));
     }
-    const std::vector<std::filesystem::path> unique = explain::distinct_dirs(roots);
     NearestKeys result;
     result.target = target;
-    result.targetKey = fx->key;
-    result.debugLines = fx->debug_lines.size();
-    result.targetRole = cachedir::graph_role(fx->debug_lines);
-    result.rootCount = unique.size();
-
-    struct Root {
-        std::filesystem::path path;
-        std::map<std::string, cachedir::Entry> entries; // FX entries by path
-    };
-    std::map<std::string, Root> byLabel; // nearest_keys names a candidate's dir by its label
-    std::vector<explain::KeyCandidate> candidates;
-    std::vector<Error> unreadable;
-    for (const auto& root : unique) {
-        if (cancel && cancel->load()) {
-            break;
-        }
-        auto scan = cachedir::scan_cache_dir(root);
-        if (!scan) {
-            return std::unexpected(scan.error());
-        }
-        const std::string label = root.string();
-        Root& known = byLabel[label];
-        known.path = root;
-        for (auto& entry : scan->entries()) {
-            if (entry.kind == cachedir::FileKind::FxGraph) {
-                known.entries.emplace(entry.path, std::move(entry));
-            }
-        }
-        auto more = explain::fx_graph_candidates(*scan, label, unreadable);
-        std::move(more.begin(), more.end(), std::back_inserter(candidates));
-    }
-    for (const auto& error : unreadable) {
+    result.targetKey = why->fx.key;
+    result.debugLines = why->fx.debug_lines.size();
+    result.targetRole = why->role;
+    result.candidateCount = why->found.searched;
+    result.rootCount = why->dirs.size();
+    result.firstCompile = why->found.first_compile;
+    result.family = why->found.family;
+    result.answer = std::move(why->answer);
+    result.sameKey = why->found.same_key;
+    for (const auto& error : why->skipped) {
         result.skipped.push_back(error.describe());
     }
-    result.candidateCount = static_cast<std::size_t>(
-        std::count_if(candidates.begin(), candidates.end(),
-                      [&](const explain::KeyCandidate& c) { return c.key != fx->key; }));
-    // The target is the candidate at its own path in the first root's label.
-    std::string targetLabel;
-    for (const auto& root : unique) {
-        if (root.lexically_normal() == target.root.lexically_normal()) {
-            targetLabel = root.string();
-        }
-    }
-    auto found = explain::nearest_graphs({fx->debug_lines, fx->key, targetLabel, target.entry.path},
-                                         candidates, limit);
-    result.firstCompile = found.first_compile;
-    result.family = found.family;
-    result.answer = explain::why_answer(found, fx->key, result.targetRole);
-    result.sameKey = found.same_key;
-    for (auto& near : found.nearest) {
+    for (std::size_t i = 0; i < why->found.nearest.size(); ++i) {
         NearestKeys::Candidate candidate;
-        const Root& root = byLabel.at(near.dir);
-        candidate.ref.root = root.path;
-        if (auto it = root.entries.find(near.path); it != root.entries.end()) {
-            candidate.ref.entry = it->second;
-        } else {
-            candidate.ref.entry.kind = cachedir::FileKind::FxGraph;
-            candidate.ref.entry.key = near.key;
-            candidate.ref.entry.path = near.path;
-        }
-        candidate.near = std::move(near);
+        candidate.ref = EntryRef{why->nearest_dirs[i], std::move(why->nearest_entries[i])};
+        candidate.near = std::move(why->found.nearest[i]);
         result.nearest.push_back(std::move(candidate));
     }
     return result;

@@ -41,11 +41,10 @@ struct NearestKeys {
     std::vector<std::string> skipped;      // what could not be read (Error::describe)
 };
 
-// Scans each root, reads its FX graph entries and ranks them against the
-// target's debug lines; keeps the first `limit`. With no roots the target's own
-// root is searched. Fails when the target is not a readable FX graph entry or a
-// root is not a cache dir; stops early (with what it has) when `cancel` is set.
-// Slow (reads every FX entry): call it off the GUI thread.
+// explain::why_missed (what `cachelens why` runs) for `target`, searching its
+// own root and `roots`, each once; keeps the first `limit`. Fails when the
+// target is not a readable FX graph entry or a root is not a cache dir, or
+// when `cancel` is set. Slow (reads every FX entry): call it off the GUI thread.
 Result<NearestKeys> findNearestKeys(const EntryRef& target,
                                     std::vector<std::filesystem::path> roots, std::size_t limit,
                                     const std::atomic<bool>* cancel = nullptr);

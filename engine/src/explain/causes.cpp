@@ -739,4 +739,27 @@ Result<cachedir::FxGraphEntry> load_graph_to_compare(const std::filesystem::path
     return cachedir::load_fx_graph_entry(root / entry.path);
 }
 
+Result<GraphArgument> find_graph_to_compare(const cachedir::Scan& scan, std::string_view query) {
+    auto found = cachedir::resolve_entries(scan, query);
+    if (!found) {
+        return std::unexpected(std::move(found.error()));
+    }
+    const auto& matches = *found;
+    if (matches.size() > 1) {
+        std::string paths;
+        for (const auto& entry : matches) {
+            paths += "\n  " + entry.path;
+        }
+        return fail(ErrorKind::InvalidArgument,
+                    "'" + std::string(query) + "' names " + std::to_string(matches.size()) +
+                        " entries; give one by its path:" + paths,
+                    scan.root.string());
+    }
+    auto fx = load_graph_to_compare(scan.root, matches.front());
+    if (!fx) {
+        return std::unexpected(std::move(fx.error()));
+    }
+    return GraphArgument{matches.front(), std::move(*fx)};
+}
+
 } // namespace cachelens::explain

@@ -1,3 +1,4 @@
+#include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
 #include <cachelens/explain/graph_code.h>
 #include <cachelens/explain/key_diff.h>
@@ -219,6 +220,69 @@ std::string why_answer(const NearestGraphs& found, std::string_view target_key,
     return fmt::format("{} (against {}, this {} compiled before{})", near.causes.verdict,
                        short_key(near.key), graph,
                        found.family > 1 ? fmt::format("; {} such in all", found.family) : "");
+}
+
+Result<WhyMissed> why_missed(const WhyRequest& request) {
+    auto scan = cachedir::scan_cache_dir(request.dir);
+    if (!scan) {
+        return std::unexpected(std::move(scan.error()));
+    }
+    auto target = find_graph_to_compare(*scan, request.target);
+    if (!target) {
+        return std::unexpected(std::move(target.error()));
+    }
+    WhyMissed why;
+    why.target = std::move(target->entry);
+    why.fx = std::move(target->fx);
+    why.role = cachedir::graph_role(why.fx.debug_lines);
+    why.dirs = distinct_dirs(request.search.empty()
+                                 ? std::vector<std::filesystem::path>{request.dir}
+                                 : request.search);
+    // The target's own dir, when searched: the label its candidates carry.
+    std::string target_label;
+    // A candidate names its dir by this label; its entry is found again by path.
+    std::unordered_map<std::string, std::unordered_map<std::string, cachedir::Entry>> fx_entries;
+    std::vector<KeyCandidate> candidates;
+    for (const auto& dir : why.dirs) {
+        if (request.cancel != nullptr && request.cancel->load()) {
+            return fail(ErrorKind::Cancelled, "why stopped");
+        }
+        const std::string label = dir.string();
+        const bool is_own = distinct_dirs({request.dir, dir}).size() == 1;
+        if (is_own) {
+            target_label = label;
+        }
+        auto searched = is_own ? std::move(scan) : cachedir::scan_cache_dir(dir);
+        if (!searched) {
+            return std::unexpected(std::move(searched.error()));
+        }
+        auto& by_path = fx_entries[label];
+        for (auto& entry : searched->entries()) {
+            if (entry.kind == cachedir::FileKind::FxGraph) {
+                by_path.emplace(entry.path, std::move(entry));
+            }
+        }
+        auto more = fx_graph_candidates(*searched, label, why.skipped);
+        std::move(more.begin(), more.end(), std::back_inserter(candidates));
+    }
+    why.found = nearest_graphs({why.fx.debug_lines, why.fx.key, target_label,
+                                target_label.empty() ? std::string_view() : why.target.path},
+                               candidates, request.limit);
+    why.answer = why_answer(why.found, why.fx.key, why.role);
+    for (const auto& near : why.found.nearest) {
+        const auto& by_path = fx_entries[near.dir];
+        cachedir::Entry entry;
+        if (auto it = by_path.find(near.path); it != by_path.end()) {
+            entry = it->second;
+        } else {
+            entry.kind = cachedir::FileKind::FxGraph;
+            entry.key = near.key;
+            entry.path = near.path;
+        }
+        why.nearest_entries.push_back(std::move(entry));
+        why.nearest_dirs.emplace_back(near.dir);
+    }
+    return why;
 }
 
 } // namespace cachelens::explain

@@ -88,6 +88,17 @@ struct PairExplained {
 Result<cachedir::FxGraphEntry> load_graph_to_compare(const std::filesystem::path& root,
                                                      const cachedir::Entry& entry);
 
+struct GraphArgument {
+    cachedir::Entry entry;
+    cachedir::FxGraphEntry fx;
+};
+
+// The one FX graph entry of a scanned dir `query` names (a key, the start of
+// one, a path: cachedir::resolve_entries), loaded. A key with several
+// entries, an entry of another kind, or nothing at all is an error saying
+// what to give.
+Result<GraphArgument> find_graph_to_compare(const cachedir::Scan& scan, std::string_view query);
+
 PairExplained explain_pair(std::span<const std::string_view> before,
                            std::span<const std::string_view> after);
 

@@ -15,6 +15,7 @@
 #include <cachelens/explain/example_inputs.h>
 #include <cachelens/explain/key_diff.h>
 
+#include <atomic>
 #include <cstddef>
 #include <filesystem>
 #include <memory>
@@ -109,5 +110,32 @@ NearestGraphs nearest_graphs(const TargetGraph& target, std::span<const KeyCandi
 // nearest graph of its family.
 std::string why_answer(const NearestGraphs& found, std::string_view target_key,
                        cachedir::GraphRole role);
+
+// The "why did this graph miss?" use case, as `cachelens why` and the Why
+// missed page run it: the target graph of `dir`, every FX entry of the dirs
+// searched (each once), the nearest graphs and the answer.
+struct WhyRequest {
+    std::filesystem::path dir; // the target's cache dir
+    std::string target;        // a key, the start of one, or an entry path
+    // The cache dirs to search (`why` passes DIR and --against); empty: `dir`.
+    std::vector<std::filesystem::path> search;
+    std::size_t limit = 5;
+    const std::atomic<bool>* cancel = nullptr; // checked between dirs
+};
+
+struct WhyMissed {
+    cachedir::Entry target;
+    cachedir::FxGraphEntry fx;
+    cachedir::GraphRole role = cachedir::GraphRole::Unknown;
+    std::vector<std::filesystem::path> dirs; // searched, each once, in the order asked
+    NearestGraphs found;
+    std::string answer; // why_answer(): the one line that answers first
+    // Parallel to found.nearest: the entry each names (its dir's scan), and that dir.
+    std::vector<cachedir::Entry> nearest_entries;
+    std::vector<std::filesystem::path> nearest_dirs;
+    std::vector<Error> skipped; // FX entries that could not be read: not searched
+};
+
+Result<WhyMissed> why_missed(const WhyRequest& request);
 
 } // namespace cachelens::explain
