@@ -8,15 +8,11 @@
 #include <cachelens/catalog/catalog.h>
 #include <cachelens/remote/mirror.h>
 
+#include <algorithm>
+
 namespace cachelens::ui {
 
 namespace fs = std::filesystem;
-
-namespace {
-
-constexpr const char* kMirrorJob = "mirror:";
-
-} // namespace
 
 RootJobs::RootJobs(JobPool& pool, const QString& catalogPath, QObject* parent)
     : QObject(parent)
@@ -29,11 +25,11 @@ RootJobs::RootJobs(JobPool& pool, const QString& catalogPath, QObject* parent)
 
 RootJobs::~RootJobs() = default;
 
-JobTracker* RootJobs::tracker(const QString& job) {
+JobTracker* RootJobs::tracker(const RootJobId& job) {
     JobTracker*& tracker = trackers_[job];
     if (tracker == nullptr) {
         tracker = new JobTracker(pool_, this);
-        const bool mirror = job.startsWith(QLatin1String(kMirrorJob));
+        const bool mirror = job.purpose == RootJobId::Purpose::Mirror;
         connect(tracker, &JobTracker::progress, this,
                 [this, mirror](qint64 done, qint64 total, const QString& what) {
                     // How many keys a server holds is not known while it is mirrored.
@@ -43,29 +39,31 @@ JobTracker* RootJobs::tracker(const QString& job) {
     return tracker;
 }
 
-void RootJobs::jobStarted(const QString& job) {
-    running_.append(job);
+void RootJobs::jobStarted(const RootJobId& job) {
+    running_.push_back(job);
     if (running_.size() == 1) {
         emit busyChanged(true);
     }
 }
 
-void RootJobs::jobEnded(const QString& job) {
-    running_.removeOne(job);
+void RootJobs::jobEnded(const RootJobId& job) {
+    if (auto it = std::ranges::find(running_, job); it != running_.end()) {
+        running_.erase(it);
+    }
     --pending_;
-    if (running_.isEmpty()) {
+    if (running_.empty()) {
         emit busyChanged(false);
     }
 }
 
 void RootJobs::cancel() {
-    for (const QString& job : running_) {
+    for (const RootJobId& job : running_) {
         tracker(job)->cancel();
     }
 }
 
 void RootJobs::index(const fs::path& dir) {
-    const QString job = QStringLiteral("index:") + text(dir.string());
+    const RootJobId job{RootJobId::Purpose::Index, catalog::root_location(dir), 0};
     ++pending_;
     jobStarted(job);
     emit progress(0, 0, {});
@@ -128,7 +126,7 @@ void RootJobs::openBundle(const fs::path& file) {
     emit statusMessage(tr("Reading bundle %1…").arg(text(file.string())));
     const fs::path base = stagingBase_;
     // One tracker per bundle opened: opening a second must not drop the first.
-    const QString job = QStringLiteral("bundle:%1").arg(++jobCount_);
+    const RootJobId job{RootJobId::Purpose::Bundle, {}, ++jobCount_};
     tracker(job)->run<Result<bundle_work::StagedBundle>>(
         [file, base](const JobContext&) { return bundle_work::stageBundle(file, base); },
         [this, file](Result<bundle_work::StagedBundle> staged) {
@@ -149,7 +147,7 @@ void RootJobs::addRedisServer(const remote::RedisEndpoint& endpoint) {
     ++pending_; // settled() waits for the server's root too
     const QString server = text(endpoint.display());
     // One tracker per mirroring: adding a second server must not drop the first.
-    const QString job = QLatin1String(kMirrorJob) + QString::number(++jobCount_);
+    const RootJobId job{RootJobId::Purpose::Mirror, {}, ++jobCount_};
     jobStarted(job);
     emit progress(0, 0, {});
     emit statusMessage(remote_work::progressText(remote_work::MirrorStage::Connecting, 0, server));

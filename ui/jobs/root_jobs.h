@@ -20,12 +20,25 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace cachelens::ui {
 
 namespace remote_work {
 struct MirrorOutcome;
 }
+
+// Which root job a tracker runs: its purpose, and the root (an index) or a
+// serial number (a bundle staged, a server mirrored). Indexing a dir again
+// supersedes the older index of it; every bundle and mirror job is its own.
+struct RootJobId {
+    enum class Purpose { Index, Bundle, Mirror };
+    Purpose purpose = Purpose::Index;
+    std::string root; // Index: the dir's catalog location
+    int serial = 0;   // Bundle, Mirror
+
+    auto operator<=>(const RootJobId&) const = default;
+};
 
 class RootJobs : public QObject {
     Q_OBJECT
@@ -80,21 +93,19 @@ signals:
     void settled();
 
 private:
-    // The tracker of the job named `job` ("index:<dir>": indexing a dir again
-    // supersedes the older index of it; "bundle:<n>", "mirror:<n>": one each).
-    JobTracker* tracker(const QString& job);
-    void jobStarted(const QString& job);
-    void jobEnded(const QString& job);
+    JobTracker* tracker(const RootJobId& job);
+    void jobStarted(const RootJobId& job);
+    void jobEnded(const RootJobId& job);
     void onIndexed(const QString& root);
 
     JobPool& pool_;
-    std::map<QString, JobTracker*> trackers_;
+    std::map<RootJobId, JobTracker*> trackers_;
     QString catalogPath_;
     std::filesystem::path stagingBase_; // where opened bundles are staged
     std::filesystem::path mirrorBase_;  // where Redis servers are mirrored
     int pending_ = 0;
-    QStringList running_;         // the index and mirror jobs running, by name
-    int jobCount_ = 0;            // for unique job names
+    std::vector<RootJobId> running_; // the index and mirror jobs running
+    int jobCount_ = 0;               // for the serial numbers of bundle and mirror jobs
     QStringList bundlesIndexing_; // staged roots to announce once indexed
     QStringList redisIndexing_;   // mirror roots to announce once indexed
     // Root location -> the server it mirrors (with its password, never
