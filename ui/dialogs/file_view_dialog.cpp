@@ -230,12 +230,8 @@ QStringList FileViewDialog::sourceMembers() const {
         return out;
     }
     for (const auto& member : archive->members) {
-        const std::string& path = member.path;
-        const bool text = path.ends_with(".cpp") || path.ends_with(".h") ||
-                          path.ends_with(".json") || path.ends_with(".txt") ||
-                          archive->records.contains(path);
-        if (text && member.problems.empty()) {
-            out << QString::fromStdString(path);
+        if (archive->is_readable_text(member)) {
+            out << QString::fromStdString(member.path);
         }
     }
     return out;

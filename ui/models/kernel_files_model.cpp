@@ -9,6 +9,8 @@
 
 #include <QFontDatabase>
 
+#include <optional>
+
 namespace cachelens::ui {
 
 namespace {
@@ -67,6 +69,24 @@ QModelIndex KernelFilesModel::findFile(int kernel, const QString& suffix) const 
         }
     }
     return {};
+}
+
+QModelIndex KernelFilesModel::fileToShowFirst(int kernel) const {
+    const QModelIndex parentIndex = kernelIndex(kernel);
+    if (!parentIndex.isValid()) {
+        return {};
+    }
+    const auto& files = kernels_[static_cast<std::size_t>(kernel)].dir.files;
+    int best = 0;
+    std::optional<std::size_t> chosen;
+    for (std::size_t row = 0; row < files.size(); ++row) {
+        const int rank = cachedir::triton_file_type(files[row].name).show_first;
+        if (rank > 0 && (best == 0 || rank < best)) {
+            best = rank;
+            chosen = row;
+        }
+    }
+    return chosen ? index(static_cast<int>(*chosen), 0, parentIndex) : QModelIndex();
 }
 
 // Triton's file names are the engine's to read (cachedir::triton_file_type).

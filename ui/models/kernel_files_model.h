@@ -55,6 +55,8 @@ public:
     QModelIndex findFile(int kernel, const QString& suffix) const;
 
     // "PTX", "cubin (binary)", ...; and whether a file is text to show.
+    // The file of `kernel` to show first: what the GPU runs, as text.
+    QModelIndex fileToShowFirst(int kernel) const;
     static QString fileType(const QString& name);
     static bool isBinary(const QString& name);
 

@@ -27,13 +27,10 @@ QString count(qsizetype n, const char* singular, const char* plural) {
     return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? singular : plural));
 }
 
-// The file to show first: what the GPU runs, as text.
-const char* const kPreferred[] = {".ptx", ".amdgcn", ".ttgir", ".ttir", ".llir", ".source"};
-
-// Triton's .source is MLIR, not Python: only .py files get Python colours.
+// Triton's .source is MLIR, not Python: only Python files get Python colours.
 CodeView::Language languageOf(const QString& name) {
-    return name.endsWith(QLatin1String(".py")) ? CodeView::Language::Python
-                                               : CodeView::Language::Plain;
+    return cachedir::triton_file_type(name.toStdString()).python ? CodeView::Language::Python
+                                                                 : CodeView::Language::Plain;
 }
 
 // A file we did not expect to be binary may still be: NULs say so.
@@ -222,10 +219,11 @@ void KernelsTab::setKernelsShown() {
         header_->setText(header_->text() + QStringLiteral("  —  ") +
                          count(static_cast<qsizetype>(kernels.size()), "kernel", "kernels"));
     }
-    for (const char* suffix : kPreferred) {
-        if (selectFile(QLatin1String(suffix))) {
-            return;
-        }
+    // First: what the GPU runs, as text (cachedir::triton_file_type).
+    if (const QModelIndex first = model_->fileToShowFirst(0); first.isValid()) {
+        files_->setCurrentIndex(first);
+        files_->scrollTo(first);
+        return;
     }
     files_->setCurrentIndex(model_->kernelIndex(0));
 }

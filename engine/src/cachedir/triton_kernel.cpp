@@ -338,16 +338,16 @@ TritonFileType triton_file_type(std::string_view name) {
         return {"file group (JSON)", false};
     }
     static constexpr std::pair<std::string_view, TritonFileType> kTypes[] = {
-        {".source", {"Triton IR (source)", false}},
-        {".ttir", {"Triton IR", false}},
-        {".ttgir", {"Triton GPU IR", false}},
-        {".llir", {"LLVM IR", false}},
-        {".ptx", {"PTX", false}},
+        {".source", {"Triton IR (source)", false, 6}},
+        {".ttir", {"Triton IR", false, 4}},
+        {".ttgir", {"Triton GPU IR", false, 3}},
+        {".llir", {"LLVM IR", false, 5}},
+        {".ptx", {"PTX", false, 1}},
         {".cubin", {"cubin (binary)", true}},
         {".json", {"metadata (JSON)", false}},
-        {".amdgcn", {"AMDGCN assembly", false}},
+        {".amdgcn", {"AMDGCN assembly", false, 2}},
         {".hsaco", {"HSA code object (binary)", true}},
-        {".py", {"Python", false}},
+        {".py", {"Python", false, 0, true}},
         {".so", {"shared library (binary)", true}},
         {".spv", {"SPIR-V (binary)", true}},
         {".o", {"object file (binary)", true}},

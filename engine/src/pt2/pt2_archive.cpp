@@ -658,6 +658,13 @@ const Member* Archive::find(std::string_view path) const {
     return nullptr;
 }
 
+bool Archive::is_readable_text(const Member& member) const {
+    const std::string& path = member.path;
+    const bool text = path.ends_with(".cpp") || path.ends_with(".h") || path.ends_with(".json") ||
+                      path.ends_with(".txt") || records.contains(path);
+    return text && member.problems.empty();
+}
+
 bool looks_like_zip(std::string_view bytes) {
     return bytes.starts_with(std::string_view("PK\x03\x04", 4)) ||
            bytes.starts_with(std::string_view("PK\x05\x06", 4));

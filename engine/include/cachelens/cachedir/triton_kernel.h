@@ -63,6 +63,10 @@ struct TritonFile {
 struct TritonFileType {
     std::string_view description;
     bool binary = false;
+    // Which file to show first, as text closest to what the GPU runs: PTX (1),
+    // AMDGCN, TTGIR, TTIR, LLIR, the source (6); 0 for the others.
+    int show_first = 0;
+    bool python = false; // Python source (.source is Triton's MLIR, not Python)
 };
 TritonFileType triton_file_type(std::string_view name);
 

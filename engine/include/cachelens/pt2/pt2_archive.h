@@ -121,6 +121,9 @@ struct Archive {
 
     bool is_aoti_package() const { return !models.empty(); }
     const Member* find(std::string_view path) const;
+    // A member a person reads as text: the generated C++ and headers, JSON,
+    // text, and the small records; never a member with problems.
+    bool is_readable_text(const Member& member) const;
     // The file read (mapped) and the members viewed in it.
     std::shared_ptr<const MappedFile> bytes;
 };
