@@ -4,10 +4,12 @@
 #include "jobs/job_tracker.h"
 #include "models/bench_history_model.h"
 #include "models/bench_results_model.h"
+#include "text/engine_text.h"
 #include "widgets/banner.h"
 #include "widgets/bench_chart.h"
 #include "widgets/highlight_colors.h"
 
+#include <cachelens/bench/launch_plan.h>
 #include <cachelens/policy/root_policy.h>
 
 #include <QChart>
@@ -483,9 +485,8 @@ void BenchPage::showPlans(const BenchPlanListing& listing) {
         if (!all && count > 0) {
             rows.push_back(BenchResultsModel::unplannableRow(
                 {plan.kernel, plan.module, tr("current best"),
-                 tr("no .best_config names one of its %n compiled config(s); tick All configs "
-                    "to see them",
-                    nullptr, count)}));
+                 text(bench::no_current_best(static_cast<std::size_t>(count))) +
+                     tr("; tick All configs to see them")}));
         }
     }
     if (!listing.exit.succeeded() || fatal) {

@@ -1095,11 +1095,9 @@ void plan_kernel(const CacheIndex& index, const KernelDefinition& def, const Pla
         const auto has_best = std::any_of(work.candidates.begin(), work.candidates.end(),
                                           [](const Candidate& c) { return c.current_best; });
         if (!has_best && !work.candidates.empty()) {
-            out.unplannable.emplace_back(
-                "current best",
-                fmt::format("no .best_config names one of its {} compiled configs; plan all "
-                            "configs to see them",
-                            work.candidates.size()));
+            out.unplannable.emplace_back("current best",
+                                         no_current_best(work.candidates.size()) +
+                                             "; plan all configs to see them");
         }
         std::erase_if(work.candidates, [](const Candidate& c) { return !c.current_best; });
     }
@@ -1226,6 +1224,11 @@ Result<std::vector<KernelCandidates>> plan_kernels(const std::filesystem::path& 
         }
     }
     return out;
+}
+
+std::string no_current_best(std::size_t configs) {
+    return fmt::format("no .best_config names one of its {} compiled config{}", configs,
+                       configs == 1 ? "" : "s");
 }
 
 Error nothing_to_bench(const std::filesystem::path& cache_dir, const PlanOptions& options) {

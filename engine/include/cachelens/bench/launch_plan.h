@@ -112,6 +112,12 @@ Result<std::vector<KernelCandidates>> plan_kernels(const std::filesystem::path& 
 // `options.only` among those with one.
 Error nothing_to_bench(const std::filesystem::path& cache_dir, const PlanOptions& options = {});
 
+// What a run of the current best configs says of a kernel no .best_config
+// names a candidate of (plan_kernels without all_configs, and the Benchmarks
+// page over a listing of every config): "no .best_config names one of its 3
+// compiled configs". The caller says how to see them.
+std::string no_current_best(std::size_t configs);
+
 // Bytes per element of a torch dtype name ("float32" -> 4); nullopt when unknown.
 std::optional<std::uint32_t> dtype_size(std::string_view dtype);
 
