@@ -318,14 +318,14 @@ bool MainWindow::compareWith(const QString& query) {
     if (!current) {
         return false;
     }
-    browse_->findGraphToCompare(query, [this, current = *current,
-                                        query](std::optional<EntryRef> other) {
-        if (!other) {
-            showStatus(tr("No FX graph entry %1 to compare with").arg(query));
-            return;
-        }
-        showComparison(current, *other);
-    });
+    browse_->findGraphToCompare(
+        query, [this, current = *current, query](std::optional<EntryRef> other) {
+            if (!other) {
+                showStatus(tr("No FX graph entry %1 to compare with").arg(query));
+                return;
+            }
+            showComparison(current, *other);
+        });
     return true;
 }
 

@@ -332,8 +332,7 @@ int run_bench(const BenchOptions& options) {
         print_results_text(run, cache_dir);
         for (const auto& paired : verdicts) {
             std::printf("%s: %s (%s)\n", paired.b.kernel_name.c_str(),
-                        bench::describe_pair(paired).c_str(),
-                        paired.b.config.describe().c_str());
+                        bench::describe_pair(paired).c_str(), paired.b.config.describe().c_str());
         }
         std::printf("run %lld recorded in %s\n", static_cast<long long>(*run_id),
                     catalog->path().c_str());
@@ -353,8 +352,8 @@ int run_history(const HistoryOptions& options) {
     if (options.json) {
         std::vector<protocol::HistoryRowView> rows;
         for (const auto& row : *history) {
-            rows.push_back({row.run_id, format_time(row.started_ns), row.device, row.protocol,
-                            &row.result});
+            rows.push_back(
+                {row.run_id, format_time(row.started_ns), row.device, row.protocol, &row.result});
         }
         print_json_text(protocol::history_json(rows) + '\n');
         return kExitOk;
@@ -397,8 +396,8 @@ int run_accept(const AcceptOptions& options) {
         // dir the catalog knows the kernel in, confirmed with --yes.
         request.dir = target_path(options.dir);
     }
-    request.catalog = options.catalog.empty() ? catalog::default_catalog_path()
-                                              : fs::path(options.catalog);
+    request.catalog =
+        options.catalog.empty() ? catalog::default_catalog_path() : fs::path(options.catalog);
     request.yes = options.yes;
     request.force = options.force;
     request.rounds = options.rounds;
@@ -406,8 +405,8 @@ int run_accept(const AcceptOptions& options) {
     auto report_of = bench::accept_config(request);
     if (!report_of) {
         if (options.json) {
-            print_json_text(protocol::to_document(
-                                protocol::Failure::of(report_of.error().error, report_of.error().refusal)) +
+            print_json_text(protocol::to_document(protocol::Failure::of(
+                                report_of.error().error, report_of.error().refusal)) +
                             '\n');
         }
         return report(report_of.error().error);
@@ -424,8 +423,7 @@ int run_accept(const AcceptOptions& options) {
         return kExitOk;
     }
     std::printf("%s\n  was: %s\n  now: %s\n  backup: %s\n", accepted.best_config.c_str(),
-                accepted.old_config.c_str(), accepted.new_config.c_str(),
-                accepted.backup->c_str());
+                accepted.old_config.c_str(), accepted.new_config.c_str(), accepted.backup->c_str());
     std::printf("  %s\n", accepted.verdict ? bench::describe_pair(*accepted.verdict).c_str()
                                            : "not re-timed (--force)");
     return kExitOk;

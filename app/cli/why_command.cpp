@@ -23,8 +23,8 @@ int run_why(const WhyOptions& options) {
     // DIR and --against, each dir once (as the Why missed page searches them).
     std::vector<std::filesystem::path> search{options.dir};
     search.insert(search.end(), options.against.begin(), options.against.end());
-    auto why = explain::why_missed({options.dir, options.key, std::move(search), options.limit,
-                                    nullptr});
+    auto why =
+        explain::why_missed({options.dir, options.key, std::move(search), options.limit, nullptr});
     if (!why) {
         return report(why.error());
     }

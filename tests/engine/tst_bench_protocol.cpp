@@ -168,8 +168,7 @@ private slots:
 
     void aStreamOfThisVersionIsRead() {
         protocol::StreamReader reader;
-        const std::string stream =
-            header() + protocol::to_line(protocol::End{12, 3, 1, 0}) + '\n';
+        const std::string stream = header() + protocol::to_line(protocol::End{12, 3, 1, 0}) + '\n';
         // Split anywhere: a record is read once its newline arrives.
         std::vector<protocol::StreamItem> items;
         for (std::size_t at = 0; at < stream.size(); at += 7) {
@@ -185,9 +184,10 @@ private slots:
 
     void anotherVersionIsRefusedNamingItsWriter() {
         protocol::StreamReader reader;
-        auto items = reader.feed(protocol::to_line(protocol::Header{.version = protocol::kVersion + 1,
-                                                                    .program = "cachelens 7.0"}) +
-                                 '\n' + protocol::to_line(protocol::End{}) + '\n');
+        auto items =
+            reader.feed(protocol::to_line(protocol::Header{.version = protocol::kVersion + 1,
+                                                           .program = "cachelens 7.0"}) +
+                        '\n' + protocol::to_line(protocol::End{}) + '\n');
         QCOMPARE(items.size(), 1u);
         const auto* refused = std::get_if<protocol::Incompatible>(&items[0]);
         QVERIFY(refused != nullptr);
@@ -231,16 +231,16 @@ private slots:
         report.old_config = "XBLOCK=1";
         report.new_config = "XBLOCK=2";
         report.verdict = pairFasterCandidate();
-        auto document = protocol::parse_accept_document(
-            protocol::to_document(protocol::accepted_of(report)));
+        auto document =
+            protocol::parse_accept_document(protocol::to_document(protocol::accepted_of(report)));
         const auto* accepted = std::get_if<protocol::Accepted>(&document);
         QVERIFY(accepted != nullptr);
         QCOMPARE(accepted->backup, std::optional<std::string>(report.backup->string()));
         QVERIFY(accepted->verdict && accepted->verdict->candidate_faster());
 
-        document = protocol::parse_accept_document(protocol::to_document(protocol::Failure::of(
-            Error{ErrorKind::InvalidArgument, "not accepted", "/cache"},
-            bench::AcceptRefusal::NotLaunchedAsWritten)));
+        document = protocol::parse_accept_document(protocol::to_document(
+            protocol::Failure::of(Error{ErrorKind::InvalidArgument, "not accepted", "/cache"},
+                                  bench::AcceptRefusal::NotLaunchedAsWritten)));
         const auto* failure = std::get_if<protocol::Failure>(&document);
         QVERIFY(failure != nullptr);
         QCOMPARE(failure->message, std::string("/cache: not accepted"));

@@ -263,7 +263,8 @@ QByteArray cannedPlan(bool kernelBHasBest = true) {
         plan.module_path = "/tmp/cache/" + plan.module + ".py";
         plan.triton_hash = candidate.hash.toStdString();
         plan.config = configOf(candidate.configText);
-        plan.is_current_best = candidate.wasBest && (kernelBHasBest || candidate.kernel != kKernelB);
+        plan.is_current_best =
+            candidate.wasBest && (kernelBHasBest || candidate.kernel != kKernelB);
         plan.grid_type = "Grid1D";
         plan.grid = {4096, 1, 1};
         plan.block_threads = 128;
@@ -565,10 +566,11 @@ private slots:
 
         // The last line without its newline waits for finish().
         BenchRunParser parser;
-        QVERIFY(parser
-                    .feed(headerLine() + QByteArray::fromStdString(protocol::to_line(
-                                             protocol::Failure{ErrorKind::Unsupported, "no GPU", {}})))
-                    .empty());
+        QVERIFY(
+            parser
+                .feed(headerLine() + QByteArray::fromStdString(protocol::to_line(
+                                         protocol::Failure{ErrorKind::Unsupported, "no GPU", {}})))
+                .empty());
         const auto last = parser.finish();
         QCOMPARE(last.size(), std::size_t(1));
         QCOMPARE(std::get<BenchErrorEvent>(last.front()).message, QString("no GPU"));
@@ -579,12 +581,13 @@ private slots:
     // none, so one is a defect to see, not to skip.
     void parserReportsBadLinesAndUnknownEvents() {
         BenchRunParser parser;
-        const auto events = parser.feed(headerLine() + "this is not JSON\n"
-                                                       "[1, 2]\n"
-                                                       "{\"no_event\": 1}\n"
-                                                       "{\"event\": \"result\", \"index\": 1}\n"
-                                                       "\n"
-                                                       "{\"event\": \"progress_v2\", \"done\": 3}\n" +
+        const auto events = parser.feed(headerLine() +
+                                        "this is not JSON\n"
+                                        "[1, 2]\n"
+                                        "{\"no_event\": 1}\n"
+                                        "{\"event\": \"result\", \"index\": 1}\n"
+                                        "\n"
+                                        "{\"event\": \"progress_v2\", \"done\": 3}\n" +
                                         line(protocol::End{3, 0, 0, 0}));
         QCOMPARE(events.size(), std::size_t(6));
         const auto& notJson = std::get<BenchBadLine>(events[0]);
@@ -1046,8 +1049,8 @@ private slots:
     void aCliOfAnotherProtocolVersionIsRefused() {
         FakeCli fake;
         QVERIFY(fake.make());
-        const QByteArray newer = line(protocol::Header{.version = protocol::kVersion + 1,
-                                                       .program = "cachelens 99.0"});
+        const QByteArray newer =
+            line(protocol::Header{.version = protocol::kVersion + 1, .program = "cachelens 99.0"});
         QVERIFY(fake.write("plan.jsonl", newer + cannedPlan().split('\n').mid(1).join('\n')));
         QVERIFY(fake.write("run.jsonl", newer + cannedRun().split('\n').mid(1).join('\n')));
         JobPool jobs;

@@ -129,9 +129,9 @@ struct FakeCli {
         plan.triton_hash = "h0";
         plan.config.kwargs = {{"XBLOCK", std::int64_t{1}}};
         plan.is_current_best = true;
-        QByteArray planLines = headerLine() + lineOf(plan) +
-                               lineOf(protocol::Unplannable{"triton_poi_1", "cother", "kernel",
-                                                            "no source"});
+        QByteArray planLines =
+            headerLine() + lineOf(plan) +
+            lineOf(protocol::Unplannable{"triton_poi_1", "cother", "kernel", "no source"});
         planLines.chop(1);
         QByteArray run = headerLine() + lineOf(protocol::Start{"/cache", {}, "do_bench", 1, 1}) +
                          "Traceback: this is not JSON\n" +
@@ -139,8 +139,12 @@ struct FakeCli {
                          lineOf(protocol::End{7, 1, 0, 0});
         run.chop(1);
         const std::string cache = temp.filePath("cache").toStdString();
-        protocol::Accepted accepted{cache, cache + "/b.best_config", cache + "/b.best_config.bak",
-                                    "XBLOCK=1", "XBLOCK=2", std::nullopt};
+        protocol::Accepted accepted{cache,
+                                    cache + "/b.best_config",
+                                    cache + "/b.best_config.bak",
+                                    "XBLOCK=1",
+                                    "XBLOCK=2",
+                                    std::nullopt};
         const auto refused = protocol::Failure::of(
             cachelens::Error{cachelens::ErrorKind::InvalidArgument, kRefusedWords, {}});
         const QByteArray newer =

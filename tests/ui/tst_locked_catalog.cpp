@@ -38,9 +38,8 @@ class StallMeter : public QObject {
 public:
     StallMeter() {
         timer_.setInterval(5);
-        connect(&timer_, &QTimer::timeout, this, [this] {
-            longestMs_ = std::max(longestMs_, clock_.restart());
-        });
+        connect(&timer_, &QTimer::timeout, this,
+                [this] { longestMs_ = std::max(longestMs_, clock_.restart()); });
         clock_.start();
         timer_.start();
     }
@@ -91,8 +90,8 @@ private:
 // Whether another connection can read the catalog right now.
 bool readable(const QString& path) {
     sqlite3* db = nullptr;
-    bool ok = sqlite3_open_v2(path.toUtf8().constData(), &db, SQLITE_OPEN_READONLY, nullptr) ==
-              SQLITE_OK;
+    bool ok =
+        sqlite3_open_v2(path.toUtf8().constData(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK;
     ok = ok && sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr) ==
                    SQLITE_OK;
     sqlite3_close(db);

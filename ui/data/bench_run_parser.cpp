@@ -179,7 +179,8 @@ Result<BenchAcceptOutcome> parseAcceptOutput(QByteArrayView json, BenchErrorEven
     }
     const auto& bad = std::get<protocol::BadLine>(document);
     if (bad.why.starts_with("not JSON") || bad.why.starts_with("not a JSON object")) {
-        return fail(ErrorKind::Corrupt, "cachelens bench accept printed no JSON object: " + bad.line);
+        return fail(ErrorKind::Corrupt,
+                    "cachelens bench accept printed no JSON object: " + bad.line);
     }
     return fail(ErrorKind::Corrupt,
                 "cachelens bench accept printed no record of its outcome: " + bad.why);

@@ -106,8 +106,8 @@ private:
     int pending_ = 0;
     std::vector<RootJobId> running_; // the index and mirror jobs running
     int jobCount_ = 0;               // for the serial numbers of bundle and mirror jobs
-    QStringList bundlesIndexing_; // staged roots to announce once indexed
-    QStringList redisIndexing_;   // mirror roots to announce once indexed
+    QStringList bundlesIndexing_;    // staged roots to announce once indexed
+    QStringList redisIndexing_;      // mirror roots to announce once indexed
     // Root location -> the server it mirrors (with its password, never
     // written to disk) and what its last mirroring reported.
     std::map<std::string, remote::RedisEndpoint> endpoints_;

@@ -49,7 +49,8 @@ struct Selection {
     std::shared_ptr<const catalog::EntryIndex> index;
     std::shared_ptr<const Matches> matches;
     std::vector<std::int64_t> ids;
-    std::vector<catalog::SearchHit> firstPage; // read with the ids: the first paint waits for nothing
+    std::vector<catalog::SearchHit>
+        firstPage; // read with the ids: the first paint waits for nothing
 };
 
 struct LoadedPage {
@@ -177,8 +178,8 @@ const std::vector<catalog::SearchHit>* EntryTableModel::page(int number) const {
     // seconds): asked for, and shown when it is in.
     wantedPages_.insert(number);
     if (!loadingPage_) {
-        QMetaObject::invokeMethod(const_cast<EntryTableModel*>(this), &EntryTableModel::loadWantedPage,
-                                  Qt::QueuedConnection);
+        QMetaObject::invokeMethod(const_cast<EntryTableModel*>(this),
+                                  &EntryTableModel::loadWantedPage, Qt::QueuedConnection);
     }
     return nullptr;
 }

@@ -350,11 +350,11 @@ void BrowsePage::lookUp(JobTracker* tracker, EntryLookup lookup, std::function<v
             if (!catalog) {
                 return std::unexpected(catalog.error());
             }
-            auto hit = catalog->find_entry(lookup.query, lookup.kind, lookup.root,
-                                           lookup.avoidRoot, lookup.prefix);
+            auto hit = catalog->find_entry(lookup.query, lookup.kind, lookup.root, lookup.avoidRoot,
+                                           lookup.prefix);
             if (hit && !*hit && lookup.root && lookup.thenAnyRoot) {
-                hit = catalog->find_entry(lookup.query, lookup.kind, std::nullopt,
-                                          lookup.avoidRoot, lookup.prefix);
+                hit = catalog->find_entry(lookup.query, lookup.kind, std::nullopt, lookup.avoidRoot,
+                                          lookup.prefix);
             }
             if (!hit) {
                 return std::unexpected(hit.error());
@@ -444,12 +444,13 @@ void BrowsePage::follow(cachedir::FileKind kind, const QString& keyOrPath) {
     const std::optional<fs::path> root =
         current_ ? std::optional(current_->root) : std::optional<fs::path>();
     lookUp(findJob_,
-           {keyOrPath.toStdString(), kind, root, std::nullopt, catalog::Catalog::KeyPrefix::Refused, false},
+           {keyOrPath.toStdString(), kind, root, std::nullopt, catalog::Catalog::KeyPrefix::Refused,
+            false},
            [this, kind, keyOrPath](Found found) {
                if (!found || !*found) {
-                   emit statusMessage(tr("%1 %2 is not in this cache dir")
-                                          .arg(text(std::string(cachedir::to_string(kind))),
-                                               keyOrPath));
+                   emit statusMessage(
+                       tr("%1 %2 is not in this cache dir")
+                           .arg(text(std::string(cachedir::to_string(kind))), keyOrPath));
                    return;
                }
                showFoundEntry(**found);

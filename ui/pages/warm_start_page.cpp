@@ -230,7 +230,8 @@ void WarmStartPage::openTrace(const fs::path& traceDirOrLog, const fs::path& cac
             }
             QString status = tr("%n compile(s) read", nullptr, model_->rowCount());
             if (warnings > 0) {
-                status += tr("; %n line(s) of the log skipped", nullptr, static_cast<int>(warnings));
+                status +=
+                    tr("; %n line(s) of the log skipped", nullptr, static_cast<int>(warnings));
             }
             // As `report` says them: left out of the comparison, not hidden.
             if (!shared->skipped.empty()) {

@@ -29,8 +29,8 @@ std::expected<PairedResult, AcceptFailure> confirm_faster(const AcceptRequest& r
                                                           const fs::path& target,
                                                           const KernelCandidates& kernel,
                                                           const LaunchPlan& candidate) {
-    const auto best = std::ranges::find_if(kernel.plans,
-                                           [](const auto& plan) { return plan.is_current_best; });
+    const auto best =
+        std::ranges::find_if(kernel.plans, [](const auto& plan) { return plan.is_current_best; });
     if (best == kernel.plans.end()) {
         return refuse(ErrorKind::InvalidArgument,
                       "the current best config of " + kernel.kernel_name +
@@ -134,8 +134,7 @@ std::expected<AcceptReport, AcceptFailure> accept_config(const AcceptRequest& re
                                          " candidates: give more of the hash",
                       target);
     }
-    const fs::path file =
-        found_kernel->best_config_path ? *found_kernel->best_config_path : target;
+    const fs::path file = found_kernel->best_config_path ? *found_kernel->best_config_path : target;
     if (!request.dir && !request.yes) {
         return refuse(ErrorKind::InvalidArgument,
                       "would write " +
@@ -152,8 +151,7 @@ std::expected<AcceptReport, AcceptFailure> accept_config(const AcceptRequest& re
     }
     // A config PyTorch would only start a search from is not worth writing
     // as "the best" unless the user wants exactly that.
-    if (const auto reason = why_not_launched_as_written(*found_kernel);
-        reason && !request.force) {
+    if (const auto reason = why_not_launched_as_written(*found_kernel); reason && !request.force) {
         return refuse(ErrorKind::InvalidArgument,
                       "not accepted: " + *reason +
                           "; nothing written; --force writes it as the starting point",

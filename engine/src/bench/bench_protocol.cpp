@@ -16,10 +16,14 @@ using Json = nlohmann::ordered_json;
 // Enough of a bad line to recognise it; records can be long.
 constexpr std::size_t kShownLineChars = 200;
 
-constexpr std::array kErrorKinds{ErrorKind::Io,          ErrorKind::NotFound,
-                                 ErrorKind::Truncated,   ErrorKind::Corrupt,
-                                 ErrorKind::Unsupported, ErrorKind::LimitExceeded,
-                                 ErrorKind::InvalidArgument, ErrorKind::Cancelled};
+constexpr std::array kErrorKinds{ErrorKind::Io,
+                                 ErrorKind::NotFound,
+                                 ErrorKind::Truncated,
+                                 ErrorKind::Corrupt,
+                                 ErrorKind::Unsupported,
+                                 ErrorKind::LimitExceeded,
+                                 ErrorKind::InvalidArgument,
+                                 ErrorKind::Cancelled};
 
 constexpr std::array kRefusals{AcceptRefusal::NotLaunchedAsWritten, AcceptRefusal::NoBestToCompare,
                                AcceptRefusal::CannotConfirm, AcceptRefusal::NotFaster};
@@ -174,7 +178,9 @@ struct ToJson {
             return json;
         }());
     }
-    Json operator()(const Verdict& verdict) const { return event("verdict", verdict_fields(verdict)); }
+    Json operator()(const Verdict& verdict) const {
+        return event("verdict", verdict_fields(verdict));
+    }
     Json operator()(const Plan& plan) const {
         Json args = Json::array();
         for (const auto& arg : plan.args) {
@@ -215,8 +221,7 @@ struct ToJson {
                 {"backup", accepted.backup ? Json(*accepted.backup) : Json(nullptr)},
                 {"old_config", accepted.old_config},
                 {"new_config", accepted.new_config},
-                {"verdict",
-                 accepted.verdict ? verdict_fields(*accepted.verdict) : Json(nullptr)}};
+                {"verdict", accepted.verdict ? verdict_fields(*accepted.verdict) : Json(nullptr)}};
     }
 };
 
@@ -311,8 +316,8 @@ private:
 };
 
 std::optional<ErrorKind> error_kind_of(std::string_view name) {
-    const auto it = std::ranges::find_if(kErrorKinds,
-                                         [&](ErrorKind kind) { return to_string(kind) == name; });
+    const auto it =
+        std::ranges::find_if(kErrorKinds, [&](ErrorKind kind) { return to_string(kind) == name; });
     return it == kErrorKinds.end() ? std::nullopt : std::optional(*it);
 }
 
@@ -564,8 +569,8 @@ std::variant<Record, std::string> record_of(const Json& json) {
         record = Unplannable{fields.string("kernel"), fields.string("module"),
                              fields.string("what"), fields.string("why")};
     } else if (name == "result") {
-        Result result{fields.integer<std::size_t>("index"), fields.integer<std::size_t>("total"),
-                      {}};
+        Result result{
+            fields.integer<std::size_t>("index"), fields.integer<std::size_t>("total"), {}};
         result.result = result_of(fields);
         record = std::move(result);
     } else if (name == "verdict") {
@@ -604,7 +609,7 @@ std::variant<Json, std::string> json_of(std::string_view text) {
 
 Accepted accepted_of(const AcceptReport& report) {
     Accepted accepted{report.target.string(), report.best_config.string(), std::nullopt,
-                      report.old_config, report.new_config, std::nullopt};
+                      report.old_config,      report.new_config,           std::nullopt};
     if (report.backup) {
         accepted.backup = report.backup->string();
     }
@@ -640,7 +645,6 @@ Verdict verdict_of(const PairedResult& paired) {
     verdict.text = describe_pair(paired);
     return verdict;
 }
-
 
 Plan plan_of(const KernelCandidates& kernel, const LaunchPlan& plan, const fs::path& cache_dir) {
     return Plan{plan.kernel_name,
@@ -729,8 +733,8 @@ void StreamReader::take(std::string_view line, std::vector<StreamItem>& items) {
             state_ = State::Refused;
             items.emplace_back(Incompatible{
                 "its output does not start with a " + std::string(kFormat) + " version " +
-                std::to_string(kVersion) + " header (an older or other program?); first line: " +
-                shortened(trimmed(line))});
+                std::to_string(kVersion) +
+                " header (an older or other program?); first line: " + shortened(trimmed(line))});
             return;
         }
         if (auto why = why_incompatible(*header)) {

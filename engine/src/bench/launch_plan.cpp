@@ -1095,9 +1095,8 @@ void plan_kernel(const CacheIndex& index, const KernelDefinition& def, const Pla
         const auto has_best = std::any_of(work.candidates.begin(), work.candidates.end(),
                                           [](const Candidate& c) { return c.current_best; });
         if (!has_best && !work.candidates.empty()) {
-            out.unplannable.emplace_back("current best",
-                                         no_current_best(work.candidates.size()) +
-                                             "; plan all configs to see them");
+            out.unplannable.emplace_back("current best", no_current_best(work.candidates.size()) +
+                                                             "; plan all configs to see them");
         }
         std::erase_if(work.candidates, [](const Candidate& c) { return !c.current_best; });
     }

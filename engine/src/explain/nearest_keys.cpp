@@ -235,9 +235,8 @@ Result<WhyMissed> why_missed(const WhyRequest& request) {
     why.target = std::move(target->entry);
     why.fx = std::move(target->fx);
     why.role = cachedir::graph_role(why.fx.debug_lines);
-    why.dirs = distinct_dirs(request.search.empty()
-                                 ? std::vector<std::filesystem::path>{request.dir}
-                                 : request.search);
+    why.dirs = distinct_dirs(
+        request.search.empty() ? std::vector<std::filesystem::path>{request.dir} : request.search);
     // The target's own dir, when searched: the label its candidates carry.
     std::string target_label;
     // A candidate names its dir by this label; its entry is found again by path.

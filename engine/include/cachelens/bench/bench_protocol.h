@@ -18,8 +18,8 @@
 
 #include <array>
 #include <cstddef>
-#include <filesystem>
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -138,8 +138,8 @@ struct Accepted {
 
 Accepted accepted_of(const AcceptReport& report);
 
-using Record = std::variant<Header, Start, Unplannable, Result, Verdict, Plan, End, Failure,
-                            Accepted>;
+using Record =
+    std::variant<Header, Start, Unplannable, Result, Verdict, Plan, End, Failure, Accepted>;
 
 // One line of a JSON Lines stream, without its newline. Text from a cache
 // that is not valid UTF-8 is replaced (U+FFFD), never fatal.
