@@ -304,6 +304,44 @@ private slots:
         QCOMPARE(differing, (std::vector<std::string>{"gm", "inductor_config[benchmark_kernel]"}));
     }
 
+    // The use case both front ends run: the target resolved by a key prefix
+    // in its dir, the dirs searched once each, the entries the nearest keys
+    // name; the target's own dir left out when the search does not name it.
+    void whyMissedIsTheWholeUseCase() {
+        const auto rerun = test::fixture("devset/cache_from_mega");
+        const auto original = test::fixture("devset/cache");
+        auto why = why_missed({rerun,
+                               std::string(kForwardRerun).substr(0, 10),
+                               {original, original / ".", rerun},
+                               3,
+                               nullptr});
+        QVERIFY_RESULT(why);
+        QCOMPARE(why->fx.key, std::string(kForwardRerun));
+        QCOMPARE(why->dirs.size(), 2u);
+        QCOMPARE(why->found.nearest.front().key, std::string(kForward));
+        QCOMPARE(why->nearest_entries.size(), why->found.nearest.size());
+        QCOMPARE(why->nearest_entries.front().key, std::string(kForward));
+        QCOMPARE(why->nearest_dirs.front(), original);
+        QVERIFY(std::filesystem::is_regular_file(why->nearest_dirs.front() /
+                                                 why->nearest_entries.front().path));
+        QVERIFY2(why->answer.starts_with("Missed because "), why->answer.c_str());
+
+        // Only the original run searched: the target is in no searched dir.
+        auto elsewhere = why_missed({rerun, std::string(kForwardRerun), {original}, 50, nullptr});
+        QVERIFY_RESULT(elsewhere);
+        QCOMPARE(elsewhere->dirs.size(), 1u);
+        QCOMPARE(elsewhere->found.searched, 10u);
+        QCOMPARE(elsewhere->found.nearest.front().key, std::string(kForward));
+
+        // Cancelled before the first dir: a Cancelled error, nothing half reported.
+        std::atomic<bool> stop{true};
+        auto stopped = why_missed({rerun, std::string(kForwardRerun), {}, 5, &stop});
+        QVERIFY(!stopped);
+        QCOMPARE(stopped.error().kind, ErrorKind::Cancelled);
+        // A key that is no FX graph entry's: said so.
+        QVERIFY(!why_missed({original, "fzzzzzzzzz", {}, 5, nullptr}));
+    }
+
     void lookupPicksWhatPyTorchPicked() {
         // golden_multi.json: for each hint vector, the entry PyTorch's lookup took.
         const auto golden = test::read_json(test::fixture("multi_dev/golden_multi.json"));

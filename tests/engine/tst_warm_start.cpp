@@ -270,6 +270,30 @@ private slots:
         QVERIFY2(cause->text.find("8") != std::string::npos, cause->text.c_str());
     }
 
+    // The use case `report` and the Warm start page both run: a dir of logs
+    // or one log, each compile's missed FX entry found in the cache dir, and
+    // the cache files that could not be read kept to be said.
+    void analyzeWarmStartIsTheWholeUseCase() {
+        auto analysis =
+            analyze_warm_start(test::fixture("devset/trace"), test::fixture("devset/cache"));
+        QVERIFY_RESULT(analysis);
+        QCOMPARE(analysis->reports.size(), analysis->logs.size());
+        QCOMPARE(analysis->summary.compiles, 4u);
+        QCOMPARE(analysis->missed_entries.size(), 4u);
+        QVERIFY(analysis->skipped.empty());
+        for (const auto& entry : analysis->missed_entries) {
+            QVERIFY(entry.has_value());
+            QCOMPARE(entry->kind, cachedir::FileKind::FxGraph);
+        }
+        // No cache dir: nothing compared, no entries.
+        auto alone = analyze_warm_start(test::fixture("devset/trace"), {});
+        QVERIFY_RESULT(alone);
+        QCOMPARE(alone->missed_entries.size(), 4u);
+        QVERIFY(std::ranges::none_of(alone->missed_entries,
+                                     [](const auto& entry) { return entry.has_value(); }));
+        QVERIFY(!analyze_warm_start(test::fixture("devset/no-such-trace.log"), {}));
+    }
+
     void cliReportsFirstLineThenCompiles() {
         const auto run = test::run_cli(
             {"report", fixture_dir("devset/trace"), "--cache", fixture_dir("devset/cache")});
