@@ -1067,7 +1067,12 @@ private slots:
                 .arg(protocol::kVersion);
         QVERIFY2(view.errorText().startsWith(expected), qPrintable(view.errorText()));
         QCOMPARE(view.results()->rowCount(), 0);
+        // Nothing more is run with it from the page.
+        QVERIFY(!view.runButton()->isEnabled());
+        QVERIFY(!view.acceptButton()->isEnabled());
 
+        // Run as the page would if it did (a test's call, not a button).
+        view.setProgram(fake.program);
         QSignalSpy finished(&view, &BenchPage::runFinished);
         view.run();
         QVERIFY(finished.wait(10'000));

@@ -253,6 +253,7 @@ BenchPage::BenchPage(JobPool& pool, QString catalogPath, QWidget* parent)
 
 void BenchPage::setProgram(const QString& program) {
     processes_->setProgram(program);
+    cliRefused_ = false;
     updateButtons();
 }
 
@@ -313,7 +314,8 @@ void BenchPage::showReadOnlyRoot(const std::filesystem::path& root) {
 
 void BenchPage::updateButtons() {
     const bool running = isRunning();
-    run_->setEnabled(!running && !isAccepting() && root_.has_value() && !program().isEmpty());
+    run_->setEnabled(!running && !isAccepting() && root_.has_value() && !program().isEmpty() &&
+                     !cliRefused_);
     cancel_->setEnabled(running);
     filter_->setEnabled(!running);
     allConfigs_->setEnabled(!running);
@@ -350,8 +352,9 @@ void BenchPage::updateButtons() {
                                 ? QString()
                                 : tr("Select a result to chart its kernel and see its history."));
     }
-    accept_->setEnabled(acceptable && !running && !isAccepting() && !runDir_.isEmpty());
-    forceAccept_->setEnabled(!running && !isAccepting());
+    accept_->setEnabled(acceptable && !running && !isAccepting() && !runDir_.isEmpty() &&
+                        !cliRefused_);
+    forceAccept_->setEnabled(!running && !isAccepting() && !cliRefused_);
 }
 
 void BenchPage::setStatus(const QString& message) {
@@ -469,6 +472,7 @@ void BenchPage::showPlans(const BenchPlanListing& listing) {
         } else if (const auto* error = std::get_if<BenchErrorEvent>(&event)) {
             fatal = error->message;
         } else if (const auto* refused = std::get_if<BenchIncompatible>(&event)) {
+            cliRefused_ = true;
             showError(incompatibleText(refused->why));
             results_->clear();
             shownKernel_.clear();
@@ -505,6 +509,7 @@ void BenchPage::showPlans(const BenchPlanListing& listing) {
     }
     error_->hide();
     notice_->hide();
+    cliRefused_ = false;
     runDir_ = dir;
     shownKernel_.clear();
     history_->clear();
@@ -586,6 +591,7 @@ void BenchPage::handle(const BenchEvent& event) {
         showError(error->message);
     } else if (const auto* refused = std::get_if<BenchIncompatible>(&event)) {
         fatal_ = refused->why;
+        cliRefused_ = true;
         showError(incompatibleText(refused->why));
     } else if (const auto* bad = std::get_if<BenchBadLine>(&event)) {
         // Not fatal: the lines after it may be fine; but never silent.
@@ -816,6 +822,7 @@ void BenchPage::showAcceptEnd(const BenchAcceptEnd& end) {
         setStatus(tr("Make best config failed."));
     } else if (!end.incompatible.isEmpty()) {
         // Another protocol version: what it printed cannot be trusted either way.
+        cliRefused_ = true;
         showError(incompatibleText(end.incompatible));
         setStatus(tr("Refused %1.").arg(program()));
     } else if (!exit.succeeded()) {

@@ -147,7 +147,11 @@ private:
     int done_ = 0;
     int total_ = 0;
     int badLines_ = 0;
-    QString runDir_;       // the cache dir of the results shown
+    QString runDir_; // the cache dir of the results shown
+    // The CLI spoke another protocol version (a listing or a run said so):
+    // nothing more is run with it, an accept least of all (it might write
+    // and report in words this page cannot read). Cleared by a good listing.
+    bool cliRefused_ = false;
     QString acceptKernel_; // kernelKey, hash and config of the accept under way
     QString acceptHash_;
     QString acceptConfig_;
