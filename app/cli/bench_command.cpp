@@ -13,7 +13,6 @@
 #include <cachelens/bench/bench_store.h>
 #include <cachelens/bench/launch_plan.h>
 #include <cachelens/bench/runner.h>
-#include <cachelens/policy/root_policy.h>
 
 #include <algorithm>
 #include <chrono>
