@@ -240,6 +240,13 @@ void EntryTableModel::loadWantedPage() {
         });
 }
 
+std::optional<std::int64_t> EntryTableModel::idAt(int row) const {
+    if (row < 0 || static_cast<std::size_t>(row) >= ids_.size()) {
+        return std::nullopt;
+    }
+    return ids_[static_cast<std::size_t>(row)];
+}
+
 bool EntryTableModel::isRowLoaded(int row) const {
     return pages_.contains(row / kPageSize);
 }

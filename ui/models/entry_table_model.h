@@ -64,6 +64,8 @@ public:
     // in a job): nullopt until then.
     std::optional<catalog::SearchHit> hitAt(int row) const;
     bool isRowLoaded(int row) const;
+    // The catalog id of the row's entry (known for every row, loaded or not).
+    std::optional<std::int64_t> idAt(int row) const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

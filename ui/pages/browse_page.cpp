@@ -52,6 +52,7 @@ BrowsePage::BrowsePage(JobPool& pool, const QString& catalogPath, const RootJobs
     , entryJob_(new JobTracker(pool, this))
     , findJob_(new JobTracker(pool, this))
     , compareJob_(new JobTracker(pool, this))
+    , copyJob_(new JobTracker(pool, this))
     , catalogPath_(catalogPath)
     , roots_(roots)
     , rootsModel_(new RootsModel(pool, catalogPath, this))
@@ -107,6 +108,14 @@ BrowsePage::BrowsePage(JobPool& pool, const QString& catalogPath, const RootJobs
         updateBanner();
     });
     connect(entryModel_, &EntryTableModel::failed, this, &BrowsePage::failed);
+    // A row selected before its page was read: its entry is shown once it is in.
+    connect(entryModel_, &QAbstractItemModel::dataChanged, this,
+            [this](const QModelIndex& topLeft, const QModelIndex& bottomRight) {
+                const int row = table_->selectionModel()->currentIndex().row();
+                if (row >= topLeft.row() && row <= bottomRight.row()) {
+                    onEntrySelected();
+                }
+            });
     connect(entryModel_, &EntryTableModel::loaded, this, [this](int rows, qint64 elapsedMs) {
         tableSummary_->setText(tr("%n entries", nullptr, rows) + tr(" (%1 ms)").arg(elapsedMs));
         if (pendingSelection_) {
@@ -494,17 +503,53 @@ void BrowsePage::updateBanner() {
 }
 
 void BrowsePage::copyFromSelection(int column) {
+    const auto lineOf = [column](const catalog::SearchHit& hit) {
+        return text(column == EntryTableModel::Path ? hit.path : hit.key);
+    };
+    const auto copy = [this](const QStringList& lines) {
+        if (!lines.isEmpty()) {
+            QApplication::clipboard()->setText(lines.join('\n'));
+            emit statusMessage(tr("Copied %n line(s)", nullptr, static_cast<int>(lines.size())));
+        }
+    };
     QStringList lines;
+    std::vector<std::int64_t> ids;
+    bool allLoaded = true;
     for (const QModelIndex& row : table_->selectionModel()->selectedRows()) {
-        const auto hit = entryModel_->hitAt(row.row());
-        if (hit) {
-            lines << text(column == EntryTableModel::Path ? hit->path : hit->key);
+        if (const auto id = entryModel_->idAt(row.row())) {
+            ids.push_back(*id);
+        }
+        if (const auto hit = entryModel_->hitAt(row.row())) {
+            lines << lineOf(*hit);
+        } else {
+            allLoaded = false;
         }
     }
-    if (!lines.isEmpty()) {
-        QApplication::clipboard()->setText(lines.join('\n'));
-        emit statusMessage(tr("Copied %n line(s)", nullptr, static_cast<int>(lines.size())));
+    if (allLoaded) {
+        copy(lines);
+        return;
     }
+    // A row whose page is not in yet: read the selected rows in a job.
+    const fs::path path = catalogPath_.toStdString();
+    copyJob_->run<Result<std::vector<catalog::SearchHit>>>(
+        [path, ids = std::move(ids)](const JobContext&) -> Result<std::vector<catalog::SearchHit>> {
+            auto catalog = catalog::Catalog::open(path);
+            if (!catalog) {
+                return std::unexpected(catalog.error());
+            }
+            return catalog->entries_by_id(ids);
+        },
+        [this, lineOf, copy](Result<std::vector<catalog::SearchHit>> hits) {
+            if (!hits) {
+                emit statusMessage(text(hits.error().describe()));
+                return;
+            }
+            QStringList read;
+            for (const auto& hit : *hits) {
+                read << lineOf(hit);
+            }
+            copy(read);
+        });
 }
 
 void BrowsePage::addTableActions(const QList<QAction*>& actions) {

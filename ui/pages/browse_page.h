@@ -166,6 +166,7 @@ private:
     JobTracker* entryJob_;   // the selected entry's loading
     JobTracker* findJob_;    // the entry a user asked for (--select, a link followed)
     JobTracker* compareJob_; // the graph to compare the selected one with
+    JobTracker* copyJob_;    // selected rows whose page is not in yet, for the clipboard
     QString catalogPath_;
     const RootJobs& roots_;
     RootsModel* rootsModel_;
