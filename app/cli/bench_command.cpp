@@ -339,6 +339,11 @@ int run_bench(const BenchOptions& options) {
     return failed == 0 ? kExitOk : kExitProblems;
 }
 
+// "*" the best config when it ran, "+" a config a tune compiled.
+const char* history_mark(const bench::CandidateResult& result) {
+    return result.was_best ? "*" : result.origin == "new" ? "+" : " ";
+}
+
 int run_history(const HistoryOptions& options) {
     auto catalog = open_catalog(options.catalog);
     if (!catalog) {
@@ -351,8 +356,8 @@ int run_history(const HistoryOptions& options) {
     if (options.json) {
         std::vector<protocol::HistoryRowView> rows;
         for (const auto& row : *history) {
-            rows.push_back(
-                {row.run_id, format_time(row.started_ns), row.device, row.protocol, &row.result});
+            rows.push_back({row.run_id, format_time(row.started_ns), row.device, row.protocol,
+                            &row.result, row.kind, row.strategy});
         }
         print_json_text(protocol::history_json(rows) + '\n');
         return kExitOk;
@@ -365,18 +370,20 @@ int run_history(const HistoryOptions& options) {
     for (const auto& row : *history) {
         if (row.run_id != run) {
             run = row.run_id;
-            std::printf("run %lld, %s, %s (sm %s, driver %s): %s\n",
-                        static_cast<long long>(row.run_id), format_time(row.started_ns).c_str(),
-                        row.device.name.c_str(), row.device.compute_capability.c_str(),
-                        row.device.driver_version.c_str(), row.protocol.c_str());
+            std::printf(
+                "run %lld%s, %s, %s (sm %s, driver %s): %s\n", static_cast<long long>(row.run_id),
+                row.kind.empty() ? "" : (" (" + row.kind + " " + row.strategy + ")").c_str(),
+                format_time(row.started_ns).c_str(), row.device.name.c_str(),
+                row.device.compute_capability.c_str(), row.device.driver_version.c_str(),
+                row.protocol.c_str());
         }
         const auto& result = row.result;
         if (result.status != "ok") {
-            std::printf("  %s %-12s %s: %s (%s)\n", result.was_best ? "*" : " ",
+            std::printf("  %s %-12s %s: %s (%s)\n", history_mark(result),
                         short_hash(result.triton_hash).c_str(), result.config.describe().c_str(),
                         result.status.c_str(), result.message.c_str());
         } else {
-            std::printf("  %s %-12s %9.4f ms  [%.4f-%.4f]  %s  %s\n", result.was_best ? "*" : " ",
+            std::printf("  %s %-12s %9.4f ms  [%.4f-%.4f]  %s  %s\n", history_mark(result),
                         short_hash(result.triton_hash).c_str(), result.stats.median_ms,
                         result.stats.p20_ms, result.stats.p80_ms, result.kernel_name.c_str(),
                         result.config.describe().c_str());
@@ -425,6 +432,9 @@ int run_accept(const AcceptOptions& options) {
                 accepted.old_config.c_str(), accepted.new_config.c_str(), accepted.backup->c_str());
     std::printf("  %s\n", accepted.verdict ? bench::describe_pair(*accepted.verdict).c_str()
                                            : "not re-timed (--force)");
+    if (accepted.explored_policy) {
+        std::printf("  %s\n", accepted.explored_policy->c_str());
+    }
     return kExitOk;
 }
 
@@ -482,8 +492,9 @@ void add_bench_command(CLI::App& app, int& exit_code) {
         ->required();
     add_catalog_option(*history_command, history->catalog);
     history_command->add_flag("--json", history->json,
-                              "print [{run_id, started, device, protocol, kernel, module, "
-                              "triton_hash, config, config_text, was_best, status, message, "
+                              "print [{run_id, started, device, protocol, kind (tune or null), "
+                              "strategy, kernel, module, triton_hash, config, config_text, "
+                              "was_best, origin (cached, new; tune runs), status, message, "
                               "samples_ms, median_ms, min_ms, p20_ms, p80_ms}]");
     history_command->callback([history, &exit_code] { exit_code = run_history(*history); });
 
@@ -506,7 +517,10 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     accept_command
         ->add_option("CONFIG", accept->config,
                      "the candidate's Triton hash (at least 6 characters of it, as "
-                     "`bench --plan` and `bench` print)")
+                     "`bench --plan` and `bench` print), or that of a config `cachelens tune` "
+                     "compiled (bench history lists them, marked +): written only for a "
+                     "coordinate-descent kernel, as the start of PyTorch's search; otherwise "
+                     "refused (exit 2) with what to set instead")
         ->required();
     accept_command->add_option("--dir", accept->dir, "the cache dir to write in");
     accept_command->add_flag("--force", accept->force,

@@ -35,6 +35,7 @@ void build_cli(CLI::App& app, int& exit_code) {
     add_stats_command(app, exit_code);
     add_prune_command(app, exit_code);
     add_bench_command(app, exit_code);
+    add_tune_command(app, exit_code);
     add_bundle_command(app, exit_code);
     add_import_command(app, exit_code);
     add_export_command(app, exit_code);

@@ -1,5 +1,7 @@
 #include "data/bench_run_parser.h"
 
+#include <concepts>
+
 namespace cachelens::ui {
 
 namespace {
@@ -113,6 +115,16 @@ struct ToEvent {
         // A document of `bench accept`, not a record of a run: not for this page's streams.
         return BenchBadLine{QStringLiteral("accepted"),
                             QStringLiteral("an accept's record in a bench stream")};
+    }
+    template <class TuneRecord>
+    requires std::same_as<TuneRecord, protocol::TuneStart> ||
+        std::same_as<TuneRecord, protocol::TuneCandidate> ||
+        std::same_as<TuneRecord, protocol::Compiled> || std::same_as<TuneRecord, protocol::TuneEnd>
+            std::optional<BenchEvent>
+    operator()(const TuneRecord&) const {
+        // `cachelens tune`'s records: the Tune panel reads those streams.
+        return BenchBadLine{QStringLiteral("tune"),
+                            QStringLiteral("a tune's record in a bench stream")};
     }
     std::optional<BenchEvent> operator()(const protocol::BadLine& bad) const {
         return BenchBadLine{qs(bad.line), qs(bad.why)};

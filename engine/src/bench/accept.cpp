@@ -177,7 +177,7 @@ mode_t mode_of(const fs::path& file) {
 } // namespace
 
 Result<AcceptOutcome> accept_candidate(const KernelCandidates& kernel, const LaunchPlan& plan,
-                                       std::optional<double> time_ms) {
+                                       std::optional<double> time_ms, bool explored) {
     if (!kernel.best_config_path || !kernel.best_config) {
         return fail(ErrorKind::NotFound,
                     kernel.kernel_name + " has no .best_config: PyTorch keeps no autotune "
@@ -191,8 +191,15 @@ Result<AcceptOutcome> accept_candidate(const KernelCandidates& kernel, const Lau
                candidate.source.triton_hash == plan.source.triton_hash &&
                candidate.config == plan.config;
     };
+    if (explored && !kernel.coordinate_descent_tuning) {
+        return fail(ErrorKind::InvalidArgument,
+                    "the explored config " + plan.config.describe() + " is not one of " +
+                        kernel.kernel_name +
+                        "'s cubins, and without coordinate descent PyTorch takes only those",
+                    file.string());
+    }
     if (plan.kernel_name != kernel.kernel_name ||
-        std::none_of(kernel.plans.begin(), kernel.plans.end(), is_plan)) {
+        (!explored && std::none_of(kernel.plans.begin(), kernel.plans.end(), is_plan))) {
         return fail(ErrorKind::InvalidArgument,
                     "the candidate " + plan.config.describe() + " (Triton " +
                         plan.source.triton_hash + ") is not one of " + kernel.kernel_name +

@@ -1,7 +1,10 @@
 #include <cachelens/bench/accept.h>
 #include <cachelens/bench/accept_config.h>
+#include <cachelens/bench/bench_store.h>
 #include <cachelens/bench/launch_plan.h>
 #include <cachelens/bench/runner.h>
+#include <cachelens/bench/tune.h>
+#include <cachelens/cachedir/triton_kernel.h>
 #include <cachelens/catalog/catalog.h>
 #include <cachelens/policy/root_policy.h>
 
@@ -59,6 +62,133 @@ std::expected<PairedResult, AcceptFailure> confirm_faster(const AcceptRequest& r
     return std::move(*paired);
 }
 
+// What PyTorch does with a .best_config naming a config outside the
+// kernel's compiled candidates, per version (docs/PERFORMANCE.md, "The
+// explorer"): with coordinate descent off it is never read.
+std::string explored_policy(const KernelCandidates& kernel) {
+    if (kernel.coordinate_descent_tuning) {
+        return "PyTorch 2.11 (and every release since coordinate descent came, 2.1) with "
+               "coordinate_descent_tuning starts its search here: it compiles this config when "
+               "it loads the kernel and launches whichever neighbour wins in that process; "
+               "releases with pytorch/pytorch#181292 (found_by_coordesc kept through the compile "
+               "workers) launch it as written";
+    }
+    return kernel.kernel_name +
+           " was compiled with coordinate_descent_tuning off, and PyTorch then takes a "
+           ".best_config only when it names one of the kernel's compiled configs: it would "
+           "ignore this one and autotune again. To use it, compile with coordinate descent on "
+           "(torch._inductor.config.coordinate_descent_tuning = True, or "
+           "TORCHINDUCTOR_COORDINATE_DESCENT_TUNING=1): the kernel gets a new cache entry whose "
+           "own search starts from its best config; tune and accept that kernel";
+}
+
+// The Triton dir cachelens tune compiled `hash` into, under the module's scratch dir.
+std::optional<fs::path> explored_dir(const fs::path& catalog_path, const KernelCandidates& kernel,
+                                     const std::string& hash) {
+    const fs::path triton = tune::scratch_dir_for(catalog_path, kernel.module_key) / "triton";
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(triton, ec), end; !ec && it != end; it.increment(ec)) {
+        if (it.depth() > 2 || !it->is_regular_file(ec) || it->path().extension() != ".json" ||
+            it->path().filename().string().starts_with("__grp__")) {
+            continue;
+        }
+        auto dir = cachedir::read_triton_kernel_dir(it->path().parent_path());
+        if (dir && dir->metadata && dir->metadata->hash == hash) {
+            return it->path().parent_path();
+        }
+    }
+    return std::nullopt;
+}
+
+// A config `cachelens tune` compiled: found by its hash in the catalog's tune
+// results, written only where PyTorch will read it.
+std::expected<AcceptReport, AcceptFailure> accept_explored(const AcceptRequest& request,
+                                                           const fs::path& target,
+                                                           const KernelCandidates& kernel) {
+    const auto not_found = [&] {
+        return refuse(ErrorKind::NotFound,
+                      "no candidate of " + request.kernel + " has Triton hash " + request.config +
+                          ", and no config cachelens tune compiled for it has",
+                      target);
+    };
+    auto catalog = catalog::Catalog::open(request.catalog);
+    if (!catalog) {
+        return not_found();
+    }
+    auto history = kernel_history(*catalog, kernel.kernel_name);
+    if (!history) {
+        return refuse(std::move(history.error()));
+    }
+    std::vector<const CandidateResult*> explored;
+    for (const auto& row : *history) {
+        const CandidateResult& result = row.result;
+        if (result.origin == "new" && result.status == "ok" &&
+            result.module_key == kernel.module_key &&
+            result.triton_hash.starts_with(request.config) &&
+            std::ranges::none_of(explored, [&](const CandidateResult* seen) {
+                return seen->triton_hash == result.triton_hash;
+            })) {
+            explored.push_back(&result);
+        }
+    }
+    if (explored.empty()) {
+        return not_found();
+    }
+    if (explored.size() > 1) {
+        return refuse(ErrorKind::NotFound,
+                      request.config + " names " + std::to_string(explored.size()) +
+                          " explored configs: give more of the hash",
+                      target);
+    }
+    const CandidateResult& chosen = *explored.front();
+    if (!kernel.coordinate_descent_tuning) {
+        return refuse(ErrorKind::InvalidArgument,
+                      "not accepted: " + chosen.config.describe() +
+                          " is a config cachelens tune compiled, not one of the kernel's own; " +
+                          explored_policy(kernel) + "; nothing written",
+                      target);
+    }
+    auto module = cachedir::read_kernel_module(kernel.module);
+    if (!module) {
+        return refuse(std::move(module.error()));
+    }
+    const auto definition = std::ranges::find_if(
+        module->kernels, [&](const auto& def) { return def.name == kernel.kernel_name; });
+    const auto dir = explored_dir(request.catalog, kernel, chosen.triton_hash);
+    if (definition == module->kernels.end() || !dir) {
+        return refuse(ErrorKind::NotFound,
+                      "the cubin cachelens tune compiled for " + chosen.config.describe() +
+                          " is no longer in " +
+                          tune::scratch_dir_for(request.catalog, kernel.module_key).string() +
+                          ": tune again",
+                      target);
+    }
+    auto plan = plan_config_in_dir(kernel, *definition, chosen.config, *dir);
+    if (!plan) {
+        return refuse(std::move(plan.error()));
+    }
+    plan->source.triton_hash = chosen.triton_hash;
+    std::optional<PairedResult> confirmed;
+    if (!request.force) {
+        auto checked = confirm_faster(request, target, kernel, *plan);
+        if (!checked) {
+            return std::unexpected(std::move(checked.error()));
+        }
+        confirmed = std::move(*checked);
+    }
+    auto outcome = accept_candidate(kernel, *plan, std::nullopt, /*explored=*/true);
+    if (!outcome) {
+        return refuse(std::move(outcome.error()));
+    }
+    return AcceptReport{target,
+                        outcome->best_config,
+                        outcome->backup,
+                        outcome->old_config,
+                        outcome->new_config,
+                        std::move(confirmed),
+                        explored_policy(kernel)};
+}
+
 } // namespace
 
 std::string describe_pair(const PairedResult& paired) {
@@ -87,8 +217,9 @@ std::string_view to_string(AcceptRefusal refusal) {
 std::expected<AcceptReport, AcceptFailure> accept_config(const AcceptRequest& request) {
     if (request.config.size() < 6) {
         return refuse(ErrorKind::InvalidArgument,
-                      "CONFIG is a Triton hash of one of the kernel's candidates (at least 6 "
-                      "characters of it); `cachelens bench --plan` lists them",
+                      "CONFIG is a Triton hash of one of the kernel's candidates or of a config "
+                      "cachelens tune compiled (at least 6 characters of it); `cachelens bench "
+                      "--plan` and `cachelens bench history` list them",
                       {});
     }
     fs::path target;
@@ -126,6 +257,9 @@ std::expected<AcceptReport, AcceptFailure> accept_config(const AcceptRequest& re
             }
         }
     }
+    if (matches == 0 && kernels->size() == 1) {
+        return accept_explored(request, target, kernels->front());
+    }
     if (matches != 1) {
         return refuse(ErrorKind::NotFound,
                       matches == 0 ? "no candidate of " + request.kernel + " has Triton hash " +
@@ -147,7 +281,7 @@ std::expected<AcceptReport, AcceptFailure> accept_config(const AcceptRequest& re
     // Nothing to do, whatever else would be said about the kernel.
     if (found_plan->is_current_best) {
         const std::string config = found_plan->config.describe();
-        return AcceptReport{target, file, std::nullopt, config, config, std::nullopt};
+        return AcceptReport{target, file, std::nullopt, config, config, std::nullopt, std::nullopt};
     }
     // A config PyTorch would only start a search from is not worth writing
     // as "the best" unless the user wants exactly that.
@@ -178,7 +312,8 @@ std::expected<AcceptReport, AcceptFailure> accept_config(const AcceptRequest& re
                         outcome->backup,
                         outcome->old_config,
                         outcome->new_config,
-                        std::move(confirmed)};
+                        std::move(confirmed),
+                        std::nullopt};
 }
 
 Result<fs::path> kernel_dir(catalog::Catalog& catalog, const std::string& kernel) {

@@ -87,6 +87,7 @@ Json result_fields(const CandidateResult& result) {
             {"config", config_json(result.config)},
             {"config_text", result.config.describe()},
             {"was_best", result.was_best},
+            {"origin", result.origin},
             {"status", result.status},
             {"message", result.message},
             {"samples_ms", result.samples_ms},
@@ -214,6 +215,58 @@ struct ToJson {
                 {"refusal", failure.refusal ? Json(to_string(*failure.refusal)) : Json(nullptr)},
                 {"message", failure.message}};
     }
+    Json operator()(const TuneStart& start) const {
+        return {{"event", "tune_start"},
+                {"cache_dir", start.cache_dir},
+                {"kernel", start.kernel},
+                {"module", start.module},
+                {"strategy", start.strategy},
+                {"space", start.space},
+                {"budget", start.budget},
+                {"rules", start.rules},
+                {"start_config", config_json(start.start_config)},
+                {"start_config_text", start.start_config.describe()},
+                {"planned", start.planned},
+                {"device", device_json(start.device)},
+                {"protocol", start.timing}};
+    }
+    Json operator()(const TuneCandidate& candidate) const {
+        return {{"event", "candidate"},
+                {"kernel", candidate.kernel},
+                {"module", candidate.module},
+                {"config", config_json(candidate.config)},
+                {"config_text", candidate.config.describe()},
+                {"origin", candidate.origin},
+                {"is_current_best", candidate.is_current_best},
+                {"phase", candidate.phase}};
+    }
+    Json operator()(const Compiled& compiled) const {
+        return {{"event", "compiled"},
+                {"kernel", compiled.kernel},
+                {"config", config_json(compiled.config)},
+                {"config_text", compiled.config.describe()},
+                {"status", compiled.status},
+                {"message", compiled.message},
+                {"triton_hash", compiled.triton_hash},
+                {"seconds", compiled.seconds}};
+    }
+    Json operator()(const TuneEnd& end) const {
+        return {{"event", "tune_end"},
+                {"run_id", end.run_id},
+                {"answer", end.answer},
+                {"kernel", end.kernel},
+                {"module", end.module},
+                {"best_config", config_json(end.best_config)},
+                {"best_config_text", end.best_config.describe()},
+                {"faster", end.faster},
+                {"difference_percent", end.difference_percent},
+                {"tried", end.tried},
+                {"compiled", end.compiled},
+                {"compile_failed", end.compile_failed},
+                {"failed", end.failed},
+                {"seconds", end.seconds},
+                {"ended", end.ended}};
+    }
     Json operator()(const Accepted& accepted) const {
         return {{"event", "accepted"},
                 {"target", accepted.target},
@@ -221,7 +274,9 @@ struct ToJson {
                 {"backup", accepted.backup ? Json(*accepted.backup) : Json(nullptr)},
                 {"old_config", accepted.old_config},
                 {"new_config", accepted.new_config},
-                {"verdict", accepted.verdict ? verdict_fields(*accepted.verdict) : Json(nullptr)}};
+                {"verdict", accepted.verdict ? verdict_fields(*accepted.verdict) : Json(nullptr)},
+                {"explored_policy",
+                 accepted.explored_policy ? Json(*accepted.explored_policy) : Json(nullptr)}};
     }
 };
 
@@ -387,6 +442,7 @@ CandidateResult result_of(Fields& fields) {
     result.triton_hash = fields.string("triton_hash");
     result.config = config_of(fields.object("config"), fields);
     result.was_best = fields.boolean("was_best");
+    result.origin = fields.has("origin") ? fields.string("origin") : std::string();
     result.status = fields.string("status");
     result.message = fields.string("message");
     for (const auto& sample : fields.array("samples_ms")) {
@@ -525,6 +581,9 @@ Accepted accepted_of(Fields& fields) {
             fields.note("verdict: " + *verdict.error());
         }
     }
+    if (fields.has("explored_policy")) {
+        accepted.explored_policy = fields.string("explored_policy");
+    }
     return accepted;
 }
 
@@ -585,6 +644,43 @@ std::variant<Record, std::string> record_of(const Json& json) {
         record = failure_of(fields);
     } else if (name == "accepted") {
         record = accepted_of(fields);
+    } else if (name == "tune_start") {
+        record = TuneStart{fields.string("cache_dir"),
+                           fields.string("kernel"),
+                           fields.string("module"),
+                           fields.string("strategy"),
+                           fields.string("space"),
+                           fields.string("budget"),
+                           fields.string("rules"),
+                           config_of(fields.object("start_config"), fields),
+                           fields.integer<std::size_t>("planned"),
+                           device_of(fields.object("device"), fields),
+                           fields.string("protocol")};
+    } else if (name == "candidate") {
+        record = TuneCandidate{fields.string("kernel"),
+                               fields.string("module"),
+                               config_of(fields.object("config"), fields),
+                               fields.string("origin"),
+                               fields.boolean("is_current_best"),
+                               fields.string("phase")};
+    } else if (name == "compiled") {
+        record = Compiled{fields.string("kernel"),      config_of(fields.object("config"), fields),
+                          fields.string("status"),      fields.string("message"),
+                          fields.string("triton_hash"), fields.number("seconds")};
+    } else if (name == "tune_end") {
+        record = TuneEnd{fields.integer<std::int64_t>("run_id"),
+                         fields.string("answer"),
+                         fields.string("kernel"),
+                         fields.string("module"),
+                         config_of(fields.object("best_config"), fields),
+                         fields.boolean("faster"),
+                         fields.number("difference_percent"),
+                         fields.integer<std::size_t>("tried"),
+                         fields.integer<std::size_t>("compiled"),
+                         fields.integer<std::size_t>("compile_failed"),
+                         fields.integer<std::size_t>("failed"),
+                         fields.number("seconds"),
+                         fields.string("ended")};
     } else {
         return "an event this reader does not know: " + name;
     }
@@ -609,7 +705,8 @@ std::variant<Json, std::string> json_of(std::string_view text) {
 
 Accepted accepted_of(const AcceptReport& report) {
     Accepted accepted{report.target.string(), report.best_config.string(), std::nullopt,
-                      report.old_config,      report.new_config,           std::nullopt};
+                      report.old_config,      report.new_config,           std::nullopt,
+                      report.explored_policy};
     if (report.backup) {
         accepted.backup = report.backup->string();
     }
@@ -680,7 +777,9 @@ std::string history_json(const std::vector<HistoryRowView>& rows) {
         Json json = {{"run_id", row.run_id},
                      {"started", row.started},
                      {"device", device_json(row.device)},
-                     {"protocol", row.timing}};
+                     {"protocol", row.timing},
+                     {"kind", row.kind.empty() ? Json(nullptr) : Json(row.kind)},
+                     {"strategy", row.strategy.empty() ? Json(nullptr) : Json(row.strategy)}};
         if (row.result != nullptr) {
             json.update(result_fields(*row.result));
         }

@@ -92,6 +92,11 @@ Result<void> insert_result(Database& db, Statement& insert, Statement& insert_sa
         .bind(5, std::string_view(config_json(result.config, result.was_best).dump()))
         .bind(6, std::string_view(result.status))
         .bind(7, std::string_view(result.message));
+    if (result.origin.empty()) {
+        insert.bind_null(12);
+    } else {
+        insert.bind(12, std::string_view(result.origin));
+    }
     // No samples, no statistics: NULL rather than zeros that look measured.
     if (result.samples_ms.empty()) {
         insert.bind_null(8).bind_null(9).bind_null(10).bind_null(11);
@@ -123,11 +128,12 @@ Result<std::int64_t> record_run(catalog::Catalog& catalog, const BenchRun& run) 
     }
     auto insert_run = Statement::prepare(
         db, "INSERT INTO bench_runs (started_ns, device_name, compute_capability, driver_version, "
-            "sm_clock_mhz, l2_bytes, protocol) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+            "sm_clock_mhz, l2_bytes, protocol, kind, strategy) "
+            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
     auto insert_result_row = Statement::prepare(
         db, "INSERT INTO bench_results (run_id, kernel_name, module_key, triton_hash, config, "
-            "status, message, median_ms, min_ms, p20_ms, p80_ms) "
-            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+            "status, message, median_ms, min_ms, p20_ms, p80_ms, origin) "
+            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
     auto insert_sample =
         Statement::prepare(db, "INSERT INTO bench_samples (result_id, ms) VALUES (?1, ?2)");
     for (const auto* statement : {&insert_run, &insert_result_row, &insert_sample}) {
@@ -143,6 +149,13 @@ Result<std::int64_t> record_run(catalog::Catalog& catalog, const BenchRun& run) 
         .bind(5, device.sm_clock_mhz)
         .bind(6, device.l2_bytes)
         .bind(7, std::string_view(run.protocol.describe()));
+    for (const auto& [index, text] : {std::pair{8, &run.kind}, std::pair{9, &run.strategy}}) {
+        if (text->empty()) {
+            insert_run->bind_null(index);
+        } else {
+            insert_run->bind(index, std::string_view(*text));
+        }
+    }
     if (auto ok = insert_run->run(); !ok) {
         return std::unexpected(ok.error());
     }
@@ -167,7 +180,7 @@ Result<std::vector<HistoryRow>> kernel_history(const catalog::Catalog& catalog,
         db, "SELECT r.id, r.started_ns, r.device_name, r.compute_capability, r.driver_version, "
             "r.sm_clock_mhz, r.l2_bytes, r.protocol, b.id, b.kernel_name, b.module_key, "
             "b.triton_hash, b.config, b.status, b.message, b.median_ms, b.min_ms, b.p20_ms, "
-            "b.p80_ms, s.ms "
+            "b.p80_ms, s.ms, r.kind, r.strategy, b.origin "
             "FROM bench_results b JOIN bench_runs r ON r.id = b.run_id "
             "LEFT JOIN bench_samples s ON s.result_id = b.id "
             "WHERE b.kernel_name = ?1 OR b.module_key = ?1 "
@@ -192,6 +205,8 @@ Result<std::vector<HistoryRow>> kernel_history(const catalog::Catalog& catalog,
             history.device.sm_clock_mhz = row.optional_integer(5);
             history.device.l2_bytes = row.integer(6);
             history.protocol = row.text(7);
+            history.kind = row.is_null(20) ? std::string() : row.text(20);
+            history.strategy = row.is_null(21) ? std::string() : row.text(21);
             CandidateResult& result = history.result;
             result.kernel_name = row.text(9);
             result.module_key = row.text(10);
@@ -204,6 +219,7 @@ Result<std::vector<HistoryRow>> kernel_history(const catalog::Catalog& catalog,
             }
             result.status = row.text(13);
             result.message = row.text(14);
+            result.origin = row.is_null(22) ? std::string() : row.text(22);
             result.stats.median_ms = row.real(15);
             result.stats.min_ms = row.real(16);
             result.stats.p20_ms = row.real(17);

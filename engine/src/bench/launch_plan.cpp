@@ -1225,6 +1225,29 @@ Result<std::vector<KernelCandidates>> plan_kernels(const std::filesystem::path& 
     return out;
 }
 
+Result<LaunchPlan> plan_config_in_dir(const KernelCandidates& kernel,
+                                      const cachedir::KernelDefinition& definition,
+                                      const cachedir::KernelConfig& config,
+                                      const std::filesystem::path& triton_dir) {
+    CacheIndex index;
+    index.root = triton_dir.parent_path();
+    const std::string name = triton_dir.filename().string();
+    index.triton.emplace(name, TritonDirRecord{name, cachedir::read_triton_kernel_dir(triton_dir)});
+    KernelCandidates out;
+    out.kernel_name = kernel.kernel_name;
+    out.module_key = kernel.module_key;
+    out.module = kernel.module;
+    KernelWork work{index, definition, out, {}, {}, std::nullopt};
+    Candidate candidate;
+    candidate.config = config;
+    candidate.dir_name = name;
+    auto plan = plan_candidate(work, candidate);
+    if (!plan) {
+        return fail(ErrorKind::Unsupported, plan.error(), triton_dir.string());
+    }
+    return std::move(*plan);
+}
+
 std::string no_current_best(std::size_t configs) {
     return fmt::format("no .best_config names one of its {} compiled config{}", configs,
                        configs == 1 ? "" : "s");

@@ -211,6 +211,14 @@ CREATE TABLE fx_debug_lines (
 ALTER TABLE fx_entries DROP COLUMN debug_line_ids;
 UPDATE entries SET parse_status = 'stale' WHERE kind = 'fxgraph';
 )sql",
+    // 6: cachelens tune runs beside bench runs: a run's kind ('tune'; NULL for
+    // bench) and strategy, and whether a result's cubin was in the cache
+    // ('cached') or compiled by the tune ('new'; NULL for bench).
+    R"sql(
+ALTER TABLE bench_runs ADD COLUMN kind TEXT;
+ALTER TABLE bench_runs ADD COLUMN strategy TEXT;
+ALTER TABLE bench_results ADD COLUMN origin TEXT;
+)sql",
 };
 
 static_assert(std::size(kMigrations) == kSchemaVersion);

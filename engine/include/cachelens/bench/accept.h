@@ -26,8 +26,12 @@ struct AcceptOutcome {
 // The candidate `plan` becomes the winner of its kernel; `time_ms` (what it
 // measured) goes into time_taken_ms when given. Fails, writing nothing, when
 // the kernel has no .best_config or the candidate is not one of its cubins.
+// `explored`: a config cachelens tune compiled, not one of the kernel's
+// cubins; written only for a coordinate-descent kernel, found_by_coordesc
+// set, as PyTorch saves its own coordinate-descent winner.
 Result<AcceptOutcome> accept_candidate(const KernelCandidates& kernel, const LaunchPlan& plan,
-                                       std::optional<double> time_ms = std::nullopt);
+                                       std::optional<double> time_ms = std::nullopt,
+                                       bool explored = false);
 
 // Why PyTorch would not launch `kernel`'s candidate as written to its
 // .best_config, or nullopt when it would. Seen with 2.11 on an H200

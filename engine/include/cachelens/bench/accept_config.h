@@ -54,6 +54,9 @@ struct AcceptReport {
     std::string old_config;
     std::string new_config;
     std::optional<PairedResult> verdict; // none: not re-timed (--force, already the best)
+    // A config cachelens tune compiled: what PyTorch will do with it, in words
+    // ("PyTorch 2.11 with coordinate_descent_tuning starts its search here ...").
+    std::optional<std::string> explored_policy;
 
     bool already_best() const { return !backup; }
 };

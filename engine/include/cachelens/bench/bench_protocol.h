@@ -134,12 +134,70 @@ struct Accepted {
     std::string old_config;
     std::string new_config;
     std::optional<Verdict> verdict; // none when not re-timed (--force, or already the best)
+    std::optional<std::string> explored_policy; // a tune's config: what PyTorch will do with it
 };
 
 Accepted accepted_of(const AcceptReport& report);
 
-using Record =
-    std::variant<Header, Start, Unplannable, Result, Verdict, Plan, End, Failure, Accepted>;
+// ---- cachelens tune (tune.h) ----------------------------------------------
+
+// A tune is about to search: the kernel, how, within what, by which rules,
+// and from which config. `device` and `timing` are empty for --plan.
+struct TuneStart {
+    std::string cache_dir;
+    std::string kernel;
+    std::string module;
+    std::string strategy;                // coordesc, grid, random
+    std::string space;                   // Space::describe(), empty for coordesc without --space
+    std::string budget;                  // Budget::describe()
+    std::string rules;                   // Rules::generation
+    cachedir::KernelConfig start_config; // the current best (or fastest cached) config
+    std::size_t planned = 0;             // candidates listed before any time is known
+    DeviceFacts device;
+    std::string timing;
+};
+
+// One config a tune lists: `tune --plan`, and each config before it is tried.
+struct TuneCandidate {
+    std::string kernel;
+    std::string module;
+    cachedir::KernelConfig config;
+    std::string origin; // "cached": a cubin exists in the cache; "new": must be compiled
+    bool is_current_best = false;
+    std::string phase; // "cached", "step 1", "all directions (radius 2)", "grid", "random"
+};
+
+// A new config compiled by the compile server, or why not.
+struct Compiled {
+    std::string kernel;
+    cachedir::KernelConfig config;
+    // ok, or: compile (Triton refused it), resources (shared memory,
+    // registers), timeout, crashed, invalid
+    std::string status;
+    std::string message;
+    std::string triton_hash; // when ok
+    double seconds = 0;
+};
+
+// The tune's answer, its last record (before none when it failed).
+struct TuneEnd {
+    std::int64_t run_id = 0;
+    std::string answer; // the first line cachelens tune prints
+    std::string kernel;
+    std::string module;
+    cachedir::KernelConfig best_config; // the start config when nothing beat it
+    bool faster = false;                // the paired re-timing confirmed best_config faster
+    double difference_percent = 0;
+    std::size_t tried = 0; // configs timed or failed, cached ones included
+    std::size_t compiled = 0;
+    std::size_t compile_failed = 0;
+    std::size_t failed = 0; // timed configs that failed to load or launch
+    double seconds = 0;
+    std::string ended; // "converged", "all tried", "budget", "stopped"
+};
+
+using Record = std::variant<Header, Start, Unplannable, Result, Verdict, Plan, End, Failure,
+                            Accepted, TuneStart, TuneCandidate, Compiled, TuneEnd>;
 
 // One line of a JSON Lines stream, without its newline. Text from a cache
 // that is not valid UTF-8 is replaced (U+FFFD), never fatal.
@@ -155,6 +213,8 @@ struct HistoryRowView {
     DeviceFacts device;
     std::string timing;
     const CandidateResult* result = nullptr;
+    std::string kind; // "tune", or empty for a bench run
+    std::string strategy;
 };
 
 // `bench history --json`: the rows as an array, each with a result's fields.

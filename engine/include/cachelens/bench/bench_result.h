@@ -28,6 +28,9 @@ struct CandidateResult {
     std::string triton_hash;
     cachedir::KernelConfig config;
     bool was_best = false; // the .best_config named it when it ran
+    // tune: "cached" (its cubin is in the cache) or "new" (compiled by
+    // cachelens tune); empty for bench, where every candidate is cached.
+    std::string origin;
     // "ok", or the failing step: "load" (cuModuleLoadData), "resources" (too
     // much shared memory / registers), "launch", "plan".
     std::string status = "ok";
@@ -53,6 +56,9 @@ std::string describe_pair(const PairedResult& paired);
 
 struct BenchRun {
     std::int64_t started_ns = 0;
+    // "tune" for a cachelens tune run (with its strategy), empty for bench.
+    std::string kind;
+    std::string strategy;
     DeviceFacts device;
     TimingProtocol protocol;
     std::vector<CandidateResult> results;

@@ -1,6 +1,6 @@
 #pragma once
 
-// Re-benchmark runs in the catalog (schema v3: bench_runs, bench_results,
+// Re-benchmark runs in the catalog (schema v3, and v6 for tune runs: bench_runs, bench_results,
 // bench_samples): every run with its device facts and protocol, every
 // candidate's result with all its samples; history per kernel across runs
 // and GPUs.
@@ -23,6 +23,8 @@ struct HistoryRow {
     std::int64_t started_ns = 0;
     DeviceFacts device;
     std::string protocol;
+    std::string kind;       // "tune" for a cachelens tune run, empty for bench
+    std::string strategy;   // a tune's strategy
     CandidateResult result; // with its samples
 };
 

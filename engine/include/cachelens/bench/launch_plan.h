@@ -15,6 +15,7 @@
 
 #include <cachelens/cachedir/best_config.h>
 #include <cachelens/cachedir/kernel_config.h>
+#include <cachelens/cachedir/kernel_module.h>
 #include <cachelens/core/error.h>
 
 #include <array>
@@ -104,6 +105,14 @@ struct PlanOptions {
 // for the dir as a whole; per-kernel problems go into `unplannable`.
 Result<std::vector<KernelCandidates>> plan_kernels(const std::filesystem::path& cache_dir,
                                                    const PlanOptions& options = {});
+
+// A config compiled outside the cache (cachelens tune): `triton_dir` is the
+// dir Triton's compile made for it, planned against the kernel's def with the
+// same checks as a cached candidate (warps, threads, parameters, grid).
+Result<LaunchPlan> plan_config_in_dir(const KernelCandidates& kernel,
+                                      const cachedir::KernelDefinition& definition,
+                                      const cachedir::KernelConfig& config,
+                                      const std::filesystem::path& triton_dir);
 
 // Why plan_kernels() gave no kernel at all for `cache_dir`, as an error for
 // the user: no Triton kernel modules (with the device its FX graphs were

@@ -15,7 +15,7 @@ namespace cachelens::catalog {
 // 3: GPU benchmark runs, results and samples.
 // 4: an FX graph's role to AOTAutograd.
 // 5: an FX entry's debug-line ids in fx_debug_lines, as varint gaps.
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 
 // The version recorded in `db`; 0 for an empty database.
 Result<int> schema_version(sqlite3* db);

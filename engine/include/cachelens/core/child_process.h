@@ -8,8 +8,13 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace cachelens {
 
@@ -31,5 +36,47 @@ struct ChildLimits {
 // NotFound when argv[0] cannot be started; LimitExceeded when it outlives
 // the timeout (it is killed); Cancelled when keep_going said stop.
 Result<ChildOutput> run_child(std::span<const std::string> argv, const ChildLimits& limits = {});
+
+} // namespace cachelens
+
+namespace cachelens {
+
+// A program that stays running while the caller talks to it line by line
+// (`cachelens tune`'s compile server): requests go to its stdin, its stdout
+// is read as it comes. stderr is kept (its last `max_stderr` bytes) for the
+// error that names why it ended. Killed, if still running, when destroyed.
+class ChildSession {
+public:
+    struct Options {
+        std::vector<std::pair<std::string, std::string>> environment; // added to ours
+        std::string working_dir = "/";
+        std::size_t max_stderr = std::size_t{64} << 10;
+    };
+
+    // NotFound when argv[0] cannot be started.
+    static Result<ChildSession> start(std::span<const std::string> argv, const Options& options);
+    ChildSession(ChildSession&&) noexcept;
+    ChildSession& operator=(ChildSession&&) noexcept;
+    ~ChildSession();
+
+    // Writes all of `bytes` to its stdin; an Io error when it has closed it.
+    Result<void> write(std::string_view bytes);
+    // No more requests: closes its stdin.
+    void close_input();
+    // The next whole line of its stdout (without the newline), waiting at
+    // most `wait`; nullopt when none came in time; an Io error "ended" once
+    // its stdout is closed and every line has been read.
+    Result<std::optional<std::string>> read_line(std::chrono::milliseconds wait);
+    // Kills it (SIGKILL) and reaps it.
+    void kill();
+    // Waits for it to end (after close_input); its exit code, or -signal.
+    int wait();
+    const std::string& stderr_text() const;
+
+private:
+    struct Impl;
+    explicit ChildSession(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
 
 } // namespace cachelens
