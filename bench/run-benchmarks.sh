@@ -70,6 +70,25 @@ print(f"| Guard check ({anchor['guards']} golden guards x their hint vectors: "
 PY
 fi
 
+# cachelens tune: the CPU work per config besides compiling and timing it
+# (request, answer, launch plan from the Triton dir, the config's key),
+# against Python doing the same reading and bookkeeping.
+"${pin[@]}" "$build/bench/bench_tune" --benchmark_format=json \
+    --benchmark_out="$out/tune.json" --benchmark_out_format=json -- \
+    "$devset" triton_poi_fused_mm_t_2 >/dev/null
+tune_dir=$(dirname "$(grep -l '"name": "triton_poi_fused_mm_t_2"' "$devset"/triton/0/*/triton_poi_fused_mm_t_2.json | head -1)")
+"${pin[@]}" python3 "$root/bench/anchor_tune.py" "$tune_dir" > "$out/tune-anchor.json"
+python3 - "$out/tune.json" "$out/tune-anchor.json" <<'PY'
+import json, sys
+ours = json.load(open(sys.argv[1]))["benchmarks"][0]
+anchor = json.load(open(sys.argv[2]))
+our_us = ours["real_time"]
+print(f"| tune: CPU work per config besides compiling and timing it (request, answer, launch "
+      f"plan from its Triton dir, the config's key), one core | {our_us:.0f} us "
+      f"| Python {anchor['python']} json + regex of the same dir: {anchor['us_per_config']:.0f} us "
+      f"| {anchor['us_per_config']/our_us:.1f}x |")
+PY
+
 # Bundles: decode, import and export of mega-cache bundles against CPython
 # doing the same with PyTorch's format logic (three alternating rounds, ~3 min).
 "$root/bench/run-bundle-benchmark.sh" "$build"
