@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "output.h"
 #include "progress_line.h"
+#include "protocol_output.h"
 #include "write_target.h"
 
 #include <cachelens/bench/accept_config.h>
@@ -59,16 +60,6 @@ struct AcceptOptions {
 };
 
 namespace protocol = bench::protocol;
-
-// A record of the --json-lines stream, exact and flushed (output.h).
-void print_record(const protocol::Record& record) {
-    print_json_text(protocol::to_line(record) + '\n');
-}
-
-// Every stream opens with the format and version its reader checks.
-void print_header() {
-    print_record(protocol::Header{.program = std::string("cachelens ") + CACHELENS_VERSION});
-}
 
 std::string source_text(const bench::LaunchPlan& plan, const fs::path& cache_dir) {
     if (!plan.source.dir.empty()) {
@@ -211,7 +202,7 @@ int device_lost(const BenchOptions& options, catalog::Catalog& catalog, const be
 
 int run_bench(const BenchOptions& options) {
     if (options.json_lines) {
-        print_header();
+        print_protocol_header();
     }
     const fs::path cache_dir = fs::absolute(options.dir).lexically_normal();
     bench::PlanOptions plan_options;

@@ -6,6 +6,7 @@
 #include "commands.h"
 #include "output.h"
 #include "progress_line.h"
+#include "protocol_output.h"
 
 #include <cachelens/bench/bench_protocol.h>
 #include <cachelens/bench/compile_server.h>
@@ -43,10 +44,6 @@ struct TuneOptions {
     int compile_timeout_s = 180;
     std::uint64_t seed = 0;
 };
-
-void print_record(const protocol::Record& record) {
-    print_json_text(protocol::to_line(record) + '\n');
-}
 
 int fatal(const TuneOptions& options, const Error& error) {
     if (options.json_lines) {
@@ -118,7 +115,7 @@ int run_tune_command(const TuneOptions& options) {
         return kExitOk;
     }
     if (options.json_lines) {
-        print_record(protocol::Header{.program = std::string("cachelens ") + CACHELENS_VERSION});
+        print_protocol_header();
     }
     const auto strategy = tune::strategy_from(options.strategy);
     if (!strategy) {

@@ -69,6 +69,13 @@ class TestText : public QObject {
     Q_OBJECT
 
 private slots:
+    void lastLinesKeepTheEndOfWhatAChildSaid() {
+        QCOMPARE(last_lines("a\nb\nc\nd\n\n ", 2), std::string("c\nd"));
+        QCOMPARE(last_lines("only\n", 3), std::string("only"));
+        QCOMPARE(last_lines("", 3), std::string());
+        QCOMPARE(last_lines("x\ny", 5), std::string("x\ny"));
+    }
+
     void keepsTextAndLayout() {
         QCOMPARE(escape_for_terminal(""), "");
         QCOMPARE(escape_for_terminal("triton_poi_fused_0 XBLOCK=256"),

@@ -1,6 +1,7 @@
 #include "compile_server_script.h"
 
 #include <cachelens/bench/compile_server.h>
+#include <cachelens/core/text.h>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -51,23 +52,6 @@ std::size_t id_field(const Json& json, std::string& why) {
 
 bool one_of(std::string_view value, std::initializer_list<std::string_view> allowed) {
     return std::find(allowed.begin(), allowed.end(), value) != allowed.end();
-}
-
-// The last lines of what Python said on stderr: where it failed.
-std::string tail(std::string_view text, std::size_t lines = 6) {
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) {
-        text.remove_suffix(1);
-    }
-    std::size_t start = text.size();
-    for (std::size_t i = 0; i < lines && start > 0; ++i) {
-        start = text.rfind('\n', start - 1);
-        if (start == std::string_view::npos) {
-            start = 0;
-            break;
-        }
-    }
-    const std::string_view kept = text.substr(start);
-    return std::string(kept.starts_with('\n') ? kept.substr(1) : kept);
 }
 
 } // namespace
@@ -275,7 +259,7 @@ void CompileServer::stop() {
 }
 
 Error CompileServer::died(std::string_view what) const {
-    const std::string said = tail(session_.stderr_text());
+    const std::string said = last_lines(session_.stderr_text(), 6);
     return Error{
         ErrorKind::Io,
         fmt::format("the compile server {}{}", what, said.empty() ? std::string() : ": " + said),

@@ -1,4 +1,5 @@
 #include <cachelens/bench/tune_space.h>
+#include <cachelens/core/text.h>
 #include <cachelens/pickle/access.h>
 
 #include <fmt/format.h>
@@ -32,22 +33,12 @@ std::optional<std::int64_t> parse_int(std::string_view text) {
     return value;
 }
 
-std::string_view trim(std::string_view text) {
-    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) {
-        text.remove_prefix(1);
-    }
-    while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) {
-        text.remove_suffix(1);
-    }
-    return text;
-}
-
 std::vector<std::string_view> split(std::string_view text, char separator) {
     std::vector<std::string_view> parts;
     std::size_t start = 0;
     for (;;) {
         const std::size_t end = text.find(separator, start);
-        parts.push_back(trim(text.substr(start, end - start)));
+        parts.push_back(trim_space(text.substr(start, end - start)));
         if (end == std::string_view::npos) {
             return parts;
         }
@@ -438,7 +429,7 @@ Result<Space> parse_space(std::string_view text, const Rules& rules) {
                     "--space " + std::string(text) + ": " + why +
                         "; this kernel's fields: " + describe_fields(rules));
     };
-    if (trim(text).empty()) {
+    if (trim_space(text).empty()) {
         return bad("it names no field");
     }
     for (const auto part : split(text, ',')) {
@@ -446,8 +437,8 @@ Result<Space> parse_space(std::string_view text, const Rules& rules) {
         if (equals == std::string_view::npos) {
             return bad(fmt::format("'{}' is not NAME=VALUES", part));
         }
-        const std::string name(trim(part.substr(0, equals)));
-        const std::string_view spec = trim(part.substr(equals + 1));
+        const std::string name(trim_space(part.substr(0, equals)));
+        const std::string_view spec = trim_space(part.substr(equals + 1));
         const Field* field = rules.field(name);
         if (field == nullptr) {
             return bad(fmt::format("{} is not a field Inductor tunes for this kernel", name));
@@ -458,8 +449,8 @@ Result<Space> parse_space(std::string_view text, const Rules& rules) {
         }
         std::vector<std::int64_t> wanted;
         if (const std::size_t dots = spec.find(".."); dots != std::string_view::npos) {
-            const auto low = parse_int(trim(spec.substr(0, dots)));
-            const auto high = parse_int(trim(spec.substr(dots + 2)));
+            const auto low = parse_int(trim_space(spec.substr(0, dots)));
+            const auto high = parse_int(trim_space(spec.substr(dots + 2)));
             if (!low || !high || *low > *high || *low <= 0) {
                 return bad(fmt::format("'{}' is not a range LOW..HIGH of positive integers", spec));
             }

@@ -1,5 +1,6 @@
 #include <cachelens/cachedir/machine_fingerprint.h>
 #include <cachelens/core/child_process.h>
+#include <cachelens/core/text.h>
 
 #include <nlohmann/json.hpp>
 
@@ -71,23 +72,6 @@ std::string_view marked_line(std::string_view out) {
     return found;
 }
 
-// The last lines of what Python said on stderr: where it failed.
-std::string tail(std::string_view text, std::size_t lines = 3) {
-    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) {
-        text.remove_suffix(1);
-    }
-    std::size_t start = text.size();
-    for (std::size_t i = 0; i < lines && start > 0; ++i) {
-        start = text.rfind('\n', start - 1);
-        if (start == std::string_view::npos) {
-            start = 0;
-            break;
-        }
-    }
-    const std::string_view kept = text.substr(start);
-    return std::string(kept.starts_with('\n') ? kept.substr(1) : kept);
-}
-
 Result<std::vector<std::string>> strings(const nlohmann::json& list, const char* name,
                                          const std::string& python) {
     std::vector<std::string> out;
@@ -129,7 +113,7 @@ Result<Fingerprint> fingerprint_from_python(const std::string& python,
     const std::string_view line = marked_line(ran->out);
     const nlohmann::json json = nlohmann::json::parse(line, nullptr, false);
     if (line.empty() || json.is_discarded() || !json.is_object()) {
-        std::string said = tail(ran->err);
+        std::string said = last_lines(ran->err, 3);
         return fail(ErrorKind::Corrupt,
                     (ran->signal != 0 ? "ended by signal " + std::to_string(ran->signal)
                                       : "exited " + std::to_string(ran->exit_code)) +

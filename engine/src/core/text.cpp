@@ -34,6 +34,22 @@ std::string_view trim_space(std::string_view text) {
     return text.substr(first, text.find_last_not_of(kSpace) - first + 1);
 }
 
+std::string last_lines(std::string_view text, std::size_t lines) {
+    while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) {
+        text.remove_suffix(1);
+    }
+    std::size_t start = text.size();
+    for (std::size_t i = 0; i < lines && start > 0; ++i) {
+        start = text.rfind('\n', start - 1);
+        if (start == std::string_view::npos) {
+            start = 0;
+            break;
+        }
+    }
+    const std::string_view kept = text.substr(start);
+    return std::string(kept.starts_with('\n') ? kept.substr(1) : kept);
+}
+
 namespace {
 
 // One UTF-8 sequence at `p` (before `end`) as is_valid_utf8 accepts it: its

@@ -16,6 +16,10 @@ bool is_ascii(std::string_view bytes);
 // `text` without leading and trailing ASCII whitespace (" \t\r\n\f\v").
 std::string_view trim_space(std::string_view text);
 
+// The last `lines` lines of `text` without its trailing newlines and spaces:
+// where a child process said it failed, from its stderr.
+std::string last_lines(std::string_view text, std::size_t lines);
+
 // UTF-8 as Python's "surrogatepass" decoder accepts it (encoded surrogates are
 // allowed, overlong forms and code points past U+10FFFF are not).
 bool is_valid_utf8(std::string_view bytes);
