@@ -65,6 +65,7 @@ shot why --select "$float16" --view why
 shot stats --view stats
 shot prune --view prune --max-size 2M
 shot benchmarks --view bench
+shot tune --view tune
 # A file on its own: a value of Inductor's caching module (tests/data/keyed_cache).
 shot file-value --file "$root/tests/data/keyed_cache/root/cache/should_pad/ed953adff4a83ee0af9e91e8b083f8c9"
 # An AOTInductor package PyTorch 2.11 wrote on an H200 (the build tree's real fixtures).

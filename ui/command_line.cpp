@@ -91,7 +91,8 @@ GuiCommandLine parseCommandLine(const QStringList& arguments, const QString& ver
         "first dir opened), bench, import (the Import dialog for the bundle opened), redis (Add "
         "Redis Server), pull (the selection of a Redis root, --into DIR), push (the selection, "
         "or the first dir opened, to the first Redis server opened), warmstart (the warm-start "
-        "report of --trace).",
+        "report of --trace), tune (the Benchmarks page's Tune dialog for its first kernel, "
+        "with what a tune would try).",
         "VIEW");
     const QCommandLineOption trace(
         "trace",

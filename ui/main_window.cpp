@@ -1,6 +1,7 @@
 #include "main_window.h"
 
 #include "dialogs/dialog_launcher.h"
+#include "dialogs/tune_dialog.h"
 #include "jobs/root_jobs.h"
 #include "models/entry_table_model.h"
 #include "pages/bench_page.h"
@@ -354,6 +355,10 @@ void MainWindow::runStartupRequest(const StartupRequest& request) {
 
 QWidget* MainWindow::screenshotTarget() {
     QWidget* dialog = dialogs_->visibleDialog();
+    if (dialog == nullptr && benchPage()->tuneDialog() != nullptr &&
+        benchPage()->tuneDialog()->isVisible()) {
+        dialog = benchPage()->tuneDialog();
+    }
     return dialog != nullptr ? dialog : this;
 }
 

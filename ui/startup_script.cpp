@@ -2,9 +2,11 @@
 
 #include "dialogs/dialog_launcher.h"
 #include "dialogs/import_dialog.h"
+#include "dialogs/tune_dialog.h"
 #include "jobs/remote_work.h"
 #include "jobs/root_jobs.h"
 #include "main_window.h"
+#include "models/bench_results_model.h"
 #include "models/entry_table_model.h"
 #include "models/roots_model.h"
 #include "pages/bench_page.h"
@@ -22,8 +24,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* const kViewNames[] = {"browse", "compare", "why",  "stats", "prune",    "bench",
-                                  "import", "redis",   "pull", "push",  "warmstart"};
+const char* const kViewNames[] = {"browse", "compare", "why",  "stats", "prune",     "bench",
+                                  "import", "redis",   "pull", "push",  "warmstart", "tune"};
 
 } // namespace
 
@@ -80,7 +82,7 @@ void StartupScript::run(const StartupRequest& request) {
 void StartupScript::advance() {
     BrowsePage* browse = window_.browsePage();
     if (!request_ || window_.roots()->pending() > 0 || browse->entryModel()->isLoading() ||
-        waitingForEntry_) {
+        waitingForEntry_ || waitingForTune_) {
         return;
     }
     while (step_ != Step::Finished) {
@@ -141,6 +143,8 @@ StartupScript::Then StartupScript::runStep(Step step) {
             return Then::WaitForWork;
         }
         return Then::Next;
+    case Step::Tune:
+        return request.view == "tune" ? openTunePlan() : Then::Next;
     case Step::Finished:
         break;
     }
@@ -180,7 +184,7 @@ void StartupScript::showView() {
         window_.explainCurrent();
     } else if (view == "stats") {
         window_.showPage(MainWindow::Page::Stats);
-    } else if (view == "bench") {
+    } else if (view == "bench" || view == "tune") {
         window_.showPage(MainWindow::Page::Bench);
     } else if (view == "import") {
         dialogs->openImport(
@@ -212,6 +216,34 @@ void StartupScript::showView() {
     } else {
         window_.showPage(MainWindow::Page::Browse);
     }
+}
+
+// --view tune: once the Benchmarks page has listed its plans, the Tune
+// dialog of its first kernel, with what a tune would try (its --plan).
+StartupScript::Then StartupScript::openTunePlan() {
+    BenchPage* bench = window_.benchPage();
+    if (bench->isPlanning()) {
+        return Then::Retry; // planFinished continues
+    }
+    if (bench->results()->rowCount() == 0) {
+        return Then::Next;
+    }
+    bench->selectResult(0);
+    bench->openTune();
+    TuneDialog* dialog = bench->tuneDialog();
+    if (dialog == nullptr) {
+        return Then::Next;
+    }
+    connect(
+        dialog, &TuneDialog::tuneEnded, this,
+        [this] {
+            waitingForTune_ = false;
+            advance();
+        },
+        Qt::SingleShotConnection);
+    waitingForTune_ = true;
+    dialog->plan();
+    return Then::WaitForWork;
 }
 
 } // namespace cachelens::ui

@@ -64,7 +64,7 @@ signals:
 
 private:
     // In the order they run.
-    enum class Step { BrowseOpened, Search, Select, Tab, Compare, View, Finished };
+    enum class Step { BrowseOpened, Search, Select, Tab, Compare, View, Tune, Finished };
     // What a step asks of the script.
     enum class Then {
         Next,        // go on to the next step now
@@ -75,11 +75,13 @@ private:
     Then runStep(Step step);
     Then browseOpened();
     void showView();
+    Then openTunePlan();
 
     MainWindow& window_;
     std::optional<StartupRequest> request_;
     Step step_ = Step::Finished;
     bool waitingForEntry_ = false;
+    bool waitingForTune_ = false; // --view tune: its plan listing is under way
 };
 
 } // namespace cachelens::ui

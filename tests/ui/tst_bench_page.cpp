@@ -395,6 +395,7 @@ struct FakeCli {
                                           backupOf("best_config.bak").toStdString(),
                                           "XBLOCK=1, R0_BLOCK=2048, num_warps=4, num_stages=1",
                                           "XBLOCK=1, R0_BLOCK=4096, num_warps=8, num_stages=1",
+                                          std::nullopt,
                                           std::nullopt};
         const protocol::Failure alreadyBest{ErrorKind::InvalidArgument, kAlreadyBestWords, {}};
         const protocol::Failure notFaster{ErrorKind::InvalidArgument, kNotFasterWords,
@@ -448,6 +449,10 @@ bool recordEarlierRuns(const QString& catalogPath) {
         run.started_ns = 1'760'000'000'000'000'000LL + i * 86'400'000'000'000LL;
         run.device = {i == 0 ? "NVIDIA A100-SXM4-80GB" : "NVIDIA H100 80GB HBM3",
                       i == 0 ? "8.0" : "9.0", "13.0", 1410, 41943040};
+        if (i == 1) { // the later run a tune, its second config one it compiled
+            run.kind = "tune";
+            run.strategy = "coordesc";
+        }
         for (int config = 0; config < 2; ++config) {
             bench::CandidateResult result;
             result.kernel_name = kKernelA.toStdString();
@@ -458,6 +463,7 @@ bool recordEarlierRuns(const QString& catalogPath) {
             result.config.num_warps = config == 0 ? 4 : 8;
             result.config.num_stages = 1;
             result.was_best = config == 0;
+            result.origin = i == 1 ? (config == 1 ? "new" : "cached") : "";
             result.samples_ms = {0.031 - 0.005 * config + 0.001 * i, 0.030 - 0.005 * config,
                                  0.032 - 0.005 * config};
             result.stats = bench::stats_of(result.samples_ms);
@@ -614,8 +620,9 @@ private slots:
         QVERIFY(planned.isCurrentBest);
         QCOMPARE(planned.args.size(), std::size_t(1));
 
-        auto accepted = parseAcceptOutput(QByteArray::fromStdString(protocol::to_document(
-            protocol::Accepted{"/c", "/c/x.best_config", "/c/x.bak", "XBLOCK=1", "XBLOCK=2", {}})));
+        auto accepted =
+            parseAcceptOutput(QByteArray::fromStdString(protocol::to_document(protocol::Accepted{
+                "/c", "/c/x.best_config", "/c/x.bak", "XBLOCK=1", "XBLOCK=2", {}, {}})));
         QVERIFY_RESULT(accepted);
         QCOMPARE(accepted->backup, QString("/c/x.bak"));
         QCOMPARE(accepted->newConfig, QString("XBLOCK=2"));
@@ -762,6 +769,16 @@ private slots:
         QVERIFY(!cell(1, 0, BenchHistoryModel::WasBestRole).toBool());
         QCOMPARE(cell(1, BenchHistoryModel::MedianColumn).toString(), QString("0.0260"));
         QCOMPARE(cell(1, BenchHistoryModel::SamplesColumn).toInt(), 3);
+        // A tune's run and the config it compiled are marked as `bench history` marks them.
+        QCOMPARE(cell(0, BenchHistoryModel::RunColumn).toString(),
+                 QString::number(cell(0, 0, BenchHistoryModel::RunIdRole).toLongLong()));
+        QVERIFY(cell(3, BenchHistoryModel::RunColumn).toString().endsWith("(tune coordesc)"));
+        QCOMPARE(cell(3, BenchHistoryModel::ConfigColumn).toString(),
+                 QString("+ XBLOCK=1, R0_BLOCK=4096, num_warps=8, num_stages=1"));
+        QVERIFY(cell(3, BenchHistoryModel::ConfigColumn, Qt::ToolTipRole)
+                    .toString()
+                    .contains("Compiled by cachelens tune"));
+        QVERIFY(!cell(2, BenchHistoryModel::ConfigColumn).toString().startsWith("+"));
         // The kernel name finds the same rows.
         model.load(kKernelA);
         QVERIFY(loaded.wait(10'000));

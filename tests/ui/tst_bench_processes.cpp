@@ -144,6 +144,7 @@ struct FakeCli {
                                     cache + "/b.best_config.bak",
                                     "XBLOCK=1",
                                     "XBLOCK=2",
+                                    std::nullopt,
                                     std::nullopt};
         const auto refused = protocol::Failure::of(
             cachelens::Error{cachelens::ErrorKind::InvalidArgument, kRefusedWords, {}});

@@ -130,9 +130,12 @@ QVariant BenchHistoryModel::data(const QModelIndex& index, int role) const {
                                         text(row.device.driver_version), text(row.protocol)));
         case ConfigColumn:
             return literalText(
-                tr("Triton hash %1%2")
+                tr("Triton hash %1%2%3")
                     .arg(text(row.result.triton_hash),
-                         row.result.was_best ? tr("\nThe best config when it ran") : QString()));
+                         row.result.was_best ? tr("\nThe best config when it ran") : QString(),
+                         row.result.origin == "new"
+                             ? tr("\nCompiled by cachelens tune: not one of the cache's configs")
+                             : QString()));
         case StatusColumn:
             return row.result.message.empty() ? QVariant()
                                               : QVariant(literalText(text(row.result.message)));
@@ -149,14 +152,20 @@ QVariant BenchHistoryModel::display(const bench::HistoryRow& row, int column) co
     const bool ok = measured(result);
     switch (column) {
     case RunColumn:
-        return static_cast<qlonglong>(row.run_id);
+        // A tune's run says so, as `bench history` does: "7 (tune coordesc)".
+        return row.kind.empty()
+                   ? QVariant(static_cast<qlonglong>(row.run_id))
+                   : QVariant(
+                         tr("%1 (%2 %3)").arg(row.run_id).arg(text(row.kind), text(row.strategy)));
     case StartedColumn:
         return QDateTime::fromMSecsSinceEpoch(row.started_ns / 1'000'000)
             .toString(QStringLiteral("yyyy-MM-dd HH:mm"));
     case DeviceColumn:
         return text(row.device.name);
     case ConfigColumn:
-        return text(result.config.describe());
+        // "+": a config a tune compiled, not one of the cache's (bench history's mark).
+        return result.origin == "new" ? tr("+ %1").arg(text(result.config.describe()))
+                                      : text(result.config.describe());
     case MedianColumn:
         return ok ? formatMs(result.stats.median_ms) : QString();
     case SpreadColumn:

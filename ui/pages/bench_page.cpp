@@ -1,6 +1,7 @@
 #include "pages/bench_page.h"
 
 #include "dialogs/confirm.h"
+#include "dialogs/tune_dialog.h"
 #include "jobs/job_tracker.h"
 #include "models/bench_history_model.h"
 #include "models/bench_results_model.h"
@@ -151,6 +152,10 @@ BenchPage::BenchPage(JobPool& pool, QString catalogPath, QWidget* parent)
     forceAccept_->setToolTip(tr("Write the refused config all the same (cachelens bench accept "
                                 "--force; asks first)"));
     forceAccept_->hide();
+    tune_ = new QPushButton(tr("Tune…"));
+    tune_->setObjectName(QStringLiteral("benchTune"));
+    tune_->setToolTip(tr("Explore new configs of the selected kernel beyond the cached ones: "
+                         "compiled with your Python and timed on this GPU (cachelens tune)"));
     // Text from the cache and the CLI: shown as plain text, never as markup.
     verdictsLabel_ = new QLabel;
     verdictsLabel_->setObjectName(QStringLiteral("benchVerdicts"));
@@ -166,6 +171,7 @@ BenchPage::BenchPage(JobPool& pool, QString catalogPath, QWidget* parent)
     acceptRow->addWidget(selection_, 1);
     acceptRow->addWidget(accept_, 0, Qt::AlignTop);
     acceptRow->addWidget(forceAccept_, 0, Qt::AlignTop);
+    acceptRow->addWidget(tune_, 0, Qt::AlignTop);
     resultsLayout->addLayout(acceptRow);
 
     auto* chart = new QChart;
@@ -225,6 +231,7 @@ BenchPage::BenchPage(JobPool& pool, QString catalogPath, QWidget* parent)
     connect(cancel_, &QPushButton::clicked, this, &BenchPage::cancel);
     connect(accept_, &QPushButton::clicked, this, [this] { acceptSelected(true); });
     connect(forceAccept_, &QPushButton::clicked, this, [this] { forceAccept(true); });
+    connect(tune_, &QPushButton::clicked, this, &BenchPage::openTune);
     connect(results_, &BenchResultsModel::rowsInserted, this,
             [this](const QModelIndex&, int first, int last) { onResultsInserted(first, last); });
     connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this,
@@ -253,6 +260,9 @@ BenchPage::BenchPage(JobPool& pool, QString catalogPath, QWidget* parent)
 
 void BenchPage::setProgram(const QString& program) {
     processes_->setProgram(program);
+    if (tuneDialog_ != nullptr) {
+        tuneDialog_->setProgram(program);
+    }
     cliRefused_ = false;
     updateButtons();
 }
@@ -267,6 +277,10 @@ bool BenchPage::isRunning() const {
 
 bool BenchPage::isAccepting() const {
     return processes_->isAccepting();
+}
+
+bool BenchPage::isTuning() const {
+    return tuneDialog_ != nullptr && tuneDialog_->isRunning();
 }
 
 QString BenchPage::statusText() const {
@@ -314,8 +328,8 @@ void BenchPage::showReadOnlyRoot(const std::filesystem::path& root) {
 
 void BenchPage::updateButtons() {
     const bool running = isRunning();
-    run_->setEnabled(!running && !isAccepting() && root_.has_value() && !program().isEmpty() &&
-                     !cliRefused_);
+    run_->setEnabled(!running && !isAccepting() && !isTuning() && root_.has_value() &&
+                     !program().isEmpty() && !cliRefused_);
     cancel_->setEnabled(running);
     filter_->setEnabled(!running);
     allConfigs_->setEnabled(!running);
@@ -355,6 +369,40 @@ void BenchPage::updateButtons() {
     accept_->setEnabled(acceptable && !running && !isAccepting() && !runDir_.isEmpty() &&
                         !cliRefused_);
     forceAccept_->setEnabled(!running && !isAccepting() && !cliRefused_);
+    tune_->setEnabled(row >= 0 && !running && !runDir_.isEmpty() && !program().isEmpty() &&
+                      !cliRefused_);
+    if (tuneDialog_ != nullptr) {
+        // One GPU: a tune waits for the bench run.
+        tuneDialog_->setGpuBusy(running);
+    }
+}
+
+void BenchPage::openTune() {
+    const QModelIndex current = table_->selectionModel()->currentIndex();
+    if (!current.isValid() || !tune_->isEnabled()) {
+        return;
+    }
+    const auto& result = results_->result(sorted_->mapToSource(current).row());
+    if (tuneDialog_ == nullptr) {
+        tuneDialog_ = new TuneDialog(catalogPath_, this);
+        connect(tuneDialog_, &TuneDialog::runningChanged, this, &BenchPage::updateButtons);
+        connect(tuneDialog_, &TuneDialog::statusMessage, this, &BenchPage::statusMessage);
+        connect(tuneDialog_, &TuneDialog::refused, this, [this](const QString& why) {
+            // The same program runs bench: nothing more is run with it.
+            cliRefused_ = true;
+            showError(incompatibleText(why));
+            updateButtons();
+        });
+    }
+    if (!tuneDialog_->isRunning()) {
+        tuneDialog_->setProgram(program());
+        // The module key names one kernel; its name alone repeats across graphs.
+        tuneDialog_->setTarget(runDir_, result.module.isEmpty() ? result.kernel : result.module,
+                               result.kernel);
+    }
+    tuneDialog_->show();
+    tuneDialog_->raise();
+    tuneDialog_->activateWindow();
 }
 
 void BenchPage::setStatus(const QString& message) {
@@ -382,7 +430,7 @@ std::optional<QStringList> BenchPage::kernelWords() {
 }
 
 void BenchPage::run() {
-    if (isRunning() || isAccepting() || !root_) {
+    if (isRunning() || isAccepting() || isTuning() || !root_) {
         return;
     }
     const auto words = kernelWords();

@@ -8,7 +8,9 @@
 // catalog, and "Make best config", which runs `cachelens bench accept`.
 // Before a run (and without a GPU) the table lists what a run would time:
 // `cachelens bench --plan`, again whenever the dir, the filter or "All
-// configs" changes.
+// configs" changes. "Tune…" opens the Tune dialog (dialogs/tune_dialog.h) on
+// the selected row's kernel: `cachelens tune` explores configs beyond the
+// cached ones.
 
 #include "data/bench_run_parser.h"
 #include "jobs/bench_processes.h"
@@ -38,6 +40,7 @@ class BenchHistoryModel;
 class BenchResultsModel;
 class BenchResultsSortProxy;
 class JobPool;
+class TuneDialog;
 
 class BenchPage : public QWidget {
     Q_OBJECT
@@ -75,6 +78,11 @@ public:
     QString acceptConfirmationText() const;
     bool isRunning() const;
     bool isAccepting() const;
+    // Opens the Tune dialog on the selected row's kernel, in the dir of the
+    // rows shown; while it tunes another kernel, shows that tune.
+    void openTune();
+    // A tune is under way (it times on the same GPU: no bench run meanwhile).
+    bool isTuning() const;
 
     // For tests and the main window.
     const BenchResultsModel* results() const { return results_; }
@@ -90,6 +98,9 @@ public:
     QPushButton* acceptButton() const { return accept_; }
     // Shown after accept refused: the same accept with --force.
     QPushButton* forceAcceptButton() const { return forceAccept_; }
+    QPushButton* tuneButton() const { return tune_; }
+    // Once opened: the Tune dialog (one, reused for the next kernel).
+    TuneDialog* tuneDialog() const { return tuneDialog_; }
     // Every side-by-side verdict of the run, one per line.
     QString verdictsText() const;
     // Why the CLI found is not used, and what to do.
@@ -178,6 +189,8 @@ private:
     QLabel* selection_ = nullptr;
     QPushButton* accept_ = nullptr;
     QPushButton* forceAccept_ = nullptr;
+    QPushButton* tune_ = nullptr;
+    TuneDialog* tuneDialog_ = nullptr;
     QLabel* verdictsLabel_ = nullptr;
     QChartView* chartView_ = nullptr;
     BenchHistoryModel* history_ = nullptr;
