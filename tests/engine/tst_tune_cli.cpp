@@ -11,9 +11,11 @@
 #include <cachelens/bench/bench_store.h>
 #include <cachelens/catalog/catalog.h>
 
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <csignal>
 #include <fstream>
 #include <sstream>
 
@@ -64,6 +66,23 @@ std::map<std::string, std::string> tree(const fs::path& root) {
         }
     }
     return files;
+}
+
+// How many processes have `mark` in their environment (what the stand-in
+// Python and its workers inherit from the CLI).
+int processes_marked(const std::string& mark) {
+    int count = 0;
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+        const std::string name = entry.path().filename().string();
+        if (name.empty() || !std::all_of(name.begin(), name.end(), ::isdigit)) {
+            continue;
+        }
+        const std::string environ = slurp(entry.path() / "environ");
+        if (environ.find(mark) != std::string::npos) {
+            ++count;
+        }
+    }
+    return count;
 }
 
 QString stand_in_python() {
@@ -277,6 +296,39 @@ private slots:
         QCOMPARE(results.size(), 8u);
         QCOMPARE(results[0].result.origin, std::string("cached"));
         QVERIFY(!all_of<protocol::Compiled>(read).empty());
+    }
+
+    // Ctrl-C (what the GUI's Stop sends): the search ends, what was measured
+    // is recorded and answered, the compile server and its workers go.
+    void ctrlCStopsTheSearchAndKeepsWhatWasMeasured() {
+        const fs::path catalog = fs::path(temp_.path().toStdString()) / "stop" / "catalog.sqlite";
+        auto env = environment("triton_poi_fused_mm_t_2");
+        env.insert("CACHELENS_FAKE_COMPILE_SECONDS", "30");
+        env.insert("CACHELENS_CLI_TEST_MARK", "stop-test");
+        QProcess cli;
+        cli.setProcessEnvironment(env);
+        cli.start(QString::fromLocal8Bit(qgetenv("CACHELENS_CLI")),
+                  {"tune", path(cache_), "triton_poi_fused_mm_t_2", "--json-lines", "--catalog",
+                   path(catalog), "--python", stand_in_python(), "--workers", "2"});
+        QVERIFY(cli.waitForStarted());
+        QByteArray out;
+        // Both cached configs timed: the search is waiting on a compile.
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (out += cli.readAllStandardOutput()).count("\"event\":\"result\"") >= 2, 20000);
+        QTest::qWait(300);
+        ::kill(static_cast<pid_t>(cli.processId()), SIGINT);
+        QVERIFY(cli.waitForFinished(15000));
+        out += cli.readAllStandardOutput();
+        QCOMPARE(cli.exitCode(), 130);
+        const auto read = records(out);
+        QVERIFY(!read.empty());
+        QVERIFY2(std::holds_alternative<protocol::TuneEnd>(read.back()), out.constData());
+        const auto end = std::get<protocol::TuneEnd>(read.back());
+        QCOMPARE(end.ended, std::string("stopped"));
+        QVERIFY(end.answer.find("stopped before the search ended") != std::string::npos);
+        QVERIFY(end.run_id > 0);
+        // No compile server or worker outlives the command.
+        QTRY_VERIFY_WITH_TIMEOUT(processes_marked("CACHELENS_CLI_TEST_MARK=stop-test") == 0, 5000);
     }
 
     void acceptOfAnExploredConfigFollowsWhatPyTorchHonours() {

@@ -441,6 +441,9 @@ def main(argv):
     except OSError:
         pass
     signal.signal(signal.SIGTERM, lambda s, f: (kill_all(), os._exit(143)))
+    # Ctrl-C on a terminal reaches the whole group: cachelens decides when
+    # this server stops (it closes stdin or kills it), not the keyboard.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     warnings.filterwarnings("ignore", message=".*fork.*")
 
     try:

@@ -106,6 +106,8 @@ class FakeAutotuner(object):
             os._exit(1)
         if xblock == 3:
             raise ValueError("XBLOCK must be a power of 2\n(it was 3)")
+        # A slow compiler, for stopping a run midway.
+        time.sleep(float(os.environ.get("CACHELENS_FAKE_COMPILE_SECONDS", "0")))
         hash_ = hashlib.sha256(repr(cfg).encode()).hexdigest()
         root = os.environ["TRITON_CACHE_DIR"]
         extra = {}
