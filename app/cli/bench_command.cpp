@@ -153,11 +153,14 @@ void print_results_text(const bench::BenchRun& run, const fs::path& cache_dir) {
                             result->message.c_str());
                 continue;
             }
-            std::printf("  %s %-12s %9.4f ms  [%.4f-%.4f]  min %.4f  %3zu runs  %s%s\n",
+            const std::string registers = bench::describe_registers(*result);
+            std::printf("  %s %-12s %9.4f ms  [%.4f-%.4f]  min %.4f  %3zu runs  %s%s%s\n",
                         result->was_best ? "*" : " ", short_hash(result->triton_hash).c_str(),
                         result->stats.median_ms, result->stats.p20_ms, result->stats.p80_ms,
                         result->stats.min_ms, result->samples_ms.size(),
-                        result->config.describe().c_str(), result == fastest ? "  <- fastest" : "");
+                        result->config.describe().c_str(),
+                        registers.empty() ? "" : ("  (" + registers + ")").c_str(),
+                        result == fastest ? "  <- fastest" : "");
         }
         if (best != nullptr && fastest != nullptr && best != fastest && best->status == "ok" &&
             fastest->stats.p80_ms < best->stats.p20_ms) {

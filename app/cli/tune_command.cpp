@@ -98,9 +98,12 @@ void print_results_text(const std::vector<bench::CandidateResult>& results) {
     for (const auto* result : sorted) {
         const char* mark = result->was_best ? "*" : result->origin == "new" ? "+" : " ";
         if (result->status == "ok") {
-            std::printf("  %s %9.4f ms  [%.4f-%.4f]  %-6s %s\n", mark, result->stats.median_ms,
+            std::printf("  %s %9.4f ms  [%.4f-%.4f]  %-6s %s%s\n", mark, result->stats.median_ms,
                         result->stats.p20_ms, result->stats.p80_ms, result->origin.c_str(),
-                        result->config.describe().c_str());
+                        result->config.describe().c_str(),
+                        result->registers
+                            ? ("  (" + bench::describe_registers(*result) + ")").c_str()
+                            : "");
         } else {
             std::printf("  %s %-12s %-6s %s: %s\n", mark, result->status.c_str(),
                         result->origin.c_str(), result->config.describe().c_str(),

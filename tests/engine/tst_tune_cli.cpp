@@ -253,6 +253,7 @@ private slots:
                      first.contains("3 failed: out of shared memory"),
                  qPrintable(first));
         QVERIFY(run.out.contains("to keep it: cachelens bench accept triton_poi_fused_mm_t_2 "));
+        QVERIFY(run.out.contains("XBLOCK=2048, num_warps=1, num_stages=1  (40 registers per thread, no spills)"));
         // The user's cache is as it was; compiles went beside the catalog.
         QVERIFY(tree(cache_) == before);
         QVERIFY(fs::exists(catalog.parent_path() / "tune" /
@@ -295,6 +296,9 @@ private slots:
         const auto results = all_of<protocol::Result>(read);
         QCOMPARE(results.size(), 8u);
         QCOMPARE(results[0].result.origin, std::string("cached"));
+        // What the driver said of each loaded kernel (the stand-in: 40 registers, no spills).
+        QCOMPARE(results[0].result.registers.value_or(-1), 40);
+        QCOMPARE(results[0].result.local_bytes.value_or(-1), 0);
         QVERIFY(!all_of<protocol::Compiled>(read).empty());
     }
 

@@ -114,6 +114,8 @@ protocol::Result result(const cachedir::KernelConfig& config, std::size_t index,
     if (medianMs > 0) {
         result.samples_ms = {medianMs, medianMs, medianMs};
         result.stats = bench::stats_of(result.samples_ms);
+        result.registers = 40;
+        result.local_bytes = index == 3 ? 96 : 0; // the new config spills
     } else {
         result.status = "compile";
         result.message = kCompileError;
@@ -374,6 +376,11 @@ private slots:
         QCOMPARE(cell(model, 2, C::MedianColumn), QString("0.0400"));
         QCOMPARE(cell(model, 2, C::VsStartColumn), QString("-20.0 %"));
         QCOMPARE(model.index(2, 0).data(C::MedianRole).toDouble(), 0.04);
+        // What the driver said of it: registers and spills, on the median.
+        QVERIFY(cell(model, 2, C::MedianColumn, Qt::ToolTipRole)
+                    .contains("40 registers per thread, 96 B spilled per thread"));
+        QVERIFY(cell(model, 1, C::MedianColumn, Qt::ToolTipRole)
+                    .contains("40 registers per thread, no spills"));
         QVERIFY(!model.index(2, 0).data(C::CurrentBestRole).toBool());
 
         // The failed config's result record: the same row, not a second one.

@@ -319,6 +319,11 @@ QString TuneResultsModel::toolTip(const Row& row, int column) const {
             tips << tr("Compiled by cachelens tune in %1 s").arg(row.compiled->seconds, 0, 'f', 1);
         }
     }
+    if (column == MedianColumn && row.result && row.result->result.registers) {
+        // What the driver said of it: the first thing to look at when a
+        // bigger block is slower.
+        tips << text(bench::describe_registers(row.result->result));
+    }
     if (column == VerdictColumn && row.verdict) {
         tips << tr("%1 against %2: %n paired round(s)", nullptr, row.verdict->rounds)
                     .arg(text(row.verdict->candidate_config_text),

@@ -191,6 +191,15 @@ std::expected<AcceptReport, AcceptFailure> accept_explored(const AcceptRequest& 
 
 } // namespace
 
+std::string describe_registers(const CandidateResult& result) {
+    if (!result.registers) {
+        return {};
+    }
+    const std::int64_t spilled = result.local_bytes.value_or(0);
+    return std::to_string(*result.registers) + " registers per thread, " +
+           (spilled > 0 ? std::to_string(spilled) + " B spilled per thread" : "no spills");
+}
+
 std::string describe_pair(const PairedResult& paired) {
     if (!paired.ok()) {
         const CandidateResult& failed = paired.a.status != "ok" ? paired.a : paired.b;

@@ -88,6 +88,8 @@ Json result_fields(const CandidateResult& result) {
             {"config_text", result.config.describe()},
             {"was_best", result.was_best},
             {"origin", result.origin},
+            {"registers", optional_json(result.registers)},
+            {"local_bytes", optional_json(result.local_bytes)},
             {"status", result.status},
             {"message", result.message},
             {"samples_ms", result.samples_ms},
@@ -443,6 +445,10 @@ CandidateResult result_of(Fields& fields) {
     result.config = config_of(fields.object("config"), fields);
     result.was_best = fields.boolean("was_best");
     result.origin = fields.has("origin") ? fields.string("origin") : std::string();
+    result.registers =
+        fields.has("registers") ? fields.optional_integer("registers") : std::nullopt;
+    result.local_bytes =
+        fields.has("local_bytes") ? fields.optional_integer("local_bytes") : std::nullopt;
     result.status = fields.string("status");
     result.message = fields.string("message");
     for (const auto& sample : fields.array("samples_ms")) {

@@ -81,6 +81,8 @@ using CUgraphExec = CUgraphExec_st*;
 
 #define CACHELENS_CUDA_FUNCTION_ATTRIBUTE_VALUES(X)                                                \
     X(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, 1)                                                      \
+    X(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, 3)                                                       \
+    X(CU_FUNC_ATTRIBUTE_NUM_REGS, 4)                                                               \
     X(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 8)
 
 #define CACHELENS_CUDA_STREAM_FLAGS_VALUES(X) X(CU_STREAM_DEFAULT, 0)

@@ -217,7 +217,9 @@ struct PreparedCandidate {
     RunResources run;
     const LaunchPlan& plan;
     CUfunction function = nullptr;
-    std::vector<std::uint64_t> slots; // the parameter buffer: one 8-byte slot per parameter
+    std::optional<std::int64_t> registers;   // cuFuncGetAttribute NUM_REGS
+    std::optional<std::int64_t> local_bytes; // LOCAL_SIZE_BYTES: spills
+    std::vector<std::uint64_t> slots;        // the parameter buffer: one 8-byte slot per parameter
     std::vector<void*> params;
     CUdeviceptr flush_buffer = 0;
     std::uint64_t flush_bytes = 0;
@@ -357,7 +359,7 @@ struct GpuRunner::Impl {
     Prepared prepare(const std::filesystem::path& cache_dir, const LaunchPlan& plan,
                      const TimingProtocol& protocol);
     Outcome execute(const std::filesystem::path& cache_dir, const LaunchPlan& plan,
-                    const TimingProtocol& protocol, std::vector<double>& samples);
+                    const TimingProtocol& protocol, CandidateResult& result);
     // Makes the context current; fails (Unsupported) after a sticky failure.
     Result<void> usable();
     void note(const Failure& failed, const LaunchPlan& plan);
@@ -385,6 +387,15 @@ Prepared GpuRunner::Impl::prepare(const std::filesystem::path& cache_dir, const 
         return failure(
             "load",
             fmt::format("{} ({})", call_failed(d, "cuModuleGetFunction", r), plan.kernel_name), r);
+    }
+    // Registers and spills: facts of the candidate, not conditions of its run.
+    for (const auto& [attribute, into] :
+         {std::pair{CU_FUNC_ATTRIBUTE_NUM_REGS, &prepared->registers},
+          std::pair{CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, &prepared->local_bytes}}) {
+        int value = 0;
+        if (d.cuFuncGetAttribute(&value, attribute, function) == CUDA_SUCCESS) {
+            *into = value;
+        }
     }
     // Above 48 KiB a kernel must opt in to more dynamic shared memory; as
     // Triton's launcher does, allow all the device has beyond the static part.
@@ -549,11 +560,14 @@ Prepared GpuRunner::Impl::prepare(const std::filesystem::path& cache_dir, const 
 }
 
 Outcome GpuRunner::Impl::execute(const std::filesystem::path& cache_dir, const LaunchPlan& plan,
-                                 const TimingProtocol& protocol, std::vector<double>& samples) {
+                                 const TimingProtocol& protocol, CandidateResult& result) {
+    std::vector<double>& samples = result.samples_ms;
     auto prepared = prepare(cache_dir, plan, protocol);
     if (!prepared) {
         return std::unexpected(std::move(prepared.error()));
     }
+    result.registers = (*prepared)->registers;
+    result.local_bytes = (*prepared)->local_bytes;
     std::string error;
     if (!run_protocol(*(*prepared)->timer, protocol, samples, error)) {
         return std::unexpected((*prepared)->timing_failure(std::move(error)));
@@ -668,7 +682,7 @@ Result<CandidateResult> GpuRunner::run(const std::filesystem::path& cache_dir,
     result.triton_hash = plan.source.triton_hash;
     result.config = plan.config;
     result.was_best = plan.is_current_best;
-    const Outcome outcome = impl_->execute(cache_dir, plan, protocol, result.samples_ms);
+    const Outcome outcome = impl_->execute(cache_dir, plan, protocol, result);
     if (!outcome) {
         result.status = outcome.error().status;
         result.message = outcome.error().message;
@@ -711,6 +725,8 @@ Result<PairedResult> GpuRunner::run_pair(const std::filesystem::path& cache_dir,
             return failed(side, std::move(made.error()));
         }
         prepared[side] = std::move(*made);
+        sides[side]->registers = prepared[side]->registers;
+        sides[side]->local_bytes = prepared[side]->local_bytes;
     }
     std::string error;
     int failed_side = 0;

@@ -33,6 +33,11 @@ struct CandidateResult {
     std::string origin;
     // "ok", or the failing step: "load" (cuModuleLoadData), "resources" (too
     // much shared memory / registers), "launch", "plan".
+    // What the driver says of the loaded kernel (cuFuncGetAttribute), when
+    // it loaded: registers per thread, and local memory per thread, which
+    // for Triton's kernels is register spills.
+    std::optional<std::int64_t> registers;
+    std::optional<std::int64_t> local_bytes;
     std::string status = "ok";
     std::string message;
     std::vector<double> samples_ms;
@@ -49,6 +54,11 @@ struct PairedResult {
 
     bool ok() const { return a.status == "ok" && b.status == "ok"; }
 };
+
+// What the driver said of a loaded candidate: "40 registers per thread, no
+// spills", "255 registers per thread, 96 B spilled per thread"; empty when
+// it did not load.
+std::string describe_registers(const CandidateResult& result);
 
 // The verdict in words ("the candidate is 7.9% faster than the current best:
 // ..."), or why the pair could not be timed.
