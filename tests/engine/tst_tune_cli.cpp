@@ -253,7 +253,8 @@ private slots:
                      first.contains("3 failed: out of shared memory"),
                  qPrintable(first));
         QVERIFY(run.out.contains("to keep it: cachelens bench accept triton_poi_fused_mm_t_2 "));
-        QVERIFY(run.out.contains("XBLOCK=2048, num_warps=1, num_stages=1  (40 registers per thread, no spills)"));
+        QVERIFY(run.out.contains(
+            "XBLOCK=2048, num_warps=1, num_stages=1  (40 registers per thread, no spills)"));
         // The user's cache is as it was; compiles went beside the catalog.
         QVERIFY(tree(cache_) == before);
         QVERIFY(fs::exists(catalog.parent_path() / "tune" /
