@@ -13,7 +13,8 @@
 # $OUT/fixtures.tar.gz, in 15 MB pieces when larger), round2 (#38's one call:
 # fixtures and bundles side by side), issue33 (#33's fixtures: a GPT-2
 # training step at three shapes, Grid2DWithYZOverflow kernels, each planned
-# and timed by cachelens and by Python).
+# and timed by cachelens and by Python), tune (#35: cachelens tune against
+# Inductor's own coordinate descent on five devset kernels).
 # Each step's stdout and stderr go to $OUT/results/<step>.{out,err} (OUT
 # defaults to a temporary dir); the summary goes to stdout and the results
 # are packed into $OUT/results.tar.gz (the device tool brings back few files).
@@ -281,9 +282,18 @@ print("second compile: fxgraph_cache_hit", counters["inductor"]["fxgraph_cache_h
     echo "preflight of the devset: exit $?"
 }
 
+# #35: `cachelens tune` against Inductor's own coordinate descent on five
+# devset kernels (two pointwise, two reductions, one template), each side's
+# final config, its time and the wall time (scripts/tune_check.py).
+tune_vs_inductor() {
+    python3 "$root/scripts/tune_check.py" "$cli" "$fixtures/cache" \
+        triton_poi_fused_mm_t_2 triton_poi_fused__log_softmax_backward_data_mm_1 \
+        triton_red_fused_mul_sqrt_sum_0 triton_per_fused_sum_6 cp7e6q6ez6je2kgowcrkhmrkjmgmrj4xvf22iwb3zd7fmola7nch
+}
+
 export root cli fixtures results work out
 export -f elapsed_ms facts check graph all_configs failures accept_one accept bundles compile_checks trace_tuning env_check \
-    real_fixtures round2 issue33
+    real_fixtures round2 issue33 tune_vs_inductor
 
 steps=("$@")
 [[ ${#steps[@]} -gt 0 ]] || steps=(facts check graph all-configs failures compile)
@@ -302,6 +312,7 @@ for name in "${steps[@]}"; do
     fixtures) step fixtures 300 real_fixtures ;;
     round2) step round2 320 round2 ;;
     issue33) step issue33 330 issue33 ;;
+    tune) step tune 420 tune_vs_inductor ;;
     *) echo "gpu-session: no step $name" >&2 ;;
     esac
 done

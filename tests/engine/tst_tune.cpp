@@ -109,6 +109,21 @@ private slots:
         QVERIFY(rules->generation.find("R0_=65536") != std::string::npos);
     }
 
+    void aTemplateTunesOnlyWhatItsConfigHolds() {
+        const auto def = kernel_of("triton_tem_fused_add_mm_relu_0");
+        QVERIFY(!def.name.empty());
+        KernelConfig start;
+        start.num_warps = 4;
+        start.num_stages = 3;
+        auto rules = rules_for(def, start);
+        QVERIFY_RESULT(rules);
+        QCOMPARE(field_names(*rules), (std::vector<std::string>{"num_warps"}));
+        QVERIFY(std::any_of(rules->notes.begin(), rules->notes.end(), [](const auto& note) {
+            return note.find("BLOCK_M=128") != std::string::npos &&
+                   note.find("fixed in this template's source") != std::string::npos;
+        }));
+    }
+
     void neighboursStopAtTheFirstValueOutOfRange() {
         Rules rules;
         rules.fields.push_back({"XBLOCK", true, false, 1, 64, "size hint x=64"});

@@ -340,6 +340,21 @@ Result<Rules> rules_for(const KernelDefinition& kernel, const KernelConfig& star
     if (hip) {
         rules.notes.push_back("waves_per_eu (ROCm) is not tuned: cachelens times kernels on CUDA");
     }
+    if (!kernel.config_args.empty()) {
+        // A template's tile sizes are constexprs of its source (inductor_meta's
+        // config_args), chosen when Inductor autotuned the template's choices.
+        std::string baked;
+        for (const auto& [name, value] : kernel.config_args) {
+            if (name.starts_with("BLOCK_") && start.kwarg(name) == nullptr) {
+                baked += (baked.empty() ? "" : ", ") + name + "=" + cachedir::to_string(value);
+            }
+        }
+        if (!baked.empty()) {
+            rules.notes.push_back(baked + " are fixed in this template's source (config_args): "
+                                          "Inductor chose them among the template's choices, and "
+                                          "its coordinate descent does not change them");
+        }
+    }
     const auto [warps, warps_why] = warps_max(kernel);
     for (const auto& name : names) {
         Field field;
