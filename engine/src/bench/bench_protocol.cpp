@@ -1,3 +1,5 @@
+#include "config_json.h"
+
 #include <cachelens/bench/bench_protocol.h>
 
 #include <nlohmann/json.hpp>
@@ -62,12 +64,9 @@ Json optional_json(const std::optional<std::int64_t>& value) {
     return value ? Json(*value) : Json(nullptr);
 }
 
+// A record's config always has num_warps and num_stages, null when unknown.
 Json config_json(const cachedir::KernelConfig& config) {
-    Json kwargs = Json::object();
-    for (const auto& [name, value] : config.kwargs) {
-        kwargs[name] = std::visit([](const auto& v) { return Json(v); }, value);
-    }
-    return {{"kwargs", std::move(kwargs)},
+    return {{"kwargs", detail::kwargs_json<Json>(config)},
             {"num_warps", optional_json(config.num_warps)},
             {"num_stages", optional_json(config.num_stages)}};
 }

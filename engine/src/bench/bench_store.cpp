@@ -5,6 +5,7 @@
 // since schema v3 has no column for it and has shipped.
 
 #include "../catalog/sqlite.h"
+#include "config_json.h"
 
 #include <cachelens/bench/bench_store.h>
 
@@ -22,23 +23,9 @@ using catalog::sql::Statement;
 using catalog::sql::Transaction;
 
 Json config_json(const KernelConfig& config, bool was_best) {
-    Json kwargs = Json::object();
-    for (const auto& kwarg : config.kwargs) {
-        std::visit([&](const auto& value) { kwargs[kwarg.first] = value; }, kwarg.second);
-    }
     Json json = Json::object();
-    json["kwargs"] = std::move(kwargs);
-    const std::pair<const char*, const std::optional<std::int64_t>*> options[] = {
-        {"num_warps", &config.num_warps},
-        {"num_stages", &config.num_stages},
-        {"num_ctas", &config.num_ctas},
-        {"maxnreg", &config.maxnreg},
-    };
-    for (const auto& [key, value] : options) {
-        if (*value) {
-            json[key] = **value;
-        }
-    }
+    json["kwargs"] = detail::kwargs_json<Json>(config);
+    detail::add_launch_options(json, config);
     json["was_best"] = was_best;
     return json;
 }

@@ -1,4 +1,5 @@
 #include "compile_server_script.h"
+#include "config_json.h"
 
 #include <cachelens/bench/compile_server.h>
 #include <cachelens/core/text.h>
@@ -115,22 +116,8 @@ std::variant<std::monostate, CompileReply, std::string> parse_compile_reply(std:
 }
 
 std::string compile_request(std::size_t id, const cachedir::KernelConfig& config) {
-    Json kwargs = Json::object();
-    for (const auto& [name, value] : config.kwargs) {
-        kwargs[name] = std::visit([](const auto& v) { return Json(v); }, value);
-    }
-    Json json = {{"id", id}, {"kwargs", std::move(kwargs)}};
-    const std::pair<const char*, const std::optional<std::int64_t>*> options[] = {
-        {"num_warps", &config.num_warps},
-        {"num_stages", &config.num_stages},
-        {"num_ctas", &config.num_ctas},
-        {"maxnreg", &config.maxnreg},
-    };
-    for (const auto& [key, value] : options) {
-        if (*value) {
-            json[key] = **value;
-        }
-    }
+    Json json = {{"id", id}, {"kwargs", detail::kwargs_json<Json>(config)}};
+    detail::add_launch_options(json, config);
     return json.dump(-1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
