@@ -62,6 +62,38 @@ std::expected<PairedResult, AcceptFailure> confirm_faster(const AcceptRequest& r
     return std::move(*paired);
 }
 
+// The end of every accept: timings move ~15% between runs, so the candidate
+// must beat the current best side by side, here and now, unless the user
+// says otherwise (--force); then the .best_config is rewritten. `explored`:
+// a config cachelens tune compiled, with what PyTorch will do with it.
+// time_taken_ms keeps the old value: PyTorch records how long autotuning
+// took there (popped when it reads the file), not a kernel's time.
+std::expected<AcceptReport, AcceptFailure> confirm_and_write(const AcceptRequest& request,
+                                                             const fs::path& target,
+                                                             const KernelCandidates& kernel,
+                                                             const LaunchPlan& candidate,
+                                                             std::optional<std::string> explored) {
+    std::optional<PairedResult> confirmed;
+    if (!request.force) {
+        auto checked = confirm_faster(request, target, kernel, candidate);
+        if (!checked) {
+            return std::unexpected(std::move(checked.error()));
+        }
+        confirmed = std::move(*checked);
+    }
+    auto outcome = accept_candidate(kernel, candidate, std::nullopt, explored.has_value());
+    if (!outcome) {
+        return refuse(std::move(outcome.error()));
+    }
+    return AcceptReport{target,
+                        outcome->best_config,
+                        outcome->backup,
+                        outcome->old_config,
+                        outcome->new_config,
+                        std::move(confirmed),
+                        std::move(explored)};
+}
+
 // What PyTorch does with a .best_config naming a config outside the
 // kernel's compiled candidates, per version (docs/PERFORMANCE.md, "The
 // explorer"): with coordinate descent off it is never read.
@@ -168,25 +200,7 @@ std::expected<AcceptReport, AcceptFailure> accept_explored(const AcceptRequest& 
         return refuse(std::move(plan.error()));
     }
     plan->source.triton_hash = chosen.triton_hash;
-    std::optional<PairedResult> confirmed;
-    if (!request.force) {
-        auto checked = confirm_faster(request, target, kernel, *plan);
-        if (!checked) {
-            return std::unexpected(std::move(checked.error()));
-        }
-        confirmed = std::move(*checked);
-    }
-    auto outcome = accept_candidate(kernel, *plan, std::nullopt, /*explored=*/true);
-    if (!outcome) {
-        return refuse(std::move(outcome.error()));
-    }
-    return AcceptReport{target,
-                        outcome->best_config,
-                        outcome->backup,
-                        outcome->old_config,
-                        outcome->new_config,
-                        std::move(confirmed),
-                        explored_policy(kernel)};
+    return confirm_and_write(request, target, kernel, *plan, explored_policy(kernel));
 }
 
 } // namespace
@@ -300,29 +314,7 @@ std::expected<AcceptReport, AcceptFailure> accept_config(const AcceptRequest& re
                           "; nothing written; --force writes it as the starting point",
                       target, AcceptRefusal::NotLaunchedAsWritten);
     }
-    // Timings move ~15% between runs: the candidate must beat the current
-    // best side by side, here and now, unless the user says otherwise.
-    std::optional<PairedResult> confirmed;
-    if (!request.force) {
-        auto checked = confirm_faster(request, target, *found_kernel, *found_plan);
-        if (!checked) {
-            return std::unexpected(std::move(checked.error()));
-        }
-        confirmed = std::move(*checked);
-    }
-    // time_taken_ms keeps the old value: PyTorch records how long autotuning
-    // took there (popped when it reads the file), not a kernel's time.
-    auto outcome = accept_candidate(*found_kernel, *found_plan);
-    if (!outcome) {
-        return refuse(std::move(outcome.error()));
-    }
-    return AcceptReport{target,
-                        outcome->best_config,
-                        outcome->backup,
-                        outcome->old_config,
-                        outcome->new_config,
-                        std::move(confirmed),
-                        std::nullopt};
+    return confirm_and_write(request, target, *found_kernel, *found_plan, std::nullopt);
 }
 
 Result<fs::path> kernel_dir(catalog::Catalog& catalog, const std::string& kernel) {
