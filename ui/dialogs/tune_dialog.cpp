@@ -101,11 +101,9 @@ TuneDialog::TuneDialog(QString catalogPath, QWidget* parent)
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
     table_->horizontalHeader()->setStretchLastSection(true);
-    // Configs and phases are read whole; the numbers fit any width.
-    for (const int column :
-         {int(TuneResultsModel::ConfigColumn), int(TuneResultsModel::PhaseColumn)}) {
-        table_->horizontalHeader()->setSectionResizeMode(column, QHeaderView::ResizeToContents);
-    }
+    // A phase is read whole; the config column is sized as rows come (below).
+    table_->horizontalHeader()->setSectionResizeMode(TuneResultsModel::PhaseColumn,
+                                                     QHeaderView::ResizeToContents);
     table_->setWordWrap(false);
 
     auto* options = new QHBoxLayout;
