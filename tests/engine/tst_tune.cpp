@@ -11,6 +11,7 @@
 #include <cachelens/bench/tune.h>
 #include <cachelens/bench/tune_space.h>
 #include <cachelens/cachedir/kernel_module.h>
+#include <cachelens/core/child_process.h>
 
 #include <QtTest>
 
@@ -286,6 +287,46 @@ private slots:
         QVERIFY(!no_space);
         QVERIFY(no_space.error().message.find("--strategy grid needs --space") !=
                 std::string::npos);
+    }
+
+    // The compile server's pipe: lines both ways, a deadline, an end, stderr kept.
+    void aChildSessionTalksLineByLine() {
+        const std::vector<std::string> cat = {"/bin/sh", "-c",
+                                              "echo ready; while read l; do echo \"got $l\"; "
+                                              "done; echo bye >&2; exit 3"};
+        auto child = ChildSession::start(cat, {});
+        QVERIFY_RESULT(child);
+        auto line = child->read_line(std::chrono::seconds(5));
+        QVERIFY_RESULT(line);
+        QCOMPARE(line->value_or(""), std::string("ready"));
+        auto none = child->read_line(std::chrono::milliseconds(50));
+        QVERIFY_RESULT(none);
+        QVERIFY(!none->has_value());
+        QVERIFY_RESULT(child->write("one\ntwo\n"));
+        QCOMPARE(child->read_line(std::chrono::seconds(5))->value_or(""), std::string("got one"));
+        QCOMPARE(child->read_line(std::chrono::seconds(5))->value_or(""), std::string("got two"));
+        child->close_input();
+        auto ended = child->read_line(std::chrono::seconds(5));
+        QVERIFY(!ended);
+        QCOMPARE(ended.error().message, std::string("ended"));
+        QCOMPARE(child->wait(), 3);
+        QVERIFY(child->stderr_text().find("bye") != std::string::npos);
+        // Writing to one that is gone fails; it does not kill us with SIGPIPE.
+        QVERIFY(!child->write("late\n"));
+
+        const std::vector<std::string> missing = {"/nonexistent/python3"};
+        auto refused = ChildSession::start(missing, {});
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().kind, ErrorKind::NotFound);
+
+        // The environment additions reach it.
+        const std::vector<std::string> env = {"/bin/sh", "-c", "echo \"$CACHELENS_TUNE_TEST\""};
+        ChildSession::Options options;
+        options.environment = {{"CACHELENS_TUNE_TEST", "scratch"}};
+        auto with_env = ChildSession::start(env, options);
+        QVERIFY_RESULT(with_env);
+        QCOMPARE(with_env->read_line(std::chrono::seconds(5))->value_or(""),
+                 std::string("scratch"));
     }
 
     void compileRepliesAreCheckedFieldByField() {
