@@ -56,9 +56,9 @@ void load(const std::vector<const char*>& args) {
 
 void BM_TuneOverheadPerConfig(benchmark::State& state) {
     const auto& config = g_plan->start;
-    const std::string answer = "cachelens-tune: {\"event\":\"compiled\",\"id\":1,\"triton_dir\":\"" +
-                               g_triton_dir.string() +
-                               "\",\"triton_hash\":\"6e72e71da2c9\",\"seconds\":1.25}";
+    const std::string answer =
+        "cachelens-tune: {\"event\":\"compiled\",\"id\":1,\"triton_dir\":\"" +
+        g_triton_dir.string() + "\",\"triton_hash\":\"6e72e71da2c9\",\"seconds\":1.25}";
     for (auto _ : state) {
         const std::string request = cachelens::bench::compile_request(1, config);
         benchmark::DoNotOptimize(request);

@@ -40,8 +40,9 @@ declare -A max_len=(
     [fuzz_pt2]=65536
     [fuzz_precompile]=32768
     [fuzz_bench_protocol]=65536
+    [fuzz_compile_server]=16384
 )
-all_targets=(fuzz_unpickler fuzz_python_literal fuzz_python_tokens fuzz_kernel_module fuzz_best_config fuzz_example_inputs fuzz_causes fuzz_fingerprint fuzz_triton_kernel fuzz_trace fuzz_guards fuzz_mega_cache fuzz_signed_bundle fuzz_remote fuzz_keyed_cache fuzz_pt2 fuzz_precompile fuzz_bench_protocol)
+all_targets=(fuzz_unpickler fuzz_python_literal fuzz_python_tokens fuzz_kernel_module fuzz_best_config fuzz_example_inputs fuzz_causes fuzz_fingerprint fuzz_triton_kernel fuzz_trace fuzz_guards fuzz_mega_cache fuzz_signed_bundle fuzz_remote fuzz_keyed_cache fuzz_pt2 fuzz_precompile fuzz_bench_protocol fuzz_compile_server)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     targets=("${all_targets[@]}")
@@ -103,6 +104,10 @@ seed_corpus() {
         # What the CLI printed: plans (no GPU), a run without a driver, a refused
         # accept (tests/data/bench_protocol).
         add_seeds "$corpus" "$repo"/tests/data/bench_protocol/*
+        ;;
+    fuzz_compile_server)
+        # A compile server's session: ready, compiled, failed, fatal (tests/data/compile_server).
+        add_seeds "$corpus" "$repo"/tests/data/compile_server/*
         ;;
     fuzz_pt2)
         # tests/data/pt2's archives: every layout and every hostile case.
