@@ -102,7 +102,8 @@ seed_corpus() {
         ;;
     fuzz_bench_protocol)
         # What the CLI printed: plans (no GPU), a run without a driver, a refused
-        # accept (tests/data/bench_protocol).
+        # accept, a tune's plan and a tune run on the stand-in driver
+        # (tests/data/bench_protocol).
         add_seeds "$corpus" "$repo"/tests/data/bench_protocol/*
         ;;
     fuzz_compile_server)
