@@ -208,6 +208,9 @@ protocol::Result resultRecord(const Candidate& candidate, int index, int total) 
         result.stats.min_ms = *std::min_element(candidate.samples.begin(), candidate.samples.end());
         result.stats.p20_ms = percentile(candidate.samples, 0.2);
         result.stats.p80_ms = percentile(candidate.samples, 0.8);
+        // What the driver said: the second one spills.
+        result.registers = index == 2 ? 255 : 40;
+        result.local_bytes = index == 2 ? 96 : 0;
     }
     return {static_cast<std::size_t>(index), static_cast<std::size_t>(total), result};
 }
@@ -691,6 +694,15 @@ private slots:
         QCOMPARE(model.rowsOfKernel(a), (std::vector<int>{0, 1, 2}));
         QCOMPARE(model.fastestRow(a), std::optional<int>(1));
         QCOMPARE(model.fastestRow(b), std::optional<int>(4));
+        // Registers and spills, from the run's records, on the median.
+        QVERIFY(model.index(1, BenchResultsModel::MedianColumn)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains("255 registers per thread, 96 B spilled per thread"));
+        QVERIFY(model.index(0, BenchResultsModel::MedianColumn)
+                    .data(Qt::ToolTipRole)
+                    .toString()
+                    .contains("40 registers per thread, no spills"));
         for (int row = 0; row < model.rowCount(); ++row) {
             const bool fastest = row == 1 || row == 4;
             const auto index = model.index(row, BenchResultsModel::MedianColumn);

@@ -29,6 +29,7 @@ BenchResultEvent resultEvent(const protocol::Result& record) {
     event.minMs = result.stats.min_ms;
     event.p20Ms = result.stats.p20_ms;
     event.p80Ms = result.stats.p80_ms;
+    event.registersText = qs(bench::describe_registers(result));
     return event;
 }
 

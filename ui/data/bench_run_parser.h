@@ -61,6 +61,9 @@ struct BenchResultEvent {
     double minMs = 0;
     double p20Ms = 0;
     double p80Ms = 0;
+    // What the driver said of the loaded kernel: "40 registers per thread, no
+    // spills" (bench::describe_registers); empty when it did not load.
+    QString registersText;
 
     bool ok() const { return status == QLatin1String("ok"); }
     // A launch plan (bench --plan): what a run would time, not timed yet.

@@ -214,6 +214,9 @@ QVariant BenchResultsModel::data(const QModelIndex& index, int role) const {
         if (column == ConfigColumn && !result.tritonHash.isEmpty()) {
             tips << tr("Triton hash %1").arg(result.tritonHash);
         }
+        if (column == MedianColumn && !result.registersText.isEmpty()) {
+            tips << result.registersText;
+        }
         if (result.wasBest) {
             tips << tr("The current best config: the kernel's .best_config names it");
         }
