@@ -9,6 +9,7 @@
 
 #include "data/bench_run_parser.h"
 #include "dialogs/dialog_launcher.h"
+#include "fake_cli.h"
 #include "jobs/job_tracker.h"
 #include "jobs/root_jobs.h"
 #include "main_window.h"
@@ -369,25 +370,17 @@ done < "$dir/run.jsonl"
 exit 1
 )sh";
 
-struct FakeCli {
-    QTemporaryDir temp;
-    QString program;
+struct FakeCli : test::FakeCliDir {
     fs::path cache;
-    QString catalogPath;
 
     bool make() {
-        if (!temp.isValid()) {
+        if (!install(kFakeCli)) {
             return false;
         }
-        program = temp.filePath("cachelens");
         cache = fs::path(temp.path().toStdString()) / "cache";
         fs::create_directories(cache);
-        catalogPath = temp.filePath("catalog.sqlite");
-        return write("cachelens", kFakeCli) &&
-               QFile::setPermissions(program,
-                                     QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner) &&
-               write("run.jsonl", cannedRun()) && write("plan.jsonl", cannedPlan()) &&
-               setMode("ok") && writeRecords();
+        return write("run.jsonl", cannedRun()) && write("plan.jsonl", cannedPlan()) &&
+               writeRecords();
     }
     // What the CLI prints for an accept and its refusals, and for a run
     // without a GPU, written with the engine's protocol writer. The words are
@@ -417,26 +410,6 @@ struct FakeCli {
     QString backupOf(const char* suffix) const {
         return QString::fromStdString(
             (cache / ("c2/" + kModuleA.toStdString() + "." + suffix)).string());
-    }
-    bool write(const QString& name, const QByteArray& bytes) const {
-        QFile file(temp.filePath(name));
-        return file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size();
-    }
-    bool setMode(const char* mode) const { return write("mode", mode); }
-    // Every call's arguments, oldest first.
-    std::vector<QStringList> calls() const {
-        QFile file(temp.filePath("calls"));
-        std::vector<QStringList> calls;
-        if (file.open(QIODevice::ReadOnly)) {
-            for (const QByteArray& call : file.readAll().split('\n')) {
-                if (!call.isEmpty()) {
-                    QStringList arguments = QString::fromUtf8(call).split(u'\t');
-                    arguments.removeLast(); // after the last tab
-                    calls.push_back(arguments);
-                }
-            }
-        }
-        return calls;
     }
 };
 

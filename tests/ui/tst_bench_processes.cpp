@@ -6,6 +6,7 @@
 // left running or reported once it is destroyed.
 
 #include "data/bench_run_parser.h"
+#include "fake_cli.h"
 #include "jobs/bench_processes.h"
 
 #include <signal.h>
@@ -106,22 +107,8 @@ cachelens::bench::CandidateResult result(const char* hash, const char* config) {
 // The words of a refusal: the test's own, carried by the CLI's record.
 const std::string kRefusedWords = "h1 is already the best config of cmodule";
 
-struct FakeCli {
-    QTemporaryDir temp;
-    QString program;
-    QString catalogPath;
-
-    bool make() {
-        if (!temp.isValid()) {
-            return false;
-        }
-        program = temp.filePath("cachelens");
-        catalogPath = temp.filePath("catalog.sqlite");
-        return write("cachelens", kFakeCli) &&
-               QFile::setPermissions(program,
-                                     QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner) &&
-               setMode("ok") && writeRecords();
-    }
+struct FakeCli : cachelens::test::FakeCliDir {
+    bool make() { return install(kFakeCli) && writeRecords(); }
     bool writeRecords() const {
         protocol::Plan plan;
         plan.kernel = "triton_red_fused_0";
@@ -156,27 +143,6 @@ struct FakeCli {
                write("accept.json", QByteArray::fromStdString(protocol::to_document(accepted))) &&
                write("refused.json", QByteArray::fromStdString(protocol::to_document(refused))) &&
                write("refused.txt", QByteArray::fromStdString("cachelens: " + kRefusedWords));
-    }
-    bool write(const QString& name, const QByteArray& bytes) const {
-        QFile file(temp.filePath(name));
-        return file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size();
-    }
-    bool setMode(const char* mode) const { return write("mode", mode); }
-    QByteArray read(const QString& name) const {
-        QFile file(temp.filePath(name));
-        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-    }
-    // Every call's arguments, oldest first.
-    std::vector<QStringList> calls() const {
-        std::vector<QStringList> calls;
-        for (const QByteArray& call : read("calls").split('\n')) {
-            if (!call.isEmpty()) {
-                QStringList arguments = QString::fromUtf8(call).split(u'\t');
-                arguments.removeLast(); // after the last tab
-                calls.push_back(arguments);
-            }
-        }
-        return calls;
     }
 };
 

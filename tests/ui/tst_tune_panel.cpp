@@ -7,6 +7,7 @@
 // it builds; and the Benchmarks page's "Tune…" that opens it.
 
 #include "dialogs/tune_dialog.h"
+#include "fake_cli.h"
 #include "jobs/job_pool.h"
 #include "jobs/tune_process.h"
 #include "models/bench_results_model.h"
@@ -256,52 +257,23 @@ done < "$dir/run.jsonl"
 exit 0
 )sh";
 
-struct FakeCli {
-    QTemporaryDir temp;
-    QString program;
+struct FakeCli : test::FakeCliDir {
     QString dir;
-    QString catalogPath;
 
     bool make() {
-        if (!temp.isValid()) {
+        if (!install(kFakeCli)) {
             return false;
         }
-        program = temp.filePath("cachelens");
         dir = temp.filePath("cache");
-        catalogPath = temp.filePath("catalog.sqlite");
         const protocol::Failure failure{ErrorKind::InvalidArgument, kFailureWords, {}};
         const QByteArray newer =
             line(protocol::Header{.version = protocol::kVersion + 1, .program = "cachelens 99"}) +
             line(tuneStart(false));
-        return QDir().mkpath(dir) && write("cachelens", kFakeCli) &&
-               QFile::setPermissions(program,
-                                     QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner) &&
-               setMode("ok") && write("run.jsonl", cannedRun()) &&
+        return QDir().mkpath(dir) && write("run.jsonl", cannedRun()) &&
                write("plan.jsonl", cannedPlan()) && write("bench_plan.jsonl", cannedBenchPlan()) &&
                write("error.jsonl", headerLine() + line(tuneStart(false)) + line(failure)) &&
                write("error.txt", QByteArray("cachelens: ") + kFailureWords.c_str()) &&
                write("newer.jsonl", newer) && write("stopped.jsonl", line(stoppedEnd()));
-    }
-    bool write(const QString& name, const QByteArray& bytes) const {
-        QFile file(temp.filePath(name));
-        return file.open(QIODevice::WriteOnly) && file.write(bytes) == bytes.size();
-    }
-    bool setMode(const char* mode) const { return write("mode", mode); }
-    QByteArray read(const QString& name) const {
-        QFile file(temp.filePath(name));
-        return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
-    }
-    // Every call's arguments, oldest first.
-    std::vector<QStringList> calls() const {
-        std::vector<QStringList> calls;
-        for (const QByteArray& call : read("calls").split('\n')) {
-            if (!call.isEmpty()) {
-                QStringList arguments = QString::fromUtf8(call).split(u'\t');
-                arguments.removeLast(); // after the last tab
-                calls.push_back(arguments);
-            }
-        }
-        return calls;
     }
     // A dialog on this CLI, aimed at the kernel's module.
     void aim(TuneDialog& dialog) const {
