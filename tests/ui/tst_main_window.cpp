@@ -148,7 +148,18 @@ private slots:
         // At once when the row's page is in; from a job when it is not yet,
         // which on a loaded machine (a clean clone's `make test` beside other
         // builds) took longer than QTRY's default 5 s.
-        QTRY_COMPARE_WITH_TIMEOUT(QApplication::clipboard()->text(), kForward, 20'000);
+        // Seen once in a clean clone's loaded `make test` (the clipboard stayed
+        // empty): say what the window held then.
+        const auto state = [&] {
+            auto* table = window_->browsePage()->entryTable();
+            return QStringLiteral("selected rows: %1; active window: %2; status: %3")
+                .arg(table->selectionModel()->selectedRows().size())
+                .arg(QApplication::activeWindow() == &*window_ ? "the main window"
+                                                               : "another window")
+                .arg(window_->statusText());
+        };
+        QTRY_VERIFY2_WITH_TIMEOUT(QApplication::clipboard()->text() == kForward,
+                                  qPrintable(state()), 20'000);
     }
 
     void comparingTwoEntriesShowsWhatDiffers() {
