@@ -9,6 +9,7 @@
 
 #include "data/bench_run_parser.h"
 #include "dialogs/dialog_launcher.h"
+#include "dialogs/tune_dialog.h"
 #include "fake_cli.h"
 #include "jobs/job_tracker.h"
 #include "jobs/root_jobs.h"
@@ -305,6 +306,10 @@ const char* const kNotFasterWords =
 const char* const kNoDriverWords =
     "no CUDA driver: libcuda.so.1 not found (libcuda.so.1: cannot open shared object file)";
 
+// What the CLI says PyTorch does with an explored config (the test's words).
+const char* const kExploredPolicy =
+    "PyTorch 2.11 with coordinate_descent_tuning starts its search here";
+
 // The fake `cachelens`: logs its arguments (tab-separated, a line per call)
 // to `calls`, then acts as `mode` says.
 const char* const kFakeCli = R"sh(#!/bin/sh
@@ -320,6 +325,10 @@ for arg in "$@"; do
     fi
 done
 if [ "$2" = accept ]; then
+    if [ "$mode" = explored ]; then
+        cat "$dir/accept_explored.json"
+        exit 0
+    fi
     if [ "$mode" = refuse ]; then
         cat "$dir/already_best.json"
         cat "$dir/already_best.txt" >&2
@@ -397,7 +406,11 @@ struct FakeCli : test::FakeCliDir {
         const protocol::Failure notFaster{ErrorKind::InvalidArgument, kNotFasterWords,
                                           bench::AcceptRefusal::NotFaster};
         const protocol::Failure noDriver{ErrorKind::Unsupported, kNoDriverWords, {}};
+        protocol::Accepted explored = accepted;
+        explored.new_config = "XBLOCK=1, R0_BLOCK=8192, num_warps=16, num_stages=1";
+        explored.explored_policy = kExploredPolicy;
         return write("accept.json", document(accepted)) &&
+               write("accept_explored.json", document(explored)) &&
                write("already_best.json", document(alreadyBest)) &&
                write("already_best.txt", "cachelens: " + QByteArray(kAlreadyBestWords)) &&
                write("not_faster.json", document(notFaster)) &&
@@ -958,6 +971,41 @@ private slots:
         QVERIFY(!model->result(rowOf(*model, all[2].hash)).wasBest);
         // Not a refusal the user can overrule: no way to force it.
         QVERIFY(view.forceAcceptButton()->isHidden());
+    }
+
+    // The Tune dialog's Make best config: the page runs the same `bench accept`
+    // with the explored config's hash, and both say what PyTorch will do.
+    void anExploredConfigIsAcceptedThroughThePage() {
+        FakeCli fake;
+        QVERIFY(fake.make());
+        QVERIFY(fake.setMode("explored"));
+        JobPool jobs;
+        BenchPage view(jobs, fake.catalogPath);
+        view.setProgram(fake.program);
+        view.showRoot(fake.cache);
+        QSignalSpy finished(&view, &BenchPage::runFinished);
+        view.run();
+        QVERIFY(finished.wait(20'000));
+        view.selectResult(rowOf(*view.results(), kHashA1));
+        view.openTune();
+        TuneDialog* dialog = view.tuneDialog();
+        QVERIFY(dialog != nullptr);
+        QSignalSpy accepted(&view, &BenchPage::acceptFinished);
+        QString asked;
+        answerNextQuestion(QMessageBox::Yes, &asked);
+        emit dialog->acceptRequested(kModuleA, kKernelA, QStringLiteral("e4ca9b776887"),
+                                     QStringLiteral("XBLOCK=1, R0_BLOCK=8192, num_warps=16"));
+        QVERIFY(view.isAccepting());
+        QVERIFY2(asked.contains("a config cachelens tune compiled"), qPrintable(asked));
+        QVERIFY(accepted.wait(10'000));
+        QCOMPARE(fake.calls().back(),
+                 (QStringList{"bench", "accept", kModuleA, "e4ca9b776887", "--dir",
+                              QString::fromStdString(fake.cache.string()), "--catalog",
+                              fake.catalogPath, "--json"}));
+        QVERIFY2(view.outcomeText().contains(kExploredPolicy), qPrintable(view.outcomeText()));
+        QVERIFY2(dialog->answerText().contains(kExploredPolicy), qPrintable(dialog->answerText()));
+        QVERIFY(dialog->answerText().contains("R0_BLOCK=8192"));
+        dialog->close();
     }
 
     // The run's side-by-side verdicts are shown; an accept refused for being

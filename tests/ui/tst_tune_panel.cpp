@@ -452,6 +452,26 @@ private slots:
         QVERIFY(dialog.resultsTable()->isColumnHidden(C::PhaseColumn));
         QVERIFY(dialog.startButton()->isEnabled());
 
+        // Make best config: only for a row timed ok that is not the start.
+        auto* selection = dialog.resultsTable()->selectionModel();
+        QVERIFY(!dialog.acceptButton()->isEnabled());
+        selection->setCurrentIndex(model->index(0, 0), QItemSelectionModel::ClearAndSelect);
+        QVERIFY(!dialog.acceptButton()->isEnabled()); // the start
+        selection->setCurrentIndex(model->index(1, 0), QItemSelectionModel::ClearAndSelect);
+        QVERIFY(!dialog.acceptButton()->isEnabled()); // did not compile
+        selection->setCurrentIndex(model->index(2, 0), QItemSelectionModel::ClearAndSelect);
+        QVERIFY(dialog.acceptButton()->isEnabled());
+        QSignalSpy asked(&dialog, &TuneDialog::acceptRequested);
+        dialog.acceptButton()->click();
+        QCOMPARE(asked.size(), 1);
+        QCOMPARE(asked.front().at(0).toString(), QString::fromStdString(kModule));
+        QCOMPARE(asked.front().at(1).toString(), QString::fromStdString(kKernel));
+        QCOMPARE(asked.front().at(2).toString(),
+                 QString::fromStdString(model->row(2).result->result.triton_hash));
+        QCOMPARE(asked.front().at(3).toString(), QString::fromStdString(kFaster.describe()));
+        dialog.showAcceptOutcome(QStringLiteral("XBLOCK=2048 is now the best config."), true);
+        QCOMPARE(dialog.answerText(), QStringLiteral("XBLOCK=2048 is now the best config."));
+
         // It paints.
         dialog.show();
         QTest::qWait(50);

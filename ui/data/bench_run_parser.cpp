@@ -178,8 +178,11 @@ Result<BenchAcceptOutcome> parseAcceptOutput(QByteArrayView json, BenchErrorEven
     if (const auto* accepted = std::get_if<protocol::Accepted>(&document)) {
         return BenchAcceptOutcome{qs(accepted->best_config),
                                   accepted->backup ? qs(*accepted->backup) : QString(),
-                                  qs(accepted->old_config), qs(accepted->new_config),
-                                  accepted->verdict ? qs(accepted->verdict->text) : QString()};
+                                  qs(accepted->old_config),
+                                  qs(accepted->new_config),
+                                  accepted->verdict ? qs(accepted->verdict->text) : QString(),
+                                  accepted->explored_policy ? qs(*accepted->explored_policy)
+                                                            : QString()};
     }
     if (const auto* failure = std::get_if<protocol::Failure>(&document)) {
         if (refusal != nullptr) {

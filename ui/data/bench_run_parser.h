@@ -161,6 +161,8 @@ struct BenchAcceptOutcome {
     QString oldConfig;
     QString newConfig;
     QString verdict; // the side-by-side verdict's text; empty when not re-timed (--force)
+    // A config cachelens tune compiled: what PyTorch will do with it.
+    QString exploredPolicy;
 };
 
 // The outcome, or why there is none: the CLI's refusal (its kind; `refusal`

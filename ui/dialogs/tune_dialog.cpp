@@ -81,6 +81,11 @@ TuneDialog::TuneDialog(QString catalogPath, QWidget* parent)
     stop_ = new QPushButton(tr("Stop"));
     stop_->setObjectName(QStringLiteral("tuneStop"));
     stop_->setToolTip(tr("End the search: the answer is what was measured so far"));
+    accept_ = new QPushButton(tr("Make best config"));
+    accept_->setObjectName(QStringLiteral("tuneAccept"));
+    accept_->setToolTip(tr("Make the selected config the kernel's best config (cachelens bench "
+                           "accept): re-timed beside the current best first; a config the tune "
+                           "compiled is written only where PyTorch reads it"));
     progress_ = new QProgressBar;
     progress_->setObjectName(QStringLiteral("tuneProgress"));
     progress_->setFormat(QString()); // "%v / %m" once a result says how many
@@ -121,6 +126,7 @@ TuneDialog::TuneDialog(QString catalogPath, QWidget* parent)
     actions->addWidget(plan_);
     actions->addWidget(start_);
     actions->addWidget(stop_);
+    actions->addWidget(accept_);
     actions->addWidget(progress_, 1);
     actions->addWidget(status_, 2);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close);
@@ -139,6 +145,9 @@ TuneDialog::TuneDialog(QString catalogPath, QWidget* parent)
     connect(plan_, &QPushButton::clicked, this, &TuneDialog::plan);
     connect(start_, &QPushButton::clicked, this, &TuneDialog::start);
     connect(stop_, &QPushButton::clicked, this, &TuneDialog::stop);
+    connect(accept_, &QPushButton::clicked, this, &TuneDialog::requestAccept);
+    connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this] { updateButtons(); });
     connect(buttons, &QDialogButtonBox::rejected, this, &TuneDialog::reject);
     connect(process_, &TuneProcess::item, this, &TuneDialog::handle);
     connect(process_, &TuneProcess::ended, this, &TuneDialog::showEnd);
@@ -170,6 +179,7 @@ void TuneDialog::setTarget(const QString& dir, const QString& kernel, const QStr
     }
     dir_ = dir;
     kernel_ = kernel;
+    name_ = name;
     setWindowTitle(tr("Tune %1").arg(name));
     title_->setText(tr("%1 in %2").arg(name, dir));
     updateButtons();
@@ -211,6 +221,7 @@ void TuneDialog::updateButtons() {
     plan_->setEnabled(ready);
     start_->setEnabled(ready && !gpuBusy_);
     stop_->setEnabled(running && !process_->isStopping());
+    accept_->setEnabled(acceptableRow().has_value());
     strategy_->setEnabled(!running);
     // Coordinate descent walks from the current best: no space to give.
     space_->setEnabled(!running && strategy_->currentText() != kCoordesc);
@@ -425,6 +436,35 @@ void TuneDialog::showEnd(const BenchExit& exit) {
     updateButtons();
     emit runningChanged(false);
     emit tuneEnded();
+}
+
+std::optional<int> TuneDialog::acceptableRow() const {
+    const QModelIndex current = table_->selectionModel()->currentIndex();
+    if (isRunning() || planning_ || !current.isValid() || cliRefused_) {
+        return std::nullopt;
+    }
+    const auto& row = results_->row(current.row());
+    if (!row.ok() || row.result->result.triton_hash.empty() ||
+        results_->index(current.row(), 0).data(TuneResultsModel::StartRole).toBool()) {
+        return std::nullopt;
+    }
+    return current.row();
+}
+
+void TuneDialog::requestAccept() {
+    const auto row = acceptableRow();
+    if (!row) {
+        return;
+    }
+    const auto& result = results_->row(*row).result->result;
+    setStatus(tr("Making %1 the best config (the Benchmarks page runs cachelens bench accept)…")
+                  .arg(text(result.config.describe())));
+    emit acceptRequested(kernel_, name_, text(result.triton_hash), text(result.config.describe()));
+}
+
+void TuneDialog::showAcceptOutcome(const QString& words, bool written) {
+    showAnswer(words, !written, written);
+    setStatus(written ? tr("Best config changed.") : tr("Make best config refused."));
 }
 
 } // namespace cachelens::ui

@@ -73,6 +73,12 @@ public:
     QPushButton* planButton() const { return plan_; }
     QPushButton* startButton() const { return start_; }
     QPushButton* stopButton() const { return stop_; }
+    QPushButton* acceptButton() const { return accept_; }
+    // What Make best config would accept: the selected row of a finished run,
+    // timed ok, not the start config; nullopt otherwise.
+    std::optional<int> acceptableRow() const;
+    // The accept the Benchmarks page ran for this dialog ended: its words.
+    void showAcceptOutcome(const QString& text, bool written);
     QProgressBar* progressBar() const { return progress_; }
     // The label at the top: the tune's answer, or what failed; empty when hidden.
     QString answerText() const;
@@ -98,6 +104,10 @@ signals:
     // The CLI's output was of another protocol version or program: `why`.
     void refused(const QString& why);
     void statusMessage(const QString& message);
+    // Make best config: the Benchmarks page runs `bench accept` on the
+    // kernel `target` (module key) with this config's Triton hash.
+    void acceptRequested(const QString& target, const QString& name, const QString& tritonHash,
+                         const QString& configText);
 
 private:
     void begin(bool planOnly);
@@ -109,8 +119,11 @@ private:
     void setStatus(const QString& message);
     void updateButtons();
 
+    void requestAccept();
+
     QString dir_;
     QString kernel_;
+    QString name_;
     TuneProcess* process_ = nullptr;
     TuneResultsModel* results_ = nullptr;
     bool planning_ = false; // the process under way (or last) is a --plan
@@ -132,6 +145,7 @@ private:
     QPushButton* plan_ = nullptr;
     QPushButton* start_ = nullptr;
     QPushButton* stop_ = nullptr;
+    QPushButton* accept_ = nullptr;
     QProgressBar* progress_ = nullptr;
     QLabel* status_ = nullptr;
     QLabel* notice_ = nullptr;

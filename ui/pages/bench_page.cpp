@@ -36,6 +36,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <utility>
 
 namespace cachelens::ui {
 
@@ -387,6 +388,15 @@ void BenchPage::openTune() {
         tuneDialog_ = new TuneDialog(catalogPath_, this);
         connect(tuneDialog_, &TuneDialog::runningChanged, this, &BenchPage::updateButtons);
         connect(tuneDialog_, &TuneDialog::statusMessage, this, &BenchPage::statusMessage);
+        connect(tuneDialog_, &TuneDialog::acceptRequested, this,
+                [this](const QString& target, const QString& name, const QString& hash,
+                       const QString& config) {
+                    acceptForTune_ = true;
+                    acceptExplored(target, name, hash, config, /*askUser=*/true);
+                    if (!isAccepting()) {
+                        acceptForTune_ = false; // not asked to, or the user said no
+                    }
+                });
         connect(tuneDialog_, &TuneDialog::refused, this, [this](const QString& why) {
             // The same program runs bench: nothing more is run with it.
             cliRefused_ = true;
@@ -825,16 +835,40 @@ void BenchPage::acceptSelected(bool askUser) {
         return;
     }
     const auto& result = results_->result(sorted_->mapToSource(current).row());
-    acceptKernel_ = BenchResultsModel::kernelKey(result);
-    acceptHash_ = result.tritonHash;
-    acceptConfig_ = result.configText;
-    acceptTarget_ = result.module.isEmpty() ? result.kernel : result.module;
+    startAccept(BenchResultsModel::kernelKey(result),
+                result.module.isEmpty() ? result.kernel : result.module, result.kernel,
+                result.tritonHash, result.configText);
+}
+
+void BenchPage::startAccept(const QString& kernelKey, const QString& target, const QString& name,
+                            const QString& tritonHash, const QString& configText) {
+    acceptKernel_ = kernelKey;
+    acceptHash_ = tritonHash;
+    acceptConfig_ = configText;
+    acceptTarget_ = target;
     error_->hide();
     outcome_->hide();
     forceAccept_->hide();
-    setStatus(tr("Re-timing %1 beside the best config of %2…").arg(acceptConfig_, result.kernel));
+    setStatus(tr("Re-timing %1 beside the best config of %2…").arg(acceptConfig_, name));
     processes_->accept(acceptTarget_, acceptHash_, runDir_);
     updateButtons();
+}
+
+void BenchPage::acceptExplored(const QString& target, const QString& name,
+                               const QString& tritonHash, const QString& configText, bool askUser) {
+    if (isAccepting() || isRunning() || isTuning() || runDir_.isEmpty() || cliRefused_) {
+        return;
+    }
+    if (askUser &&
+        !askBeforeWriting(this, tr("Make best config"),
+                          tr("Make %1, a config cachelens tune compiled, the best config of %2 in "
+                             "%3? It is re-timed beside the current best first; PyTorch reads it "
+                             "only for a kernel compiled with coordinate descent, and cachelens "
+                             "refuses it otherwise. The old file is kept as a backup beside it.")
+                              .arg(configText, name, runDir_))) {
+        return;
+    }
+    startAccept(target, target, name, tritonHash, configText);
 }
 
 void BenchPage::forceAccept(bool askUser) {
@@ -860,6 +894,7 @@ void BenchPage::showAcceptEnd(const BenchAcceptEnd& end) {
     if (!exit.started()) {
         showError(tr("Could not start %1: %2").arg(program(), exit.notStarted));
         updateButtons();
+        answerTuneAccept();
         emit acceptFinished();
         return;
     }
@@ -888,17 +923,29 @@ void BenchPage::showAcceptEnd(const BenchAcceptEnd& end) {
     } else {
         results_->markBest(acceptKernel_, acceptHash_);
         outcome_->setText(
-            tr("%1 is now the best config. Rewrote %2; the old one (%3) is saved as %4. %5")
+            tr("%1 is now the best config. Rewrote %2; the old one (%3) is saved as %4. %5%6")
                 .arg(outcome->newConfig.isEmpty() ? acceptConfig_ : outcome->newConfig,
                      outcome->bestConfig, outcome->oldConfig, outcome->backup,
                      outcome->verdict.isEmpty() ? tr("Written without a side-by-side comparison.")
-                                                : tr("Side by side: %1.").arg(outcome->verdict)));
+                                                : tr("Side by side: %1.").arg(outcome->verdict),
+                     outcome->exploredPolicy.isEmpty()
+                         ? QString()
+                         : QStringLiteral(" ") + outcome->exploredPolicy + QStringLiteral(".")));
         outcome_->show();
         setStatus(tr("Best config changed."));
         updateChart();
     }
     updateButtons();
+    answerTuneAccept();
     emit acceptFinished();
+}
+
+// An accept the Tune dialog asked for: it shows the outcome in the page's words.
+void BenchPage::answerTuneAccept() {
+    if (std::exchange(acceptForTune_, false) && tuneDialog_ != nullptr) {
+        const bool written = !outcome_->isHidden();
+        tuneDialog_->showAcceptOutcome(written ? outcome_->text() : errorText(), written);
+    }
 }
 
 } // namespace cachelens::ui

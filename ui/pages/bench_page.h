@@ -71,6 +71,11 @@ public:
     // Makes the selected result's config the kernel's best config, in the
     // dir of the run it came from; asks first when askUser.
     void acceptSelected(bool askUser);
+    // A config `cachelens tune` compiled made the best config of the kernel
+    // `target` (its module key) in the dir shown, through the same `bench
+    // accept` (asks first when askUser); the Tune dialog's Make best config.
+    void acceptExplored(const QString& target, const QString& name, const QString& tritonHash,
+                        const QString& configText, bool askUser);
     // The refused accept again, with --force (asks first when askUser).
     void forceAccept(bool askUser);
     // What that asks: the kernel, the config and the dir written in; empty
@@ -131,6 +136,9 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
+    void answerTuneAccept();
+    void startAccept(const QString& kernelKey, const QString& target, const QString& name,
+                     const QString& tritonHash, const QString& configText);
     void handle(const BenchEvent& event);
     void showRunEnd(const BenchExit& exit);
     void endRun();
@@ -191,6 +199,7 @@ private:
     QPushButton* forceAccept_ = nullptr;
     QPushButton* tune_ = nullptr;
     TuneDialog* tuneDialog_ = nullptr;
+    bool acceptForTune_ = false; // the accept under way was asked for by the Tune dialog
     QLabel* verdictsLabel_ = nullptr;
     QChartView* chartView_ = nullptr;
     BenchHistoryModel* history_ = nullptr;
