@@ -1,6 +1,7 @@
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/core/format.h>
 #include <cachelens/core/text.h>
+#include <cachelens/serving/serving_tree.h>
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -519,6 +520,15 @@ Result<Scan> scan_cache_dir(const fs::path& root, const ProgressFn& progress) {
     }
     std::sort(scan.files.begin(), scan.files.end(),
               [](const FileRecord& a, const FileRecord& b) { return a.path < b.path; });
+    // In a vLLM or SGLang tree a file's kind depends on where it sits in the
+    // tree (its inner Inductor and Triton caches, the servers' own files).
+    if (const auto serving = serving::locate_serving_tree(root)) {
+        scan.serving = serving::layout_of(serving->stack);
+        const std::string prefix = serving->relative.empty() ? "" : serving->relative + "/";
+        for (FileRecord& file : scan.files) {
+            file.kind = serving::classify_serving_path(prefix + file.path);
+        }
+    }
     std::set<std::string_view> with_entries;
     for (const FileRecord& file : scan.files) {
         if (file.kind == FileKind::FxGraph || file.kind == FileKind::AotAutograd) {
@@ -614,6 +624,9 @@ std::vector<Entry> Scan::entries() const {
 }
 
 RootLayout Scan::layout() const {
+    if (serving) {
+        return *serving;
+    }
     bool hash_dirs = false;
     for (const FileRecord& file : files) {
         const std::string_view top = std::string_view(file.path).substr(0, file.path.find('/'));

@@ -1,5 +1,8 @@
+#include <cachelens/bundle/compiled_artifact.h>
 #include <cachelens/cachedir/entry_content.h>
 #include <cachelens/pickle/unpickler.h>
+#include <cachelens/serving/cache_factors.h>
+#include <cachelens/serving/compile_index.h>
 
 #include <sys/stat.h>
 
@@ -30,6 +33,45 @@ Result<EntryContent> load_text_kind(FileKind kind, const std::filesystem::path& 
     default:
         return fail(ErrorKind::InvalidArgument, "not a JSON or text entry", path.string());
     }
+}
+
+// vLLM's and SGLang's own files: text for people, the index and the factors
+// parsed first so that a scan reports one that vLLM could not read.
+Result<TextFile> read_serving_file(const std::filesystem::path& root, const Entry& entry) {
+    auto file = MappedFile::open(root / entry.path, std::size_t{64} << 20);
+    if (!file) {
+        return std::unexpected(file.error());
+    }
+    TextFile out;
+    const std::string_view text = (*file)->bytes();
+    switch (entry.kind) {
+    case FileKind::ServingIndex: {
+        auto index = serving::parse_compile_index(text);
+        if (!index) {
+            return std::unexpected(std::move(index.error()).at((root / entry.path).string()));
+        }
+        out.what = "the server's index of its " + std::to_string(index->entries.size()) +
+                   " compiled piecewise graphs (a Python literal: cachelens reads it, never "
+                   "runs it)";
+        break;
+    }
+    case FileKind::ServingFactors: {
+        auto factors = serving::parse_cache_key_factors(text);
+        if (!factors) {
+            return std::unexpected(std::move(factors.error()).at((root / entry.path).string()));
+        }
+        out.what = "the factors vLLM hashed this cache dir's name from (" +
+                   std::to_string(factors->env.size()) +
+                   " env values and the config, code and "
+                   "compiler hashes)";
+        break;
+    }
+    default:
+        out.what = "the split graph the server wrote for people; never loaded";
+        break;
+    }
+    out.file = std::move(*file);
+    return out;
 }
 
 } // namespace
@@ -102,6 +144,17 @@ Result<EntryContent> load_entry(const std::filesystem::path& root, const Entry& 
         return content(read_companion_file(root, entry), path);
     case FileKind::Text:
         return content(read_text_file_entry(root, entry), path);
+    case FileKind::ServingIndex:
+    case FileKind::ServingFactors:
+    case FileKind::ServingGraph:
+        return content(read_serving_file(root, entry), path);
+    case FileKind::CompiledArtifact: {
+        auto artifact = bundle::load_compiled_artifact(path);
+        if (!artifact) {
+            return std::unexpected(artifact.error());
+        }
+        return EntryContent(OpaqueFile{entry.size});
+    }
     case FileKind::SharedLibrary:
     case FileKind::Lock:
     case FileKind::Temp:

@@ -37,6 +37,10 @@ constexpr std::array kKindNames{
     KindName{FileKind::DebugCopy, "debug"},
     KindName{FileKind::Halide, "halide"},
     KindName{FileKind::InMemoryCache, "in_memory_cache"},
+    KindName{FileKind::ServingIndex, "serving_index"},
+    KindName{FileKind::ServingFactors, "serving_factors"},
+    KindName{FileKind::ServingGraph, "serving_graph"},
+    KindName{FileKind::CompiledArtifact, "compiled_artifact"},
     KindName{FileKind::Lock, "lock"},
     KindName{FileKind::Temp, "tmp"},
     KindName{FileKind::Unknown, "unknown"},
@@ -144,15 +148,25 @@ bool is_triton_hash_dir_name(std::string_view name) {
 }
 
 std::string_view to_string(RootLayout layout) {
-    return layout == RootLayout::Triton ? "triton" : "inductor";
+    switch (layout) {
+    case RootLayout::Inductor:
+        return "inductor";
+    case RootLayout::Triton:
+        return "triton";
+    case RootLayout::Vllm:
+        return "vllm";
+    case RootLayout::Sglang:
+        return "sglang";
+    }
+    return "inductor";
 }
 
 std::optional<RootLayout> root_layout_from_string(std::string_view name) {
-    if (name == "triton") {
-        return RootLayout::Triton;
-    }
-    if (name == "inductor") {
-        return RootLayout::Inductor;
+    for (const RootLayout layout :
+         {RootLayout::Inductor, RootLayout::Triton, RootLayout::Vllm, RootLayout::Sglang}) {
+        if (name == to_string(layout)) {
+            return layout;
+        }
     }
     return std::nullopt;
 }

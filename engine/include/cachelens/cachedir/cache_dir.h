@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -55,11 +56,15 @@ struct Scan {
     // Key dirs (fxgraph/<xx>/<key>, aotautograd/<key>) that hold no entry, sorted:
     // PyTorch found nothing under such a key, as if the dir were not there.
     std::vector<std::string> empty_key_dirs;
+    // Set when the dir is (in) a vLLM or SGLang tree (serving/serving_tree.h):
+    // its files are classified where they sit in it.
+    std::optional<RootLayout> serving;
 
     std::vector<Entry> entries() const;
     std::map<FileKind, KindSummary> summary() const;
-    // Triton when the files sit in Triton hash dirs (and their tmp.* dirs)
-    // and none is an Inductor cache's; Inductor otherwise, an empty dir too.
+    // The serving layout when set; Triton when the files sit in Triton hash
+    // dirs (and their tmp.* dirs) and none is an Inductor cache's; Inductor
+    // otherwise, an empty dir too.
     RootLayout layout() const;
 };
 

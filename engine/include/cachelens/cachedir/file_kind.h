@@ -41,6 +41,13 @@ enum class FileKind {
     Halide,            // <xx>/c<hash>.halide/..., halide-runtime-*/...: Halide kernels, runtime
     InMemoryCache,     // never in a dir: a file of torch/_inductor/cache.py's
                        // InMemoryCache.from_file_path, or its from_env_var form (keyed_cache.h)
+    ServingIndex,      // vLLM's vllm_compile_cache.py, SGLang's sglang_compile_cache.py: the
+                       // piecewise graphs' handles (serving/compile_index.h)
+    ServingFactors,    // vLLM's cache_key_factors.json (serving/cache_factors.h)
+    ServingGraph,      // vLLM's and SGLang's computation_graph*.py, transformed_code.py: the
+                       // split graph written for people, never loaded
+    CompiledArtifact,  // artifact_shape_*, artifact_compile_range_*: a standalone-compile
+                       // CompiledArtifact.save(format="binary") file (bundle/compiled_artifact.h)
     Lock,              // locks/*.lock, *.lock
     Temp,              // .<pid>.<tid>.tmp, Triton's tmp.* dirs: a write in progress or abandoned
                        // (Triton < 3.0: <file>.tmp.pid_<pid>_<n>); a compiler's *_CxxBuild/
@@ -68,8 +75,10 @@ bool is_triton_hash_dir_name(std::string_view name);
 enum class RootLayout {
     Inductor, // TORCHINDUCTOR_CACHE_DIR: fxgraph/, <xx>/c<hash>.py, triton/<device>/, ...
     Triton,   // TRITON_CACHE_DIR, or an Inductor cache's triton/<device>/: <TRITON HASH>/ only
+    Vllm,     // vLLM's torch_compile_cache tree, or a dir in it (serving/serving_tree.h)
+    Sglang,   // SGLang's torch_compile_cache tree
 };
-// "inductor", "triton": the JSON "layout" of scan and the catalog's root kind.
+// "inductor", "triton", "vllm", "sglang": the JSON "layout" of scan.
 std::string_view to_string(RootLayout layout);
 std::optional<RootLayout> root_layout_from_string(std::string_view name);
 
