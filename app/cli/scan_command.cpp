@@ -4,8 +4,10 @@
 #include <cachelens/cachedir/entry_content.h>
 #include <cachelens/cachedir/fingerprint.h>
 #include <cachelens/core/text.h>
+#include <cachelens/serving/piecewise.h>
 
 #include <cstdio>
+#include <optional>
 
 namespace cachelens::cli {
 
@@ -50,6 +52,15 @@ int run_scan(const ScanOptions& options) {
         }
     }
     const auto nested = cachedir::nested_cache_dirs(unknown_paths);
+    // A vLLM or SGLang tree: what it is, in one line.
+    std::optional<std::string> serving_summary;
+    if (scan->serving) {
+        if (const auto location = serving::locate_serving_tree(options.dir)) {
+            if (auto tree = serving::read_serving_tree(location->root)) {
+                serving_summary = serving::describe_tree_with_graphs(*tree);
+            }
+        }
+    }
     if (options.json) {
         Json kinds = Json::object();
         for (const auto& [kind, counts] : summary) {
@@ -65,6 +76,7 @@ int run_scan(const ScanOptions& options) {
         print_json(
             {{"root", scan->root.string()},
              {"layout", cachedir::to_string(scan->layout())},
+             {"serving", serving_summary ? Json(*serving_summary) : Json()},
              {"entries", total_entries},
              {"files", total_files},
              {"bytes", total_bytes},
@@ -77,6 +89,9 @@ int run_scan(const ScanOptions& options) {
     const bool triton = scan->layout() == cachedir::RootLayout::Triton;
     std::printf("%s%s\n", scan->root.c_str(),
                 triton ? " (a Triton cache: one dir per compiled kernel)" : "");
+    if (serving_summary) {
+        std::printf("%s\n", serving_summary->c_str());
+    }
     if (fingerprint) {
         std::printf("compiled on %s (%zu of its %zu FX entries",
                     fingerprint->describe_with_devices().c_str(), fingerprint->agreeing,

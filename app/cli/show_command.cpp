@@ -2,10 +2,12 @@
 #include "entry_json.h"
 #include "entry_text.h"
 #include "output.h"
+#include "serving_output.h"
 
 #include <cachelens/cachedir/entry_content.h>
 #include <cachelens/cachedir/entry_links.h>
 #include <cachelens/core/mapped_file.h>
+#include <cachelens/serving/piecewise.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -137,6 +139,18 @@ int run_show(const ShowOptions& options) {
         }
         return print_standalone(cachedir::load_standalone_file(options.dir), options);
     }
+    // A vLLM or SGLang tree: a hash dir (rank, prefix) shows its piecewise graphs.
+    if (const auto location = serving_location_of(options.dir);
+        location && options.against.empty()) {
+        std::string relative = location->relative;
+        if (!options.query.empty()) {
+            relative = relative.empty() ? options.query : relative + "/" + options.query;
+        }
+        auto tree = serving::read_serving_tree(location->root);
+        if (tree && (options.query.empty() || serving::select_in_tree(*tree, relative))) {
+            return show_serving(*location, options.query, options.json);
+        }
+    }
     if (options.query.empty()) {
         return report("KEY_OR_PATH is required with a cache dir (" + options.dir +
                       "): a key, a kernel name or a path in it");
@@ -210,8 +224,14 @@ void add_show_command(CLI::App& app, int& exit_code) {
                 "value, an InMemoryCache file: a pickled dict), or the InMemoryCache in a variable "
                 "(--env, --env-file). Values are decoded by cachelens's own unpickler, never "
                 "loaded.");
-    command->add_option("DIR", options->dir, "the cache dir, or a file shown on its own");
+    command->add_option("DIR", options->dir,
+                        "the cache dir, or a file shown on its own; or a vLLM/SGLang "
+                        "torch_compile_cache tree (or a dir in it)");
     command->add_option("KEY_OR_PATH", options->query,
+                        "with a vLLM/SGLang tree: HASH_DIR[/rank_R_D[/PREFIX]] shows its "
+                        "piecewise graphs (shape or compile range, graph index, compiler, the FX "
+                        "entry or artifact each handle names, present or missing, kernels, "
+                        "compile time) and the factors its name was hashed from; "
                         "with a cache dir: an fxgraph/aotautograd key (every entry under it), a "
                         "module or best_config name, a Triton hash or kernel name, an "
                         "OnDiskCache value's name, or a path in DIR");

@@ -1,11 +1,13 @@
 #include "commands.h"
 #include "fx_entry_argument.h"
 #include "output.h"
+#include "serving_output.h"
 
 #include <cachelens/explain/nearest_keys.h>
 
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 namespace cachelens::cli {
 
@@ -16,10 +18,26 @@ struct WhyOptions {
     std::string key;
     std::vector<std::string> against;
     std::size_t limit = 5;
+    std::optional<std::int64_t> tokens;
     bool json = false;
 };
 
 int run_why(const WhyOptions& options) {
+    // A vLLM or SGLang cache dir: why the server made it (its factors).
+    if (const auto location = serving_location_of(options.dir); location && options.key.empty()) {
+        if (options.against.size() > 1) {
+            return report("--against names one other cache dir of the same tree");
+        }
+        return why_serving(*location, options.against.empty() ? "" : options.against.front(),
+                           options.tokens, options.json);
+    }
+    if (options.tokens) {
+        return report("--tokens asks a vLLM or SGLang cache dir; " + options.dir + " is none");
+    }
+    if (options.key.empty()) {
+        return report("KEY is required with a cache dir (" + options.dir +
+                      "): the FX graph key or entry path that missed");
+    }
     // DIR and --against, each dir once (as the Why missed page searches them).
     std::vector<std::filesystem::path> search{options.dir};
     search.insert(search.end(), options.against.begin(), options.against.end());
@@ -109,10 +127,22 @@ void add_why_command(CLI::App& app, int& exit_code) {
                "(counted as diff counts them), then the nearest other graphs; each with a verdict "
                "line, the causes ranked, the attributes that differ and the example inputs that "
                "changed. 'First compile' is decided over every key searched, whatever --limit "
-               "shows.");
-    command->add_option("DIR", options->dir, "the cache dir")->required();
-    command->add_option("KEY", options->key, "an FX graph key or entry path")->required();
-    command->add_option("--against", options->against, "other cache dirs to search too");
+               "shows.\n"
+               "Or why did vLLM compile again: DIR a vLLM/SGLang cache dir (a hash dir of "
+               "torch_compile_cache, or a rank or prefix dir in it) and no KEY. The first line "
+               "names the factor that differs from the nearest sibling by factors (or from "
+               "--against), in the order vLLM hashes them: env, config, code, compiler; then "
+               "every differing factor. With --tokens N: which compiled graph serves a batch of "
+               "N tokens, and which sizes and ranges exist when none does (exit 1).");
+    command->add_option("DIR", options->dir, "the cache dir, or a vLLM/SGLang cache dir")
+        ->required();
+    command->add_option("KEY", options->key,
+                        "an FX graph key or entry path (not with a vLLM/SGLang cache dir)");
+    command->add_option("--against", options->against,
+                        "other cache dirs to search too; with a vLLM/SGLang cache dir, the one "
+                        "sibling to compare with");
+    command->add_option("--tokens", options->tokens,
+                        "a vLLM/SGLang cache dir only: the batch size (tokens) to look up");
     command->add_option("--limit", options->limit, "how many keys to show (default 5)");
     command->add_flag(
         "--json", options->json,

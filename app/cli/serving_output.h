@@ -1,0 +1,29 @@
+#pragma once
+
+// What `show`, `why` and `verify` print for a vLLM or SGLang tree
+// (serving/piecewise.h does the work; these only present it).
+
+#include <cachelens/serving/serving_tree.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace cachelens::cli {
+
+// `show ROOT HASH_DIR[/rank_.../PREFIX]`: the piecewise graphs of each prefix
+// selected, as a table, then its factors.
+int show_serving(const serving::ServingLocation& location, std::string_view selection, bool json);
+
+// `why HASH_DIR [--against OTHER] [--tokens N]`.
+int why_serving(const serving::ServingLocation& location, std::string_view against,
+                std::optional<std::int64_t> tokens, bool json);
+
+// `verify` of a tree or a dir in it.
+int verify_serving(const serving::ServingLocation& location, bool json);
+
+// The tree a path names or lies in, read; an error when it is in none.
+std::optional<serving::ServingLocation> serving_location_of(const std::string& path);
+
+} // namespace cachelens::cli
