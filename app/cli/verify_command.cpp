@@ -239,40 +239,7 @@ int run_verify(const VerifyOptions& options) {
         return report("--trust checks a signed bundle file; " + options.path + " is a directory");
     }
     if (const auto location = serving_location_of(options.path)) {
-        // The server's own checks and each inner cache's; the code audit below
-        // covers every file PyTorch would load from the tree.
-        const int serving_status = verify_serving(*location, options.json);
-        if (serving_status == kExitError) {
-            return serving_status;
-        }
-        auto scan = cachedir::scan_cache_dir(options.path);
-        if (!scan) {
-            return report(scan.error());
-        }
-        ProgressLine progress("auditing the code in " + options.path, options.json);
-        auto verdicts = bundle::judge_cache_dir(*scan, progress.callback());
-        progress.clear();
-        if (!verdicts) {
-            return report_failure(progress, verdicts.error(), "verify stopped");
-        }
-        std::vector<const bundle::ArtifactCheck*> checks;
-        bool code_clean = true;
-        for (const auto& file : *verdicts) {
-            checks.push_back(&file.check);
-            if (file.check.verdict == safety::Verdict::CodeWithFindings) {
-                code_clean = false;
-                if (!options.json) {
-                    std::printf("%s: %s\n", file.path.c_str(),
-                                std::string(safety::to_string(file.check.verdict)).c_str());
-                    print_check_details(file.check);
-                }
-            }
-        }
-        if (!options.json) {
-            std::fprintf(stderr, "%zu files PyTorch would unpickle, import or compile: %s\n",
-                         verdicts->size(), verdict_summary(checks).c_str());
-        }
-        return serving_status == kExitOk && code_clean ? kExitOk : kExitProblems;
+        return verify_serving(*location, options.json);
     }
     auto scan = cachedir::scan_cache_dir(options.path);
     if (!scan) {

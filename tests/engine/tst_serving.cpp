@@ -10,6 +10,7 @@
 #include "serving_trees.h"
 #include "test_paths.h"
 
+#include <cachelens/bundle/code_verdicts.h>
 #include <cachelens/bundle/compiled_artifact.h>
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/serving/cache_factors.h>
@@ -244,7 +245,7 @@ private slots:
         auto selection = select_in_tree(*tree, "");
         auto verified = verify_serving_tree(*tree, *selection);
         QVERIFY_RESULT(verified);
-        QVERIFY2(verified->report.clean(), problems_of(verified->report).c_str());
+        QVERIFY2(verified->clean(), problems_of(verified->report).c_str());
         QCOMPARE(verified->inner_caches, std::size_t{2});
         QCOMPARE(verified->notes.size(), std::size_t{1});
         QVERIFY(verified->notes[0].find("cannot be checked") != std::string::npos);
@@ -320,7 +321,7 @@ private slots:
         QCOMPARE(scan->summary().at(cachedir::FileKind::CompiledArtifact).files, std::uint64_t{4});
         auto verified = verify_serving_tree(*tree, {});
         QVERIFY_RESULT(verified);
-        QVERIFY2(verified->report.clean(), problems_of(verified->report).c_str());
+        QVERIFY2(verified->clean(), problems_of(verified->report).c_str());
         // A moved standalone tree is a warning: vLLM without vllm#52142 fails to load.
         QCOMPARE(verified->report.warnings.size(), std::size_t{4});
         QVERIFY(verified->report.warnings[0].message.find("vllm#52142") != std::string::npos);
@@ -385,7 +386,7 @@ private slots:
         // verify: names recomputed from the factors; a renamed dir is caught.
         auto verified = verify_serving_tree(*tree, {});
         QVERIFY_RESULT(verified);
-        QVERIFY2(verified->report.clean(), problems_of(verified->report).c_str());
+        QVERIFY2(verified->clean(), problems_of(verified->report).c_str());
         QCOMPARE(verified->report.names_verified >= 3, true);
         fs::rename(root / flash, root / "0000000000");
         auto renamed_tree = read_serving_tree(root);
@@ -447,7 +448,7 @@ private slots:
         QCOMPARE(sg_scan->layout(), cachedir::RootLayout::Sglang);
         QVERIFY(describe_tree(*sg).starts_with("SGLang compile cache: 1 cache dir, 1 rank"));
         auto verified = verify_serving_tree(*sg, {});
-        QVERIFY2(verified->report.clean(), problems_of(verified->report).c_str());
+        QVERIFY2(verified->clean(), problems_of(verified->report).c_str());
     }
 
     // ---- hostile trees ----
@@ -492,9 +493,15 @@ private slots:
         auto tree = read_serving_tree(root);
         auto verified = verify_serving_tree(*tree, {});
         QVERIFY_RESULT(verified);
-        QVERIFY2(has_problem(verified->report, cachedir::ProblemKind::Unsafe,
-                             "inductor artifact " + hostile.key),
-                 problems_of(verified->report).c_str());
+        QVERIFY(!verified->clean());
+        const auto refused =
+            std::ranges::find_if(verified->code, [](const bundle::FileVerdict& file) {
+                return file.check.verdict == safety::Verdict::CodeWithFindings;
+            });
+        QVERIFY(refused != verified->code.end());
+        QCOMPARE(refused->path,
+                 hash + "/rank_0_0/backbone/artifact_compile_range_1_8192_subgraph_0");
+        QVERIFY(refused->check.findings.front().text.find("os.system") != std::string::npos);
         QVERIFY(has_problem(verified->report, cachedir::ProblemKind::Unsafe, "a symlink"));
         // An index that does not parse.
         test::write_bytes(prefix / "vllm_compile_cache.py", "{(None, 0, 'inductor'): ");

@@ -1,4 +1,5 @@
 #include <cachelens/bundle/code_verdicts.h>
+#include <cachelens/bundle/compiled_artifact.h>
 #include <cachelens/core/format.h>
 #include <cachelens/core/mapped_file.h>
 #include <cachelens/safety/code_audit.h>
@@ -63,7 +64,7 @@ ArtifactCheck judge_source(std::string_view text, const std::string& path) {
 bool is_judged(cachedir::FileKind kind) {
     return is_source(kind) || !artifact_type(kind).empty() ||
            kind == cachedir::FileKind::KeyedCacheValue || kind == cachedir::FileKind::AotiOutput ||
-           kind == cachedir::FileKind::Precompile;
+           kind == cachedir::FileKind::Precompile || kind == cachedir::FileKind::CompiledArtifact;
 }
 
 bool is_source_path(std::string_view path) {
@@ -136,6 +137,29 @@ std::optional<ArtifactCheck> judge_entry(const std::filesystem::path& root,
     }
     if (entry.kind == cachedir::FileKind::AotiOutput) {
         return judge_aoti_output(root, entry);
+    }
+    if (entry.kind == cachedir::FileKind::CompiledArtifact) {
+        // Standalone compile's binary file: what load_cache_artifacts would
+        // write from its bundle, each artifact judged as an import judges it.
+        auto artifact = load_compiled_artifact(root / entry.path);
+        if (!artifact) {
+            ArtifactCheck check;
+            check.destination = entry.path;
+            check.problems.push_back(artifact.error().message);
+            check.readable = false;
+            check.verdict = safety::Verdict::Unreadable;
+            return check;
+        }
+        std::vector<ArtifactCheck> checks;
+        if (artifact->bundle) {
+            for (const auto& section : artifact->bundle->sections) {
+                for (const auto& item : section.artifacts) {
+                    checks.push_back(check_artifact(section.type, item.key, item.content.view(),
+                                                    {.max_artifact_bytes = UINT64_MAX, .trust = {}}));
+                }
+            }
+        }
+        return merge_checks(entry.path, std::move(checks));
     }
     auto file = MappedFile::open(root / entry.path);
     if (!file) {

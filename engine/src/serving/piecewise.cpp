@@ -1,3 +1,4 @@
+#include <cachelens/bundle/code_verdicts.h>
 #include <cachelens/bundle/compiled_artifact.h>
 #include <cachelens/bundle/import.h>
 #include <cachelens/cachedir/cache_dir.h>
@@ -523,6 +524,12 @@ ShapeLookup lookup_shape(const PrefixDir& prefix, std::int64_t tokens) {
     return out;
 }
 
+bool ServingVerifyReport::clean() const {
+    return report.clean() && std::ranges::none_of(code, [](const bundle::FileVerdict& file) {
+               return file.check.verdict == safety::Verdict::CodeWithFindings;
+           });
+}
+
 Result<ServingVerifyReport> verify_serving_tree(const ServingTree& tree,
                                                 const TreeSelection& selection,
                                                 const ProgressFn& progress) {
@@ -641,23 +648,9 @@ Result<ServingVerifyReport> verify_serving_tree(const ServingTree& tree,
                         continue;
                     }
                     ++report.entries_checked;
-                    auto decoded = bundle::load_compiled_artifact(tree.root / path);
-                    if (!decoded) {
+                    // Its code is judged with the rest of the tree's below.
+                    if (auto decoded = bundle::load_compiled_artifact(tree.root / path); !decoded) {
                         add(path, cachedir::ProblemKind::ParseError, decoded.error().message);
-                        continue;
-                    }
-                    if (!decoded->bundle) {
-                        continue;
-                    }
-                    for (const auto& section : decoded->bundle->sections) {
-                        for (const auto& item : section.artifacts) {
-                            const auto check =
-                                bundle::check_artifact(section.type, item.key, item.content.view());
-                            for (const auto& problem : check.problems) {
-                                add(path, cachedir::ProblemKind::Unsafe,
-                                    section.type + " artifact " + item.key + ": " + problem);
-                            }
-                        }
                     }
                 }
             }
@@ -692,6 +685,24 @@ Result<ServingVerifyReport> verify_serving_tree(const ServingTree& tree,
         for (auto& warning : inner_report.warnings) {
             warn(joined(path, warning.path), warning.kind, std::move(warning.message));
         }
+    }
+    // Every pickle, module and artifact vLLM would make PyTorch load, judged
+    // as an import judges it.
+    const std::string selected = selection.prefix   ? selection.prefix->path
+                                 : selection.rank   ? selection.rank->path
+                                 : selection.hash_dir ? selection.hash_dir->path
+                                                      : std::string();
+    auto scan = cachedir::scan_cache_dir(selected.empty() ? tree.root : tree.root / selected);
+    if (!scan) {
+        return std::unexpected(scan.error());
+    }
+    auto verdicts = bundle::judge_cache_dir(*scan, progress);
+    if (!verdicts) {
+        return std::unexpected(verdicts.error());
+    }
+    for (auto& verdict : *verdicts) {
+        verdict.path = joined(selected, verdict.path);
+        out.code.push_back(std::move(verdict));
     }
     const auto by_path = [](const cachedir::Problem& a, const cachedir::Problem& b) {
         return std::tie(a.path, a.order) < std::tie(b.path, b.order);

@@ -7,6 +7,7 @@
 // checks. One engine use case for the CLI (show, why, verify) and the GUI's
 // serving page.
 
+#include <cachelens/bundle/code_verdicts.h>
 #include <cachelens/cachedir/verify.h>
 #include <cachelens/core/progress.h>
 #include <cachelens/serving/serving_tree.h>
@@ -110,11 +111,16 @@ ShapeLookup lookup_shape(const PrefixDir& prefix, std::int64_t tokens);
 // Every serving check over the selection (the whole tree by default):
 // indexes and factors that do not parse, handles whose FX entry or artifact
 // is gone, factors that do not hash to the dir's name (a note where they
-// cannot be checked), artifacts that do not decode or hold code the audit
-// refuses, then the inner Inductor and Triton caches' own verify. Problem
-// paths are relative to the root. `progress` hears one step per inner cache.
+// cannot be checked), artifacts that do not decode, then the inner Inductor
+// and Triton caches' own verify; and the code audit of every file vLLM would
+// make PyTorch load (artifacts' bundles, AOT models, modules, pickles) as
+// `import` judges them. Paths are relative to the root. `progress` hears one
+// step per inner cache, then the audit's files.
 struct ServingVerifyReport {
     cachedir::VerifyReport report;
+    std::vector<bundle::FileVerdict> code; // sorted by path
+    // No code with findings and no problems.
+    bool clean() const;
     std::vector<std::string> notes; // what could not be checked, and why
     std::size_t graphs_checked = 0;
     std::size_t inner_caches = 0;
