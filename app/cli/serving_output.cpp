@@ -373,7 +373,9 @@ int verify_serving(const serving::ServingLocation& location, bool json) {
                  verified->graphs_checked, verified->inner_caches, found.entries_checked,
                  found.names_verified, found.problems.size(),
                  found.problems.size() == 1 ? "" : "s");
-    return found.clean() ? kExitOk : kExitProblems;
+    std::fprintf(stderr, "%zu files PyTorch would unpickle, import or compile: %s\n",
+                 verified->code.size(), verdict_summary(checks).c_str());
+    return verified->clean() ? kExitOk : kExitProblems;
 }
 
 } // namespace cachelens::cli
