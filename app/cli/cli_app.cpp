@@ -39,6 +39,8 @@ void build_cli(CLI::App& app, int& exit_code) {
     add_bundle_command(app, exit_code);
     add_import_command(app, exit_code);
     add_export_command(app, exit_code);
+    add_pack_command(app, exit_code);
+    add_unpack_command(app, exit_code);
     add_keygen_command(app, exit_code);
     add_remote_command(app, exit_code);
 }

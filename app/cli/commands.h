@@ -28,6 +28,8 @@ void add_tune_command(CLI::App& app, int& exit_code);
 void add_bundle_command(CLI::App& app, int& exit_code);
 void add_import_command(CLI::App& app, int& exit_code);
 void add_export_command(CLI::App& app, int& exit_code);
+void add_pack_command(CLI::App& app, int& exit_code);
+void add_unpack_command(CLI::App& app, int& exit_code);
 void add_keygen_command(CLI::App& app, int& exit_code);
 void add_remote_command(CLI::App& app, int& exit_code);
 

@@ -7,7 +7,6 @@
 #include <cachelens/serving/piecewise.h>
 
 #include <algorithm>
-
 #include <cstdio>
 
 namespace cachelens::cli {

@@ -154,8 +154,9 @@ std::optional<ArtifactCheck> judge_entry(const std::filesystem::path& root,
         if (artifact->bundle) {
             for (const auto& section : artifact->bundle->sections) {
                 for (const auto& item : section.artifacts) {
-                    checks.push_back(check_artifact(section.type, item.key, item.content.view(),
-                                                    {.max_artifact_bytes = UINT64_MAX, .trust = {}}));
+                    checks.push_back(
+                        check_artifact(section.type, item.key, item.content.view(),
+                                       {.max_artifact_bytes = UINT64_MAX, .trust = {}}));
                 }
             }
         }

@@ -688,8 +688,8 @@ Result<ServingVerifyReport> verify_serving_tree(const ServingTree& tree,
     }
     // Every pickle, module and artifact vLLM would make PyTorch load, judged
     // as an import judges it.
-    const std::string selected = selection.prefix   ? selection.prefix->path
-                                 : selection.rank   ? selection.rank->path
+    const std::string selected = selection.prefix     ? selection.prefix->path
+                                 : selection.rank     ? selection.rank->path
                                  : selection.hash_dir ? selection.hash_dir->path
                                                       : std::string();
     auto scan = cachedir::scan_cache_dir(selected.empty() ? tree.root : tree.root / selected);
