@@ -4,6 +4,7 @@
 #include "progress_line.h"
 
 #include <cachelens/policy/root_policy.h>
+#include <cachelens/serving/prune.h>
 
 #include <cstdio>
 
@@ -100,6 +101,90 @@ void print_plan(const catalog::PrunePlan& plan, bool dry_run) {
     }
 }
 
+// A vLLM or SGLang tree: whole hash dirs, least recently written first.
+int prune_serving(const serving::ServingLocation& location, const catalog::PruneOptions& limits,
+                  const PruneCommandOptions& options) {
+    auto tree = serving::read_serving_tree(location.root);
+    if (!tree) {
+        return report(tree.error());
+    }
+    if (!location.relative.empty()) {
+        return report(options.dir + " is inside " + tree->root.string() +
+                      ": prune the tree (its root), which deletes whole hash dirs");
+    }
+    const serving::ServingPrunePlan plan =
+        serving::plan_serving_prune(*tree, {.max_size = limits.max_size,
+                                            .older_than_ns = limits.older_than_ns,
+                                            .keep_recent_ns = limits.keep_recent_ns,
+                                            .now_ns = std::nullopt});
+    const auto dirs_json = [](const auto& dirs) {
+        Json list = Json::array();
+        for (const auto& dir : dirs) {
+            list.push_back({{"path", dir.path}, {"bytes", dir.bytes}});
+        }
+        return list;
+    };
+    const auto kept_json = [](const std::vector<serving::KeptDir>& kept) {
+        Json list = Json::array();
+        for (const auto& dir : kept) {
+            list.push_back({{"path", dir.path}, {"bytes", dir.bytes}, {"why", text(dir.why)}});
+        }
+        return list;
+    };
+    Json json = {{"root", plan.root},
+                 {"bytes_before", plan.bytes_before},
+                 {"bytes_after", plan.bytes_after},
+                 {"size_reached", plan.size_reached},
+                 {"dirs", dirs_json(plan.dirs)},
+                 {"kept", kept_json(plan.kept)},
+                 {"dry_run", options.dry_run}};
+    if (!options.json) {
+        std::printf("%s: %s in %zu cache dirs\n%s %zu whole cache dirs, %s, least recently "
+                    "written first:\n",
+                    plan.root.c_str(), format_bytes(plan.bytes_before).c_str(),
+                    tree->hash_dirs.size(), options.dry_run ? "would delete" : "deleting",
+                    plan.dirs.size(), format_bytes(plan.bytes_before - plan.bytes_after).c_str());
+        for (const auto& dir : plan.dirs) {
+            std::printf("  %-14s %10s  last written %s\n", dir.path.c_str(),
+                        format_bytes(dir.bytes).c_str(), format_age(dir.newest_mtime_ns).c_str());
+        }
+        for (const auto& dir : plan.kept) {
+            std::printf("  kept %s: %s\n", dir.path.c_str(), dir.why.c_str());
+        }
+        if (!plan.size_reached) {
+            std::printf("the limit cannot be reached without deleting a dir kept above\n");
+        }
+    }
+    if (options.dry_run) {
+        if (options.json) {
+            print_json(json);
+        }
+        return plan.size_reached ? kExitOk : kExitProblems;
+    }
+    ProgressLine progress("pruning " + plan.root, options.json);
+    const auto outcome = serving::run_serving_prune(*tree, plan, progress.callback());
+    progress.clear();
+    for (const auto& error : outcome.errors) {
+        std::fprintf(stderr, "cachelens: %s\n", error.describe().c_str());
+    }
+    if (options.json) {
+        json["deleted"] = outcome.deleted;
+        json["bytes_freed"] = outcome.bytes_freed;
+        json["kept_since_plan"] = kept_json(outcome.kept);
+        print_json(json);
+    } else {
+        std::printf("deleted %zu cache dirs (%s)\n", outcome.deleted.size(),
+                    format_bytes(outcome.bytes_freed).c_str());
+        for (const auto& dir : outcome.kept) {
+            std::printf("  kept %s: %s\n", dir.path.c_str(), dir.why.c_str());
+        }
+    }
+    if (outcome.cancelled) {
+        return report_stopped(progress, "prune stopped; each cache dir went whole or stayed");
+    }
+    return plan.size_reached && outcome.errors.empty() ? kExitOk : kExitProblems;
+}
+
 int run_prune(const PruneCommandOptions& options) {
     catalog::PruneOptions prune;
     if (!options.max_size.empty()) {
@@ -127,6 +212,9 @@ int run_prune(const PruneCommandOptions& options) {
     // A mirror or a staged bundle is read-only, as in the GUI.
     if (auto allowed = policy::allow_write(options.dir, policy::RootWrite::Prune); !allowed) {
         return report(allowed.error());
+    }
+    if (const auto location = serving::locate_serving_tree(options.dir)) {
+        return prune_serving(*location, prune, options);
     }
     auto catalog = open_catalog(options.catalog);
     if (!catalog) {
@@ -219,7 +307,12 @@ void add_prune_command(CLI::App& app, int& exit_code) {
         "dirs left without entries (and shard dirs left empty) go too, once nothing was "
         "written in them for --keep-recent (and at least a minute). Exit code 1 when --max-size "
         "cannot be reached or a "
-        "file could not be deleted.");
+        "file could not be deleted.\n"
+        "A vLLM or SGLang torch_compile_cache tree is pruned by whole hash dirs (never half a "
+        "rank dir), least recently written first; a dir written within --keep-recent, or that "
+        "a process of this machine has open or mapped (read from /proc; other users' "
+        "processes are seen only with the rights to read theirs), is kept and said why. A dir "
+        "goes by one rename out of the tree, then is removed.");
     command->add_option("DIR", options->dir, "the cache dir")->required();
     command->add_option("--max-size", options->max_size,
                         "delete oldest first until the dir holds at most this (2G, 500M)");

@@ -16,8 +16,13 @@
 #include <cachelens/serving/cache_factors.h>
 #include <cachelens/serving/compile_index.h>
 #include <cachelens/serving/piecewise.h>
+#include <cachelens/serving/prune.h>
 #include <cachelens/serving/serving_tree.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -49,6 +54,15 @@ std::string problems_of(const cachedir::VerifyReport& report) {
         out += problem.path + ": " + problem.message + "\n";
     }
     return out;
+}
+
+// Sets every file and dir under `dir` to have been written `age_s` ago.
+void age_tree(const fs::path& dir, long age_s) {
+    const timespec when{::time(nullptr) - age_s, 0};
+    const timespec times[2] = {when, when};
+    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+        ::utimensat(AT_FDCWD, entry.path().c_str(), times, AT_SYMLINK_NOFOLLOW);
+    }
 }
 
 } // namespace
@@ -449,6 +463,70 @@ private slots:
         QVERIFY(describe_tree(*sg).starts_with("SGLang compile cache: 1 cache dir, 1 rank"));
         auto verified = verify_serving_tree(*sg, {});
         QVERIFY2(verified->clean(), problems_of(verified->report).c_str());
+    }
+
+    // ---- prune: whole hash dirs ----
+
+    void pruneGoesByWholeHashDirs() {
+        QTemporaryDir dir;
+        const fs::path root = fs::path(dir.path().toStdString()) / "torch_compile_cache";
+        const std::string oldest = fixture::vllm_ranges(root, fixture::vllm_env("A"));
+        const std::string older = fixture::vllm_ranges(root, fixture::vllm_env("B"));
+        const std::string in_use = fixture::vllm_ranges(root, fixture::vllm_env("C"));
+        const std::string fresh = fixture::vllm_ranges(root, fixture::vllm_env("D"));
+        age_tree(root / oldest, 3 * 86400);
+        age_tree(root / older, 2 * 86400);
+        age_tree(root / in_use, 86400);
+        // A process holding a file of one dir open: a server that loaded it.
+        QProcess holder;
+        holder.start("sh", {"-c", "exec 3<\"$0\"; sleep 60",
+                            QString::fromStdString((root / in_use /
+                                                    "rank_0_0/backbone/"
+                                                    "cache_key_factors.json")
+                                                       .string())});
+        QVERIFY(holder.waitForStarted());
+        QTest::qWait(200);
+        auto tree = read_serving_tree(root);
+        QVERIFY_RESULT(tree);
+        // Everything older than a day, and down to nothing by size: the fresh
+        // dir and the one in use stay, and say why.
+        ServingPruneOptions options;
+        options.older_than_ns = std::int64_t{12} * 3600 * 1'000'000'000;
+        options.max_size = 0;
+        const auto plan = plan_serving_prune(*tree, options);
+        QCOMPARE(plan.dirs.size(), std::size_t{2});
+        QCOMPARE(plan.dirs[0].path, oldest); // least recently written first
+        QCOMPARE(plan.dirs[1].path, older);
+        QCOMPARE(plan.kept.size(), std::size_t{2});
+        const auto kept_why = [&](const std::string& path) {
+            for (const auto& kept : plan.kept) {
+                if (kept.path == path) {
+                    return kept.why;
+                }
+            }
+            return std::string();
+        };
+        QVERIFY2(
+            kept_why(in_use).starts_with("in use by pid " + std::to_string(holder.processId())),
+            kept_why(in_use).c_str());
+        QVERIFY(kept_why(fresh).starts_with("written "));
+        QVERIFY(!plan.size_reached);
+        // Written since the plan: kept.
+        age_tree(root / older, 0);
+        const auto outcome = run_serving_prune(*tree, plan);
+        QCOMPARE(outcome.deleted, std::vector<std::string>{oldest});
+        QCOMPARE(outcome.kept.size(), std::size_t{1});
+        QCOMPARE(outcome.kept[0].why, std::string("written since the plan"));
+        QVERIFY(!fs::exists(root / oldest));
+        for (const auto& name : {older, in_use, fresh}) {
+            QVERIFY(fs::exists(root / name / "rank_0_0/backbone/vllm_compile_cache.py"));
+        }
+        for (const auto& entry : fs::directory_iterator(root)) {
+            QVERIFY2(!entry.path().filename().string().starts_with("."),
+                     entry.path().c_str()); // no trash left behind
+        }
+        holder.kill();
+        holder.waitForFinished();
     }
 
     // ---- hostile trees ----

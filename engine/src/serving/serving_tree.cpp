@@ -500,8 +500,8 @@ Result<ServingTree> read_serving_tree(const fs::path& root) {
             }
         } else if (parse_rank_dir_name(dir)) {
             unhashed_ranks = true;
-        } else if (dir.starts_with(".cachelens-unpack-")) {
-            continue; // an unpack's staging dir
+        } else if (dir.starts_with(".cachelens-unpack-") || dir.starts_with(".cachelens-prune-")) {
+            continue; // an unpack's staging dir, a pruned dir on its way out
         } else if (has_rank_dirs(root / dir)) {
             tree.hash_dirs.push_back(read_hash_dir(root, HashDir::Kind::Jit, dir, dir));
         } else {
@@ -526,8 +526,10 @@ Result<ServingTree> read_serving_tree(const fs::path& root) {
 
 cachedir::FileKind classify_serving_path(std::string_view relative_path) {
     const auto parts = split(relative_path);
-    // An unpack in progress (or one that died): staged files, renamed into place at the end.
-    if (!parts.empty() && parts[0].starts_with(".cachelens-unpack-")) {
+    // An unpack in progress (or one that died): staged files, renamed into
+    // place at the end; a pruned hash dir being removed.
+    if (!parts.empty() &&
+        (parts[0].starts_with(".cachelens-unpack-") || parts[0].starts_with(".cachelens-prune-"))) {
         return cachedir::FileKind::Temp;
     }
     const auto rank_at = std::ranges::find_if(
