@@ -8,6 +8,7 @@
 #include <cachelens/core/mapped_file.h>
 #include <cachelens/explain/preflight.h>
 #include <cachelens/pt2/pt2_archive.h>
+#include <cachelens/serving/piecewise.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -169,6 +170,28 @@ bool is_pt2_file(const std::string& path) {
     return file && pt2::looks_like_zip((*file)->bytes());
 }
 
+// Both SOURCE and --target name hash dirs of vLLM or SGLang trees: will the
+// server there look for SOURCE's dir at all?
+std::optional<serving::HashDirComparison> serving_factors(const PreflightOptions& options) {
+    const auto source = serving::locate_serving_tree(options.source);
+    const auto target = serving::locate_serving_tree(options.target);
+    if (!source || !target) {
+        return std::nullopt;
+    }
+    auto source_tree = serving::read_serving_tree(source->root);
+    auto target_tree = serving::read_serving_tree(target->root);
+    if (!source_tree || !target_tree) {
+        return std::nullopt;
+    }
+    auto source_dir = serving::select_in_tree(*source_tree, source->relative);
+    auto target_dir = serving::select_in_tree(*target_tree, target->relative);
+    if (!source_dir || !target_dir || source_dir->hash_dir == nullptr ||
+        target_dir->hash_dir == nullptr) {
+        return std::nullopt;
+    }
+    return serving::preflight_factors(*source_tree, *source_dir->hash_dir, *target_dir->hash_dir);
+}
+
 int run_preflight(const PreflightOptions& options) {
     ProgressLine progress("reading the target " + options.target, options.json);
     auto target = cachedir::fingerprint_of_target(options.target, progress.callback());
@@ -195,7 +218,10 @@ int run_preflight(const PreflightOptions& options) {
         return report_failure(progress, checked.error(), "stopped: nothing was compared");
     }
     progress.clear();
-    const int exit_code = checked->all_can_hit() ? kExitOk : kExitProblems;
+    // A vLLM or SGLang hash dir against one made on the target: the server's factors.
+    const auto factors = serving_factors(options);
+    const bool factors_differ = factors && !factors->changes.empty();
+    const int exit_code = checked->all_can_hit() && !factors_differ ? kExitOk : kExitProblems;
     if (options.json) {
         Json json = {{"source", text(options.source)},
                      {"source_kind", source->bundle ? "bundle" : "dir"},
@@ -203,11 +229,34 @@ int run_preflight(const PreflightOptions& options) {
                       {{"path", text(options.target)},
                        {"fingerprint", Json::parse(cachedir::to_json(*target))}}}};
         json.update(preflight_json(*checked));
+        if (factors) {
+            Json changes = Json::array();
+            for (const auto& change : factors->changes) {
+                changes.push_back({{"factor", change.factor},
+                                   {"name", change.name},
+                                   {"from", change.from},
+                                   {"to", change.to}});
+            }
+            json["serving_factors"] = {{"answer", factors->answer},
+                                       {"recorded", factors->factors_recorded},
+                                       {"changes", std::move(changes)}};
+        }
         print_json(json);
         return exit_code;
     }
-    // The answer first, in one line.
+    // The answer first, in one line: the server's own hash comes before any entry.
+    if (factors && !factors->changes.empty()) {
+        std::printf("%s\n", factors->answer.c_str());
+    }
     print_preflight_answer(*checked);
+    if (factors && factors->changes.empty()) {
+        std::printf("%s\n", factors->answer.c_str());
+    }
+    if (factors) {
+        for (const auto& change : factors->changes) {
+            std::printf("    %s\n", serving::describe(change).c_str());
+        }
+    }
     std::printf(
         "target: %s (%s; graphs for %s; learnt from %s", options.target.c_str(),
         target->describe().c_str(),
@@ -250,7 +299,10 @@ void add_preflight_command(CLI::App& app, int& exit_code) {
         "when every entry can hit and nothing is missing, 1 otherwise, 2 on an error (a target "
         "with no FX entry to learn from, a file that is no fingerprint). SOURCE may also be an "
         "AOTInductor package (.pt2): will each model load there (its device, its kernels' GPU "
-        "architecture against the target's), said can_load, will_not_load or cannot_tell");
+        "architecture against the target's), said can_load, will_not_load or cannot_tell. "
+        "SOURCE a hash dir of a vLLM or SGLang tree and --target one made on the target: also "
+        "the factors vLLM hashed each dir's name from (cache_key_factors.json), since vLLM "
+        "there never reads a dir of other factors (exit 1 when they differ)");
     command
         ->add_option("SOURCE", options->source,
                      "the cache dir, bundle, .pt2 or precompiled function (save_compiled_function "

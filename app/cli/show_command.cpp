@@ -147,7 +147,11 @@ int run_show(const ShowOptions& options) {
             relative = relative.empty() ? options.query : relative + "/" + options.query;
         }
         auto tree = serving::read_serving_tree(location->root);
-        if (tree && (options.query.empty() || serving::select_in_tree(*tree, relative))) {
+        // A query that starts with a hash dir's name names a dir of the tree
+        // (a wrong rank or prefix is said so); anything else is an entry.
+        const std::string first = relative.substr(0, relative.find('/'));
+        if (tree && (options.query.empty() || tree->find_hash_dir(first) != nullptr ||
+                     first == "torch_aot_compile" || serving::select_in_tree(*tree, relative))) {
             return show_serving(*location, options.query, options.json);
         }
     }

@@ -455,6 +455,35 @@ std::string describe(const FactorChange& change) {
     return describe_change(change);
 }
 
+HashDirComparison preflight_factors(const ServingTree& tree, const HashDir& dir,
+                                    const HashDir& target) {
+    HashDirComparison out;
+    out.dir = dir.name;
+    out.against = target.name;
+    const std::string stack(display_name(tree.stack));
+    const CacheKeyFactors* mine = dir.factors();
+    const CacheKeyFactors* theirs = target.factors();
+    if (mine == nullptr || theirs == nullptr) {
+        out.answer = stack +
+                     " factors cannot be compared: " + (mine == nullptr ? dir.name : target.name) +
+                     " has no cache_key_factors.json (" + stack + " before 0.12 records none)";
+        return out;
+    }
+    out.factors_recorded = true;
+    out.changes = factor_changes(*mine, *theirs); // from this cache to the target
+    if (out.changes.empty()) {
+        out.answer = stack + " there hashes the same factors: it looks for " + dir.name +
+                     " and finds this cache";
+        return out;
+    }
+    out.answer =
+        stack + " there hashes other factors (" + describe_change(out.changes.front()) +
+        (out.changes.size() > 1 ? "; and " + std::to_string(out.changes.size() - 1) + " more"
+                                : std::string()) +
+        "): it makes its own cache dir and never reads " + dir.name;
+    return out;
+}
+
 ShapeLookup lookup_shape(const PrefixDir& prefix, std::int64_t tokens) {
     ShapeLookup out;
     out.tokens = tokens;

@@ -93,6 +93,13 @@ struct HashDirComparison {
 Result<HashDirComparison> compare_hash_dirs(const ServingTree& tree, const HashDir& dir,
                                             const HashDir* against = nullptr);
 
+// Will vLLM on another machine use `dir`? Its factors against those of
+// `target`, a hash dir made there (of another tree, or this one): the same
+// factors name the same dir; any change (from this cache to the target's)
+// means vLLM there makes its own dir and never reads this one.
+HashDirComparison preflight_factors(const ServingTree& tree, const HashDir& dir,
+                                    const HashDir& target);
+
 // Which compiled graphs serve a batch of `tokens` in a prefix: for each
 // graph index, the entry vLLM picks (a size equal to it first, then a range
 // holding it), or none. The answer says which sizes and ranges exist when
