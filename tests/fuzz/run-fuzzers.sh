@@ -41,8 +41,9 @@ declare -A max_len=(
     [fuzz_precompile]=32768
     [fuzz_bench_protocol]=65536
     [fuzz_compile_server]=16384
+    [fuzz_serving]=65536
 )
-all_targets=(fuzz_unpickler fuzz_python_literal fuzz_python_tokens fuzz_kernel_module fuzz_best_config fuzz_example_inputs fuzz_causes fuzz_fingerprint fuzz_triton_kernel fuzz_trace fuzz_guards fuzz_mega_cache fuzz_signed_bundle fuzz_remote fuzz_keyed_cache fuzz_pt2 fuzz_precompile fuzz_bench_protocol fuzz_compile_server)
+all_targets=(fuzz_unpickler fuzz_python_literal fuzz_python_tokens fuzz_kernel_module fuzz_best_config fuzz_example_inputs fuzz_causes fuzz_fingerprint fuzz_triton_kernel fuzz_trace fuzz_guards fuzz_mega_cache fuzz_signed_bundle fuzz_remote fuzz_keyed_cache fuzz_pt2 fuzz_precompile fuzz_bench_protocol fuzz_compile_server fuzz_serving)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     targets=("${all_targets[@]}")
@@ -109,6 +110,21 @@ seed_corpus() {
     fuzz_compile_server)
         # A compile server's session: ready, compiled, failed, fatal (tests/data/compile_server).
         add_seeds "$corpus" "$repo"/tests/data/compile_server/*
+        ;;
+    fuzz_serving)
+        # tests/data/serving: indexes of each vLLM era (reader 0), factors (1),
+        # CompiledArtifact files (2), a pack manifest (3); the first byte picks the reader.
+        local file pick
+        for file in "$repo"/tests/data/serving/*; do
+            case $(basename "$file") in
+            vllm_compile_cache*) pick=0 ;;
+            cache_key_factors.json) pick=1 ;;
+            artifact_*) pick=2 ;;
+            cachelens-pack.json) pick=3 ;;
+            *) continue ;;
+            esac
+            { printf "\\x0$pick"; cat "$file"; } >"$corpus/seed-$(basename "$file")"
+        done
         ;;
     fuzz_pt2)
         # tests/data/pt2's archives: every layout and every hostile case.
