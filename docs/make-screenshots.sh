@@ -83,6 +83,18 @@ if [[ -z "${SHOTS:-}" || " $SHOTS " == *" triton-cache "* ]]; then
         --select "$triton" --tab overview --size 1400x860 --screenshot "$out/triton-cache.png"
 fi
 
+# A vLLM torch_compile_cache tree around the sample cache (docs/make-vllm-tree.py):
+# two cache dirs that differ in VLLM_ATTENTION_BACKEND, on the Serving page.
+vllm_root=$(python3 "$root/docs/make-vllm-tree.py" "$work/sample-cache" "$work/vllm")
+find "$work/vllm" -exec touch -d '3 days ago' {} +
+if [[ -z "${SHOTS:-}" || " $SHOTS " == *" serving "* ]]; then
+    echo "docs/images/serving.png"
+    xvfb-run -a -s "-screen 0 1600x1000x24" \
+        env XDG_CONFIG_HOME="$work/config" TORCHINDUCTOR_CACHE_DIR= \
+        "$gui" --catalog "$work/vllm-catalog.sqlite" --open "$vllm_root" --view serving \
+        --size 1400x860 --screenshot "$out/serving.png"
+fi
+
 # The warm-start report of the devset's two TORCH_TRACE logs (the shared
 # fixtures beside the checkout), their misses compared with the sample cache.
 devset_trace="${CACHELENS_SHARED_DIR:-$root/../shared}/fixtures/torch-2.11-cu130-h100/devset/trace"

@@ -92,7 +92,8 @@ GuiCommandLine parseCommandLine(const QStringList& arguments, const QString& ver
         "Redis Server), pull (the selection of a Redis root, --into DIR), push (the selection, "
         "or the first dir opened, to the first Redis server opened), warmstart (the warm-start "
         "report of --trace), tune (the Benchmarks page's Tune dialog for its first kernel, "
-        "with what a tune would try).",
+        "with what a tune would try), serving (the Serving page of the first dir opened: a "
+        "vLLM or SGLang tree, or a dir in it).",
         "VIEW");
     const QCommandLineOption trace(
         "trace",

@@ -7,6 +7,7 @@
 #include "pages/bench_page.h"
 #include "pages/browse_page.h"
 #include "pages/compare_page.h"
+#include "pages/serving_page.h"
 #include "pages/stats_page.h"
 #include "pages/warm_start_page.h"
 #include "pages/why_page.h"
@@ -16,6 +17,7 @@
 #include "widgets/root_jobs_progress.h"
 
 #include <cachelens/cachedir/file_kind.h>
+#include <cachelens/serving/serving_tree.h>
 
 #include <QAction>
 #include <QCloseEvent>
@@ -61,6 +63,7 @@ MainWindow::MainWindow(QString catalogPath, QWidget* parent)
     , stats_(new StatsPage(pool_, catalogPath_))
     , bench_(new BenchPage(pool_, catalogPath_))
     , warmStart_(new WarmStartPage(pool_))
+    , serving_(new ServingPage(pool_))
     , dialogs_(new DialogLauncher(pool_, catalogPath_, *browse_, *roots_, this))
     , startup_(new StartupScript(*this)) {
     setWindowTitle(tr("cachelens"));
@@ -72,6 +75,7 @@ MainWindow::MainWindow(QString catalogPath, QWidget* parent)
     pages_->addTab(stats_, tr("Stats"));
     pages_->addTab(bench_, tr("Benchmarks"));
     pages_->addTab(warmStart_, tr("Warm start"));
+    pages_->addTab(serving_, tr("Serving"));
     setCentralWidget(pages_);
 
     buildMenus();
@@ -106,6 +110,15 @@ void MainWindow::connectPages() {
     connect(stats_, &StatsPage::statusMessage, this, &MainWindow::showStatus);
     connect(bench_, &BenchPage::statusMessage, this, &MainWindow::showStatus);
     connect(warmStart_, &WarmStartPage::statusMessage, this, &MainWindow::showStatus);
+    connect(serving_, &ServingPage::statusMessage, this, &MainWindow::showStatus);
+    connect(browse_, &BrowsePage::actionRootChanged, this, &MainWindow::showServingRoot);
+    connect(dialogs_, &DialogLauncher::servingPruneRequested, this, [this](const fs::path& root) {
+        showPage(Page::Serving);
+        serving_->setRoot(root);
+        connect(
+            serving_, &ServingPage::loaded, serving_, [this] { serving_->askPrune(); },
+            Qt::SingleShotConnection);
+    });
     connect(warmStart_, &WarmStartPage::whyRequested, this,
             [this](const EntryRef& fxEntry, const std::vector<fs::path>& searchRoots) {
                 why_->explain(fxEntry, searchRoots);
@@ -241,6 +254,8 @@ void MainWindow::buildMenus() {
     }
     view->addAction(tr("W&arm start"), QKeySequence(Qt::CTRL | Qt::Key_6), this,
                     [this] { showPage(Page::WarmStart); });
+    view->addAction(tr("Se&rving"), QKeySequence(Qt::CTRL | Qt::Key_7), this,
+                    [this] { showPage(Page::Serving); });
     view->addSeparator();
     // The way back from one root to all: entries of two roots (a Redis
     // server's and a local dir's) can then be selected together and compared.
@@ -294,6 +309,17 @@ void MainWindow::updateActions() {
     const bool redis = root && roots_->isRedisRoot(*root);
     actions_.prune->setEnabled(!root || !roots_->isReadOnlyRoot(*root));
     actions_.refreshRedis->setEnabled(redis);
+}
+
+void MainWindow::showServingRoot() {
+    const auto root = browse_->actionRoot();
+    const auto location = root ? serving::locate_serving_tree(*root) : std::nullopt;
+    if (!location) {
+        return;
+    }
+    if (const auto* shown = serving_->tree(); shown == nullptr || location->root != shown->root) {
+        serving_->setRoot(*root);
+    }
 }
 
 void MainWindow::showPage(Page page) {

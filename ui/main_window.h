@@ -1,7 +1,7 @@
 #pragma once
 
 // The main window: the pages (Browse, Compare, Why missed, Stats,
-// Benchmarks, Warm start), the menus that reach them and the dialogs, and the status bar
+// Benchmarks, Warm start, Serving), the menus that reach them and the dialogs, and the status bar
 // with the root jobs' progress. It switches pages and wires their signals;
 // the work is theirs: the roots and their jobs in RootJobs, the dialogs in
 // DialogLauncher, the start-up request in StartupScript.
@@ -22,6 +22,7 @@ class ComparePage;
 class DialogLauncher;
 class RecentRootsMenu;
 class RootJobs;
+class ServingPage;
 class StartupScript;
 class StatsPage;
 class WarmStartPage;
@@ -33,7 +34,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 
 public:
-    enum class Page { Browse, Compare, Why, Stats, Bench, WarmStart };
+    enum class Page { Browse, Compare, Why, Stats, Bench, WarmStart, Serving };
 
     explicit MainWindow(QString catalogPath, QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -59,6 +60,7 @@ public:
     StatsPage* statsPage() const { return stats_; }
     BenchPage* benchPage() const { return bench_; }
     WarmStartPage* warmStartPage() const { return warmStart_; }
+    ServingPage* servingPage() const { return serving_; }
     DialogLauncher* dialogs() const { return dialogs_; }
 
 signals:
@@ -85,6 +87,8 @@ private:
     void showComparison(const EntryRef& left, const EntryRef& right);
     void compareSelection();
     void showBenchRoot();
+    // The Serving page follows the sidebar's root when it is a vLLM or SGLang tree.
+    void showServingRoot();
     void showStatus(const QString& message);
     void showError(const QString& message);
 
@@ -98,6 +102,7 @@ private:
     StatsPage* stats_;
     BenchPage* bench_;
     WarmStartPage* warmStart_;
+    ServingPage* serving_;
     DialogLauncher* dialogs_;
     StartupScript* startup_;
     Actions actions_;

@@ -11,6 +11,7 @@
 #include "models/roots_model.h"
 #include "pages/bench_page.h"
 #include "pages/browse_page.h"
+#include "pages/serving_page.h"
 #include "pages/warm_start_page.h"
 #include "text/engine_text.h"
 
@@ -24,8 +25,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* const kViewNames[] = {"browse", "compare", "why",  "stats", "prune",     "bench",
-                                  "import", "redis",   "pull", "push",  "warmstart", "tune"};
+const char* const kViewNames[] = {"browse",    "compare", "why",    "stats", "prune",
+                                  "bench",     "import",  "redis",  "pull",  "push",
+                                  "warmstart", "tune",    "serving"};
 
 } // namespace
 
@@ -208,6 +210,11 @@ void StartupScript::showView() {
         if (!request.trace.empty()) {
             window_.warmStartPage()->openTrace(
                 request.trace, request.open.empty() ? fs::path() : request.open.front());
+        }
+    } else if (view == "serving") {
+        window_.showPage(MainWindow::Page::Serving);
+        if (!request.open.empty()) {
+            window_.servingPage()->setRoot(request.open.front());
         }
     } else if (view == "prune") {
         dialogs->openPrune(

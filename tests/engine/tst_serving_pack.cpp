@@ -258,6 +258,12 @@ private slots:
              {{"cachelens-pack.json", manifest_for("../etc", {{"../etc/x", good}})}},
              "is not a dir name"},
             {"no manifest", {{"tree/" + inside, good}}, "does not start with cachelens-pack.json"},
+            // fuzz_serving's first find: a "format" that is no string threw.
+            {"format number", {{"cachelens-pack.json", "{\"format\": 1}"}}, "not a cachelens pack"},
+            {"version string",
+             {{"cachelens-pack.json",
+               "{\"format\": \"cachelens-serving-pack\", \"version\": \"1\"}"}},
+             "this cachelens reads version 1"},
         };
         for (const auto& test_case : cases) {
             const fs::path pack = base / (std::string(test_case.name) + ".tar.zst");

@@ -17,6 +17,7 @@
 #include <cachelens/cachedir/precompile.h>
 #include <cachelens/core/mapped_file.h>
 #include <cachelens/policy/root_policy.h>
+#include <cachelens/serving/serving_tree.h>
 
 #include <sqlite3.h>
 
@@ -178,6 +179,11 @@ void DialogLauncher::openPrune(const QString& previewMaxSize, std::optional<fs::
     // The engine's rule and words, as `cachelens prune` says them.
     if (auto allowed = policy::allow_write(*root, policy::RootWrite::Prune); !allowed) {
         emit statusMessage(text(allowed.error().message));
+        return;
+    }
+    // A serving tree goes by whole hash dirs, never entry by entry.
+    if (serving::locate_serving_tree(*root)) {
+        emit servingPruneRequested(*root);
         return;
     }
     prune_ = new PruneDialog(pool_, catalogPath_, *root, window_);

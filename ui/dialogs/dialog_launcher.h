@@ -83,6 +83,8 @@ signals:
     void statusMessage(const QString& message);
     // A dialog changed a cache dir's entries (pruned).
     void entriesChanged();
+    // Prune asked of a vLLM or SGLang tree: whole hash dirs, on the Serving page.
+    void servingPruneRequested(const std::filesystem::path& root);
 
 private:
     // Indexes `dir` again when it is a root shown (after an import or a pull into it).

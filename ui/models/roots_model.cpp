@@ -115,7 +115,17 @@ QVariant RootsModel::data(const QModelIndex& index, int role) const {
             switch (index.column()) {
             case Name: {
                 const QString name = QDir::toNativeSeparators(location).section('/', -2);
-                return isTritonCache(root) ? tr("%1 (Triton cache)").arg(name) : name;
+                switch (root.stats.root.layout) {
+                case cachedir::RootLayout::Triton:
+                    return tr("%1 (Triton cache)").arg(name);
+                case cachedir::RootLayout::Vllm:
+                    return tr("%1 (vLLM)").arg(name);
+                case cachedir::RootLayout::Sglang:
+                    return tr("%1 (SGLang)").arg(name);
+                case cachedir::RootLayout::Inductor:
+                    break;
+                }
+                return name;
             }
             case Entries:
                 return QVariant::fromValue<qulonglong>(root.entries);
@@ -130,7 +140,11 @@ QVariant RootsModel::data(const QModelIndex& index, int role) const {
                                                                      *root.stats.root.indexed_ns)))
                                             : tr("%1\nnot completely indexed").arg(location)) +
                 (isTritonCache(root) ? tr("\nTriton's own cache: one dir per compiled kernel")
-                                     : QString()));
+                 : root.stats.root.layout == cachedir::RootLayout::Vllm ||
+                         root.stats.root.layout == cachedir::RootLayout::Sglang
+                     ? tr("\nA server's torch_compile_cache: its cache dirs, ranks and prefixes "
+                          "on the Serving page")
+                     : QString()));
         case Qt::TextAlignmentRole:
             if (index.column() != Name) {
                 return QVariant(Qt::AlignRight | Qt::AlignVCenter);

@@ -83,13 +83,16 @@ Result<IndexReport> Catalog::index(const fs::path& dir, const IndexOptions& opti
 }
 
 std::string_view root_kind_of(cachedir::RootLayout layout) {
-    return layout == cachedir::RootLayout::Triton ? "triton" : "dir";
+    // An Inductor cache has been "dir" since the first schema.
+    return layout == cachedir::RootLayout::Inductor ? "dir" : cachedir::to_string(layout);
 }
 
 Root root_of(const sql::Statement& row) {
-    const auto layout = row.text_view(4) == root_kind_of(cachedir::RootLayout::Triton)
-                            ? cachedir::RootLayout::Triton
-                            : cachedir::RootLayout::Inductor;
+    const std::string_view kind = row.text_view(4);
+    const auto layout =
+        kind == "dir"
+            ? cachedir::RootLayout::Inductor
+            : cachedir::root_layout_from_string(kind).value_or(cachedir::RootLayout::Inductor);
     return Root{row.integer(0), row.text(1), row.integer(2), row.optional_integer(3), layout};
 }
 

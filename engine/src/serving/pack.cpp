@@ -235,7 +235,9 @@ Result<PackManifest> parse_manifest(std::string_view text) {
     if (json.is_discarded() || !json.is_object()) {
         return fail(ErrorKind::Corrupt, "the manifest is not a JSON object");
     }
-    if (json.value("format", "") != "cachelens-serving-pack") {
+    // value() would throw on a "format" of another type: every field is typed first.
+    const auto format = json.find("format");
+    if (format == json.end() || !format->is_string() || *format != "cachelens-serving-pack") {
         return fail(ErrorKind::Corrupt, "not a cachelens pack of a serving cache dir");
     }
     if (!json.contains("version") || !json["version"].is_number_integer() || json["version"] != 1) {

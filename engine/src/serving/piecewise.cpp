@@ -370,6 +370,11 @@ Result<TreeSelection> select_in_tree(const ServingTree& tree, std::string_view r
     }
     rest.remove_prefix(std::min(rest.size(), rank_name.size() + 1));
     if (rest.empty()) {
+        // vLLM 0.8: the rank dir is its own (only) prefix.
+        const auto& prefixes = selection.rank->prefixes;
+        if (prefixes.size() == 1 && prefixes.front().name.empty()) {
+            selection.prefix = &prefixes.front();
+        }
         return selection;
     }
     for (const auto& prefix : selection.rank->prefixes) {
