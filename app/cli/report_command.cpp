@@ -129,6 +129,7 @@ int run_report(const ReportOptions& options) {
             }
             all_logs.push_back({{"path", text(reports[i].path)},
                                 {"warnings", reports[i].warnings},
+                                {"vllm", reports[i].vllm},
                                 {"compiles", std::move(compiles)}});
         }
         print_json({{"summary", summary_json(summary)}, {"logs", std::move(all_logs)}});
@@ -139,6 +140,9 @@ int run_report(const ReportOptions& options) {
     for (const auto& warm_start : reports) {
         std::printf("\n%s: %s\n", warm_start.path.c_str(),
                     plural(warm_start.compiles.size(), "compile").c_str());
+        for (const auto& line : warm_start.vllm) {
+            std::printf("  %s\n", line.c_str());
+        }
         for (const auto& compile : warm_start.compiles) {
             print_compile(compile);
         }
@@ -165,7 +169,9 @@ void add_report_command(CLI::App& app, int& exit_code) {
     command->add_flag(
         "--json", options->json,
         "print {summary: {line, compiles, hits, misses, without_cache_events, causes: "
-        "{category: count}, total_ns, miss_ns}, logs: [{path, warnings, compiles: [{compile_id, "
+        "{category: count}, total_ns, miss_ns}, logs: [{path, warnings, vllm: [line] (what vLLM "
+        "logged: its compilation config, the split, the piecewise compiles), compiles: "
+        "[{compile_id, "
         "function, filename, line, total_ns, missed, cause: {category, text, key, nearest_key} "
         "or null, fail_reason, layers: [{layer (dynamo, aotautograd, fxgraph, autotune, "
         "triton), outcome (hit, miss, bypass, not_needed, not_logged), detail, time_ns}], "

@@ -18,6 +18,8 @@
 #include <cachelens/serving/piecewise.h>
 #include <cachelens/serving/prune.h>
 #include <cachelens/serving/serving_tree.h>
+#include <cachelens/trace/trace_log.h>
+#include <cachelens/trace/warm_start.h>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -463,6 +465,55 @@ private slots:
         QVERIFY(describe_tree(*sg).starts_with("SGLang compile cache: 1 cache dir, 1 rank"));
         auto verified = verify_serving_tree(*sg, {});
         QVERIFY2(verified->clean(), problems_of(verified->report).c_str());
+    }
+
+    // ---- what vLLM logs to TORCH_TRACE ----
+
+    void vllmTraceArtifacts() {
+        // As trace_structured writes them (vllm/compilation/backends.py and
+        // piecewise_backend.py): the config per backend, the split graph, one
+        // event per piecewise compile.
+        const std::string head = "V1127 10:00:00.000000 100 vllm/compilation/backends.py:600] ";
+        std::string log =
+            head +
+            R"({"artifact": {"name": "vllm_compilation_config", "encoding": "json"}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0})" +
+            "\n\t" +
+            R"({"model": "meta-llama/Llama-3.1-8B", "prefix": "backbone", "mode": "VLLM_COMPILE", "backend": "inductor", "custom_ops": "none", "splitting_ops": "vllm::unified_attention", "cudagraph_mode": "FULL_AND_PIECEWISE", "compile_sizes": "", "compile_ranges_split_points": "8192", "use_inductor_graph_partition": false})" +
+            "\n" + head +
+            R"({"graph_dump": {"name": "vllm_piecewise_split_graph"}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0})" +
+            "\n\tclass GraphModule(torch.nn.Module):\n\t    class submod_0(torch.nn.Module):\n"
+            "\t        pass\n\t    class submod_2(torch.nn.Module):\n\t        pass\n";
+        for (const auto& [start, end] :
+             {std::pair{1, 8192}, std::pair{1, 8192}, std::pair{16, 16}}) {
+            log +=
+                head +
+                R"({"artifact": {"name": "vllm_piecewise_compile_start", "encoding": "json"}, "frame_id": 0, "frame_compile_id": 0, "attempt": 0})" +
+                "\n\t{\"piecewise_index\": 0, \"submod_name\": \"submod_0\", "
+                "\"total_piecewise_compiles\": 3, \"compile_range_start\": " +
+                std::to_string(start) + ", \"compile_range_end\": " + std::to_string(end) +
+                ", \"is_single_size\": " + (start == end ? "true" : "false") + "}\n";
+        }
+        log += head +
+               R"({"artifact": {"name": "vllm_piecewise_compile_start", "encoding": "json"}})" +
+               "\n\tnot json\n";
+        auto parsed = trace::parse_trace_log(log, "vllm.log");
+        QVERIFY_RESULT(parsed);
+        QCOMPARE(parsed->vllm.size(), std::size_t{5});
+        QCOMPARE(parsed->vllm[1].submodules, std::size_t{2});
+        QCOMPARE(parsed->warnings.size(), std::size_t{1}); // the payload that is not JSON
+        const auto lines = trace::describe_vllm(*parsed);
+        QCOMPARE(lines.size(), std::size_t{3});
+        QCOMPARE(lines[0], std::string("vLLM compilation config (prefix backbone): mode "
+                                       "VLLM_COMPILE, backend inductor, "
+                                       "compile_ranges_split_points 8192, cudagraph_mode "
+                                       "FULL_AND_PIECEWISE, splitting_ops "
+                                       "vllm::unified_attention"));
+        QCOMPARE(lines[1], std::string("vLLM split the graph into 2 piecewise submodules "
+                                       "(compile 0/0)"));
+        QCOMPARE(lines[2], std::string("vLLM compiled 3 piecewise graphs: 2 for the range (1, "
+                                       "8192), 1 for single sizes 16"));
+        // The warm-start report carries them.
+        QCOMPARE(trace::warm_start_report(*parsed, {}, false).vllm, lines);
     }
 
     // ---- prune: whole hash dirs ----

@@ -223,6 +223,24 @@ private slots:
         qInfo("unpack: 12 kills, %d landed mid-run", landed);
     }
 
+    void indexSearchStatsAcrossServingRoots() {
+        QTemporaryDir dir;
+        const fs::path base = dir.path().toStdString();
+        const fs::path root = fixture::vllm_08(base);
+        const QString catalog = q(base / "catalog.sqlite");
+        QCOMPARE(test::run_cli({"index", q(root), "--catalog", catalog}).exit_code, 0);
+        const std::string key = fixture::devset_graphs().front().key;
+        const auto found =
+            test::run_cli({"search", QString::fromStdString(key), "--catalog", catalog});
+        QCOMPARE(found.exit_code, 0);
+        QVERIFY2(found.out.contains("d4ec7c2a7d/rank_0_0/inductor_cache/fxgraph/"),
+                 found.out.constData());
+        const auto stats = test::run_cli({"stats", q(root), "--catalog", catalog});
+        QCOMPARE(stats.exit_code, 0);
+        QVERIFY2(stats.out.contains("serving_index"), stats.out.constData());
+        QVERIFY(!stats.out.contains("unknown"));
+    }
+
     void pruneByWholeHashDirs() {
         QTemporaryDir dir;
         const fs::path root = fs::path(dir.path().toStdString()) / "torch_compile_cache";

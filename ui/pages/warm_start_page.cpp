@@ -216,8 +216,15 @@ void WarmStartPage::openTrace(const fs::path& traceDirOrLog, const fs::path& cac
                 return;
             }
             const auto shared = std::make_shared<const WarmStartResult>(std::move(*result));
-            summary_->setText(
-                QStringLiteral("<b>%1</b>").arg(text(shared->summary.line()).toHtmlEscaped()));
+            // What vLLM logged of its own compile, when it wrote the log: a line each.
+            QString summary =
+                QStringLiteral("<b>%1</b>").arg(text(shared->summary.line()).toHtmlEscaped());
+            for (const auto& report : shared->reports) {
+                for (const auto& line : report.vllm) {
+                    summary += QStringLiteral("<br>") + text(line).toHtmlEscaped();
+                }
+            }
+            summary_->setText(summary);
             model_->setResult(shared);
             if (model_->rowCount() > 0) {
                 table_->selectionModel()->setCurrentIndex(model_->index(0, 0),

@@ -50,7 +50,22 @@ constexpr std::size_t kMaxOpenPhases = 4096;
 // A triton_kernel_info lists the kernels of one compile: tens, not millions.
 constexpr std::size_t kMaxKernelsPerArtifact = 100000;
 
-enum class EventKind { Ignored, InternedString, DynamoStart, Artifact, Metrics, Chromium };
+enum class EventKind {
+    Ignored,
+    InternedString,
+    DynamoStart,
+    Artifact,
+    GraphDump,
+    Metrics,
+    Chromium
+};
+
+// vLLM's events, each with a JSON object or a graph as its payload.
+constexpr std::string_view kVllmConfig = "vllm_compilation_config";
+constexpr std::string_view kVllmSplitGraph = "vllm_piecewise_split_graph";
+constexpr std::string_view kVllmPiecewiseStart = "vllm_piecewise_compile_start";
+// A config has about 15 fields; a hostile one is not kept whole.
+constexpr std::size_t kMaxVllmFields = 256;
 
 bool is_context_key(std::string_view key) {
     return std::ranges::find(kContextKeys, key) != kContextKeys.end();
@@ -65,6 +80,9 @@ EventKind kind_of(std::string_view name) {
     }
     if (name == "artifact") {
         return EventKind::Artifact;
+    }
+    if (name == "graph_dump") {
+        return EventKind::GraphDump;
     }
     if (std::ranges::find(kMetricsEvents, name) != kMetricsEvents.end()) {
         return EventKind::Metrics;
@@ -106,7 +124,7 @@ public:
 private:
     // An event whose payload lines are still coming: a cache artifact, a
     // triton_kernel_info artifact or a chromium event.
-    enum class PayloadOf { CacheEvent, KernelInfo, Chromium };
+    enum class PayloadOf { CacheEvent, KernelInfo, Chromium, Vllm };
     struct OpenPayload {
         PayloadOf of = PayloadOf::CacheEvent;
         CacheEvent event; // the cache event, or for the others their line and compile id
@@ -128,6 +146,8 @@ private:
     void read_dynamo_start(const Json& header);
     void read_metrics(const Json& header, std::string_view name);
     void read_artifact(std::size_t number, const Json& header);
+    void read_graph_dump(std::size_t number, const Json& header);
+    void read_vllm(const OpenPayload& open, std::string_view payload);
     void open_payload(PayloadOf of, std::size_t number, const Json& header, std::string name);
     void add_payload_line(std::string_view text);
     void close_payload();
@@ -239,6 +259,9 @@ void TraceReader::read_event(std::size_t number, std::string_view json) {
     case EventKind::Artifact:
         read_artifact(number, *header);
         break;
+    case EventKind::GraphDump:
+        read_graph_dump(number, *header);
+        break;
     case EventKind::Metrics:
         read_metrics(*header, *name);
         break;
@@ -341,6 +364,10 @@ void TraceReader::read_artifact(std::size_t number, const Json& header) {
         open_payload(PayloadOf::KernelInfo, number, header, *artifact_name);
         return;
     }
+    if (*artifact_name == kVllmConfig || *artifact_name == kVllmPiecewiseStart) {
+        open_payload(PayloadOf::Vllm, number, header, *artifact_name);
+        return;
+    }
     if (std::ranges::find(kProfileArtifacts, *artifact_name) != kProfileArtifacts.end()) {
         // The payload is the profile rendered for people: that it was logged is the news.
         log_.profiles.push_back({compile_id_of(header).str(), *artifact_name, number});
@@ -353,6 +380,59 @@ void TraceReader::read_artifact(std::size_t number, const Json& header) {
     open_payload(PayloadOf::CacheEvent, number, header, *artifact_name);
     open_->event.cache = cache->cache;
     open_->event.status = std::string(cache->status);
+}
+
+// Graphs are not read, but for vLLM's split graph: how many pieces.
+void TraceReader::read_graph_dump(std::size_t number, const Json& header) {
+    const Json* dump = member(header, "graph_dump");
+    const auto* name = dump != nullptr ? string_member(*dump, "name") : nullptr;
+    if (name != nullptr && *name == kVllmSplitGraph) {
+        open_payload(PayloadOf::Vllm, number, header, *name);
+    }
+}
+
+void TraceReader::read_vllm(const OpenPayload& open, std::string_view payload) {
+    VllmEvent event;
+    event.compile_id = open.event.compile_id;
+    event.line = open.event.line;
+    if (open.artifact_name == kVllmSplitGraph) {
+        event.kind = VllmEvent::Kind::SplitGraph;
+        for (std::size_t at = payload.find("class submod_"); at != std::string_view::npos;
+             at = payload.find("class submod_", at + 1)) {
+            ++event.submodules;
+        }
+        log_.vllm.push_back(std::move(event));
+        return;
+    }
+    const auto json = parse_json(payload);
+    if (!json || !json->is_object()) {
+        warn(open.event.line, fmt::format("{} payload is not a JSON object", open.artifact_name));
+        return;
+    }
+    if (open.artifact_name == kVllmConfig) {
+        event.kind = VllmEvent::Kind::Config;
+        for (const auto& [field, value] : json->items()) {
+            if (event.fields.size() == kMaxVllmFields) {
+                warn(open.event.line,
+                     "vllm_compilation_config has too many fields: the rest not read");
+                break;
+            }
+            event.fields.emplace_back(field,
+                                      value.is_string() ? value.get<std::string>() : value.dump());
+        }
+    } else {
+        event.kind = VllmEvent::Kind::PiecewiseCompile;
+        if (const auto* submodule = string_member(*json, "submod_name")) {
+            event.submodule = *submodule;
+        }
+        event.index = int_member(*json, "piecewise_index");
+        event.total = int_member(*json, "total_piecewise_compiles");
+        event.range_start = int_member(*json, "compile_range_start");
+        event.range_end = int_member(*json, "compile_range_end");
+        const Json* single = member(*json, "is_single_size");
+        event.single_size = single != nullptr && single->is_boolean() && single->get<bool>();
+    }
+    log_.vllm.push_back(std::move(event));
 }
 
 void TraceReader::open_payload(PayloadOf of, std::size_t number, const Json& header,
@@ -405,6 +485,8 @@ void TraceReader::close_payload() {
             warn(open.event.line, fmt::format("{} has no readable payload", open.artifact_name));
         } else if (open.of == PayloadOf::KernelInfo) {
             read_kernel_info(open, payload);
+        } else if (open.of == PayloadOf::Vllm) {
+            read_vllm(open, payload);
         } else {
             read_chromium_event(open, payload);
         }

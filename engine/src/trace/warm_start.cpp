@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 
 namespace cachelens::trace {
 
@@ -446,12 +447,95 @@ std::string_view outcome_label(Layer layer, Outcome outcome) {
     return "not logged";
 }
 
+std::vector<std::string> describe_vllm(const TraceLog& log) {
+    std::vector<std::string> lines;
+    // The config fields that say what gets compiled, in this order.
+    constexpr std::string_view kShown[] = {
+        "mode",           "backend",       "compile_sizes",      "compile_ranges_split_points",
+        "cudagraph_mode", "splitting_ops", "dynamic_shapes_type"};
+    std::size_t compiles = 0, single = 0;
+    std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> ranges;
+    std::set<std::int64_t> sizes;
+    const auto flush_compiles = [&] {
+        if (compiles == 0) {
+            return;
+        }
+        std::string line = "vLLM compiled " + std::to_string(compiles) + " piecewise graph" +
+                           (compiles == 1 ? "" : "s") + ":";
+        const char* separator = " ";
+        for (const auto& [range, count] : ranges) {
+            line += separator + std::to_string(count) + " for the range (" +
+                    std::to_string(range.first) + ", " + std::to_string(range.second) + ")";
+            separator = ", ";
+        }
+        if (single > 0) {
+            line += separator + std::to_string(single) + " for single sizes";
+            const char* comma = " ";
+            for (const auto size : sizes) {
+                line += comma + std::to_string(size);
+                comma = ", ";
+            }
+        }
+        lines.push_back(std::move(line));
+        compiles = single = 0;
+        ranges.clear();
+        sizes.clear();
+    };
+    for (const VllmEvent& event : log.vllm) {
+        switch (event.kind) {
+        case VllmEvent::Kind::Config: {
+            flush_compiles();
+            std::string prefix;
+            for (const auto& [field, value] : event.fields) {
+                if (field == "prefix") {
+                    prefix = value;
+                }
+            }
+            std::string line = "vLLM compilation config" +
+                               (prefix.empty() ? std::string() : " (prefix " + prefix + ")") + ":";
+            const char* separator = " ";
+            for (const auto shown : kShown) {
+                for (const auto& [field, value] : event.fields) {
+                    if (field == shown && !value.empty()) {
+                        line += separator + field + " " + value;
+                        separator = ", ";
+                    }
+                }
+            }
+            lines.push_back(std::move(line));
+            break;
+        }
+        case VllmEvent::Kind::SplitGraph:
+            flush_compiles();
+            lines.push_back(
+                "vLLM split the graph into " + std::to_string(event.submodules) +
+                " piecewise submodule" + (event.submodules == 1 ? "" : "s") +
+                (event.compile_id.empty() ? "" : " (compile " + event.compile_id + ")"));
+            break;
+        case VllmEvent::Kind::PiecewiseCompile:
+            ++compiles;
+            if (event.single_size || (event.range_start && event.range_start == event.range_end)) {
+                ++single;
+                if (event.range_start) {
+                    sizes.insert(*event.range_start);
+                }
+            } else if (event.range_start && event.range_end) {
+                ++ranges[{*event.range_start, *event.range_end}];
+            }
+            break;
+        }
+    }
+    flush_compiles();
+    return lines;
+}
+
 WarmStartReport warm_start_report(const TraceLog& log,
                                   std::span<const explain::KeyCandidate> candidates,
                                   bool compared) {
     WarmStartReport report;
     report.path = log.path;
     report.warnings = log.warnings;
+    report.vllm = describe_vllm(log);
     for (const CompileRecord& record : log.compiles) {
         CompileWarmStart compile;
         compile.compile_id = record.compile_id;

@@ -86,6 +86,29 @@ struct ProfileEvent {
     std::size_t line = 0;
 };
 
+// What vLLM logs of its own compile (vllm/compilation/backends.py and
+// piecewise_backend.py, through trace_structured): the compilation config of
+// each backend (an artifact "vllm_compilation_config"), the graph it split
+// into piecewise submodules (a graph_dump "vllm_piecewise_split_graph"), and
+// each piecewise compile as it starts ("vllm_piecewise_compile_start").
+struct VllmEvent {
+    enum class Kind { Config, SplitGraph, PiecewiseCompile };
+    Kind kind = Kind::Config;
+    std::string compile_id;
+    std::size_t line = 0;
+    // Config: each field as logged (strings without their quotes), in order.
+    std::vector<std::pair<std::string, std::string>> fields;
+    // SplitGraph: the submodules it defines (its "class submod_N" lines).
+    std::size_t submodules = 0;
+    // PiecewiseCompile: which submodule, for which range of batch sizes.
+    std::string submodule;
+    std::optional<std::int64_t> index;
+    std::optional<std::int64_t> total;
+    std::optional<std::int64_t> range_start;
+    std::optional<std::int64_t> range_end;
+    bool single_size = false;
+};
+
 // One compile (a frame's compile attempt, or a compiled-autograd graph).
 struct CompileRecord {
     std::string compile_id;
@@ -115,6 +138,7 @@ struct TraceLog {
     std::vector<TimedPhase> phases;      // in the order they ended
     std::vector<TritonKernelInfo> kernels;
     std::vector<ProfileEvent> profiles;
+    std::vector<VllmEvent> vllm; // in log order; empty for a log vLLM did not write
     // What was skipped or doubtful, each naming its line ("line 812: payload is
     // not JSON"). At most kMaxWarnings, then one line counting the rest.
     std::vector<std::string> warnings;

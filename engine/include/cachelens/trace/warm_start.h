@@ -119,7 +119,17 @@ struct WarmStartReport {
     std::string path;                       // the log
     std::vector<CompileWarmStart> compiles; // in the log's order
     std::vector<std::string> warnings;      // the log's
+    // What vLLM logged of its own compile (describe_vllm), when it wrote the log.
+    std::vector<std::string> vllm;
 };
+
+// vLLM's events of a log in words, one line each: each backend's
+// compilation config ("vLLM compilation config (prefix backbone): mode
+// VLLM_COMPILE, backend inductor, compile_sizes [1, 2, 4], ..."), the split
+// ("vLLM split the graph into 24 piecewise submodules (compile 0/0)") and
+// the piecewise compiles ("vLLM compiled 48 piecewise graphs: 24 for the range
+// (1, 8192), 24 for single sizes 1, 2"). Empty when there are none.
+std::vector<std::string> describe_vllm(const TraceLog& log);
 
 // The report of one log. `candidates` are the FX graph entries of the cache
 // dir to find each miss's cause against (explain::fx_graph_candidates);
