@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Lays out a vLLM torch_compile_cache tree around an Inductor cache, as vLLM
->= 0.12 with its Inductor adaptor writes one (docs/ARCHITECTURE.md, "Serving
-trees"): one hash dir per set of factors, rank_0_0 holding inductor_cache/
-(a copy of the cache) and triton_cache/ (its Triton dirs), and the prefix dir
-backbone/ with vllm_compile_cache.py (pprint of the index), cache_key_factors.json
-and computation_graph.py. Two hash dirs that differ in one env variable, so
-that `cachelens why` has something to say. For the user guide's screenshots
-and walk-through (docs/make-screenshots.sh).
+>= 0.12 with its Inductor adaptor writes one (docs/FORMATS.md §5): one hash
+dir per set of factors, rank_0_0 holding inductor_cache/ (a copy of the
+cache) and triton_cache/ (its Triton dirs), and the prefix dir backbone/ with
+vllm_compile_cache.py (pprint of the index), cache_key_factors.json and
+computation_graph.py. The index's module paths stand in for the modules'
+(vLLM loads by the FX key; the path is only what it recorded). Two hash dirs
+that differ in one env variable, so that `cachelens why` has something to
+say. For the user guide's screenshots (docs/make-screenshots.sh).
 
 Usage: docs/make-vllm-tree.py INDUCTOR_CACHE OUT_DIR   (prints the tree's root)
 """

@@ -1,7 +1,7 @@
 #pragma once
 
 // vLLM and SGLang torch_compile_cache trees for the tests, laid out as each
-// release writes them (docs/ARCHITECTURE.md, "Serving trees"; read from
+// release writes them (docs/FORMATS.md §5; read from
 // vllm/compilation/backends.py, compiler_interface.py and SGLang's
 // srt/compilation/backend.py) around the real PyTorch 2.11 caches of the
 // fixtures: the devset's Inductor cache as a rank's inductor_cache/, its

@@ -333,7 +333,12 @@ Result<PackResult> pack_hash_dir(const ServingTree& tree, const HashDir& dir,
     manifest.stack = std::string(to_string(tree.stack));
     manifest.hash_dir = dir.path;
     manifest.created = now_utc();
-    manifest.summary = describe_tree_with_graphs(tree);
+    // What the packed dir is, said of it alone.
+    ServingTree alone;
+    alone.root = tree.root;
+    alone.stack = tree.stack;
+    alone.hash_dirs.push_back(dir);
+    manifest.summary = describe_tree_with_graphs(alone);
     // The manifest goes first, so its hashes are read before the files are
     // written; each file is mapped twice (hash, then write) rather than held.
     std::size_t done = 0;
@@ -493,6 +498,8 @@ Result<UnpackReport> unpack_archive(const fs::path& archive_path, const UnpackOp
                     name);
     }
     std::error_code error;
+    // A root made here for a dry run or an unpack that fails goes again.
+    const bool made_into = !fs::exists(options.into, error);
     fs::create_directories(options.into, error);
     if (error || !fs::is_directory(options.into, error)) {
         return fail(ErrorKind::Io, "cannot make the root to unpack into", options.into.string());
@@ -509,11 +516,16 @@ Result<UnpackReport> unpack_archive(const fs::path& archive_path, const UnpackOp
     // Whatever happens from here, the staging dir goes.
     struct Cleanup {
         fs::path dir;
+        fs::path made_root; // empty unless made here
+        const bool* written;
         ~Cleanup() {
             std::error_code ignored;
             fs::remove_all(dir, ignored);
+            if (!made_root.empty() && !*written) {
+                fs::remove(made_root, ignored); // only when empty
+            }
         }
-    } cleanup{staging};
+    } cleanup{staging, made_into ? into : fs::path(), &report.written};
 
     std::map<std::string, const PackedFile*> expected;
     for (const auto& file : report.manifest.files) {

@@ -1,7 +1,7 @@
 #pragma once
 
 // The compile caches inference servers keep: vLLM's and SGLang's
-// torch_compile_cache trees (docs/ARCHITECTURE.md, "Serving trees"):
+// torch_compile_cache trees (docs/FORMATS.md §5):
 //
 //   torch_compile_cache/<hash[:10]>/rank_<rank>_<dp_rank>[_dev<N>]/
 //       inductor_cache/ triton_cache/      (vLLM's Inductor adaptor: per rank)
