@@ -112,6 +112,17 @@ void MainWindow::connectPages() {
     connect(warmStart_, &WarmStartPage::statusMessage, this, &MainWindow::showStatus);
     connect(serving_, &ServingPage::statusMessage, this, &MainWindow::showStatus);
     connect(browse_, &BrowsePage::actionRootChanged, this, &MainWindow::showServingRoot);
+    connect(browse_, &BrowsePage::servingSelected, this,
+            [this](const fs::path& root, const QString& relative) {
+                showPage(Page::Serving);
+                const auto location = serving::locate_serving_tree(root);
+                const auto* shown = serving_->tree();
+                if (location && shown != nullptr && location->root == shown->root) {
+                    serving_->select(relative);
+                } else if (location) {
+                    serving_->setRoot(location->root / relative.toStdString());
+                }
+            });
     connect(dialogs_, &DialogLauncher::servingPruneRequested, this, [this](const fs::path& root) {
         showPage(Page::Serving);
         serving_->setRoot(root);

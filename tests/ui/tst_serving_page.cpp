@@ -5,16 +5,22 @@
 // plain text; the main window reaching the page and its view.
 
 #include "jobs/job_pool.h"
+#include "jobs/root_jobs.h"
 #include "main_window.h"
 #include "models/piecewise_model.h"
+#include "models/roots_model.h"
 #include "models/serving_tree_model.h"
+#include "pages/browse_page.h"
 #include "pages/serving_page.h"
 #include "serving_trees.h"
 #include "test_paths.h"
 
 #include <QAbstractItemModelTester>
+#include <QAbstractProxyModel>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTemporaryDir>
+#include <QTreeView>
 #include <QtTest>
 
 #include <filesystem>
@@ -132,14 +138,40 @@ private slots:
     void mainWindowFollowsTheSidebar() {
         QTemporaryDir dir;
         const fs::path root = fs::path(dir.path().toStdString()) / "torch_compile_cache";
-        fixture::vllm_08(dir.path().toStdString());
+        const std::string hash = fixture::vllm_ranges(root, fixture::vllm_env("FLASH_ATTN"));
         test::PrivateSettings settings("tst_serving_page");
         MainWindow window(dir.filePath("catalog.sqlite"));
-        window.servingPage()->setRoot(root);
-        window.showPage(MainWindow::Page::Serving);
+        QSignalSpy settled(window.roots(), &RootJobs::settled);
+        window.roots()->index(root);
+        QVERIFY(settled.wait(60000));
+        RootsModel* roots = window.browsePage()->rootsModel();
+        QTRY_VERIFY_WITH_TIMEOUT(roots->indexOfRoot(root).isValid() &&
+                                     roots->rowCount(roots->indexOfRoot(root)) == 1,
+                                 30000);
+        QAbstractItemModelTester tester(roots,
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        // The sidebar: the tree's cache dir, its rank, its prefix.
+        const QModelIndex rootRow = roots->indexOfRoot(root);
+        QVERIFY(roots->data(rootRow).toString().endsWith("(vLLM)"));
+        const QModelIndex hashRow = roots->index(0, 0, rootRow);
+        QCOMPARE(roots->data(hashRow).toString(), QString::fromStdString(hash));
+        const QModelIndex prefixRow = roots->index(0, 0, roots->index(0, 0, hashRow));
+        QCOMPARE(roots->data(prefixRow).toString(), QString("backbone"));
+        QCOMPARE(roots->data(prefixRow, RootsModel::ServingPathRole).toString(),
+                 QString::fromStdString(hash + "/rank_0_0/backbone"));
+        QCOMPARE(roots->parent(prefixRow).parent(), hashRow);
+        // Picking it opens the Serving page on it.
+        auto* sidebar = window.browsePage()->findChild<QTreeView*>("sidebar");
+        QVERIFY(sidebar != nullptr);
+        const auto* proxy = qobject_cast<const QAbstractProxyModel*>(sidebar->model());
+        QVERIFY(proxy != nullptr);
+        sidebar->selectionModel()->setCurrentIndex(proxy->mapFromSource(prefixRow),
+                                                   QItemSelectionModel::ClearAndSelect |
+                                                       QItemSelectionModel::Rows);
+        QCOMPARE(window.findChild<QTabWidget*>()->currentWidget(), window.servingPage());
         QVERIFY(waitIdle(*window.servingPage()));
         QVERIFY(window.servingPage()->summary().contains("1 cache dir, 1 rank"));
-        QVERIFY(window.servingPage()->graphsModel()->rowCount() > 0);
+        QCOMPARE(window.servingPage()->graphsModel()->rowCount(), 4);
     }
 };
 

@@ -62,6 +62,7 @@ BrowsePage::BrowsePage(JobPool& pool, const QString& catalogPath, const RootJobs
     rootLabels_->setSourceModel(rootsModel_);
 
     sidebar_ = new QTreeView;
+    sidebar_->setObjectName(QStringLiteral("sidebar"));
     sidebar_->setModel(rootLabels_);
     sidebar_->setRootIsDecorated(true);
     sidebar_->setUniformRowHeights(true);
@@ -254,6 +255,10 @@ void BrowsePage::onRootSelected(const QModelIndex& index) {
         const QString kindName = index.data(RootsModel::KindRole).toString();
         kind = kindName.isEmpty() ? std::nullopt
                                   : cachedir::file_kind_from_string(kindName.toStdString());
+    }
+    if (const QString serving = index.data(RootsModel::ServingPathRole).toString();
+        index.isValid() && !serving.isEmpty()) {
+        emit servingSelected(*root, serving);
     }
     // Selecting what is already shown (a bundle selected for the user) keeps the table.
     const bool same = root == filterRoot_ && kind == filterKind_;

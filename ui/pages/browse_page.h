@@ -128,6 +128,9 @@ signals:
     void importRequested();
     void pullRequested();
     void refreshRequested(const std::filesystem::path& root);
+    // A vLLM or SGLang tree's cache dir, rank or prefix picked in the sidebar:
+    // `relative` is its path below the tree's root.
+    void servingSelected(const std::filesystem::path& root, const QString& relative);
 
 private:
     struct FoundEntry {
