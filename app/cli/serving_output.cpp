@@ -3,6 +3,7 @@
 #include "import_report.h"
 #include "output.h"
 #include "progress_line.h"
+#include "verify_output.h"
 
 #include <cachelens/serving/piecewise.h>
 
@@ -304,38 +305,16 @@ int verify_serving(const serving::ServingLocation& location, bool json) {
         return report_failure(progress, verified.error(), "verify stopped");
     }
     const auto& found = verified->report;
-    const auto bad_verdict = [](const bundle::FileVerdict& file) {
-        return file.check.verdict == safety::Verdict::CodeWithFindings;
-    };
     std::vector<const bundle::ArtifactCheck*> checks;
     for (const auto& file : verified->code) {
         checks.push_back(&file.check);
     }
     if (json) {
-        const auto problems_json = [](const std::vector<cachedir::Problem>& problems) {
-            Json array = Json::array();
-            for (const auto& problem : problems) {
-                array.push_back({{"path", problem.path},
-                                 {"problem", cachedir::to_string(problem.kind)},
-                                 {"message", problem.message}});
-            }
-            return array;
-        };
-        Json code = Json::array();
-        for (const auto& file : verified->code) {
-            Json item = {{"path", text(file.path)}};
-            add_check_json(file.check, item);
-            item["problems"] = Json::array();
-            for (const auto& problem : file.check.problems) {
-                item["problems"].push_back(text(problem));
-            }
-            code.push_back(std::move(item));
-        }
         print_json({{"root", tree.root.string()},
                     {"stack", serving::to_string(tree.stack)},
                     {"clean", verified->clean()},
-                    {"code_clean", std::ranges::none_of(verified->code, bad_verdict)},
-                    {"code", std::move(code)},
+                    {"code_clean", code_clean(verified->code)},
+                    {"code", verdicts_json(verified->code)},
                     {"graphs_checked", verified->graphs_checked},
                     {"inner_caches", verified->inner_caches},
                     {"entries_checked", found.entries_checked},
@@ -346,23 +325,7 @@ int verify_serving(const serving::ServingLocation& location, bool json) {
         return verified->clean() ? kExitOk : kExitProblems;
     }
     std::printf("%s\n", serving::describe_tree_with_graphs(tree).c_str());
-    for (const auto& file : verified->code) {
-        if (bad_verdict(file)) {
-            std::printf("%s: %s\n", file.path.c_str(),
-                        std::string(safety::to_string(file.check.verdict)).c_str());
-            print_check_details(file.check);
-        }
-    }
-    for (const auto& problem : found.problems) {
-        std::printf("%s: %s: %s\n", problem.path.c_str(),
-                    std::string(cachedir::to_string(problem.kind)).c_str(),
-                    problem.message.c_str());
-    }
-    for (const auto& warning : found.warnings) {
-        std::printf("%s: %s (warning): %s\n", warning.path.c_str(),
-                    std::string(cachedir::to_string(warning.kind)).c_str(),
-                    warning.message.c_str());
-    }
+    print_verify_findings(verified->code, found);
     for (const auto& note : verified->notes) {
         std::printf("note: %s\n", note.c_str());
     }

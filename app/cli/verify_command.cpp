@@ -3,6 +3,7 @@
 #include "output.h"
 #include "progress_line.h"
 #include "serving_output.h"
+#include "verify_output.h"
 
 #include <cachelens/bundle/code_verdicts.h>
 #include <cachelens/bundle/signed_bundle.h>
@@ -107,24 +108,18 @@ int run_verify_standalone(const VerifyOptions& options, const cachedir::Standalo
     }
     const cachedir::VerifyReport& found = *verified;
     const bundle::ArtifactCheck check = bundle::judge_standalone_file(file);
-    const bool code_clean = check.verdict != safety::Verdict::CodeWithFindings;
+    const bool clean_code = check.verdict != safety::Verdict::CodeWithFindings;
     if (options.json) {
-        Json problems = Json::array();
-        for (const auto& problem : found.problems) {
-            problems.push_back({{"path", text(problem.path)},
-                                {"problem", cachedir::to_string(problem.kind)},
-                                {"message", text(problem.message)}});
-        }
         Json code = {{"path", text(options.path)}};
         add_check_json(check, code);
         print_json({{"file", text(options.path)},
                     {"kind", cachedir::to_string(file.entry.kind)},
                     {"clean", found.clean()},
-                    {"problems", std::move(problems)},
-                    {"code_clean", code_clean},
+                    {"problems", problems_json(found.problems)},
+                    {"code_clean", clean_code},
                     {"code", Json::array({std::move(code)})}});
     } else {
-        if (!code_clean) {
+        if (!clean_code) {
             std::printf("%s: %s\n", options.path.c_str(),
                         std::string(safety::to_string(check.verdict)).c_str());
             print_check_details(check);
@@ -149,7 +144,7 @@ int run_verify_standalone(const VerifyOptions& options, const cachedir::Standalo
                                        : "");
         }
     }
-    return found.clean() && code_clean ? kExitOk : kExitProblems;
+    return found.clean() && clean_code ? kExitOk : kExitProblems;
 }
 
 int run_verify_bundle(const VerifyOptions& options) {
@@ -254,34 +249,12 @@ int run_verify(const VerifyOptions& options) {
     }
     // Code with findings fails verify (a file that does not read is already
     // one of the problems above).
-    const auto bad_verdict = [](const bundle::FileVerdict& file) {
-        return file.check.verdict == safety::Verdict::CodeWithFindings;
-    };
-    const bool code_clean = std::ranges::none_of(*verdicts, bad_verdict);
+    const bool clean_code = code_clean(*verdicts);
     std::vector<const bundle::ArtifactCheck*> checks;
     for (const auto& file : *verdicts) {
         checks.push_back(&file.check);
     }
     if (options.json) {
-        Json code = Json::array();
-        for (const auto& file : *verdicts) {
-            Json json = {{"path", text(file.path)}};
-            add_check_json(file.check, json);
-            json["problems"] = Json::array();
-            for (const auto& problem : file.check.problems) {
-                json["problems"].push_back(text(problem));
-            }
-            code.push_back(std::move(json));
-        }
-        const auto problems_json = [](const std::vector<cachedir::Problem>& problems) {
-            Json array = Json::array();
-            for (const auto& problem : problems) {
-                array.push_back({{"path", problem.path},
-                                 {"problem", cachedir::to_string(problem.kind)},
-                                 {"message", problem.message}});
-            }
-            return array;
-        };
         print_json({{"root", scan->root.string()},
                     {"clean", report.clean()},
                     {"entries_checked", report.entries_checked},
@@ -289,26 +262,10 @@ int run_verify(const VerifyOptions& options) {
                     {"names_not_content_addressed", report.names_not_content_addressed},
                     {"problems", problems_json(report.problems)},
                     {"warnings", problems_json(report.warnings)},
-                    {"code_clean", code_clean},
-                    {"code", code}});
+                    {"code_clean", clean_code},
+                    {"code", verdicts_json(*verdicts)}});
     } else {
-        for (const auto& file : *verdicts) {
-            if (bad_verdict(file)) {
-                std::printf("%s: %s\n", file.path.c_str(),
-                            std::string(safety::to_string(file.check.verdict)).c_str());
-                print_check_details(file.check);
-            }
-        }
-        for (const auto& problem : report.problems) {
-            std::printf("%s: %s: %s\n", problem.path.c_str(),
-                        std::string(cachedir::to_string(problem.kind)).c_str(),
-                        problem.message.c_str());
-        }
-        for (const auto& warning : report.warnings) {
-            std::printf("%s: %s (warning): %s\n", warning.path.c_str(),
-                        std::string(cachedir::to_string(warning.kind)).c_str(),
-                        warning.message.c_str());
-        }
+        print_verify_findings(*verdicts, report);
         std::fprintf(stderr, "%zu entries checked, %zu names verified, %zu problem%s",
                      report.entries_checked, report.names_verified, report.problems.size(),
                      report.problems.size() == 1 ? "" : "s");
@@ -319,7 +276,7 @@ int run_verify(const VerifyOptions& options) {
         std::fprintf(stderr, "\n%zu files PyTorch would unpickle, import or compile: %s\n",
                      verdicts->size(), verdict_summary(checks).c_str());
     }
-    return report.clean() && code_clean ? kExitOk : kExitProblems;
+    return report.clean() && clean_code ? kExitOk : kExitProblems;
 }
 
 } // namespace

@@ -382,15 +382,18 @@ void ServingPage::endAction(const QString& details, bool ok) {
     emit actionDone(ok);
 }
 
+std::string ServingPage::selectedPath() const {
+    return treeModel_->data(treeView_->currentIndex(), ServingTreeModel::RelativePathRole)
+        .toString()
+        .toStdString();
+}
+
 void ServingPage::verify() {
     if (!tree_) {
         return;
     }
     const auto tree = tree_;
-    const std::string relative =
-        treeModel_->data(treeView_->currentIndex(), ServingTreeModel::RelativePathRole)
-            .toString()
-            .toStdString();
+    const std::string relative = selectedPath();
     startAction(tr("Verifying…"));
     actionJob_->run<std::pair<QString, bool>>(
         [tree, relative](const JobContext& context) -> std::pair<QString, bool> {
@@ -437,10 +440,7 @@ void ServingPage::pack(const QString& file, const QString& key) {
         return;
     }
     const auto tree = tree_;
-    const std::string relative =
-        treeModel_->data(treeView_->currentIndex(), ServingTreeModel::RelativePathRole)
-            .toString()
-            .toStdString();
+    const std::string relative = selectedPath();
     startAction(tr("Packing…"));
     actionJob_->run<std::pair<QString, bool>>(
         [tree, relative, file, key](const JobContext& context) -> std::pair<QString, bool> {

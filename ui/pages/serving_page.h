@@ -14,6 +14,7 @@
 
 #include <filesystem>
 #include <memory>
+#include <string>
 
 class QLabel;
 class QPlainTextEdit;
@@ -73,6 +74,8 @@ signals:
 
 private:
     void showSelection();
+    // The selected row's path below the root ("" when none).
+    std::string selectedPath() const;
     void startAction(const QString& label);
     void endAction(const QString& details, bool ok);
     void reload(const QString& select);

@@ -60,13 +60,15 @@ bool is_safe_relative(std::string_view path) {
     return true;
 }
 
+std::string archive_error(archive* handle) {
+    const char* text = archive_error_string(handle);
+    return text != nullptr ? text : "libarchive failed";
+}
+
 struct ArchiveWriter {
     archive* handle = archive_write_new();
     ~ArchiveWriter() { archive_write_free(handle); }
-    std::string error() const {
-        const char* text = archive_error_string(handle);
-        return text != nullptr ? text : "libarchive failed";
-    }
+    std::string error() const { return archive_error(handle); }
     bool add(const std::string& name, std::string_view bytes, std::int64_t mtime) {
         archive_entry* entry = archive_entry_new();
         archive_entry_set_pathname(entry, name.c_str());
@@ -91,10 +93,7 @@ struct ArchiveWriter {
 struct ArchiveReader {
     archive* handle = archive_read_new();
     ~ArchiveReader() { archive_read_free(handle); }
-    std::string error() const {
-        const char* text = archive_error_string(handle);
-        return text != nullptr ? text : "libarchive failed";
-    }
+    std::string error() const { return archive_error(handle); }
 };
 
 // Removes a staging dir left by an unpack whose process is gone.
@@ -158,8 +157,7 @@ Result<std::string> stage_member(archive* reader, const fs::path& target, std::u
         const la_ssize_t read = archive_read_data(reader, buffer.data(), buffer.size());
         if (read < 0) {
             ::close(fd);
-            const char* text = archive_error_string(reader);
-            return fail(ErrorKind::Corrupt, text != nullptr ? text : "unreadable member");
+            return fail(ErrorKind::Corrupt, archive_error(reader));
         }
         if (read == 0) {
             break;
