@@ -16,6 +16,7 @@
 #include <cachelens/serving/piecewise.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <optional>
 
 namespace cachelens::cli {
@@ -71,8 +72,12 @@ int run_pack(const PackOptions& options) {
     if (!packed) {
         return report_failure(progress, packed.error(), "pack stopped: nothing written");
     }
+    // Where it wrote, absolute, first (as every command that writes says it).
+    std::error_code error;
+    const std::string target = std::filesystem::absolute(options.output, error).string();
     if (options.json) {
-        print_json({{"file", options.output},
+        print_json({{"target", target},
+                    {"file", options.output},
                     {"hash_dir", packed->manifest.hash_dir},
                     {"files", packed->manifest.files.size()},
                     {"bytes", packed->manifest.bytes()},
@@ -136,7 +141,8 @@ int run_unpack(const UnpackOptions& options) {
             add_check_json(file.check, item);
             code.push_back(std::move(item));
         }
-        print_json({{"file", options.file},
+        print_json({{"target", result.destination},
+                    {"file", options.file},
                     {"hash_dir", result.manifest.hash_dir},
                     {"destination", result.destination},
                     {"stack", result.manifest.stack},
@@ -155,8 +161,9 @@ int run_unpack(const UnpackOptions& options) {
         std::printf("%s is already there, byte for byte: nothing to do\n",
                     result.destination.c_str());
     } else if (!result.refused.empty()) {
-        std::printf("refused: %zu file(s) hold code the audit does not pass; nothing written\n",
-                    result.refused.size());
+        std::printf("%s: refused: %zu file(s) hold code the audit does not pass; nothing "
+                    "written\n",
+                    result.destination.c_str(), result.refused.size());
     } else if (result.written) {
         std::printf("unpacked %s: %zu files, %s\n", result.destination.c_str(),
                     result.manifest.files.size(), format_bytes(result.manifest.bytes()).c_str());
@@ -201,7 +208,8 @@ void add_pack_command(CLI::App& app, int& exit_code) {
     command->add_option("--sign", options->sign,
                         "sign the manifest with this Ed25519 private key (cachelens keygen)");
     command->add_flag("--json", options->json,
-                      "print {file, hash_dir, files, bytes, archive_bytes, signer}");
+                      "print {target (the archive, absolute), file, hash_dir, files, bytes, "
+                      "archive_bytes, signer}");
     command->callback([options, &exit_code] { exit_code = run_pack(*options); });
 }
 
@@ -228,7 +236,8 @@ void add_unpack_command(CLI::App& app, int& exit_code) {
                         "let in code with this finding id (repeat for each)");
     command->add_flag("--dry-run", options->dry_run, "check everything, write nothing");
     command->add_flag("--json", options->json,
-                      "print {file, hash_dir, destination, stack, files, bytes, signed, "
+                      "print {target (the hash dir, absolute), file, hash_dir, destination, stack, "
+                      "files, bytes, signed, "
                       "signature_verified, dry_run, already_present, written, refused, code: "
                       "[{path, verdict, consent, code, findings}]}");
     command->callback([options, &exit_code] { exit_code = run_unpack(*options); });
