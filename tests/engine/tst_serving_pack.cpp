@@ -259,6 +259,10 @@ private slots:
              {{"cachelens-pack.json", manifest_for("../etc", {{"../etc/x", good}})}},
              "is not a dir name"},
             {"no manifest", {{"tree/" + inside, good}}, "does not start with cachelens-pack.json"},
+            {"hidden dir",
+             {{"cachelens-pack.json",
+               manifest_for(".cachelens-unpack-1", {{".cachelens-unpack-1/x", good}})}},
+             "is not a dir name"},
             // fuzz_serving's first find: a "format" that is no string threw.
             {"format number", {{"cachelens-pack.json", "{\"format\": 1}"}}, "not a cachelens pack"},
             {"version string",

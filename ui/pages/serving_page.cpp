@@ -296,12 +296,12 @@ void ServingPage::reload(const QString& select) {
         setRoot(root);
         pendingSelection_ = select;
         details_->setPlainText(said);
-        connect(
-            this, &ServingPage::selectionShown, this,
-            [this, said] {
-                details_->setPlainText(said + QLatin1Char('\n') + details_->toPlainText());
-            },
-            Qt::SingleShotConnection);
+        // Once, on the next selection shown: an older pending one is dropped.
+        disconnect(keepDetails_);
+        keepDetails_ = connect(this, &ServingPage::selectionShown, this, [this, said] {
+            disconnect(keepDetails_);
+            details_->setPlainText(said + QLatin1Char('\n') + details_->toPlainText());
+        });
     }
 }
 

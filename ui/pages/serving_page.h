@@ -98,6 +98,8 @@ private:
     QPushButton* unpack_;
     QPushButton* prune_;
     QString pendingSelection_;
+    // What an action said, put back above the selection shown after a reload.
+    QMetaObject::Connection keepDetails_;
 };
 
 } // namespace cachelens::ui

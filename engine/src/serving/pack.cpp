@@ -261,7 +261,10 @@ Result<PackManifest> parse_manifest(std::string_view text) {
         return fail(ErrorKind::Corrupt,
                     "the manifest's stack is '" + manifest.stack + "', neither vllm nor sglang");
     }
-    if (!is_safe_relative(manifest.hash_dir) || std::ranges::count(manifest.hash_dir, '/') > 1) {
+    // One dir of the root (torch_aot_compile/<hash> is two), never a hidden
+    // one: unpack's own staging dirs are hidden.
+    if (!is_safe_relative(manifest.hash_dir) || std::ranges::count(manifest.hash_dir, '/') > 1 ||
+        manifest.hash_dir.starts_with('.') || manifest.hash_dir.find("/.") != std::string::npos) {
         return fail(ErrorKind::Corrupt, "the manifest's hash dir '" + manifest.hash_dir +
                                             "' is not a dir name of a serving tree");
     }
