@@ -1,6 +1,7 @@
 #include "commands.h"
 #include "output.h"
 #include "progress_line.h"
+#include "serving_output.h"
 
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/entry_links.h>
@@ -35,6 +36,12 @@ int run_ls(const LsOptions& options) {
     auto scan = cachedir::scan_cache_dir(options.dir);
     if (!scan) {
         return report(scan.error());
+    }
+    // A vLLM or SGLang tree says what it is, on stderr: stdout stays a line per entry.
+    if (scan->serving && !options.json) {
+        if (const auto summary = serving_summary_of(options.dir)) {
+            std::fprintf(stderr, "%s\n", summary->c_str());
+        }
     }
     // --graphs: what each FX graph is, read from the entries (slower).
     std::map<std::string, cachedir::GraphFacts> facts;

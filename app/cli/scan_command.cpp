@@ -1,10 +1,10 @@
 #include "commands.h"
 #include "output.h"
+#include "serving_output.h"
 
 #include <cachelens/cachedir/entry_content.h>
 #include <cachelens/cachedir/fingerprint.h>
 #include <cachelens/core/text.h>
-#include <cachelens/serving/piecewise.h>
 
 #include <cstdio>
 #include <optional>
@@ -53,14 +53,8 @@ int run_scan(const ScanOptions& options) {
     }
     const auto nested = cachedir::nested_cache_dirs(unknown_paths);
     // A vLLM or SGLang tree: what it is, in one line.
-    std::optional<std::string> serving_summary;
-    if (scan->serving) {
-        if (const auto location = serving::locate_serving_tree(options.dir)) {
-            if (auto tree = serving::read_serving_tree(location->root)) {
-                serving_summary = serving::describe_tree_with_graphs(*tree);
-            }
-        }
-    }
+    const auto serving_summary =
+        scan->serving ? serving_summary_of(options.dir) : std::optional<std::string>();
     if (options.json) {
         Json kinds = Json::object();
         for (const auto& [kind, counts] : summary) {

@@ -85,6 +85,18 @@ std::optional<serving::ServingLocation> serving_location_of(const std::string& p
     return serving::locate_serving_tree(path);
 }
 
+std::optional<std::string> serving_summary_of(const std::string& path) {
+    const auto location = serving::locate_serving_tree(path);
+    if (!location) {
+        return std::nullopt;
+    }
+    auto tree = serving::read_serving_tree(location->root);
+    if (!tree) {
+        return std::nullopt;
+    }
+    return serving::describe_tree_with_graphs(*tree);
+}
+
 int show_serving(const serving::ServingLocation& location, std::string_view selection_text,
                  bool json) {
     std::string relative = location.relative;

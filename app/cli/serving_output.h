@@ -23,7 +23,11 @@ int why_serving(const serving::ServingLocation& location, std::string_view again
 // `verify` of a tree or a dir in it.
 int verify_serving(const serving::ServingLocation& location, bool json);
 
-// The tree a path names or lies in, read; an error when it is in none.
+// The tree a path names or lies in; nullopt when it is in none.
 std::optional<serving::ServingLocation> serving_location_of(const std::string& path);
+
+// "vLLM compile cache: 2 cache dirs, ...": what `scan`, `ls` and `stats` say
+// first of a dir in a vLLM or SGLang tree; nullopt for any other dir.
+std::optional<std::string> serving_summary_of(const std::string& path);
 
 } // namespace cachelens::cli

@@ -1,6 +1,7 @@
 #include "catalog_option.h"
 #include "commands.h"
 #include "output.h"
+#include "serving_output.h"
 
 #include <cachelens/cachedir/cache_dir.h>
 
@@ -101,8 +102,15 @@ int run_stats(const StatsOptions& options) {
                     catalog->path().c_str());
     }
     for (const auto& root : *stats) {
-        std::printf("%s\n  %-16s %8s %8s %12s  %-22s %s\n", root.root.location.c_str(), "kind",
-                    "entries", "files", "size", "oldest", "newest");
+        std::printf("%s\n", root.root.location.c_str());
+        if (root.root.layout == cachedir::RootLayout::Vllm ||
+            root.root.layout == cachedir::RootLayout::Sglang) {
+            if (const auto summary = serving_summary_of(root.root.location)) {
+                std::printf("  %s\n", summary->c_str());
+            }
+        }
+        std::printf("  %-16s %8s %8s %12s  %-22s %s\n", "kind", "entries", "files", "size",
+                    "oldest", "newest");
         std::uint64_t entries = 0, bytes = 0;
         for (const auto& [kind, counts] : root.kinds) {
             std::printf("  %-16s %8llu %8llu %12s  %-22s %s\n",

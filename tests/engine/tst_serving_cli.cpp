@@ -238,6 +238,11 @@ private slots:
         const auto stats = test::run_cli({"stats", q(root), "--catalog", catalog});
         QCOMPARE(stats.exit_code, 0);
         QVERIFY2(stats.out.contains("serving_index"), stats.out.constData());
+        QVERIFY(stats.out.contains("  vLLM compile cache: 1 cache dir, 1 rank"));
+        const auto ls = test::run_cli({"ls", q(root / "d4ec7c2a7d")});
+        QCOMPARE(ls.exit_code, 0);
+        QVERIFY2(ls.err.startsWith("vLLM compile cache: 1 cache dir, 1 rank"), ls.err.constData());
+        QVERIFY(ls.out.contains("serving_index"));
         QVERIFY(!stats.out.contains("unknown"));
     }
 
