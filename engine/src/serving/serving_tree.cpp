@@ -253,7 +253,8 @@ RankDir read_rank_dir(const fs::path& root, std::string relative, std::string na
         if (dir == kInductorCache || dir == kTritonCache) {
             continue;
         }
-        // vllm-ascend puts a dev<N>/ level under the rank dir.
+        // Any other dir is a prefix (its name is the model tag, whatever it is);
+        // vllm-ascend's dev<N>/ level reads as one too, its prefixes unsplit.
         const std::string path = joined(out.path, dir);
         out.prefixes.push_back(
             with_rank_caches(read_prefix_dir(root, path, dir, list_dir(root / path))));
