@@ -170,28 +170,6 @@ bool is_pt2_file(const std::string& path) {
     return file && pt2::looks_like_zip((*file)->bytes());
 }
 
-// Both SOURCE and --target name hash dirs of vLLM or SGLang trees: will the
-// server there look for SOURCE's dir at all?
-std::optional<serving::HashDirComparison> serving_factors(const PreflightOptions& options) {
-    const auto source = serving::locate_serving_tree(options.source);
-    const auto target = serving::locate_serving_tree(options.target);
-    if (!source || !target) {
-        return std::nullopt;
-    }
-    auto source_tree = serving::read_serving_tree(source->root);
-    auto target_tree = serving::read_serving_tree(target->root);
-    if (!source_tree || !target_tree) {
-        return std::nullopt;
-    }
-    auto source_dir = serving::select_in_tree(*source_tree, source->relative);
-    auto target_dir = serving::select_in_tree(*target_tree, target->relative);
-    if (!source_dir || !target_dir || source_dir->hash_dir == nullptr ||
-        target_dir->hash_dir == nullptr) {
-        return std::nullopt;
-    }
-    return serving::preflight_factors(*source_tree, *source_dir->hash_dir, *target_dir->hash_dir);
-}
-
 int run_preflight(const PreflightOptions& options) {
     ProgressLine progress("reading the target " + options.target, options.json);
     auto target = cachedir::fingerprint_of_target(options.target, progress.callback());
@@ -219,7 +197,7 @@ int run_preflight(const PreflightOptions& options) {
     }
     progress.clear();
     // A vLLM or SGLang hash dir against one made on the target: the server's factors.
-    const auto factors = serving_factors(options);
+    const auto factors = serving::preflight_factors(options.source, options.target);
     const bool factors_differ = factors && !factors->changes.empty();
     const int exit_code = checked->all_can_hit() && !factors_differ ? kExitOk : kExitProblems;
     if (options.json) {

@@ -135,6 +135,28 @@ private slots:
         QCOMPARE(page.tree()->hash_dirs.size(), std::size_t{1}); // read again
     }
 
+    void preflightAgainstADirMadeThere() {
+        QTemporaryDir here;
+        QTemporaryDir there;
+        const fs::path root = fs::path(here.path().toStdString()) / "torch_compile_cache";
+        const fs::path target = fs::path(there.path().toStdString()) / "torch_compile_cache";
+        fixture::vllm_ranges(root, fixture::vllm_env("FLASH_ATTN"));
+        const std::string theirs = fixture::vllm_ranges(target, fixture::vllm_env("FLASHINFER"));
+        JobPool pool;
+        ServingPage page(pool);
+        QVERIFY(page.setRoot(root));
+        QVERIFY(waitIdle(page));
+        QSignalSpy done(&page, &ServingPage::actionDone);
+        page.preflight(QString::fromStdString((target / theirs).string()));
+        QVERIFY(done.wait(60000));
+        QCOMPARE(done.takeFirst().at(0).toBool(), false);
+        QVERIFY2(page.detailsText().startsWith("vLLM there hashes other factors (env "
+                                               "VLLM_ATTENTION_BACKEND changed (FLASH_ATTN -> "
+                                               "FLASHINFER))"),
+                 qPrintable(page.detailsText()));
+        QVERIFY(page.detailsText().contains("Will it hit here?"));
+    }
+
     void mainWindowFollowsTheSidebar() {
         QTemporaryDir dir;
         const fs::path root = fs::path(dir.path().toStdString()) / "torch_compile_cache";

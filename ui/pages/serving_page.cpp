@@ -5,8 +5,11 @@
 #include "models/piecewise_model.h"
 #include "models/serving_tree_model.h"
 #include "text/engine_text.h"
+#include "text/preflight_text.h"
 
+#include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/core/format.h>
+#include <cachelens/explain/preflight.h>
 #include <cachelens/serving/pack.h>
 #include <cachelens/serving/piecewise.h>
 #include <cachelens/serving/prune.h>
@@ -23,6 +26,7 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableView>
+#include <QTextDocumentFragment>
 #include <QTreeView>
 #include <QVBoxLayout>
 
@@ -116,7 +120,8 @@ ServingPage::ServingPage(JobPool& pool, QWidget* parent)
     , verify_(new QPushButton(tr("&Verify"), this))
     , pack_(new QPushButton(tr("&Pack…"), this))
     , unpack_(new QPushButton(tr("&Unpack…"), this))
-    , prune_(new QPushButton(tr("P&rune…"), this)) {
+    , prune_(new QPushButton(tr("P&rune…"), this))
+    , preflight_(new QPushButton(tr("Pre&flight…"), this)) {
     const QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
     banner_->setObjectName(QStringLiteral("servingBanner"));
     banner_->setTextFormat(Qt::PlainText); // names from the cache are data
@@ -153,10 +158,12 @@ ServingPage::ServingPage(JobPool& pool, QWidget* parent)
 
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(banner_, 1);
-    for (auto* button : {verify_, pack_, unpack_, prune_}) {
+    for (auto* button : {verify_, preflight_, pack_, unpack_, prune_}) {
         button->setEnabled(false);
         buttons->addWidget(button, 0, Qt::AlignTop);
     }
+    preflight_->setToolTip(tr("Will this cache dir be used on another machine? Against a cache "
+                              "dir made there (cachelens preflight)"));
     verify_->setToolTip(tr("The checks `cachelens verify` runs: indexes, handles, the dir's "
                            "name from its factors, the inner caches, the code audit"));
     pack_->setToolTip(tr("Pack the selected cache dir for another machine (cachelens pack)"));
@@ -197,6 +204,7 @@ ServingPage::ServingPage(JobPool& pool, QWidget* parent)
     connect(pack_, &QPushButton::clicked, this, &ServingPage::askPack);
     connect(unpack_, &QPushButton::clicked, this, &ServingPage::askUnpack);
     connect(prune_, &QPushButton::clicked, this, &ServingPage::askPrune);
+    connect(preflight_, &QPushButton::clicked, this, &ServingPage::askPreflight);
     connect(stop_, &QPushButton::clicked, actionJob_, &JobTracker::cancel);
     connect(actionJob_, &JobTracker::progress, this,
             [this](qint64 done, qint64 total, const QString& what) {
@@ -270,7 +278,7 @@ bool ServingPage::setRoot(const std::filesystem::path& path) {
             treeModel_->setTree(tree_);
             treeView_->expandAll();
             banner_->setText(result->second);
-            for (auto* button : {verify_, pack_, unpack_, prune_}) {
+            for (auto* button : {verify_, preflight_, pack_, unpack_, prune_}) {
                 button->setEnabled(true);
             }
             emit loaded();
@@ -420,6 +428,53 @@ void ServingPage::verify() {
                 out += QObject::tr("note: %1\n").arg(text(note));
             }
             return {out, verified->clean()};
+        },
+        [this](std::pair<QString, bool> result) { endAction(result.first, result.second); });
+}
+
+void ServingPage::askPreflight() {
+    const QString target = QFileDialog::getExistingDirectory(
+        this, tr("A cache dir made on the other machine (its vLLM hash dir, or any cache dir)"));
+    if (!target.isEmpty()) {
+        preflight(target);
+    }
+}
+
+void ServingPage::preflight(const QString& target) {
+    if (!tree_) {
+        return;
+    }
+    const auto tree = tree_;
+    const std::string relative = selectedPath();
+    startAction(tr("Checking against %1…").arg(target));
+    actionJob_->run<std::pair<QString, bool>>(
+        [tree, relative, target](const JobContext& context) -> std::pair<QString, bool> {
+            auto selection = serving::select_in_tree(*tree, relative);
+            if (!selection || selection->hash_dir == nullptr) {
+                return {QObject::tr("Select a cache dir to check."), false};
+            }
+            const std::filesystem::path source = tree->root / selection->hash_dir->path;
+            QString out;
+            // vLLM's own hash first: a dir of other factors is never read there.
+            const auto factors = serving::preflight_factors(source, target.toStdString());
+            if (factors) {
+                out += text(factors->answer) + QLatin1Char('\n');
+                for (const auto& change : factors->changes) {
+                    out +=
+                        QStringLiteral("  ") + text(serving::describe(change)) + QLatin1Char('\n');
+                }
+            }
+            auto scan = cachedir::scan_cache_dir(source);
+            if (!scan) {
+                return {text(scan.error().describe()), false};
+            }
+            const auto check =
+                explain::preflight_against(explain::preflight_source(*scan), target.toStdString(),
+                                           context.engineProgress(progressText));
+            out += QTextDocumentFragment::fromHtml(preflightHtml(check)).toPlainText();
+            const bool hits =
+                (!factors || factors->changes.empty()) && check && check->report.all_can_hit();
+            return {out, hits};
         },
         [this](std::pair<QString, bool> result) { endAction(result.first, result.second); });
 }

@@ -4,9 +4,9 @@
 // hash dirs, ranks and prefixes; on the right, for a hash dir, why vLLM made
 // it rather than use the nearest sibling (its factors, in vLLM's hashing
 // order); for a prefix, its piecewise graphs (what each handle names, there
-// or missing, kernels, compile time) and the factors. Verify, Pack, Unpack
-// and Prune run the engine calls the CLI runs (serving/), off the GUI
-// thread, with progress and Stop.
+// or missing, kernels, compile time) and the factors. Verify, Preflight,
+// Pack, Unpack and Prune run the engine calls the CLI runs (serving/,
+// explain/preflight.h), off the GUI thread, with progress and Stop.
 
 #include <cachelens/serving/serving_tree.h>
 
@@ -60,10 +60,14 @@ public:
     // Plans a prune of whole hash dirs (max size in bytes, ages in seconds;
     // negative: not given) and, when `run`, carries it out.
     void prune(qint64 maxSize, qint64 olderThanSeconds, qint64 keepRecentSeconds, bool run);
+    // Will the selected cache dir be used on the machine `target` stands for
+    // (a hash dir made there, or any cache dir or fingerprint file of it)?
+    void preflight(const QString& target);
     // The buttons' questions (file dialogs, the limit), then the calls above.
     void askPack();
     void askUnpack();
     void askPrune();
+    void askPreflight();
 
 signals:
     void loaded();
@@ -97,6 +101,7 @@ private:
     QPushButton* pack_;
     QPushButton* unpack_;
     QPushButton* prune_;
+    QPushButton* preflight_;
     QString pendingSelection_;
     // What an action said, put back above the selection shown after a reload.
     QMetaObject::Connection keepDetails_;

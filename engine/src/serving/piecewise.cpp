@@ -489,6 +489,26 @@ HashDirComparison preflight_factors(const ServingTree& tree, const HashDir& dir,
     return out;
 }
 
+std::optional<HashDirComparison> preflight_factors(const fs::path& source, const fs::path& target) {
+    const auto source_location = locate_serving_tree(source);
+    const auto target_location = locate_serving_tree(target);
+    if (!source_location || !target_location) {
+        return std::nullopt;
+    }
+    auto source_tree = read_serving_tree(source_location->root);
+    auto target_tree = read_serving_tree(target_location->root);
+    if (!source_tree || !target_tree) {
+        return std::nullopt;
+    }
+    auto source_dir = select_in_tree(*source_tree, source_location->relative);
+    auto target_dir = select_in_tree(*target_tree, target_location->relative);
+    if (!source_dir || !target_dir || source_dir->hash_dir == nullptr ||
+        target_dir->hash_dir == nullptr) {
+        return std::nullopt;
+    }
+    return preflight_factors(*source_tree, *source_dir->hash_dir, *target_dir->hash_dir);
+}
+
 ShapeLookup lookup_shape(const PrefixDir& prefix, std::int64_t tokens) {
     ShapeLookup out;
     out.tokens = tokens;

@@ -99,6 +99,11 @@ Result<HashDirComparison> compare_hash_dirs(const ServingTree& tree, const HashD
 // means vLLM there makes its own dir and never reads this one.
 HashDirComparison preflight_factors(const ServingTree& tree, const HashDir& dir,
                                     const HashDir& target);
+// The same from paths, as `preflight SOURCE --target DIR` and the Serving
+// page's Preflight take them: nullopt unless both name (a dir in) a hash dir
+// of a vLLM or SGLang tree.
+std::optional<HashDirComparison> preflight_factors(const std::filesystem::path& source,
+                                                   const std::filesystem::path& target);
 
 // Which compiled graphs serve a batch of `tokens` in a prefix: for each
 // graph index, the entry vLLM picks (a size equal to it first, then a range
