@@ -251,6 +251,23 @@ private slots:
         QCOMPARE(kinds.at(cachedir::FileKind::ServingGraph).files, std::uint64_t{2});
         QVERIFY(kinds.at(cachedir::FileKind::FxGraph).files > 0);
         QVERIFY(kinds.at(cachedir::FileKind::Triton).files > 0);
+        // $VLLM_CACHE_ROOT walked whole: the tree, vLLM's model-info cache beside it,
+        // a later vLLM's AOT dir with its shared Inductor cache, a staged unpack.
+        test::write_bytes(root.parent_path() / "modelinfos" / "llama.json", "{}");
+        test::copy_tree(test::fixture("devset/cache/fxgraph"), root / "torch_aot_compile" /
+                                                                   std::string(64, 'e') /
+                                                                   "inductor_cache" / "fxgraph");
+        test::write_bytes(root / ".cachelens-unpack-1" / "d4ec7c2a7d" / "x", "x");
+        auto whole = cachedir::scan_cache_dir(root.parent_path());
+        QVERIFY_RESULT(whole);
+        QCOMPARE(unknown_files(*whole), std::size_t{0});
+        QVERIFY(std::ranges::any_of(whole->files, [](const cachedir::FileRecord& file) {
+            return file.path.starts_with("torch_compile_cache/torch_aot_compile/") &&
+                   file.kind == cachedir::FileKind::FxGraph;
+        }));
+        fs::remove_all(root.parent_path() / "modelinfos");
+        fs::remove_all(root / "torch_aot_compile");
+        fs::remove_all(root / ".cachelens-unpack-1");
         // The inner caches stay cache dirs of their own.
         auto inner = cachedir::scan_cache_dir(root / "d4ec7c2a7d/rank_0_0/inductor_cache");
         QVERIFY_RESULT(inner);

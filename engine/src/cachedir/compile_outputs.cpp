@@ -134,6 +134,9 @@ Result<TextFile> read_text_file_entry(const fs::path& root, const Entry& entry) 
                    "evaluates its _config.txt when it runs";
     } else if (path == "memoizer_cache.json" || path == "cache/dcache_dump/imc.save") {
         out.what = "a dump of Inductor's caching module (JSON), for people and for seeding";
+    } else if (path.starts_with("modelinfos/")) {
+        out.what = "vLLM's cache of a model's registry information (JSON), beside its compile "
+                   "cache";
     } else if (path.starts_with("configs_")) {
         out.what = "CUTLASS op configs (JSON) the CUTLASS backend reads";
     } else {

@@ -528,17 +528,24 @@ Result<ServingTree> read_serving_tree(const fs::path& root) {
 cachedir::FileKind classify_serving_path(std::string_view relative_path) {
     const auto parts = split(relative_path);
     // An unpack in progress (or one that died): staged files, renamed into
-    // place at the end; a pruned hash dir being removed.
-    if (!parts.empty() &&
-        (parts[0].starts_with(".cachelens-unpack-") || parts[0].starts_with(".cachelens-prune-"))) {
+    // place at the end; a pruned hash dir being removed. Wherever the walk began.
+    if (std::ranges::any_of(parts, [](std::string_view part) {
+            return part.starts_with(".cachelens-unpack-") || part.starts_with(".cachelens-prune-");
+        })) {
         return cachedir::FileKind::Temp;
+    }
+    // $VLLM_CACHE_ROOT walked whole: vLLM's model-info cache beside torch_compile_cache/.
+    if (parts.size() == 2 && parts[0] == "modelinfos" && parts[1].ends_with(".json")) {
+        return cachedir::FileKind::Text;
     }
     const auto rank_at = std::ranges::find_if(
         parts, [](std::string_view part) { return parse_rank_dir_name(part).has_value(); });
     if (rank_at == parts.end()) {
         // torch_aot_compile/<hash>/inductor_cache/...: the AOT dir's shared cache.
-        if (parts.size() > 3 && parts[0] == kAotDir && parts[2] == kInductorCache) {
-            return classify_inner(std::span(parts).subspan(3));
+        const auto aot = std::ranges::find(parts, kAotDir);
+        const auto at = static_cast<std::size_t>(aot - parts.begin());
+        if (aot != parts.end() && parts.size() > at + 3 && parts[at + 2] == kInductorCache) {
+            return classify_inner(std::span(parts).subspan(at + 3));
         }
         return cachedir::FileKind::Unknown;
     }
