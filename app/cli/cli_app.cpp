@@ -30,6 +30,7 @@ void build_cli(CLI::App& app, int& exit_code) {
     add_preflight_command(app, exit_code);
     add_env_command(app, exit_code);
     add_report_command(app, exit_code);
+    add_watch_command(app, exit_code);
     add_index_command(app, exit_code);
     add_search_command(app, exit_code);
     add_stats_command(app, exit_code);

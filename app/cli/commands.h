@@ -19,6 +19,7 @@ void add_trace_command(CLI::App& app, int& exit_code);
 void add_preflight_command(CLI::App& app, int& exit_code);
 void add_env_command(CLI::App& app, int& exit_code);
 void add_report_command(CLI::App& app, int& exit_code);
+void add_watch_command(CLI::App& app, int& exit_code);
 void add_index_command(CLI::App& app, int& exit_code);
 void add_search_command(CLI::App& app, int& exit_code);
 void add_stats_command(CLI::App& app, int& exit_code);

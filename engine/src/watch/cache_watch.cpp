@@ -1,0 +1,337 @@
+#include <cachelens/cachedir/best_config.h>
+#include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/cachedir/entry_content.h>
+#include <cachelens/cachedir/file_kind.h>
+#include <cachelens/cachedir/fx_graph_entry.h>
+#include <cachelens/explain/causes.h>
+#include <cachelens/explain/nearest_keys.h>
+#include <cachelens/serving/serving_tree.h>
+#include <cachelens/watch/cache_watch.h>
+
+#include <poll.h>
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <map>
+#include <set>
+
+namespace cachelens::watch {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string joined(std::string_view dir, std::string_view name) {
+    return dir.empty() ? std::string(name) : std::string(dir) + "/" + std::string(name);
+}
+
+// A name PyTorch or Triton writes under before it renames: never complete.
+bool is_in_progress(std::string_view relative) {
+    std::size_t start = 0;
+    while (start <= relative.size()) {
+        const auto end = std::min(relative.find('/', start), relative.size());
+        const std::string_view part = relative.substr(start, end - start);
+        if (cachedir::is_temp_name(part) || part.starts_with("tmp.") || part.ends_with(".tmp") ||
+            part.find(".tmp.pid_") != std::string_view::npos) {
+            return true;
+        }
+        start = end + 1;
+    }
+    return false;
+}
+
+std::string short_key(std::string_view key) {
+    return key.size() > 12 ? std::string(key.substr(0, 12)) + "…" : std::string(key);
+}
+
+} // namespace
+
+// ---- DirWatcher ----
+
+struct DirWatcher::Impl {
+    fs::path root;
+    int fd = -1;
+    std::map<int, std::string> dirs; // watch descriptor -> dir relative to the root
+    std::optional<std::string> limit_note;
+
+    ~Impl() {
+        if (fd >= 0) {
+            ::close(fd);
+        }
+    }
+
+    void watch_dir(const std::string& relative) {
+        const fs::path path = relative.empty() ? root : root / relative;
+        const int wd = ::inotify_add_watch(fd, path.c_str(),
+                                           IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE |
+                                               IN_DONT_FOLLOW | IN_ONLYDIR);
+        if (wd < 0) {
+            if (errno == ENOSPC && !limit_note) {
+                limit_note = "the kernel's limit of inotify watches (fs.inotify.max_user_watches) "
+                             "was reached after " +
+                             std::to_string(dirs.size()) +
+                             " dirs: changes under the others are not seen";
+            }
+            return;
+        }
+        dirs[wd] = relative;
+    }
+
+    // Watches a dir and everything under it; `found` gets its files.
+    void watch_tree(const std::string& relative, std::vector<std::string>* found) {
+        watch_dir(relative);
+        std::error_code error;
+        const fs::path path = relative.empty() ? root : root / relative;
+        for (fs::directory_iterator it(path, error), end; !error && it != end;
+             it.increment(error)) {
+            const auto status = it->symlink_status(error);
+            const std::string child = joined(relative, it->path().filename().string());
+            if (fs::is_directory(status)) {
+                watch_tree(child, found);
+            } else if (found != nullptr && fs::is_regular_file(status) && !is_in_progress(child)) {
+                found->push_back(child);
+            }
+        }
+    }
+};
+
+DirWatcher::DirWatcher(std::unique_ptr<Impl> impl)
+    : impl_(std::move(impl)) {}
+
+DirWatcher::~DirWatcher() = default;
+
+Result<std::unique_ptr<DirWatcher>> DirWatcher::open(const fs::path& root) {
+    std::error_code error;
+    if (!fs::is_directory(root, error)) {
+        return fail(ErrorKind::NotFound, "not a directory", root.string());
+    }
+    auto impl = std::make_unique<Impl>();
+    impl->root = root;
+    impl->fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (impl->fd < 0) {
+        return fail(ErrorKind::Io, "cannot watch: " + std::generic_category().message(errno),
+                    root.string());
+    }
+    impl->watch_tree("", nullptr);
+    return std::unique_ptr<DirWatcher>(new DirWatcher(std::move(impl)));
+}
+
+std::size_t DirWatcher::watched_dirs() const {
+    return impl_->dirs.size();
+}
+
+const std::optional<std::string>& DirWatcher::limit_note() const {
+    return impl_->limit_note;
+}
+
+Result<std::vector<std::string>> DirWatcher::wait(std::chrono::milliseconds timeout) {
+    std::vector<std::string> changed;
+    pollfd ready{impl_->fd, POLLIN, 0};
+    const int polled = ::poll(&ready, 1, static_cast<int>(timeout.count()));
+    if (polled < 0 && errno != EINTR) {
+        return fail(ErrorKind::Io, "cannot watch: " + std::generic_category().message(errno),
+                    impl_->root.string());
+    }
+    alignas(inotify_event) char buffer[64 * 1024];
+    while (true) {
+        const ssize_t got = ::read(impl_->fd, buffer, sizeof buffer);
+        if (got <= 0) {
+            break; // EAGAIN: read it all
+        }
+        for (ssize_t at = 0; at < got;) {
+            const auto* event = reinterpret_cast<const inotify_event*>(buffer + at);
+            at += static_cast<ssize_t>(sizeof(inotify_event) + event->len);
+            const auto dir = impl_->dirs.find(event->wd);
+            if (dir == impl_->dirs.end() || event->len == 0) {
+                continue;
+            }
+            const std::string path = joined(dir->second, event->name);
+            if (event->mask & IN_ISDIR) {
+                // A new dir (made, or renamed into place): watched from now on,
+                // and what it holds already is complete when it was renamed in.
+                impl_->watch_tree(path, (event->mask & IN_MOVED_TO) ? &changed : nullptr);
+                continue;
+            }
+            if ((event->mask & (IN_CLOSE_WRITE | IN_MOVED_TO)) && !is_in_progress(path)) {
+                changed.push_back(path);
+            }
+        }
+    }
+    // Each once, in the order they completed.
+    std::vector<std::string> out;
+    std::set<std::string> seen;
+    for (auto& path : changed) {
+        if (seen.insert(path).second) {
+            out.push_back(std::move(path));
+        }
+    }
+    return out;
+}
+
+// ---- CacheWatch ----
+
+struct CacheWatch::Known {
+    std::set<std::pair<cachedir::FileKind, std::string>> entries; // (kind, entry path)
+    std::vector<explain::KeyCandidate> graphs;                    // FX graphs, for the causes
+    std::string serving_prefix; // the root's path in a serving tree, "" otherwise
+    bool serving = false;
+};
+
+std::string_view to_string(WatchEvent::Kind kind) {
+    switch (kind) {
+    case WatchEvent::Kind::FxGraph:
+        return "fxgraph";
+    case WatchEvent::Kind::AotEntry:
+        return "aotautograd";
+    case WatchEvent::Kind::BestConfig:
+        return "best_config";
+    case WatchEvent::Kind::TritonKernel:
+        return "triton";
+    case WatchEvent::Kind::Other:
+        return "other";
+    }
+    return "other";
+}
+
+Result<CacheWatch> CacheWatch::start(const fs::path& root) {
+    auto scan = cachedir::scan_cache_dir(root);
+    if (!scan) {
+        return std::unexpected(scan.error());
+    }
+    CacheWatch watch;
+    watch.root_ = root;
+    watch.known_ = std::make_shared<Known>();
+    if (const auto location = serving::locate_serving_tree(root)) {
+        watch.known_->serving = true;
+        watch.known_->serving_prefix = location->relative.empty() ? "" : location->relative + "/";
+    }
+    for (const auto& entry : scan->entries()) {
+        watch.known_->entries.insert({entry.kind, entry.path});
+    }
+    std::vector<Error> unreadable;
+    watch.known_->graphs = explain::fx_graph_candidates(*scan, root.string(), unreadable);
+    return watch;
+}
+
+std::vector<WatchEvent> CacheWatch::events_for(std::span<const std::string> paths) {
+    // The paths as a scan's records, so that they group into entries as a walk groups them.
+    cachedir::Scan changed;
+    changed.root = root_;
+    for (const auto& path : paths) {
+        cachedir::FileRecord record;
+        record.path = path;
+        record.kind = known_->serving
+                          ? serving::classify_serving_path(known_->serving_prefix + path)
+                          : cachedir::classify(path);
+        changed.files.push_back(std::move(record));
+    }
+    std::vector<WatchEvent> events;
+    // entries() sorts by path: put them back in the order their files completed.
+    auto entries = changed.entries();
+    const auto first_file = [&](const cachedir::Entry& entry) {
+        for (std::size_t i = 0; i < paths.size(); ++i) {
+            if (paths[i] == entry.path || paths[i].starts_with(entry.path + "/")) {
+                return i;
+            }
+        }
+        return paths.size();
+    };
+    std::ranges::stable_sort(entries, {}, first_file);
+    for (const auto& entry : entries) {
+        if (!known_->entries.insert({entry.kind, entry.path}).second) {
+            continue; // there already, or reported
+        }
+        WatchEvent event;
+        event.path = entry.path;
+        event.key = entry.key;
+        switch (entry.kind) {
+        case cachedir::FileKind::FxGraph: {
+            event.kind = WatchEvent::Kind::FxGraph;
+            ++summary_.compiles;
+            auto fx = cachedir::load_fx_graph_entry(root_ / entry.path);
+            if (!fx) {
+                event.line = "new FX graph " + short_key(entry.key) +
+                             " (unreadable: " + fx.error().message + ")";
+                break;
+            }
+            const auto role = cachedir::graph_role(fx->debug_lines);
+            const explain::TargetGraph target{fx->debug_lines, fx->key, root_.native(), entry.path,
+                                              false};
+            const auto found = explain::nearest_graphs(target, known_->graphs, 1);
+            event.recompile = !found.first_compile && found.family > 0;
+            std::string what = std::string(cachedir::to_string(role));
+            event.line = "new " +
+                         (role == cachedir::GraphRole::Unknown ? std::string() : what + " ") +
+                         "graph " + short_key(fx->key) + ": " +
+                         (known_->graphs.empty() ? std::string("a first compile (no FX graph in "
+                                                               "the dir before it)")
+                                                 : explain::why_answer(found, fx->key, role));
+            if (event.recompile) {
+                ++summary_.recompiles;
+                const auto& near = found.nearest.front();
+                const std::string category =
+                    near.causes.causes.empty()
+                        ? std::string("other")
+                        : std::string(explain::to_string(near.causes.causes.front().category));
+                ++summary_.causes[category];
+            }
+            // Later graphs are compared with this one too.
+            explain::KeyCandidate candidate;
+            candidate.key = fx->key;
+            candidate.dir = root_.string();
+            candidate.path = entry.path;
+            candidate.debug_lines = fx->debug_lines;
+            candidate.keep_alive = fx->document;
+            known_->graphs.push_back(std::move(candidate));
+            break;
+        }
+        case cachedir::FileKind::AotAutograd:
+            event.kind = WatchEvent::Kind::AotEntry;
+            ++summary_.aot_entries;
+            event.line = "new AOTAutograd entry " + short_key(entry.key);
+            break;
+        case cachedir::FileKind::BestConfig: {
+            event.kind = WatchEvent::Kind::BestConfig;
+            ++summary_.autotune_results;
+            auto loaded = cachedir::load_entry(root_, entry);
+            const auto* best = loaded ? std::get_if<cachedir::BestConfig>(&*loaded) : nullptr;
+            event.line = "autotune result " + entry.key.substr(0, 12) + ": " +
+                         (best != nullptr ? best->config.describe() : std::string("unreadable"));
+            break;
+        }
+        case cachedir::FileKind::Triton:
+            event.kind = WatchEvent::Kind::TritonKernel;
+            ++summary_.kernels;
+            event.line = "Triton kernel compiled: " + (entry.name.empty() ? entry.key : entry.name);
+            break;
+        default:
+            continue; // modules, locks, libraries: said by the entries that use them
+        }
+        events.push_back(std::move(event));
+    }
+    return events;
+}
+
+std::string CacheWatch::Summary::line() const {
+    std::string out = std::to_string(compiles) + (compiles == 1 ? " compile" : " compiles") + ", " +
+                      std::to_string(recompiles) + (recompiles == 1 ? " recompile" : " recompiles");
+    if (!causes.empty()) {
+        std::vector<std::pair<std::string, std::size_t>> ranked(causes.begin(), causes.end());
+        std::ranges::stable_sort(ranked, std::greater{},
+                                 &std::pair<std::string, std::size_t>::second);
+        out += ":";
+        const char* separator = " ";
+        for (const auto& [category, count] : ranked) {
+            out += separator + std::to_string(count) + " " + category;
+            separator = ", ";
+        }
+    }
+    out += "; " + std::to_string(aot_entries) + " AOTAutograd entries, " +
+           std::to_string(autotune_results) + " autotune results, " + std::to_string(kernels) +
+           " Triton kernels";
+    return out;
+}
+
+} // namespace cachelens::watch
