@@ -150,8 +150,10 @@ Result<std::vector<std::string>> DirWatcher::wait(std::chrono::milliseconds time
             const std::string path = joined(dir->second, event->name);
             if (event->mask & IN_ISDIR) {
                 // A new dir (made, or renamed into place): watched from now on,
-                // and what it holds already is complete when it was renamed in.
-                impl_->watch_tree(path, (event->mask & IN_MOVED_TO) ? &changed : nullptr);
+                // and what it already holds is taken too: files renamed into a
+                // dir just made may beat its watch, and a name that is no temp
+                // name was renamed in whole.
+                impl_->watch_tree(path, &changed);
                 continue;
             }
             if ((event->mask & (IN_CLOSE_WRITE | IN_MOVED_TO)) && !is_in_progress(path)) {
