@@ -110,7 +110,6 @@ int show_serving(const serving::ServingLocation& location, std::string_view sele
     }
     const auto& [tree, selection] = *read;
     Json prefixes = Json::array();
-    bool first = true;
     if (!json) {
         std::printf("%s\n", serving::describe_tree_with_graphs(tree).c_str());
     }
@@ -152,11 +151,10 @@ int show_serving(const serving::ServingLocation& location, std::string_view sele
                      {"factors", prefix.factors ? factors_json(*prefix.factors) : Json()}});
                 return;
             }
-            std::printf("%s%s: %zu piecewise graph%s, %zu linked%s\n", first ? "\n" : "\n",
-                        prefix.path.c_str(), graphs.graphs.size(),
-                        graphs.graphs.size() == 1 ? "" : "s", graphs.linked(),
+            // A blank line before each prefix: after the summary, and between prefixes.
+            std::printf("\n%s: %zu piecewise graph%s, %zu linked%s\n", prefix.path.c_str(),
+                        graphs.graphs.size(), graphs.graphs.size() == 1 ? "" : "s", graphs.linked(),
                         prefix.index_file.empty() ? " (no index file)" : "");
-            first = false;
             if (prefix.index_error) {
                 std::printf("  %s does not parse: %s\n", prefix.index_file.c_str(),
                             prefix.index_error->message.c_str());
