@@ -27,17 +27,6 @@ QString q(const fs::path& path) {
     return QString::fromStdString(path.string());
 }
 
-std::map<std::string, std::string> files_under(const fs::path& dir) {
-    std::map<std::string, std::string> out;
-    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-        if (entry.is_regular_file()) {
-            out[entry.path().lexically_relative(dir).generic_string()] =
-                test::read_bytes(entry.path());
-        }
-    }
-    return out;
-}
-
 } // namespace
 
 class TestServingCli : public QObject {
@@ -174,7 +163,7 @@ private slots:
         const auto unpacked = test::run_cli(
             {"unpack", q(pack), "--into", q(there), "--require-signature", q(base / "ours.pub")});
         QCOMPARE(unpacked.exit_code, 0);
-        QVERIFY(files_under(there / hash) == files_under(root / hash));
+        QVERIFY(fixture::tree_bytes(there / hash) == fixture::tree_bytes(root / hash));
         QCOMPARE(test::run_cli({"verify", q(there)}).exit_code, 0);
         QCOMPARE(
             test::run_cli({"unpack", q(base / "missing.tar.zst"), "--into", q(there)}).exit_code,
@@ -194,7 +183,7 @@ private slots:
         const std::string hash = fixture::vllm_ranges(root, fixture::vllm_env("FLASH_ATTN"));
         const fs::path pack = base / "cache.tar.zst";
         QCOMPARE(test::run_cli({"pack", q(root / hash), "-o", q(pack)}).exit_code, 0);
-        const auto expected = files_under(root / hash);
+        const auto expected = fixture::tree_bytes(root / hash);
         QElapsedTimer timer;
         timer.start();
         const fs::path probe = base / "probe";
@@ -211,11 +200,11 @@ private slots:
             process.kill();
             process.waitForFinished();
             if (fs::exists(there / hash)) {
-                QVERIFY(files_under(there / hash) == expected);
+                QVERIFY(fixture::tree_bytes(there / hash) == expected);
             }
             const auto again = test::run_cli({"unpack", q(pack), "--into", q(there)});
             QCOMPARE(again.exit_code, 0);
-            QVERIFY(files_under(there / hash) == expected);
+            QVERIFY(fixture::tree_bytes(there / hash) == expected);
             for (const auto& entry : fs::directory_iterator(there)) {
                 QVERIFY2(entry.path().filename() == hash, entry.path().c_str()); // no staging left
             }

@@ -31,18 +31,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Every file under `dir`, relative path -> bytes.
-std::map<std::string, std::string> files_under(const fs::path& dir) {
-    std::map<std::string, std::string> out;
-    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
-        if (entry.is_regular_file()) {
-            out[entry.path().lexically_relative(dir).generic_string()] =
-                test::read_bytes(entry.path());
-        }
-    }
-    return out;
-}
-
 // A root that was not there is not there after: no hash dir, no staging
 // dir, not even the root.
 bool untouched(const fs::path& into) {
@@ -123,7 +111,7 @@ private slots:
         auto packed = pack_hash_dir(*tree, *tree->find_hash_dir(hash), pack);
         QVERIFY_RESULT(packed);
         QCOMPARE(packed->manifest.hash_dir, hash);
-        QCOMPARE(packed->manifest.files.size(), files_under(root / hash).size());
+        QCOMPARE(packed->manifest.files.size(), fixture::tree_bytes(root / hash).size());
         QVERIFY(packed->signer.empty());
         // An existing file is never overwritten.
         QVERIFY(!pack_hash_dir(*tree, *tree->find_hash_dir(hash), pack));
@@ -138,7 +126,7 @@ private slots:
         auto unpacked = unpack_archive(pack, into_dir(other));
         QVERIFY_RESULT(unpacked);
         QVERIFY(unpacked->written);
-        QVERIFY(files_under(other / hash) == files_under(root / hash));
+        QVERIFY(fixture::tree_bytes(other / hash) == fixture::tree_bytes(root / hash));
         QVERIFY(!unpacked->code.empty()); // audited
         // The tree reads and verifies there as here.
         auto there = read_serving_tree(other);

@@ -33,6 +33,17 @@ namespace serving_fixture {
 
 namespace fs = std::filesystem;
 
+// Every file under `dir`, relative path -> bytes: two trees compared whole.
+inline std::map<std::string, std::string> tree_bytes(const fs::path& dir) {
+    std::map<std::string, std::string> out;
+    for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+        if (entry.is_regular_file()) {
+            out[entry.path().lexically_relative(dir).generic_string()] = read_bytes(entry.path());
+        }
+    }
+    return out;
+}
+
 // One key and handle of an index, as Python's repr writes them.
 struct IndexLine {
     std::string key;    // "(None, 0, 'inductor')", "((1, 8192), 0, 'inductor_standalone')"

@@ -116,6 +116,16 @@ ArtifactCheck judge_aoti_output(const std::filesystem::path& root, const cachedi
     return all;
 }
 
+// An entry that does not read: no consent lets it in.
+ArtifactCheck unreadable_check(const std::string& destination, std::string problem) {
+    ArtifactCheck check;
+    check.destination = destination;
+    check.problems.push_back(std::move(problem));
+    check.readable = false;
+    check.verdict = safety::Verdict::Unreadable;
+    return check;
+}
+
 } // namespace
 
 std::optional<ArtifactCheck> judge_entry(const std::filesystem::path& root,
@@ -126,12 +136,7 @@ std::optional<ArtifactCheck> judge_entry(const std::filesystem::path& root,
     if (entry.kind == cachedir::FileKind::Precompile) {
         auto file = cachedir::read_precompile_dir(root, entry);
         if (!file) {
-            ArtifactCheck check;
-            check.destination = entry.path;
-            check.problems.push_back(file.error().message);
-            check.readable = false;
-            check.verdict = safety::Verdict::Unreadable;
-            return check;
+            return unreadable_check(entry.path, file.error().message);
         }
         return check_precompile(*file, entry.path);
     }
@@ -143,12 +148,7 @@ std::optional<ArtifactCheck> judge_entry(const std::filesystem::path& root,
         // write from its bundle, each artifact judged as an import judges it.
         auto artifact = load_compiled_artifact(root / entry.path);
         if (!artifact) {
-            ArtifactCheck check;
-            check.destination = entry.path;
-            check.problems.push_back(artifact.error().message);
-            check.readable = false;
-            check.verdict = safety::Verdict::Unreadable;
-            return check;
+            return unreadable_check(entry.path, artifact.error().message);
         }
         std::vector<ArtifactCheck> checks;
         if (artifact->bundle) {
