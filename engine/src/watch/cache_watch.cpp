@@ -3,6 +3,7 @@
 #include <cachelens/cachedir/entry_content.h>
 #include <cachelens/cachedir/file_kind.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
+#include <cachelens/core/small_sort.h>
 #include <cachelens/explain/causes.h>
 #include <cachelens/explain/nearest_keys.h>
 #include <cachelens/serving/serving_tree.h>
@@ -240,8 +241,16 @@ std::vector<WatchEvent> CacheWatch::events_for(std::span<const std::string> path
         }
         return paths.size();
     };
-    std::ranges::stable_sort(entries, {}, first_file);
-    for (const auto& entry : entries) {
+    // Ordered by (first file, position): stable without std::stable_sort's
+    // temporary buffer, deprecated under clang with libstdc++ 12.
+    std::vector<std::pair<std::size_t, std::size_t>> order;
+    order.reserve(entries.size());
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+        order.emplace_back(first_file(entries[i]), i);
+    }
+    std::ranges::sort(order);
+    for (const auto& [completed, position] : order) {
+        const auto& entry = entries[position];
         if (!known_->entries.insert({entry.kind, entry.path}).second) {
             continue; // there already, or reported
         }
@@ -321,8 +330,7 @@ std::string CacheWatch::Summary::line() const {
                       std::to_string(recompiles) + (recompiles == 1 ? " recompile" : " recompiles");
     if (!causes.empty()) {
         std::vector<std::pair<std::string, std::size_t>> ranked(causes.begin(), causes.end());
-        std::ranges::stable_sort(ranked, std::greater{},
-                                 &std::pair<std::string, std::size_t>::second);
+        stable_sort_small(ranked, [](const auto& a, const auto& b) { return a.second > b.second; });
         out += ":";
         const char* separator = " ";
         for (const auto& [category, count] : ranked) {
