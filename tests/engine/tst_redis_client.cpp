@@ -10,6 +10,7 @@
 // error, never a crash: SIGPIPE included).
 
 #include "redis_server.h"
+#include "resp_reader.h"
 #include "test_paths.h"
 
 #include <cachelens/remote/redis_client.h>
@@ -17,6 +18,7 @@
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -34,6 +36,16 @@ using namespace cachelens::remote;
 using test::RedisServer;
 
 namespace {
+
+// A descriptor reading `bytes` from the start, then end of file; -1 on failure.
+int bytes_in_memfd(const std::string& bytes) {
+    const int fd = ::memfd_create("resp", MFD_CLOEXEC);
+    if (fd < 0 || ::write(fd, bytes.data(), bytes.size()) != static_cast<ssize_t>(bytes.size())) {
+        return -1;
+    }
+    ::lseek(fd, 0, SEEK_SET);
+    return fd;
+}
 
 // A server that answers the first command (the client's PING) with +PONG and
 // every later read with `reply`, then closes: what a hostile or broken
@@ -749,6 +761,40 @@ private slots:
         QVERIFY(!got);
         QVERIFY2(got.error().message.find(message.toStdString()) != std::string::npos,
                  got.error().message.c_str());
+    }
+
+    // The reader's memory follows the bytes that arrive, not the size a header
+    // claims: a bulk string said to be 512 MB, then the connection closed,
+    // costs what came, and replies of every type read in order.
+    void reads_what_arrives_not_what_a_header_claims() {
+        int fd = bytes_in_memfd("$536870912\r\nabc");
+        QVERIFY(fd >= 0);
+        {
+            RespReader reader(fd);
+            RespReply reply;
+            QVERIFY(!reader.read(reply));
+            QCOMPARE(reader.error_type(), REDIS_ERR_EOF);
+            QVERIFY2(reply.text.capacity() <= 2 * RespReader::kTrustedBulkBytes,
+                     std::to_string(reply.text.capacity()).c_str());
+            ::close(fd);
+        }
+        const std::string big(RespReader::kTrustedBulkBytes + 12345, 'x');
+        fd = bytes_in_memfd("+OK\r\n:-2\r\n$-1\r\n*2\r\n$1\r\na\r\n:1\r\n$" +
+                            std::to_string(big.size()) + "\r\n" + big + "\r\n-ERR no\r\n");
+        QVERIFY(fd >= 0);
+        RespReader reader(fd);
+        RespReply reply;
+        const std::vector<std::pair<int, std::string>> expected{
+            {REDIS_REPLY_STATUS, "OK"}, {REDIS_REPLY_INTEGER, ""}, {REDIS_REPLY_NIL, ""},
+            {REDIS_REPLY_ARRAY, ""},    {REDIS_REPLY_STRING, big}, {REDIS_REPLY_ERROR, "ERR no"}};
+        for (const auto& [type, text] : expected) {
+            QVERIFY2(reader.read(reply), reader.error_text().c_str());
+            QCOMPARE(reply.type, type);
+            QVERIFY(reply.text == text);
+        }
+        QVERIFY(!reader.read(reply));
+        QCOMPARE(reader.error_type(), REDIS_ERR_EOF);
+        ::close(fd);
     }
 
     void survives_a_server_killed_mid_session() {

@@ -1,3 +1,5 @@
+#include "resp_reader.h"
+
 #include <cachelens/core/progress.h>
 #include <cachelens/remote/redis_client.h>
 
@@ -130,15 +132,7 @@ What about(std::string_view command, std::string_view key) {
     return {command, key, true};
 }
 
-// A reply read by ReplyReader: the type as hiredis names it, the bytes of a
-// string, status or error, the value of an integer.
-struct PipelinedReply {
-    int type = REDIS_REPLY_NIL;
-    std::string text;
-    long long integer = 0;
-};
-
-std::string_view text_of(const PipelinedReply& reply) {
+std::string_view text_of(const RespReply& reply) {
     return reply.text;
 }
 
@@ -233,207 +227,6 @@ private:
     std::string text_;
     std::size_t text_start_ = 0;
     std::vector<Piece> pieces_;
-};
-
-// Reads the replies of a pipeline from the socket itself: a string lands in
-// its final buffer, read there straight from the socket once it is long,
-// where hiredis reads 16 KiB at a time into its buffer, copies the string
-// into a reply object and the caller copied it again (a pull's values are
-// ~1 MB each). Failures are set on the context as hiredis sets them, so that
-// they read the same.
-class ReplyReader {
-public:
-    explicit ReplyReader(redisContext& context)
-        : context_(context)
-        , buffer_(kBufferBytes, '\0') {}
-
-    bool read(PipelinedReply& reply, int depth = 0) {
-        std::string_view header;
-        if (!line(header)) {
-            return false;
-        }
-        const char kind = header.empty() ? '\0' : header.front();
-        const std::string_view rest = header.empty() ? header : header.substr(1);
-        switch (kind) {
-        case '+':
-        case '-':
-            reply.type = kind == '+' ? REDIS_REPLY_STATUS : REDIS_REPLY_ERROR;
-            reply.text.assign(rest);
-            return true;
-        case ':':
-            reply.type = REDIS_REPLY_INTEGER;
-            reply.text.clear();
-            return number(rest, reply.integer);
-        case '$':
-            return bulk(rest, reply);
-        case '*':
-            return array(rest, reply, depth);
-        default:
-            return protocol_error(std::string("Protocol error, got \"") +
-                                  (kind >= 0x20 && kind < 0x7f ? std::string(1, kind) : "?") +
-                                  "\" as reply type byte");
-        }
-    }
-
-private:
-    static constexpr std::size_t kBufferBytes = 64 << 10;
-    // What a hostile or broken server can make this reader hold. Redis
-    // itself refuses a bulk string over 512 MB (proto-max-bulk-len) and
-    // hiredis nests arrays at most 7 deep; a header line is a few bytes.
-    static constexpr long long kMaxBulkBytes = 512LL << 20;
-    static constexpr int kMaxDepth = 7;
-    static constexpr std::size_t kMaxLineBytes = 1 << 20;
-
-    bool number(std::string_view text, long long& out) {
-        const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), out);
-        if (error != std::errc() || end != text.data() + text.size()) {
-            return protocol_error("Bad integer value");
-        }
-        return true;
-    }
-
-    bool bulk(std::string_view size_text, PipelinedReply& reply) {
-        long long size = 0;
-        if (!number(size_text, size)) {
-            return false;
-        }
-        if (size > kMaxBulkBytes) {
-            return protocol_error("Bulk string of " + std::to_string(size) +
-                                  " bytes, over Redis's own limit of 512 MB");
-        }
-        if (size < 0) {
-            reply.type = REDIS_REPLY_NIL;
-            reply.text.clear();
-            return true;
-        }
-        reply.type = REDIS_REPLY_STRING;
-        bool ok = true;
-        // The size asked for, not the callback's argument: libstdc++ 12
-        // passes the capacity there.
-        const auto want = static_cast<std::size_t>(size);
-        reply.text.resize_and_overwrite(want, [&](char* to, std::size_t) {
-            ok = take(to, want);
-            return want;
-        });
-        std::array<char, 2> end{};
-        if (!ok || !take(end.data(), end.size())) {
-            return false;
-        }
-        if (end[0] != '\r' || end[1] != '\n') {
-            return protocol_error("Bad bulk string end");
-        }
-        return true;
-    }
-
-    // Replies to these commands are never arrays: its elements are read (to
-    // stay in step) and dropped.
-    bool array(std::string_view count_text, PipelinedReply& reply, int depth) {
-        long long count = 0;
-        if (!number(count_text, count)) {
-            return false;
-        }
-        if (count > 0 && depth >= kMaxDepth) {
-            return protocol_error("Arrays nested more than " + std::to_string(kMaxDepth) + " deep");
-        }
-        reply.type = count < 0 ? REDIS_REPLY_NIL : REDIS_REPLY_ARRAY;
-        reply.text.clear();
-        PipelinedReply element;
-        for (long long i = 0; i < count; ++i) {
-            if (!read(element, depth + 1)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    // The next line, without its CRLF; it stays valid until the next read.
-    bool line(std::string_view& out) {
-        for (std::size_t searched = begin_;;) {
-            const std::string_view held(buffer_.data() + searched, end_ - searched);
-            if (const auto at = held.find("\r\n"); at != std::string_view::npos) {
-                out = std::string_view(buffer_.data() + begin_, searched + at - begin_);
-                begin_ = searched + at + 2;
-                return true;
-            }
-            searched = end_ > begin_ ? end_ - 1 : begin_;
-            const std::size_t before = begin_;
-            if (!fill()) {
-                return false;
-            }
-            searched -= before - begin_;
-        }
-    }
-
-    // `size` bytes to `to`: first what is buffered, then straight from the socket.
-    bool take(char* to, std::size_t size) {
-        const std::size_t buffered = std::min(size, end_ - begin_);
-        std::memcpy(to, buffer_.data() + begin_, buffered);
-        begin_ += buffered;
-        for (std::size_t done = buffered; done < size;) {
-            const ssize_t got = receive(to + done, size - done);
-            if (got <= 0) {
-                return false;
-            }
-            done += static_cast<std::size_t>(got);
-        }
-        return true;
-    }
-
-    // More bytes into the buffer, what is left of it moved to its start.
-    bool fill() {
-        if (begin_ > 0) {
-            std::memmove(buffer_.data(), buffer_.data() + begin_, end_ - begin_);
-            end_ -= begin_;
-            begin_ = 0;
-        }
-        if (end_ == buffer_.size()) {
-            if (buffer_.size() >= kMaxLineBytes) {
-                return protocol_error("A reply line of over " + std::to_string(kMaxLineBytes) +
-                                      " bytes without its end");
-            }
-            buffer_.resize(buffer_.size() * 2); // a line longer than the buffer
-        }
-        const ssize_t got = receive(buffer_.data() + end_, buffer_.size() - end_);
-        if (got <= 0) {
-            return false;
-        }
-        end_ += static_cast<std::size_t>(got);
-        return true;
-    }
-
-    ssize_t receive(char* to, std::size_t size) {
-        for (;;) {
-            const ssize_t got = ::read(context_.fd, to, size);
-            if (got > 0) {
-                return got;
-            }
-            if (got == 0) {
-                set_error(REDIS_ERR_EOF, "Server closed the connection");
-                return 0;
-            }
-            if (errno != EINTR) {
-                set_error(REDIS_ERR_IO, std::strerror(errno));
-                return -1;
-            }
-        }
-    }
-
-    bool protocol_error(const std::string& why) {
-        set_error(REDIS_ERR_PROTOCOL, why);
-        return false;
-    }
-
-    void set_error(int type, const std::string& why) {
-        context_.err = type;
-        const std::size_t size = std::min(why.size(), sizeof context_.errstr - 1);
-        std::memcpy(context_.errstr, why.data(), size);
-        context_.errstr[size] = '\0';
-    }
-
-    redisContext& context_;
-    std::string buffer_;
-    std::size_t begin_ = 0;
-    std::size_t end_ = 0;
 };
 
 } // namespace
@@ -542,7 +335,7 @@ struct RedisClient::Connection {
         return std::string(text_of(reply));
     }
 
-    Result<std::optional<std::string>> string_or_nil(const What& what, PipelinedReply&& reply) {
+    Result<std::optional<std::string>> string_or_nil(const What& what, RespReply&& reply) {
         if (reply.type == REDIS_REPLY_NIL) {
             return std::nullopt;
         }
@@ -568,7 +361,7 @@ struct RedisClient::Connection {
     // `bytes(i)` long) in pieces and hands each reply to `take(i, reply)`.
     // Every reply is read even after one is refused, so the connection stays
     // in step; the first refusal is the result. Frames and replies bypass
-    // hiredis (Frames, ReplyReader), whose buffers are empty between commands.
+    // hiredis (Frames, RespReader), whose buffers are empty between commands.
     template <class Queue, class Bytes, class Take>
     Result<void> pipeline(std::size_t count, const Queue& queue, const Bytes& bytes,
                           const Take& take, const std::function<What(std::size_t)>& what) {
@@ -581,7 +374,7 @@ struct RedisClient::Connection {
         const SigpipeGuard guard;
         std::optional<Error> refused;
         Frames frames;
-        ReplyReader reader(*context);
+        RespReader reader(context->fd);
         std::size_t next = 0;
         while (next < count) {
             std::size_t end = next;
@@ -598,8 +391,11 @@ struct RedisClient::Connection {
                 return std::unexpected(io_error(what(next)));
             }
             for (std::size_t i = next; i < end; ++i) {
-                PipelinedReply reply;
+                RespReply reply;
                 if (!reader.read(reply)) {
+                    context->err = reader.error_type();
+                    std::snprintf(context->errstr, sizeof context->errstr, "%s",
+                                  reader.error_text().c_str());
                     return std::unexpected(io_error(what(i)));
                 }
                 if (auto taken = take(i, std::move(reply)); !taken && !refused) {
@@ -771,7 +567,7 @@ RedisClient::get_many(std::span<const std::string> keys) {
             frames.add({"GET", keys[i]});
         },
         [&](std::size_t i) { return keys[i].size(); },
-        [&](std::size_t i, PipelinedReply&& reply) -> Result<void> {
+        [&](std::size_t i, RespReply&& reply) -> Result<void> {
             auto value = connection.string_or_nil(about("GET", keys[i]), std::move(reply));
             if (!value) {
                 return std::unexpected(value.error());
@@ -827,7 +623,7 @@ RedisClient::set_many(std::span<const std::pair<std::string_view, std::string_vi
             }
         },
         [&](std::size_t i) { return items[i].first.size() + items[i].second.size(); },
-        [&](std::size_t i, const PipelinedReply& reply) -> Result<void> {
+        [&](std::size_t i, const RespReply& reply) -> Result<void> {
             auto wrote = connection.written(about(command, items[i].first), reply);
             if (!wrote) {
                 return std::unexpected(wrote.error());
@@ -936,7 +732,7 @@ Result<std::vector<ValueFacts>> RedisClient::value_facts(std::span<const std::st
             frames.add({command(i), keys[i / 2]});
         },
         [&](std::size_t i) { return keys[i / 2].size(); },
-        [&](std::size_t i, const PipelinedReply& reply) -> Result<void> {
+        [&](std::size_t i, const RespReply& reply) -> Result<void> {
             if (reply.type != REDIS_REPLY_INTEGER) {
                 return std::unexpected(connection.unexpected_reply(about(command(i), keys[i / 2]),
                                                                    reply, "an integer"));
