@@ -49,9 +49,12 @@ package: build
 bench: build
 	@bench/run-benchmarks.sh $(BUILD_DIR)
 
-# libFuzzer targets for every parser (clang); FUZZ_SECONDS per target, 60 by default.
+# libFuzzer targets for every parser (clang); FUZZ_SECONDS per target, 60 by default, or a
+# budget of CPU time per target: `make fuzz FUZZ_CPU_SECONDS=1800 FUZZ_KEEP=1` (keeps the
+# minimized corpora in tests/fuzz/corpus/ and the runs in tests/fuzz/ledger.tsv).
+# FUZZ_TARGETS picks targets (default: all of them).
 fuzz: install-deps
-	@tests/fuzz/run-fuzzers.sh
+	@tests/fuzz/run-fuzzers.sh $(FUZZ_TARGETS)
 
 # The test suites under AddressSanitizer and UndefinedBehaviorSanitizer.
 asan: install-deps

@@ -8,8 +8,16 @@
 #   tests/fuzz/run-fuzzers.sh                          # every target, 60 s each
 #   FUZZ_SECONDS=600 tests/fuzz/run-fuzzers.sh fuzz_unpickler
 #   FUZZ_JOBS=2 tests/fuzz/run-fuzzers.sh              # libFuzzer -fork=2 per target
+#   FUZZ_CPU_SECONDS=1800 FUZZ_KEEP=1 tests/fuzz/run-fuzzers.sh fuzz_serving
+#                                      # until it has had 30 CPU-minutes, then keep its corpus
 #
 # Corpora grow across runs in build/fuzz/corpus/<target>/ (seeds are re-added each run).
+# tests/fuzz/corpus/<target>/ holds each target's kept corpus (committed, minimized with
+# libFuzzer's -merge=1): every run starts from it; FUZZ_KEEP=1 replaces it by the merged
+# corpus of the run. Each run appends a line to build/fuzz/ledger.tsv (date, target, wall
+# and CPU seconds, executions, edges, features, corpus, result); FUZZ_KEEP=1 appends it to
+# tests/fuzz/ledger.tsv as well, whose sums are the table in docs/SECURITY.md
+# (tests/fuzz/fuzz-table.py).
 # The fixtures are read from $CACHELENS_SHARED_DIR or ../shared beside the checkout.
 set -euo pipefail
 
@@ -17,6 +25,8 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 shared=${CACHELENS_SHARED_DIR:-$repo/../shared}
 fixtures=$shared/fixtures/torch-2.11-cu130-h100
 seconds=${FUZZ_SECONDS:-60}
+cpu_seconds=${FUZZ_CPU_SECONDS:-0}
+keep=${FUZZ_KEEP:-0}
 jobs=${FUZZ_JOBS:-1}
 build=$repo/build/fuzz
 
@@ -42,8 +52,9 @@ declare -A max_len=(
     [fuzz_bench_protocol]=65536
     [fuzz_compile_server]=16384
     [fuzz_serving]=65536
+    [fuzz_resp_reply]=65536
 )
-all_targets=(fuzz_unpickler fuzz_python_literal fuzz_python_tokens fuzz_kernel_module fuzz_best_config fuzz_example_inputs fuzz_causes fuzz_fingerprint fuzz_triton_kernel fuzz_trace fuzz_guards fuzz_mega_cache fuzz_signed_bundle fuzz_remote fuzz_keyed_cache fuzz_pt2 fuzz_precompile fuzz_bench_protocol fuzz_compile_server fuzz_serving)
+all_targets=(fuzz_unpickler fuzz_python_literal fuzz_python_tokens fuzz_kernel_module fuzz_best_config fuzz_example_inputs fuzz_causes fuzz_fingerprint fuzz_triton_kernel fuzz_trace fuzz_guards fuzz_mega_cache fuzz_signed_bundle fuzz_remote fuzz_keyed_cache fuzz_pt2 fuzz_precompile fuzz_bench_protocol fuzz_compile_server fuzz_serving fuzz_resp_reply)
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
     targets=("${all_targets[@]}")
@@ -125,6 +136,24 @@ seed_corpus() {
             esac
             { printf "\\x0$pick"; cat "$file"; } >"$corpus/seed-$(basename "$file")"
         done
+        ;;
+    fuzz_resp_reply)
+        # What a Redis server answers to the commands cachelens sends: statuses, errors,
+        # integers, nils, strings (one a real best_config), arrays (SCAN's), pipelines.
+        python3 - "$corpus" "$fixtures"/devset/cache/*/*.best_config <<'PY'
+import hashlib, pathlib, sys
+corpus = pathlib.Path(sys.argv[1])
+def bulk(data):
+    return b"$%d\r\n%s\r\n" % (len(data), data)
+config = pathlib.Path(sys.argv[2]).read_bytes() if len(sys.argv) > 2 else b"{}"
+seeds = [b"+PONG\r\n", b"+OK\r\n", b"-NOAUTH Authentication required.\r\n",
+         b"-ERR wrong number of arguments\r\n", b":0\r\n:-2\r\n:1234\r\n", b"$-1\r\n",
+         bulk(config) + b"$-1\r\n" + bulk(b"\x00\x01binary\r\n"),
+         b"*2\r\n" + bulk(b"0") + b"*2\r\n" + bulk(b"pt2:fx-graph-v1::fabc:c1") + bulk(b"k"),
+         b"*-1\r\n", b"*1\r\n*1\r\n*1\r\n:1\r\n", b"+OK\r\n$-1\r\n:5\r\n:-1\r\n" * 4]
+for blob in seeds:
+    (corpus / hashlib.sha1(blob).hexdigest()).write_bytes(blob)
+PY
         ;;
     fuzz_pt2)
         # tests/data/pt2's archives: every layout and every hostile case.
@@ -384,6 +413,15 @@ PY
     shopt -u nullglob
 }
 
+# CPU seconds (user + system) the process `pid` has used so far.
+cpu_of() {
+    local fields
+    read -r -a fields <"/proc/$1/stat" 2>/dev/null || { echo 0; return; }
+    # utime and stime are fields 14 and 15; the command name (2) has no spaces here.
+    echo $(((fields[13] + fields[14]) / $(getconf CLK_TCK)))
+}
+
+ledger=$build/ledger.tsv
 failed=()
 for target in "${targets[@]}"; do
     binary=$build/tests/fuzz/$target
@@ -393,32 +431,78 @@ for target in "${targets[@]}"; do
         continue
     fi
     corpus=$build/corpus/$target
+    kept=$repo/tests/fuzz/corpus/$target
     artifacts=$build/artifacts/$target
     mkdir -p "$corpus" "$artifacts"
     seed_corpus "$target" "$corpus"
-    echo "run-fuzzers: $target for ${seconds}s ($(find "$corpus" -type f | wc -l) inputs in the corpus)"
+    if [ -d "$kept" ]; then
+        cp -f "$kept"/* "$corpus"/ 2>/dev/null || true
+    fi
+    limit=$seconds
+    if [ "$cpu_seconds" -gt 0 ]; then
+        limit=$((cpu_seconds * 4)) # wall time is a backstop; the CPU watch below ends it
+        echo "run-fuzzers: $target for ${cpu_seconds} CPU seconds ($(find "$corpus" -type f | wc -l) inputs in the corpus)"
+    else
+        echo "run-fuzzers: $target for ${seconds}s ($(find "$corpus" -type f | wc -l) inputs in the corpus)"
+    fi
     parallel=()
     if [ "$jobs" -gt 1 ]; then
         parallel=(-fork="$jobs")
     fi
     # UBSan reports abort (the preset does not build with -fno-sanitize-recover).
     status=0
+    started=$EPOCHSECONDS
     UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
         "$binary" "$corpus" "${parallel[@]}" \
         -max_len="${max_len[$target]:-65536}" \
-        -max_total_time="$seconds" \
+        -max_total_time="$limit" \
         -timeout=10 \
         -rss_limit_mb=2048 \
         -artifact_prefix="$artifacts/" \
         -print_final_stats=1 \
-        >"$build/$target.log" 2>&1 || status=$?
+        >"$build/$target.log" 2>&1 &
+    pid=$!
+    cpu=0
+    while kill -0 "$pid" 2>/dev/null; do
+        cpu=$(cpu_of "$pid")
+        if [ "$cpu_seconds" -gt 0 ] && [ "$cpu" -ge "$cpu_seconds" ]; then
+            kill -INT "$pid" # libFuzzer prints its final stats and exits 72
+        fi
+        sleep 2
+    done
+    wait "$pid" || status=$?
+    [ "$status" -eq 72 ] && status=0
+    wall=$((EPOCHSECONDS - started))
     # What it did: the in-process summary, or fork mode's last status line.
     grep -E '^#[0-9]+[[:space:]]+(INITED|DONE)|^stat::number_of_executed_units|^==[0-9]+==|^SUMMARY|Test unit written' \
         "$build/$target.log" || true
     grep -E '^#[0-9]+: cov:' "$build/$target.log" | tail -n 1 || true
+    execs=$(grep -oE '^stat::number_of_executed_units: [0-9]+' "$build/$target.log" | grep -oE '[0-9]+$' || echo 0)
+    last=$(grep -E '^#[0-9]+[[:space:]]+(NEW|REDUCE|pulse|DONE|INITED)' "$build/$target.log" | tail -n 1)
+    edges=$(grep -oE 'cov: [0-9]+' <<<"$last" | grep -oE '[0-9]+' || echo 0)
+    features=$(grep -oE 'ft: [0-9]+' <<<"$last" | grep -oE '[0-9]+' || echo 0)
+    result=ok
     if [ "$status" -ne 0 ] || [ -n "$(find "$artifacts" -type f)" ]; then
         echo "run-fuzzers: $target FAILED (exit $status): see $build/$target.log and $artifacts/" >&2
         failed+=("$target")
+        result=failed
+    fi
+    inputs=$(find "$corpus" -type f | wc -l)
+    if [ "$keep" = 1 ] && [ "$result" = ok ]; then
+        # The kept corpus: the smallest set of inputs with every feature the run reached.
+        merged=$build/merged/$target
+        rm -rf "$merged" && mkdir -p "$merged"
+        "$binary" -merge=1 -max_len="${max_len[$target]:-65536}" -timeout=10 -rss_limit_mb=2048 \
+            "$merged" "$corpus" >"$build/$target.merge.log" 2>&1
+        rm -rf "$kept" && mkdir -p "$(dirname "$kept")" && mv "$merged" "$kept"
+        inputs=$(find "$kept" -type f | wc -l)
+        echo "run-fuzzers: kept $inputs inputs ($(du -sh "$kept" | cut -f1)) in tests/fuzz/corpus/$target"
+    fi
+    line=$(printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s' "$(date -u +%Y-%m-%dT%H:%MZ)" "$target" \
+        "$wall" "$cpu" "$execs" "$edges" "$features" "$inputs" "$result")
+    echo "$line" >>"$ledger"
+    if [ "$keep" = 1 ]; then
+        echo "$line" >>"$repo/tests/fuzz/ledger.tsv"
     fi
 done
 
