@@ -18,6 +18,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
+#include <QProcess>
 #include <QtTest>
 
 #include <algorithm>
@@ -465,6 +466,36 @@ private slots:
         QVERIFY(!fs::exists(cache.dir / source.path));
         const std::string problems = verify_problems(cache.dir);
         QVERIFY2(problems.empty(), problems.c_str());
+    }
+
+    // A file another process has open (a run loading its kernels, a copy in
+    // progress) is not deleted under it; its entry stays, saying which process.
+    void filesOpenInAnotherProcessStay() {
+        AgedCache cache;
+        QVERIFY(cache.make());
+        catalog::PruneOptions options;
+        options.older_than_ns = 30 * kDayNs;
+        auto plan = cache.catalog->plan_prune(cache.dir, options);
+        QVERIFY_RESULT(plan);
+        const auto* module = find_planned(*plan, cachedir::FileKind::Module);
+        QVERIFY(module != nullptr);
+        const fs::path held = fs::canonical(cache.dir / module->path);
+        QProcess holder;
+        holder.start("bash", {"-c", "exec 3<\"$1\"; echo ready; exec sleep 60", "holder",
+                              QString::fromStdString(held.string())});
+        QVERIFY(holder.waitForReadyRead(10000));
+        const auto holder_pid = holder.processId();
+
+        auto outcome = cache.catalog->prune(*plan);
+        holder.kill();
+        holder.waitForFinished();
+        QVERIFY_RESULT(outcome);
+        QVERIFY(fs::exists(held));
+        const std::string expected = module->path + ": " + module->path + " is open in process " +
+                                     std::to_string(holder_pid) + " (sleep)";
+        QVERIFY2(std::ranges::find(outcome->kept, expected) != outcome->kept.end(),
+                 expected.c_str());
+        QVERIFY(outcome->entries_deleted > 0); // the others went
     }
 
     void catalogMatchesTheDirAfterAPrune() {

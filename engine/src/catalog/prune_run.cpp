@@ -10,6 +10,7 @@
 
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/core/dir_handle.h>
+#include <cachelens/core/open_files.h>
 
 #include <algorithm>
 #include <map>
@@ -250,8 +251,11 @@ private:
 
 class Deleter {
 public:
-    Deleter(const DirHandle& root, PruneOutcome& outcome, EmptyDirSweeper& sweeper)
+    Deleter(const DirHandle& root, const std::string& root_path, PruneOutcome& outcome,
+            EmptyDirSweeper& sweeper)
         : root_(root)
+        , root_path_(root_path)
+        , in_use_(root_path)
         , outcome_(outcome)
         , sweeper_(sweeper) {}
 
@@ -267,6 +271,13 @@ public:
             }
             if (std::string why = check(*dir, name, file); !why.empty()) {
                 outcome_.kept.push_back(entry.path + ": " + file.path + " " + why);
+                return;
+            }
+            // A process reading the file (a run loading its kernels, a copy in
+            // progress) would be left with a file that vanished under it.
+            if (const auto* user = in_use_.user_of(root_path_ + "/" + file.path)) {
+                outcome_.kept.push_back(entry.path + ": " + file.path + " is open in process " +
+                                        std::to_string(user->pid) + " (" + user->command + ")");
                 return;
             }
             files.emplace_back(std::move(*dir), std::string(name));
@@ -355,6 +366,8 @@ private:
     }
 
     const DirHandle& root_;
+    const std::string& root_path_;
+    FilesInUse in_use_;
     PruneOutcome& outcome_;
     EmptyDirSweeper& sweeper_;
 };
@@ -403,7 +416,7 @@ Result<PruneOutcome> run_prune(sql::Database& db, const PrunePlan& plan,
                       .item = {}};
     outcome.cancelled = !report_progress(index_options.progress, progress);
     EmptyDirSweeper sweeper(*root, plan.now_ns - std::max(plan.keep_recent_ns, kKeyDirMinIdleNs));
-    Deleter deleter(*root, outcome, sweeper);
+    Deleter deleter(*root, plan.root, outcome, sweeper);
     for (std::size_t i = 0; i < doomed.size() && !outcome.cancelled; ++i) {
         deleter.remove(*doomed[i]);
         progress.done = i + 1;
