@@ -121,7 +121,7 @@ std::optional<fs::path> explored_dir(const fs::path& catalog_path, const KernelC
     std::error_code ec;
     for (fs::recursive_directory_iterator it(triton, ec), end; !ec && it != end; it.increment(ec)) {
         if (it.depth() > 2 || !it->is_regular_file(ec) || it->path().extension() != ".json" ||
-            it->path().filename().string().starts_with("__grp__")) {
+            cachedir::is_triton_group_file_name(it->path().filename().string())) {
             continue;
         }
         auto dir = cachedir::read_triton_kernel_dir(it->path().parent_path());

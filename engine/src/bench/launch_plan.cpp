@@ -120,7 +120,7 @@ struct TritonFiles {
 std::optional<std::pair<std::string, std::string_view>>
 artifact(const TritonKernelArtifacts& kernel, std::string_view extension) {
     for (const auto& file : kernel.files) {
-        if (file.name.ends_with(extension) && !file.name.starts_with("__grp__")) {
+        if (file.name.ends_with(extension) && !cachedir::is_triton_group_file_name(file.name)) {
             return std::pair{file.name, file.payload};
         }
     }

@@ -1,4 +1,5 @@
 #include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/cachedir/triton_kernel.h>
 #include <cachelens/core/format.h>
 #include <cachelens/core/text.h>
 #include <cachelens/serving/serving_tree.h>
@@ -597,7 +598,7 @@ std::vector<Entry> Scan::entries() const {
             if (file.kind != FileKind::Triton) {
                 continue;
             }
-            if (name.ends_with(".json") && !name.starts_with("__grp__")) {
+            if (name.ends_with(".json") && !is_triton_group_file_name(name)) {
                 entry.name = std::string(name.substr(0, name.size() - 5));
             } else if (entry.name.empty() && name.ends_with(".cubin")) {
                 entry.name = std::string(name.substr(0, name.size() - 6));

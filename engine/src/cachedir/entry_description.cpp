@@ -2,6 +2,7 @@
 #include <cachelens/cachedir/entry_links.h>
 #include <cachelens/cachedir/environment.h>
 #include <cachelens/cachedir/fingerprint.h>
+#include <cachelens/cachedir/triton_kernel.h>
 #include <cachelens/core/format.h>
 #include <cachelens/hash/sha256.h>
 #include <cachelens/pickle/access.h>
@@ -396,7 +397,7 @@ Field bundle_kernel_tree(const TritonKernelArtifacts& kernel) {
     for (const auto& file : kernel.files) {
         files.push_back(tree(file.name, format_bytes(file.payload.size())));
         total += file.payload.size();
-        if (kernel_name.empty() && !file.name.starts_with("__grp__")) {
+        if (kernel_name.empty() && !is_triton_group_file_name(file.name)) {
             kernel_name = std::string(stem_of(file.name));
         }
     }

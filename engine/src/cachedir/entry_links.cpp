@@ -1,6 +1,7 @@
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/entry_links.h>
 #include <cachelens/cachedir/file_kind.h>
+#include <cachelens/cachedir/triton_kernel.h>
 #include <cachelens/core/mapped_file.h>
 
 #include <algorithm>
@@ -212,7 +213,7 @@ TritonKernelDir bundled_triton_kernel(const TritonKernelArtifacts& artifacts) {
     for (const auto& file : artifacts.files) {
         dir.files.push_back({file.name, file.payload.size()});
         // __grp__*.json lists a kernel's files; the other .json is its metadata.
-        if (file.name.ends_with(".json") && !file.name.starts_with("__grp__")) {
+        if (file.name.ends_with(".json") && !is_triton_group_file_name(file.name)) {
             if (auto meta = parse_triton_metadata(file.payload)) {
                 dir.metadata = std::move(*meta);
             }
@@ -226,7 +227,7 @@ TritonKernelDir bundled_triton_kernel(const TritonKernelArtifacts& artifacts) {
         dir.kernel_name = dir.metadata->name;
     } else {
         for (const auto& file : dir.files) {
-            if (!file.name.starts_with("__grp__")) {
+            if (!is_triton_group_file_name(file.name)) {
                 dir.kernel_name = std::string(stem_of(file.name));
                 break;
             }

@@ -32,7 +32,7 @@ std::string triton_target_of(std::string_view metadata_json) {
 
 // The kernel's metadata is the one .json file of its dir that is not a group file.
 bool is_metadata_file(std::string_view name) {
-    return name.ends_with(".json") && !name.starts_with("__grp__") &&
+    return name.ends_with(".json") && !is_triton_group_file_name(name) &&
            !name.ends_with(".autotune.json");
 }
 

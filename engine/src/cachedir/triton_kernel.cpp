@@ -192,7 +192,7 @@ std::uint64_t TritonKernelDir::total_size() const {
 
 bool TritonKernelDir::has(std::string_view extension) const {
     return std::any_of(files.begin(), files.end(), [&](const TritonFile& file) {
-        return file.name.ends_with(extension) && !file.name.starts_with("__grp__");
+        return file.name.ends_with(extension) && !is_triton_group_file_name(file.name);
     });
 }
 
@@ -220,7 +220,7 @@ Result<TritonKernelDir> read_triton_kernel_dir(const std::filesystem::path& dir)
               [](const TritonFile& a, const TritonFile& b) { return a.name < b.name; });
     for (const auto& file : kernel.files) {
         const fs::path path = dir / file.name;
-        if (file.name.ends_with(".json") && !file.name.starts_with("__grp__")) {
+        if (file.name.ends_with(".json") && !is_triton_group_file_name(file.name)) {
             auto text = read_text_file(path);
             if (!text) {
                 return std::unexpected(text.error());
@@ -334,7 +334,7 @@ Result<TritonAutotuneResult> parse_triton_autotune(std::string_view text) {
 }
 
 TritonFileType triton_file_type(std::string_view name) {
-    if (name.starts_with("__grp__")) {
+    if (is_triton_group_file_name(name)) {
         return {"file group (JSON)", false};
     }
     static constexpr std::pair<std::string_view, TritonFileType> kTypes[] = {

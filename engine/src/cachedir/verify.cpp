@@ -1,4 +1,5 @@
 #include <cachelens/cachedir/entry_content.h>
+#include <cachelens/cachedir/triton_kernel.h>
 #include <cachelens/cachedir/verify.h>
 #include <cachelens/hash/sha256.h>
 #include <cachelens/pickle/unpickler.h>
@@ -232,7 +233,7 @@ private:
         // file (CompiledKernel needs get_group() to name the metadata JSON): a
         // dir without one is a compile that died, or one still being written.
         const bool grouped = std::ranges::any_of(
-            kernel.files, [](const TritonFile& f) { return f.name.starts_with("__grp__"); });
+            kernel.files, [](const TritonFile& f) { return is_triton_group_file_name(f.name); });
         if (!grouped) {
             add(entry.path, ProblemKind::Incomplete,
                 "no group file (__grp__" + kernel.kernel_name +
@@ -242,7 +243,7 @@ private:
         // __grp__<name>.json lists the kernel's files. Triton loads a kernel from its
         // metadata and binary alone (missing IRs are skipped), so only those count.
         for (const auto& file : kernel.files) {
-            if (!file.name.starts_with("__grp__")) {
+            if (!is_triton_group_file_name(file.name)) {
                 continue;
             }
             auto text = read_text_file(scan_.root / entry.path / file.name);

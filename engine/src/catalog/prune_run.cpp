@@ -9,6 +9,7 @@
 #include "root_graph.h"
 
 #include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/cachedir/triton_kernel.h>
 #include <cachelens/core/dir_handle.h>
 #include <cachelens/core/open_files.h>
 
@@ -282,6 +283,12 @@ public:
             }
             files.emplace_back(std::move(*dir), std::string(name));
         }
+        // A Triton kernel's group file goes first: a process killed between
+        // two unlinks leaves a dir Triton reads as a miss (no group file), never
+        // a group naming a file that is gone.
+        std::ranges::partition(files, [](const auto& file) {
+            return cachedir::is_triton_group_file_name(file.second);
+        });
         sweeper_.before_removing(entry);
         for (const auto& [dir, name] : files) {
             if (auto removed = dir.remove_file(name); !removed) {

@@ -57,6 +57,12 @@ struct TritonFile {
     std::uint64_t size = 0;
 };
 
+// Triton's file group (`__grp__<kernel>.json`): the list of a kernel's files
+// that Triton reads first, and without which it compiles the kernel again.
+inline bool is_triton_group_file_name(std::string_view name) {
+    return name.starts_with("__grp__");
+}
+
 // What a file of a Triton kernel dir is, by the names Triton gives them
 // ("PTX", "cubin (binary)", "file group (JSON)" for __grp__*), and whether
 // it is binary (cubin, hsaco, .so, .spv, .o): shown in hex, never as text.
