@@ -8,13 +8,21 @@
 #include "test_paths.h"
 
 #include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/cachedir/triton_kernel.h>
 #include <cachelens/catalog/catalog.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <QElapsedTimer>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
+#include <chrono>
 #include <random>
 
 using namespace cachelens;
@@ -66,6 +74,64 @@ void make_big_cache(const fs::path& root) {
                      fs::copy_options::recursive);
         }
     }
+}
+
+// Every file's mtime (and atime) set `days` back: old enough for any prune.
+void age_files(const fs::path& dir, int days) {
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(now).count();
+    const timespec old[2] = {{seconds - days * 86400, 0}, {seconds - days * 86400, 0}};
+    for (const auto& item : fs::recursive_directory_iterator(dir)) {
+        if (item.is_regular_file()) {
+            QVERIFY(::utimensat(AT_FDCWD, item.path().c_str(), old, AT_SYMLINK_NOFOLLOW) == 0);
+        }
+    }
+}
+
+// The files under `dir`, relative, sorted.
+std::vector<std::string> files_under(const fs::path& dir) {
+    std::vector<std::string> out;
+    for (const auto& item : fs::recursive_directory_iterator(dir)) {
+        if (item.is_regular_file()) {
+            out.push_back(fs::relative(item.path(), dir).string());
+        }
+    }
+    std::ranges::sort(out);
+    return out;
+}
+
+// Triton kernel dirs whose group file names a file that is not there: Triton
+// would take the kernel as cached and fail to load it.
+std::vector<std::string> broken_triton_groups(const fs::path& root) {
+    std::vector<std::string> out;
+    const fs::path triton = root / "triton";
+    if (!fs::exists(triton)) {
+        return out;
+    }
+    for (const auto& item : fs::recursive_directory_iterator(triton)) {
+        const std::string name = item.path().filename().string();
+        if (!item.is_regular_file() || !cachedir::is_triton_group_file_name(name)) {
+            continue;
+        }
+        const QByteArray bytes = test::read_file(item.path());
+        const auto children = QJsonDocument::fromJson(bytes).object()["child_paths"].toObject();
+        for (const auto& child : children) {
+            // The paths are the writing machine's: the file is looked for beside the group.
+            const fs::path beside =
+                item.path().parent_path() / fs::path(child.toString().toStdString()).filename();
+            if (!fs::exists(beside)) {
+                out.push_back(fs::relative(beside, root).string());
+            }
+        }
+    }
+    return out;
+}
+
+QStringList prune_arguments(const fs::path& root, const fs::path& catalog) {
+    return {"prune",         QString::fromStdString(root.string()),
+            "--older-than",  "30d",
+            "--keep-recent", "0s",
+            "--catalog",     QString::fromStdString(catalog.string())};
 }
 
 QStringList index_arguments(const fs::path& root, const fs::path& catalog) {
@@ -275,6 +341,78 @@ private slots:
         }
         report_tally(tally);
         QVERIFY2(tally.landed > 0, "no kill landed before the index finished");
+    }
+    // Kills while `prune` deletes: after each one the catalog is sound with no
+    // entry half-written and no Triton kernel dir keeps a group file naming a
+    // file that is gone (the group goes first: Triton compiles again rather
+    // than failing); then the next prune finishes the job, leaving the files
+    // one uninterrupted prune leaves, and a catalog equal to a fresh index.
+    void killedPruneLeavesEntriesWholeOrGone() {
+        QTemporaryDir temp;
+        QVERIFY(temp.isValid());
+        const fs::path root = path_of(temp) / "cache";
+        make_big_cache(root);
+        age_files(root, 40);
+        if (QTest::currentTestFailed()) {
+            return;
+        }
+        const fs::path reference = path_of(temp) / "reference";
+        fs::copy(root, reference, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+        age_files(reference, 40);
+        const fs::path reference_catalog = path_of(temp) / "reference.sqlite";
+        QCOMPARE(test::run_cli(index_arguments(reference, reference_catalog)).exit_code, 0);
+        QElapsedTimer timer;
+        timer.start();
+        const auto whole = test::run_cli(prune_arguments(reference, reference_catalog));
+        const qint64 duration_ms = timer.elapsed();
+        QVERIFY2(whole.exit_code == 0, whole.err.constData());
+        const auto left_by_one_prune = files_under(reference);
+        qInfo("an uninterrupted prune of %zu files to %zu takes %lld ms", files_under(root).size(),
+              left_by_one_prune.size(), static_cast<long long>(duration_ms));
+
+        KillTally tally;
+        for (unsigned seed : kSeeds) {
+            // Each seed on its own copy: the first kills land in a prune with all to do.
+            const fs::path dir = path_of(temp) / ("seed-" + std::to_string(seed));
+            fs::copy(root, dir, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
+            age_files(dir, 40);
+            const fs::path catalog_path =
+                path_of(temp) / ("seed-" + std::to_string(seed) + ".sqlite");
+            QCOMPARE(test::run_cli(index_arguments(dir, catalog_path)).exit_code, 0);
+            std::mt19937 random(seed);
+            std::uniform_int_distribution<qint64> delay_ms(0, duration_ms);
+            for (int kill = 0; kill < kKillsPerSeed; ++kill) {
+                QProcess process;
+                process.start(test::cli_path(), prune_arguments(dir, catalog_path));
+                QVERIFY(process.waitForStarted());
+                // The deliberate random delay: the kill lands wherever the prune is then.
+                if (!process.waitForFinished(static_cast<int>(delay_ms(random)))) {
+                    process.kill();
+                    QVERIFY(process.waitForFinished());
+                }
+                ++tally.kills;
+                tally.landed += process.exitStatus() == QProcess::CrashExit;
+                auto catalog = catalog::Catalog::open(catalog_path);
+                QVERIFY_RESULT(catalog);
+                QCOMPARE(test::integrity_problems(catalog->handle()), std::string("ok"));
+                const auto half_written = test::half_written_entries(catalog->handle());
+                QVERIFY2(half_written.empty(), join_lines(half_written).c_str());
+                const auto broken = broken_triton_groups(dir);
+                QVERIFY2(broken.empty(), join_lines(broken).c_str());
+            }
+            const auto last = test::run_cli(prune_arguments(dir, catalog_path));
+            QVERIFY2(last.exit_code == 0, last.err.constData());
+            QCOMPARE(files_under(dir), left_by_one_prune);
+            auto catalog = catalog::Catalog::open(catalog_path);
+            QVERIFY_RESULT(catalog);
+            QVERIFY_RESULT(catalog->index(dir));
+            const std::string difference = test::first_difference(
+                fresh_dump(dir, path_of(temp) / ("fresh-" + std::to_string(seed) + ".sqlite")),
+                test::canonical_dump(*catalog));
+            QVERIFY2(difference.empty(), difference.c_str());
+        }
+        qInfo("%d kills of prune: %d landed mid-prune", tally.kills, tally.landed);
+        QVERIFY2(tally.landed > 0, "no kill landed before the prune finished");
     }
 };
 
