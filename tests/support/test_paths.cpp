@@ -1,5 +1,8 @@
 #include "test_paths.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include <QCoreApplication>
 #include <QFile>
 #include <QProcess>
@@ -100,6 +103,27 @@ void copy_tree(const std::filesystem::path& from, const std::filesystem::path& t
             fs::create_directories(target);
         } else {
             copy_file_writable(entry.path(), target);
+        }
+    }
+}
+
+void age_files(const std::filesystem::path& path, std::chrono::seconds ago) {
+    namespace fs = std::filesystem;
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(now - ago).count();
+    const timespec times[2] = {{seconds, 0}, {seconds, 0}};
+    const auto touch = [&](const fs::path& file) {
+        if (::utimensat(AT_FDCWD, file.c_str(), times, AT_SYMLINK_NOFOLLOW) != 0) {
+            qFatal("cannot set the mtime of %s", file.c_str());
+        }
+    };
+    if (!fs::is_directory(path)) {
+        touch(path);
+        return;
+    }
+    for (const auto& item : fs::recursive_directory_iterator(path)) {
+        if (item.is_regular_file()) {
+            touch(item.path());
         }
     }
 }

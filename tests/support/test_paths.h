@@ -11,6 +11,7 @@
 #include <QStringList>
 #include <QTemporaryDir>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -49,6 +50,11 @@ private:
 
 // Copies a directory tree into a fresh temporary directory owned by the caller.
 void copy_tree(const std::filesystem::path& from, const std::filesystem::path& to);
+
+// Sets the mtime (and atime) of `path`, or of every file under it, to `ago`
+// before now: old enough for a prune, or no longer "being written"
+// (cachedir::kBeingWrittenNs). A file it cannot touch stops the test binary.
+void age_files(const std::filesystem::path& path, std::chrono::seconds ago);
 
 // A file's bytes; a file that cannot be read stops the test binary.
 std::string read_bytes(const std::filesystem::path& path);
