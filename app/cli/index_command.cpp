@@ -90,6 +90,7 @@ int run_index(const IndexOptions& options) {
                                {"parsed", result->parsed},
                                {"removed", result->removed},
                                {"parse_errors", result->parse_errors},
+                               {"being_written", result->being_written},
                                {"empty_key_dirs", result->empty_key_dirs}});
             if (!remote_report.is_null()) {
                 reports.back()["remote"] = remote_report;
@@ -105,6 +106,11 @@ int run_index(const IndexOptions& options) {
                         "errors)\n",
                         result->root.c_str(), result->entries, result->parsed, result->unchanged,
                         result->removed, result->parse_errors);
+            for (const auto& path : result->being_written) {
+                std::printf("note: %s did not parse and was written within the last minute: "
+                            "taken as still being written, indexed next time\n",
+                            path.c_str());
+            }
             for (const auto& key_dir : result->empty_key_dirs) {
                 std::printf("note: %s\n", cachedir::empty_key_dir_note(key_dir).c_str());
             }
@@ -129,11 +135,11 @@ void add_index_command(CLI::App& app, int& exit_code) {
     command->add_option("DIR", options->dirs, "cache dirs or redis:// URLs")->required();
     add_catalog_option(*command, options->catalog);
     command->add_option("--threads", options->threads, "parsing threads (default: one per core)");
-    command->add_flag(
-        "--json", options->json,
-        "print {catalog, roots: [{root, entries, unchanged, parsed, removed, "
-        "parse_errors, empty_key_dirs, remote (for a URL): {server, pulled, unchanged, "
-        "removed}}]}");
+    command->add_flag("--json", options->json,
+                      "print {catalog, roots: [{root, entries, unchanged, parsed, removed, "
+                      "parse_errors, being_written, empty_key_dirs, remote (for a URL): {server, "
+                      "pulled, unchanged, "
+                      "removed}}]}");
     command->callback([options, &exit_code] { exit_code = run_index(*options); });
 }
 

@@ -428,6 +428,8 @@ private slots:
         const std::string writing_dir = "fxgraph/yy/f" + std::string(51, 'y');
         fs::create_directories(root / writing_dir);
         std::ofstream(root / writing_dir / ".123.456.tmp") << "half";
+        // Two minutes without a write: one that died, not one at work.
+        test::age_files(root / writing_dir / ".123.456.tmp", std::chrono::minutes(2));
         fs::create_directories(root / "fxgraph/xx"); // a shard dir, not a key dir
 
         auto scan = scan_cache_dir(root);
@@ -525,6 +527,8 @@ private slots:
         const std::string orphan_aot_dir =
             "aotautograd/anyued6fehzl7v6da7mshoibxbxwa7ub4djhrl57qhvwptoxex6v/";
         const std::string orphan_aot = orphan_aot_dir + first_file_in(root / orphan_aot_dir);
+        // Damage a minute old or more: a write that died, not one at work.
+        test::age_files(root, std::chrono::minutes(2));
 
         auto scan = scan_cache_dir(root);
         QVERIFY_RESULT(scan);

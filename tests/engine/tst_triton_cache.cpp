@@ -279,6 +279,8 @@ private slots:
         test::write_bytes(root / kAutotuneDir / "matmul_kernel.autotune.json", kAutotuneJson);
         const std::string broken_dir(52, 'C');
         test::write_bytes(root / broken_dir / "matmul_kernel.autotune.json", R"({"key": [)");
+        // Left a minute ago or more: problems. Written now: a writer at work (below).
+        test::age_files(root, std::chrono::minutes(2));
 
         auto scan = scan_cache_dir(root);
         QVERIFY_RESULT(scan);
@@ -307,6 +309,25 @@ private slots:
         QVERIFY2(has_problem(report, no_cubin, ProblemKind::Incomplete, "no compiled binary"),
                  all.c_str());
         QCOMPARE(report.problems.size(), 7u);
+
+        // The same written just now: warnings that a writer is at work, no problem.
+        const std::string fresh_group_less(52, 'D');
+        fs::create_directories(root / fresh_group_less);
+        for (const auto& item : fs::directory_iterator(root / no_group)) {
+            fs::copy_file(item.path(), root / fresh_group_less / item.path().filename());
+        }
+        test::write_bytes(root / "tmp.6a3d" / "k.cubin", "half a cubin");
+        auto again = scan_cache_dir(root);
+        QVERIFY_RESULT(again);
+        const auto now = verify_cache_dir(*again);
+        QCOMPARE(now.problems.size(), 7u);
+        const auto warned = [&](const std::string& path, std::string_view text) {
+            return std::ranges::any_of(now.warnings, [&](const Problem& warning) {
+                return warning.path == path && warning.message.find(text) != std::string::npos;
+            });
+        };
+        QVERIFY(warned(fresh_group_less, "being written: no group file yet"));
+        QVERIFY(warned("tmp.6a3d/k.cubin", "being written: the temp file"));
     }
 
     void autotuneResultsAreReadAndShown() {

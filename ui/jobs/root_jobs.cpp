@@ -97,14 +97,19 @@ void RootJobs::index(const fs::path& dir) {
                 return;
             }
             const QString root = text(report->root);
-            emit statusMessage(tr("%1: %2 entries (%3 parsed, %4 unchanged, %5 removed, %6 parse "
-                                  "errors)")
-                                   .arg(root)
-                                   .arg(report->entries)
-                                   .arg(report->parsed)
-                                   .arg(report->unchanged)
-                                   .arg(report->removed)
-                                   .arg(report->parse_errors));
+            QString message = tr("%1: %2 entries (%3 parsed, %4 unchanged, %5 removed, %6 parse "
+                                 "errors)")
+                                  .arg(root)
+                                  .arg(report->entries)
+                                  .arg(report->parsed)
+                                  .arg(report->unchanged)
+                                  .arg(report->removed)
+                                  .arg(report->parse_errors);
+            if (!report->being_written.empty()) {
+                message += tr("; %n being written, indexed next time", nullptr,
+                              static_cast<int>(report->being_written.size()));
+            }
+            emit statusMessage(message);
             emit rootsChanged();
             emit rootIndexed(root);
             emit settled();

@@ -175,6 +175,10 @@ bool is_temp_name(std::string_view file_name) {
     return file_name.size() > 5 && file_name.front() == '.' && ends_with(file_name, ".tmp");
 }
 
+bool is_written_in_place(FileKind kind) {
+    return kind == FileKind::KeyedCacheValue || kind == FileKind::ServingIndex;
+}
+
 // "c" + 51 lowercase base32 characters: Inductor's code_hash, which names
 // its modules and AOTInductor's output dirs.
 bool is_code_hash(std::string_view name) {

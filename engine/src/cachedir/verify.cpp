@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <set>
 #include <tuple>
 
@@ -97,12 +98,42 @@ public:
     }
 
 private:
+    static std::int64_t now_ns() {
+        return std::chrono::duration_cast<std::chrono::nanoseconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    }
+
     void add(std::string path, ProblemKind kind, std::string message) {
         const std::size_t order = report_.problems.size();
         report_.problems.push_back({std::move(path), kind, std::move(message), order});
     }
 
+    void warn(std::string path, ProblemKind kind, std::string message) {
+        const std::size_t order = report_.warnings.size();
+        report_.warnings.push_back({std::move(path), kind, std::move(message), order});
+    }
+
+    // Whole seconds since `mtime_ns` when that is within kBeingWrittenNs: what
+    // looks broken then is a writer at work (a temp file before its rename, a
+    // lock before its value, a Triton dir before its group file).
+    static std::optional<std::int64_t> seconds_if_recent(std::int64_t mtime_ns) {
+        const std::int64_t age_ns = now_ns() - mtime_ns;
+        if (age_ns >= kBeingWrittenNs) {
+            return std::nullopt;
+        }
+        return std::max<std::int64_t>(0, age_ns) / 1'000'000'000;
+    }
+
     void parse_failed(const Entry& entry, const Error& error) {
+        if (is_written_in_place(entry.kind)) {
+            if (const auto seconds = seconds_if_recent(entry.mtime_ns)) {
+                warn(entry.path, ProblemKind::ParseError,
+                     "being written: written in place " + std::to_string(*seconds) +
+                         " s ago and not whole yet (" + error.message + ")");
+                return;
+            }
+        }
         add(entry.path, ProblemKind::ParseError, error.message);
     }
 
@@ -215,6 +246,19 @@ private:
     }
 
     void check_triton(const Entry& entry, const TritonKernelDir& kernel) {
+        // Triton puts a kernel's files one by one and its group file last: a dir
+        // without one that was written to within the last minute is a compile
+        // writing now, not a broken kernel (said as a warning, checked no further).
+        const bool grouped = std::ranges::any_of(
+            kernel.files, [](const TritonFile& f) { return is_triton_group_file_name(f.name); });
+        const auto seconds = seconds_if_recent(entry.mtime_ns);
+        if (!grouped && seconds) {
+            warn(entry.path, ProblemKind::Incomplete,
+                 "being written: no group file yet, its newest file written " +
+                     std::to_string(*seconds) +
+                     " s ago (Triton finds the kernel once its group file lands)");
+            return;
+        }
         if (!kernel.metadata) {
             add(entry.path, ProblemKind::Incomplete, "no metadata JSON");
             return;
@@ -231,14 +275,12 @@ private:
         }
         // Triton looks a kernel up by its group file, written after every other
         // file (CompiledKernel needs get_group() to name the metadata JSON): a
-        // dir without one is a compile that died, or one still being written.
-        const bool grouped = std::ranges::any_of(
-            kernel.files, [](const TritonFile& f) { return is_triton_group_file_name(f.name); });
+        // dir without one, idle for a minute, is a compile that died.
         if (!grouped) {
             add(entry.path, ProblemKind::Incomplete,
                 "no group file (__grp__" + kernel.kernel_name +
                     ".json): Triton finds nothing here and compiles the kernel again (a compile "
-                    "that died, or one still writing)");
+                    "that died: nothing was written here for a minute)");
         }
         // __grp__<name>.json lists the kernel's files. Triton loads a kernel from its
         // metadata and binary alone (missing IRs are skipped), so only those count.
@@ -286,12 +328,10 @@ private:
             }
             const std::filesystem::path recorded(where.get<std::string>());
             if (recorded.parent_path() != here && !std::filesystem::exists(recorded)) {
-                report_.warnings.push_back(
-                    {entry.path + "/" + group, ProblemKind::Moved,
+                warn(entry.path + "/" + group, ProblemKind::Moved,
                      "names its files under " + recorded.parent_path().string() +
                          ", where they are not: Triton finds nothing and compiles this kernel "
-                         "again (the cache was copied or moved from there)",
-                     report_.warnings.size()});
+                         "again (the cache was copied or moved from there)");
                 return;
             }
         }
@@ -327,7 +367,14 @@ private:
             const std::string_view stem =
                 path.substr(locks + 7, path.size() - locks - 7 - std::string_view(".lock").size());
             const std::string owner = std::string(path.substr(0, locks)) + "/" + std::string(stem);
-            if (!value_prefixes.contains(owner)) {
+            if (value_prefixes.contains(owner)) {
+                continue;
+            }
+            if (const auto seconds = seconds_if_recent(file.mtime_ns)) {
+                warn(std::string(path), ProblemKind::OrphanLock,
+                     "being written: a lock taken " + std::to_string(*seconds) +
+                         " s ago, its value not there yet (an insert in progress)");
+            } else {
                 add(std::string(path), ProblemKind::OrphanLock,
                     "a lock no value of " + std::string(path.substr(0, locks)) +
                         "/ uses (values named " + std::string(stem) +
@@ -348,8 +395,15 @@ private:
             ++report_.names_not_content_addressed;
             return;
         case FileKind::Temp:
-            add(entry.path, ProblemKind::StrayTemp,
-                "temp file of an atomic write that never finished (or is still running)");
+            if (const auto seconds = seconds_if_recent(entry.mtime_ns)) {
+                warn(entry.path, ProblemKind::StrayTemp,
+                     "being written: the temp file of an atomic write, written " +
+                         std::to_string(*seconds) + " s ago");
+            } else {
+                add(entry.path, ProblemKind::StrayTemp,
+                    "temp file of an atomic write that never finished (nothing written to it for "
+                    "a minute)");
+            }
             return;
         case FileKind::SharedLibrary:
         case FileKind::Lock:

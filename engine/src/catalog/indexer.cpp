@@ -622,11 +622,18 @@ Result<IndexReport> index_root(sql::Database& db, const fs::path& dir, const std
         for (std::size_t i = start; i < end && !report.cancelled; ++i) {
             const ParsedEntry parsed = pipeline.take(i);
             const cachedir::Entry& entry = *to_parse[i];
-            if (auto ok = writer->write(entry, files.at(entry.path), parsed); !ok) {
-                return std::unexpected(ok.error());
+            if (!parsed.error.empty() && cachedir::is_written_in_place(entry.kind) &&
+                now_ns() - entry.mtime_ns < cachedir::kBeingWrittenNs) {
+                // Written in place (an OnDiskCache value, vLLM's index) and
+                // caught half done: left as the catalog had it, parsed next time.
+                report.being_written.push_back(entry.path);
+            } else {
+                if (auto ok = writer->write(entry, files.at(entry.path), parsed); !ok) {
+                    return std::unexpected(ok.error());
+                }
+                ++report.parsed;
+                report.parse_errors += parsed.error.empty() ? 0 : 1;
             }
-            ++report.parsed;
-            report.parse_errors += parsed.error.empty() ? 0 : 1;
             progress.done = i + 1;
             progress.bytes += entry.size;
             progress.item = entry.path;
@@ -639,7 +646,8 @@ Result<IndexReport> index_root(sql::Database& db, const fs::path& dir, const std
     }
     pipeline.stop();
     // A stop asked for once everything was written changed nothing.
-    report.cancelled = report.cancelled && report.parsed < to_parse.size();
+    report.cancelled =
+        report.cancelled && report.parsed + report.being_written.size() < to_parse.size();
     // A previous index killed between its last write and this cleanup left
     // lines nothing uses, and nothing else would collect them.
     if (report.removed > 0 || report.parsed > 0 || previous_interrupted) {

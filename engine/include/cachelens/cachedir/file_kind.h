@@ -5,6 +5,7 @@
 // name alone (formats.md §1). Parsing comes later and may still find a file
 // corrupt.
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -85,5 +86,17 @@ std::optional<RootLayout> root_layout_from_string(std::string_view name);
 // True for the name of a file PyTorch is writing (or died writing):
 // ".<anything>.tmp".
 bool is_temp_name(std::string_view file_name);
+
+// What was written this recently and looks broken (a temp file before its
+// rename, a lock before its value, a Triton dir before its group file, a file
+// written in place that does not parse yet) is taken for a writer at work:
+// verify warns instead of reporting a problem, index parses it next time.
+inline constexpr std::int64_t kBeingWrittenNs = 60'000'000'000;
+
+// Files their producers write in place, so that a reader can see one half
+// written: an OnDiskCache value (open "xb", then written, under a flock) and
+// vLLM's compilation index (open "w"). Everything else PyTorch and Triton
+// write lands whole (temp file + rename): a broken one is broken.
+bool is_written_in_place(FileKind kind);
 
 } // namespace cachelens::cachedir

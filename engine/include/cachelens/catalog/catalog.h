@@ -45,6 +45,10 @@ struct IndexReport {
     std::size_t parsed = 0;       // new or changed: parsed now
     std::size_t removed = 0;      // gone since the last index
     std::size_t parse_errors = 0; // of those parsed now
+    // Did not parse and were written within the last minute: files written in
+    // place (an OnDiskCache value, vLLM's index) caught half done. Not
+    // stored (what the catalog held of them stays), parsed by the next index.
+    std::vector<std::string> being_written;
     std::vector<Error> walk_errors;
     std::vector<std::string> empty_key_dirs; // no entries: nothing indexed for them
     bool cancelled = false;
