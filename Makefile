@@ -4,7 +4,7 @@
 PRESET ?= default
 BUILD_DIR := build/$(PRESET)
 
-.PHONY: all install-deps configure build programs run test check-fresh check-deps package bench fuzz asan format \
+.PHONY: all install-deps configure build programs run test check-fresh check-deps package bench fuzz soak asan format \
 	check-format clean
 
 all: build
@@ -55,6 +55,12 @@ bench: build
 # FUZZ_TARGETS picks targets (default: all of them).
 fuzz: install-deps
 	@tests/fuzz/run-fuzzers.sh $(FUZZ_TARGETS)
+
+# The soak test at full length (tests/ui/tst_soak.cpp): PyTorch, Triton, OnDiskCache and
+# vLLM writers and a process holding files open, beside index, prune, verify, stats and the
+# window, for 8 minutes (`make test` runs it for 20 s).
+soak: build
+	@cd $(BUILD_DIR) && CACHELENS_SOAK_SECONDS=480 ctest -R '^tst_soak$$' --output-on-failure --timeout 900
 
 # The test suites under AddressSanitizer and UndefinedBehaviorSanitizer.
 asan: install-deps

@@ -23,6 +23,7 @@
 #include "main_window.h"
 #include "models/entry_table_model.h"
 #include "pages/browse_page.h"
+#include "stall_meter.h"
 
 #include <cachelens/catalog/catalog.h>
 #include <cachelens/catalog/entry_index.h>
@@ -151,39 +152,6 @@ private:
     int rows_ = -1;
 };
 
-// The longest time the GUI thread's event loop went without running: a
-// precise 1 ms timer notes when it fires; the largest gap between two
-// firings (or between start() and the first) is the longest stall, the
-// change's own synchronous work included. The goal: never over 100 ms.
-class StallMonitor : public QObject {
-public:
-    StallMonitor() {
-        timer_.setTimerType(Qt::PreciseTimer);
-        timer_.setInterval(1);
-        QObject::connect(&timer_, &QTimer::timeout, this, [this] {
-            const std::int64_t now = now_ns();
-            longest_ns_ = std::max(longest_ns_, now - last_ns_);
-            last_ns_ = now;
-        });
-    }
-    void start() {
-        longest_ns_ = 0;
-        last_ns_ = now_ns();
-        timer_.start();
-    }
-    // The longest stall since start(), in ms.
-    double stop() {
-        timer_.stop();
-        longest_ns_ = std::max(longest_ns_, now_ns() - last_ns_);
-        return static_cast<double>(longest_ns_) / 1e6;
-    }
-
-private:
-    QTimer timer_;
-    std::int64_t last_ns_ = 0;
-    std::int64_t longest_ns_ = 0;
-};
-
 // The window as cachelens-gui shows it, at the size the docs' screenshots use.
 void showWindow(MainWindow& window) {
     window.resize(1400, 900);
@@ -274,13 +242,14 @@ struct Measured {
 };
 
 Measured measure(TableWatch& watch, const std::function<void()>& change) {
-    static StallMonitor stalls;
+    static cachelens::test::StallMeter stalls;
     watch.arm();
     stalls.start();
     const std::int64_t start = now_ns();
     change();
     watch.wait();
-    const double stall = stalls.stop();
+    const double stall = stalls.longestMs();
+    stalls.stop();
     return {ms(start, watch.paint_end_ns),
             ms(start, watch.loaded_ns),
             ms(watch.reset_start_ns, watch.reset_end_ns),
@@ -392,7 +361,7 @@ Json filterRuns(const QString& catalogPath, const std::vector<Filter>& filters, 
         measure(watch, [&] { setText(""); });
         QTableView* table = window.browsePage()->entryTable();
         QScrollBar* bar = table->verticalScrollBar();
-        StallMonitor stalls;
+        cachelens::test::StallMeter stalls;
         for (int run = 0; run < runs; ++run) {
             for (const double at : {1.0, 0.5, 0.25, 0.75, 0.1, 0.9, 0.0}) {
                 stalls.start();
@@ -400,7 +369,8 @@ Json filterRuns(const QString& catalogPath, const std::vector<Filter>& filters, 
                 QEventLoop settle;
                 QTimer::singleShot(300, &settle, &QEventLoop::quit);
                 settle.exec();
-                scroll_stalls.push_back(stalls.stop());
+                scroll_stalls.push_back(stalls.longestMs());
+                stalls.stop();
             }
         }
     }

@@ -76,18 +76,6 @@ void make_big_cache(const fs::path& root) {
     }
 }
 
-// Every file's mtime (and atime) set `days` back: old enough for any prune.
-void age_files(const fs::path& dir, int days) {
-    const auto now = std::chrono::system_clock::now().time_since_epoch();
-    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(now).count();
-    const timespec old[2] = {{seconds - days * 86400, 0}, {seconds - days * 86400, 0}};
-    for (const auto& item : fs::recursive_directory_iterator(dir)) {
-        if (item.is_regular_file()) {
-            QVERIFY(::utimensat(AT_FDCWD, item.path().c_str(), old, AT_SYMLINK_NOFOLLOW) == 0);
-        }
-    }
-}
-
 // The files under `dir`, relative, sorted.
 std::vector<std::string> files_under(const fs::path& dir) {
     std::vector<std::string> out;
@@ -352,13 +340,13 @@ private slots:
         QVERIFY(temp.isValid());
         const fs::path root = path_of(temp) / "cache";
         make_big_cache(root);
-        age_files(root, 40);
+        test::age_files(root, std::chrono::days(40));
         if (QTest::currentTestFailed()) {
             return;
         }
         const fs::path reference = path_of(temp) / "reference";
         fs::copy(root, reference, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-        age_files(reference, 40);
+        test::age_files(reference, std::chrono::days(40));
         const fs::path reference_catalog = path_of(temp) / "reference.sqlite";
         QCOMPARE(test::run_cli(index_arguments(reference, reference_catalog)).exit_code, 0);
         QElapsedTimer timer;
@@ -375,7 +363,7 @@ private slots:
             // Each seed on its own copy: the first kills land in a prune with all to do.
             const fs::path dir = path_of(temp) / ("seed-" + std::to_string(seed));
             fs::copy(root, dir, fs::copy_options::recursive | fs::copy_options::copy_symlinks);
-            age_files(dir, 40);
+            test::age_files(dir, std::chrono::days(40));
             const fs::path catalog_path =
                 path_of(temp) / ("seed-" + std::to_string(seed) + ".sqlite");
             QCOMPARE(test::run_cli(index_arguments(dir, catalog_path)).exit_code, 0);

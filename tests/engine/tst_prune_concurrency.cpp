@@ -40,17 +40,6 @@ std::uint64_t fnv1a64(const std::string& data) {
     return hash;
 }
 
-void age_files(const fs::path& dir, int days) {
-    const auto now = std::chrono::system_clock::now().time_since_epoch();
-    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(now).count();
-    const timespec old[2] = {{seconds - days * 86400, 0}, {seconds - days * 86400, 0}};
-    for (const auto& item : fs::recursive_directory_iterator(dir)) {
-        if (item.is_regular_file()) {
-            QVERIFY(::utimensat(AT_FDCWD, item.path().c_str(), old, AT_SYMLINK_NOFOLLOW) == 0);
-        }
-    }
-}
-
 std::uint64_t total_bytes(const fs::path& dir) {
     std::uint64_t total = 0;
     for (const auto& item : fs::recursive_directory_iterator(dir)) {
@@ -128,7 +117,7 @@ private slots:
         const QString catalog = temp.filePath("catalog.sqlite");
         const fs::path source = test::fixture("devset/cache");
         test::copy_tree(source, dir);
-        age_files(dir, 40);
+        test::age_files(dir, std::chrono::days(40));
         const auto old_keys = fx_keys(dir);
         const std::uint64_t initial = total_bytes(dir);
 

@@ -9,6 +9,7 @@
 #include "main_window.h"
 #include "models/entry_table_model.h"
 #include "pages/browse_page.h"
+#include "stall_meter.h"
 #include "startup_script.h"
 #include "test_paths.h"
 
@@ -32,24 +33,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const QString kForward = QStringLiteral("flgtecy7im4dralr3mgjxdybnzzs6wqj55uihf75qzmvwfhdea7e");
-
-// The longest time between two turns of the event loop while it runs.
-class StallMeter : public QObject {
-public:
-    StallMeter() {
-        timer_.setInterval(5);
-        connect(&timer_, &QTimer::timeout, this,
-                [this] { longestMs_ = std::max(longestMs_, clock_.restart()); });
-        clock_.start();
-        timer_.start();
-    }
-    qint64 longestMs() const { return longestMs_; }
-
-private:
-    QTimer timer_;
-    QElapsedTimer clock_;
-    qint64 longestMs_ = 0;
-};
 
 // A writer holding the catalog as an index run does, excluding readers too
 // (WAL mode lets readers in beside an ordinary write transaction).
@@ -130,7 +113,7 @@ private slots:
 
         QSignalSpy shown(browse, &BrowsePage::entryShown);
         QSignalSpy loaded(browse->entryModel(), &EntryTableModel::loaded);
-        StallMeter meter;
+        test::StallMeter meter(5);
         QTest::keyClicks(browse->searchField(), "triton");
         QTest::qWait(300);
         browse->entryTable()->sortByColumn(EntryTableModel::Size, Qt::DescendingOrder);
@@ -139,7 +122,7 @@ private slots:
         QVERIFY(browse->selectEntry(kForward.left(10)));
         browse->browseAllRoots();
         QTest::qWait(1'500);
-        const qint64 longest = meter.longestMs();
+        const auto longest = static_cast<qint64>(meter.longestMs());
         qInfo("the longest event-loop stall while the catalog was locked: %lld ms", longest);
         QVERIFY2(longest < 100, qPrintable(QStringLiteral("the event loop stalled %1 ms while "
                                                           "the catalog was locked")
