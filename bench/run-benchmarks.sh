@@ -237,3 +237,8 @@ fi
 # caches, beside the Python anchor's import and export (~1 min; the catalog's
 # 4.2 GB cache rows need the catalog section above to have made it).
 "$root/bench/run-memory-benchmark.sh" "$build"
+
+# A million files (issue #37): index, re-index, search, stats, prune --dry-run,
+# ls and scan, and the GUI, against cat, find and CPython on the same files
+# (bench/make-million-cache.py; ~4 min once the cache exists).
+"$root/bench/run-scale-benchmark.sh" "$build"
