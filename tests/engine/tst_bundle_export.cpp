@@ -47,18 +47,6 @@ std::string exported(const std::vector<std::string>& keys, const fs::path& cache
     return bundle::encode_mega_cache(result->bundle);
 }
 
-// Every regular file under `root`, relative.
-std::vector<std::string> files_under(const fs::path& root) {
-    std::vector<std::string> files;
-    for (const auto& entry : fs::recursive_directory_iterator(root)) {
-        if (entry.is_regular_file()) {
-            files.push_back(fs::relative(entry.path(), root).string());
-        }
-    }
-    std::ranges::sort(files);
-    return files;
-}
-
 } // namespace
 
 class TestBundleExport : public QObject {
@@ -87,7 +75,7 @@ private slots:
         QCOMPARE(done.count(bundle::ImportAction::Written), result->bundle.artifact_count());
 
         std::size_t fx = 0, aot = 0, best = 0;
-        for (const auto& file : files_under(cache)) {
+        for (const auto& file : test::files_under(cache)) {
             QVERIFY2(file_bytes(cache / file) == file_bytes(source / file), file.c_str());
             fx += file.starts_with("fxgraph/");
             aot += file.starts_with("aotautograd/");
@@ -95,7 +83,7 @@ private slots:
         }
         // As many as the source dir holds of each.
         std::size_t source_fx = 0, source_aot = 0, source_best = 0;
-        for (const auto& file : files_under(source)) {
+        for (const auto& file : test::files_under(source)) {
             source_fx += file.starts_with("fxgraph/");
             source_aot += file.starts_with("aotautograd/");
             source_best += file.ends_with(".best_config");
@@ -276,7 +264,7 @@ private slots:
         QCOMPARE(stopped_writing.error().kind, ErrorKind::Cancelled);
         QCOMPARE(file_bytes(file), earlier);
         // Nothing left beside it either: the temp file of a write never started.
-        QCOMPARE(files_under(temp.path().toStdString()), std::vector<std::string>{"mlp.bin"});
+        QCOMPARE(test::files_under(temp.path().toStdString()), std::vector<std::string>{"mlp.bin"});
     }
 
     void exportFileSignsWithTheKeyGiven() {

@@ -76,18 +76,6 @@ void make_big_cache(const fs::path& root) {
     }
 }
 
-// The files under `dir`, relative, sorted.
-std::vector<std::string> files_under(const fs::path& dir) {
-    std::vector<std::string> out;
-    for (const auto& item : fs::recursive_directory_iterator(dir)) {
-        if (item.is_regular_file()) {
-            out.push_back(fs::relative(item.path(), dir).string());
-        }
-    }
-    std::ranges::sort(out);
-    return out;
-}
-
 // Triton kernel dirs whose group file names a file that is not there: Triton
 // would take the kernel as cached and fail to load it.
 std::vector<std::string> broken_triton_groups(const fs::path& root) {
@@ -354,9 +342,10 @@ private slots:
         const auto whole = test::run_cli(prune_arguments(reference, reference_catalog));
         const qint64 duration_ms = timer.elapsed();
         QVERIFY2(whole.exit_code == 0, whole.err.constData());
-        const auto left_by_one_prune = files_under(reference);
-        qInfo("an uninterrupted prune of %zu files to %zu takes %lld ms", files_under(root).size(),
-              left_by_one_prune.size(), static_cast<long long>(duration_ms));
+        const auto left_by_one_prune = test::files_under(reference);
+        qInfo("an uninterrupted prune of %zu files to %zu takes %lld ms",
+              test::files_under(root).size(), left_by_one_prune.size(),
+              static_cast<long long>(duration_ms));
 
         KillTally tally;
         for (unsigned seed : kSeeds) {
@@ -390,7 +379,7 @@ private slots:
             }
             const auto last = test::run_cli(prune_arguments(dir, catalog_path));
             QVERIFY2(last.exit_code == 0, last.err.constData());
-            QCOMPARE(files_under(dir), left_by_one_prune);
+            QCOMPARE(test::files_under(dir), left_by_one_prune);
             auto catalog = catalog::Catalog::open(catalog_path);
             QVERIFY_RESULT(catalog);
             QVERIFY_RESULT(catalog->index(dir));

@@ -8,6 +8,7 @@
 #include <QProcess>
 #include <QtTest>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 
@@ -105,6 +106,18 @@ void copy_tree(const std::filesystem::path& from, const std::filesystem::path& t
             copy_file_writable(entry.path(), target);
         }
     }
+}
+
+std::vector<std::string> files_under(const std::filesystem::path& dir) {
+    namespace fs = std::filesystem;
+    std::vector<std::string> out;
+    for (const auto& item : fs::recursive_directory_iterator(dir)) {
+        if (item.is_regular_file()) {
+            out.push_back(fs::relative(item.path(), dir).string());
+        }
+    }
+    std::ranges::sort(out);
+    return out;
 }
 
 void age_files(const std::filesystem::path& path, std::chrono::seconds ago) {

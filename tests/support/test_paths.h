@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace cachelens::test {
 
@@ -50,6 +51,9 @@ private:
 
 // Copies a directory tree into a fresh temporary directory owned by the caller.
 void copy_tree(const std::filesystem::path& from, const std::filesystem::path& to);
+
+// The regular files under `dir`, relative to it, sorted.
+std::vector<std::string> files_under(const std::filesystem::path& dir);
 
 // Sets the mtime (and atime) of `path`, or of every file under it, to `ago`
 // before now: old enough for a prune, or no longer "being written"
