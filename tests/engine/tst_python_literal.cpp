@@ -133,6 +133,10 @@ private slots:
         QVERIFY(std::isinf(parsed("1e400")->root().as_float()));
         QCOMPARE(parsed("1e-400")->root().as_float(), 0.0);
         QCOMPARE(parsed("0e999999999999999999999")->root().as_float(), 0.0);
+        // An exponent a long long holds, near its limit (fuzz_serving found the
+        // sum with the digits' magnitude overflowing): Python's inf and 0.0.
+        QVERIFY(std::isinf(parsed("3333e9223372036854775804")->root().as_float()));
+        QCOMPARE(parsed("0.0003e-9223372036854775804")->root().as_float(), 0.0);
         // float('inf') and friends are data here, not calls.
         QCOMPARE(parsed("float('inf')")->root().kind(), Kind::Float);
         QVERIFY(std::isinf(parsed("float('inf')")->root().as_float()));

@@ -207,8 +207,11 @@ bool float_text_overflows(std::string_view digits) {
         }
         const auto [end, ec] = std::from_chars(
             exponent_text.data(), exponent_text.data() + exponent_text.size(), exponent);
-        if (ec == std::errc::result_out_of_range) {
-            exponent = std::numeric_limits<long long>::max() / 2;
+        // Past any magnitude a text can have, the exponent alone decides; kept
+        // this far from the limits so that adding the magnitude cannot overflow.
+        constexpr long long kFar = std::numeric_limits<long long>::max() / 2;
+        if (ec == std::errc::result_out_of_range || exponent > kFar) {
+            exponent = kFar;
         }
         exponent = negative ? -exponent : exponent;
     }
