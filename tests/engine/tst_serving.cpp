@@ -13,6 +13,7 @@
 #include <cachelens/bundle/code_verdicts.h>
 #include <cachelens/bundle/compiled_artifact.h>
 #include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/core/mapped_file.h>
 #include <cachelens/serving/cache_factors.h>
 #include <cachelens/serving/compile_index.h>
 #include <cachelens/serving/piecewise.h>
@@ -211,6 +212,23 @@ private slots:
     }
 
     // ---- trees of each layout ----
+
+    // vLLM rewrites its index in place (open "w"): cut to nothing while
+    // cachelens holds it, the bytes it read stay readable. A mapped file's
+    // lost pages raised SIGBUS (tst_soak found it, in the window's roots job).
+    void anIndexCutWhileHeldStaysReadable() {
+        QTemporaryDir dir;
+        const fs::path root = fixture::vllm_08(dir.path().toStdString());
+        const fs::path index = root / "d4ec7c2a7d" / "rank_0_0" / "vllm_compile_cache.py";
+        auto file = MappedFile::open(index);
+        QVERIFY_RESULT(file);
+        const std::string before((*file)->bytes());
+        QVERIFY(!before.empty());
+        fs::resize_file(index, 0);
+        QCOMPARE(std::string((*file)->bytes()), before);
+        auto tree = read_serving_tree(root); // the index now empty: read, not a crash
+        QVERIFY_RESULT(tree);
+    }
 
     void vllm08Tree() {
         QTemporaryDir dir;

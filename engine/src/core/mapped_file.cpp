@@ -122,6 +122,16 @@ Result<std::shared_ptr<const MappedFile>> MappedFile::open(const std::filesystem
             file->data_ = file->owned_.data();
             return file;
         }
+        if (size < kReadBelowBytes) {
+            auto bytes = read_all(fd.get(), path, max_size, size);
+            if (!bytes) {
+                return std::unexpected(bytes.error());
+            }
+            file->owned_ = std::move(*bytes);
+            file->data_ = file->owned_.data();
+            file->size_ = file->owned_.size();
+            return file;
+        }
         void* mapping = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
         if (mapping != MAP_FAILED) {
             file->mapping_ = mapping;

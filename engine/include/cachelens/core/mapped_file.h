@@ -1,8 +1,9 @@
 #pragma once
 
-// Read-only view of a whole file. Regular files are memory-mapped so that the
-// pickle reader can hand out string views into them without copying; anything
-// else (pipes, /proc) is read into memory.
+// Read-only view of a whole file. Regular files of 1 MiB or more are
+// memory-mapped so that the pickle reader can hand out string views into them
+// without copying; smaller ones (kReadBelowBytes) and anything else (pipes,
+// /proc) are read into memory.
 
 #include <cachelens/core/error.h>
 
@@ -35,6 +36,12 @@ public:
     const std::filesystem::path& path() const { return path_; }
 
     static constexpr std::size_t kDefaultMaxSize = std::size_t{4} << 30;
+    // Files smaller than this are read, not mapped. A file its writer
+    // truncates while it is mapped (vLLM rewrites its index in place, open
+    // "w") raises SIGBUS on the next access to the lost pages; a read sees a
+    // short file, which the parsers report as cut short. The files written in
+    // place are small; PyTorch's large ones land by rename, a new inode.
+    static constexpr std::size_t kReadBelowBytes = std::size_t{1} << 20;
 
 private:
     MappedFile() = default;
