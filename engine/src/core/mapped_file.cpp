@@ -110,6 +110,7 @@ Result<std::shared_ptr<const MappedFile>> MappedFile::open(const std::filesystem
     }
     std::shared_ptr<MappedFile> file(new MappedFile());
     file->path_ = path;
+    std::size_t expected_size = 0;
     if (S_ISREG(st.st_mode)) {
         const auto size = static_cast<std::size_t>(st.st_size);
         if (size > max_size) {
@@ -122,25 +123,19 @@ Result<std::shared_ptr<const MappedFile>> MappedFile::open(const std::filesystem
             file->data_ = file->owned_.data();
             return file;
         }
-        if (size < kReadBelowBytes) {
-            auto bytes = read_all(fd.get(), path, max_size, size);
-            if (!bytes) {
-                return std::unexpected(bytes.error());
+        if (size >= kReadBelowBytes) {
+            void* mapping = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
+            if (mapping != MAP_FAILED) {
+                file->mapping_ = mapping;
+                file->data_ = static_cast<const char*>(mapping);
+                file->size_ = size;
+                return file;
             }
-            file->owned_ = std::move(*bytes);
-            file->data_ = file->owned_.data();
-            file->size_ = file->owned_.size();
-            return file;
         }
-        void* mapping = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd.get(), 0);
-        if (mapping != MAP_FAILED) {
-            file->mapping_ = mapping;
-            file->data_ = static_cast<const char*>(mapping);
-            file->size_ = size;
-            return file;
-        }
+        expected_size = size;
     }
-    auto bytes = read_all(fd.get(), path, max_size);
+    // Small files, files mmap refused, and what is not a regular file.
+    auto bytes = read_all(fd.get(), path, max_size, expected_size);
     if (!bytes) {
         return std::unexpected(bytes.error());
     }
