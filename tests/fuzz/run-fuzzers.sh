@@ -10,6 +10,8 @@
 #   FUZZ_JOBS=2 tests/fuzz/run-fuzzers.sh              # libFuzzer -fork=2 per target
 #   FUZZ_CPU_SECONDS=1800 FUZZ_KEEP=1 tests/fuzz/run-fuzzers.sh fuzz_serving
 #                                      # until it has had 30 CPU-minutes, then keep its corpus
+#   FUZZ_BUILD=0 tests/fuzz/run-fuzzers.sh fuzz_pt2   # run the binaries as built: edits made
+#                                      # while a long campaign runs do not reach it
 #
 # Corpora grow across runs in build/fuzz/corpus/<target>/ (seeds are re-added each run).
 # tests/fuzz/corpus/<target>/ holds each target's kept corpus (committed, minimized with
@@ -63,8 +65,10 @@ fi
 # The preset builds with Debian's clang-19: clang 14 cannot compile C++23
 # <expected> from libstdc++ 12 (scripts/install-deps.sh installs clang-19).
 cd "$repo"
-cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz --target "${targets[@]}"
+if [ "${FUZZ_BUILD:-1}" != 0 ]; then
+    cmake --preset fuzz >/dev/null
+    cmake --build --preset fuzz --target "${targets[@]}"
+fi
 
 # Copies seed files into a corpus dir, named by their sha1 as libFuzzer names its own
 # inputs, so a seed already there is not added twice.
