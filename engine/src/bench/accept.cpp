@@ -9,11 +9,11 @@
 #include "../core/python_json.h"
 
 #include <cachelens/bench/accept.h>
+#include <cachelens/core/dir_handle.h>
 #include <cachelens/core/mapped_file.h>
 #include <cachelens/hash/sha256.h>
 #include <cachelens/pickle/repr.h>
 
-#include <fcntl.h>
 #include <nlohmann/json.hpp>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -74,97 +74,49 @@ std::string utc_stamp() {
 
 // --- Files.
 
-Error io_error(const fs::path& path, const std::string& what, int error) {
-    return Error{ErrorKind::Io, what + ": " + std::strerror(error), path.string()};
-}
-
-class Fd {
-public:
-    explicit Fd(int fd)
-        : fd_(fd) {}
-    Fd(const Fd&) = delete;
-    Fd& operator=(const Fd&) = delete;
-    ~Fd() {
-        if (fd_ >= 0) {
-            ::close(fd_);
-        }
-    }
-    int get() const { return fd_; }
-    // Closes now, reporting what close() says (a delayed write error).
-    int close() { return ::close(std::exchange(fd_, -1)); }
-
-private:
-    int fd_;
-};
-
-// Writes and fsyncs `bytes` into the file `fd` was opened on.
-Result<void> write_synced(Fd& fd, const fs::path& path, std::string_view bytes) {
-    for (std::size_t done = 0; done < bytes.size();) {
-        const ssize_t n = ::write(fd.get(), bytes.data() + done, bytes.size() - done);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            return std::unexpected(io_error(path, "cannot write", errno));
-        }
-        done += static_cast<std::size_t>(n);
-    }
-    if (::fsync(fd.get()) != 0 || fd.close() != 0) {
-        return std::unexpected(io_error(path, "cannot write", errno));
-    }
-    return {};
+Result<DirHandle> dir_of(const fs::path& file) {
+    return DirHandle::open_root(file.has_parent_path() ? file.parent_path() : fs::path("."));
 }
 
 // `<file>.cachelens-backup-<UTC time>`, or with a counter after it when a
 // backup of that second exists: an existing backup is never overwritten.
 Result<fs::path> write_backup(const fs::path& file, std::string_view bytes, mode_t mode) {
-    const std::string base = file.string() + ".cachelens-backup-" + utc_stamp();
-    for (int counter = 0; counter < 1000; ++counter) {
-        fs::path backup = counter == 0 ? base : base + "-" + std::to_string(counter);
-        Fd fd(::open(backup.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode));
-        if (fd.get() < 0) {
-            if (errno == EEXIST) {
-                continue;
-            }
-            return std::unexpected(io_error(backup, "cannot create the backup", errno));
-        }
-        if (auto ok = write_synced(fd, backup, bytes); !ok) {
-            ::unlink(backup.c_str());
-            return std::unexpected(ok.error());
-        }
-        return backup;
+    auto dir = dir_of(file);
+    if (!dir) {
+        return std::unexpected(dir.error());
     }
-    return fail(ErrorKind::Io, "too many backups of this second already", base);
+    const std::string base = file.filename().string() + ".cachelens-backup-" + utc_stamp();
+    for (int counter = 0; counter < 1000; ++counter) {
+        const std::string name = counter == 0 ? base : base + "-" + std::to_string(counter);
+        auto written = dir->write_file(name, bytes, DirHandle::WriteMode::CreateOnly, mode);
+        if (!written) {
+            return std::unexpected(written.error());
+        }
+        if (*written) {
+            return file.parent_path() / name;
+        }
+    }
+    return fail(ErrorKind::Io, "too many backups of this second already",
+                (file.parent_path() / base).string());
 }
 
-// Replaces `file` with `bytes` as PyTorch's write_atomic does: a temp file
-// beside it (`.<name>.<pid>.tmp`), fsynced, renamed over it, then the dir
-// fsynced. `still_ok` runs right before the rename and can call it off.
+// Replaces `file` with `bytes` as PyTorch's write_atomic does (a temp file
+// beside it, renamed over it). `still_ok` runs right before and can call it off.
 Result<void> replace_atomically(const fs::path& file, std::string_view bytes, mode_t mode,
                                 const std::function<Result<void>()>& still_ok) {
-    const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
-    const fs::path temp =
-        dir / ("." + file.filename().string() + "." + std::to_string(::getpid()) + ".tmp");
-    Fd fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode));
-    if (fd.get() < 0) {
-        return std::unexpected(io_error(temp, "cannot create a temp file", errno));
+    auto dir = dir_of(file);
+    if (!dir) {
+        return std::unexpected(dir.error());
     }
-    // The umask must not change the mode the file had.
-    (void)::fchmod(fd.get(), mode);
-    auto written = write_synced(fd, temp, bytes);
-    if (written && still_ok) {
-        written = still_ok();
+    if (still_ok) {
+        if (auto ok = still_ok(); !ok) {
+            return ok;
+        }
     }
-    if (written && ::rename(temp.c_str(), file.c_str()) != 0) {
-        written = std::unexpected(io_error(file, "cannot rename the new file into place", errno));
-    }
+    auto written =
+        dir->write_file(file.filename().string(), bytes, DirHandle::WriteMode::Replace, mode);
     if (!written) {
-        ::unlink(temp.c_str());
-        return written;
-    }
-    Fd dir_fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (dir_fd.get() >= 0) {
-        (void)::fsync(dir_fd.get());
+        return std::unexpected(written.error());
     }
     return {};
 }

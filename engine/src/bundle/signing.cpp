@@ -1,8 +1,8 @@
 #include <cachelens/bundle/signing.h>
+#include <cachelens/core/dir_handle.h>
 #include <cachelens/core/mapped_file.h>
 #include <cachelens/hash/sha256.h>
 
-#include <fcntl.h>
 #include <openssl/bio.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -14,6 +14,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
+#include <vector>
 
 namespace cachelens::bundle {
 
@@ -42,10 +44,6 @@ using MdCtx = std::unique_ptr<EVP_MD_CTX, MdCtxFree>;
 struct ClearErrors {
     ~ClearErrors() { ERR_clear_error(); }
 };
-
-std::string errno_text(int error) {
-    return std::strerror(error);
-}
 
 // The label of the first PEM block ("PRIVATE KEY", "PUBLIC KEY", ...),
 // empty when the text has none.
@@ -107,67 +105,6 @@ Result<std::string> read_key_file(const fs::path& file) {
         return std::unexpected(text.error().at(file.string()));
     }
     return text;
-}
-
-// Writes `bytes` to a new temp file beside `final_path`, with `mode`, synced.
-Result<fs::path> write_temp(const fs::path& final_path, std::string_view bytes, mode_t mode) {
-    const fs::path dir = final_path.has_parent_path() ? final_path.parent_path() : fs::path(".");
-    std::string name = (dir / ("." + final_path.filename().string() + ".XXXXXX")).string();
-    const int fd = ::mkostemp(name.data(), O_CLOEXEC); // created 0600
-    if (fd < 0) {
-        return fail(ErrorKind::Io, "cannot create a temp file beside it: " + errno_text(errno),
-                    final_path.string());
-    }
-    bool ok = ::fchmod(fd, mode) == 0;
-    for (std::size_t done = 0; ok && done < bytes.size();) {
-        const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        ok = n > 0;
-        done += ok ? static_cast<std::size_t>(n) : 0;
-    }
-    ok = ok && ::fsync(fd) == 0;
-    const int error = errno;
-    ok = ::close(fd) == 0 && ok;
-    if (!ok) {
-        ::unlink(name.c_str());
-        return fail(ErrorKind::Io, "cannot write: " + errno_text(error), name);
-    }
-    return fs::path(name);
-}
-
-// Moves `temp` to `final_path` unless something is there already, atomically.
-Result<void> place_no_replace(const fs::path& temp, const fs::path& final_path) {
-    int result =
-        ::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, final_path.c_str(), RENAME_NOREPLACE);
-    if (result != 0 && (errno == EINVAL || errno == ENOSYS)) {
-        // A file system without RENAME_NOREPLACE: a hard link refuses to
-        // replace too.
-        result = ::link(temp.c_str(), final_path.c_str());
-        if (result == 0) {
-            ::unlink(temp.c_str());
-        }
-    }
-    if (result != 0) {
-        const int error = errno;
-        ::unlink(temp.c_str());
-        if (error == EEXIST) {
-            return fail(ErrorKind::InvalidArgument, "already exists; a key is never overwritten",
-                        final_path.string());
-        }
-        return fail(ErrorKind::Io, "cannot create: " + errno_text(error), final_path.string());
-    }
-    return {};
-}
-
-void sync_dir(const fs::path& file) {
-    const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
-    const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        (void)::fsync(fd);
-        ::close(fd);
-    }
 }
 
 } // namespace
@@ -338,26 +275,55 @@ Result<void> write_key_pair(const fs::path& private_key_file, const fs::path& pu
     if (private_text.empty() || public_text.empty()) {
         return fail(ErrorKind::Io, "OpenSSL cannot write the key as PEM");
     }
-    auto private_temp = write_temp(private_key_file, private_text, 0600);
-    if (!private_temp) {
-        return std::unexpected(private_temp.error());
+    // One batch: both temp files written and flushed before either name
+    // shows. The public key is renamed first, so a kill leaves both keys,
+    // neither, or the public one alone (nothing secret), never half of one.
+    struct KeyFile {
+        const fs::path* path;
+        const std::string* text;
+        mode_t mode;
+    };
+    const KeyFile files[] = {{&public_key_file, &public_text, 0644},
+                             {&private_key_file, &private_text, 0600}};
+    std::vector<DirHandle> dirs;
+    for (const auto& file : files) {
+        auto dir = DirHandle::open_root(file.path->has_parent_path() ? file.path->parent_path()
+                                                                     : fs::path("."));
+        if (!dir) {
+            return std::unexpected(dir.error());
+        }
+        dirs.push_back(std::move(*dir));
     }
-    auto public_temp = write_temp(public_key_file, public_text, 0644);
-    if (!public_temp) {
-        ::unlink(private_temp->c_str());
-        return std::unexpected(public_temp.error());
+    DurableWriteBatch batch;
+    for (std::size_t i = 0; i < std::size(files); ++i) {
+        if (auto staged = batch.stage(dirs[i], files[i].path->filename().string(), *files[i].text,
+                                      DirHandle::WriteMode::CreateOnly, files[i].mode);
+            !staged) {
+            return staged;
+        }
     }
-    if (auto placed = place_no_replace(*private_temp, private_key_file); !placed) {
-        ::unlink(public_temp->c_str());
-        return placed;
+    const auto placed = batch.commit();
+    const auto was_placed = [&](std::size_t i) {
+        return placed[i] && *placed[i];
+    };
+    if (was_placed(0) && was_placed(1)) {
+        return {};
     }
-    if (auto placed = place_no_replace(*public_temp, public_key_file); !placed) {
-        // Both or neither: a private key without its public one is no use.
-        ::unlink(private_key_file.c_str());
-        return placed;
+    // Both or neither: one key without the other is no use.
+    for (std::size_t i = 0; i < placed.size(); ++i) {
+        if (was_placed(i)) {
+            (void)dirs[i].remove_file(files[i].path->filename().string());
+        }
     }
-    sync_dir(private_key_file);
-    sync_dir(public_key_file);
+    for (std::size_t i = 0; i < placed.size(); ++i) {
+        if (!placed[i]) {
+            return std::unexpected(placed[i].error());
+        }
+        if (!*placed[i]) {
+            return fail(ErrorKind::InvalidArgument, "already exists; a key is never overwritten",
+                        files[i].path->string());
+        }
+    }
     return {};
 }
 

@@ -263,10 +263,18 @@ TempFileProblem write_temp_file(int dir_fd, const std::string& temp,
 // errno of the failure (the temp file removed too).
 std::variant<bool, int> place_temp_file(int dir_fd, const std::string& temp,
                                         const std::string& name, DirHandle::WriteMode mode) {
-    const int renamed =
-        mode == DirHandle::WriteMode::Replace
-            ? ::renameat(dir_fd, temp.c_str(), dir_fd, name.c_str())
-            : ::renameat2(dir_fd, temp.c_str(), dir_fd, name.c_str(), RENAME_NOREPLACE);
+    int renamed = mode == DirHandle::WriteMode::Replace
+                      ? ::renameat(dir_fd, temp.c_str(), dir_fd, name.c_str())
+                      : ::renameat2(dir_fd, temp.c_str(), dir_fd, name.c_str(), RENAME_NOREPLACE);
+    if (renamed != 0 && mode == DirHandle::WriteMode::CreateOnly &&
+        (errno == EINVAL || errno == ENOSYS)) {
+        // A file system without RENAME_NOREPLACE: a hard link refuses to
+        // replace too, and the temp name goes after it.
+        renamed = ::linkat(dir_fd, temp.c_str(), dir_fd, name.c_str(), 0);
+        if (renamed == 0) {
+            (void)::unlinkat(dir_fd, temp.c_str(), 0);
+        }
+    }
     if (renamed == 0) {
         return true;
     }
@@ -466,6 +474,79 @@ Result<std::vector<std::string>> DirHandle::subdir_names() const {
     ::closedir(dir);
     std::sort(names.begin(), names.end());
     return names;
+}
+
+Result<StreamedFile> StreamedFile::create(const std::filesystem::path& file, mode_t permissions) {
+    const auto parent = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+    const std::string name = file.filename().string();
+    if (!is_plain_name(name)) {
+        return fail(ErrorKind::InvalidArgument, "not a file name", file.string());
+    }
+    auto dir = DirHandle::open_root(parent);
+    if (!dir) {
+        return std::unexpected(dir.error());
+    }
+    StreamedFile streamed(std::move(*dir), name);
+    streamed.fd_ = ::openat(streamed.dir_->fd(), streamed.temp_.c_str(),
+                            O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, permissions);
+    if (streamed.fd_ < 0) {
+        return fail(ErrorKind::Io, "cannot create a temp file: " + system_message(errno),
+                    joined(streamed.dir_->path(), streamed.temp_));
+    }
+    // The umask must not narrow what the caller asked for.
+    (void)::fchmod(streamed.fd_, permissions);
+    return streamed;
+}
+
+StreamedFile::StreamedFile(DirHandle dir, std::string name)
+    : dir_(std::move(dir))
+    , name_(std::move(name))
+    , temp_(temp_name_for(name_)) {}
+
+StreamedFile::StreamedFile(StreamedFile&& other) noexcept
+    : dir_(std::move(other.dir_))
+    , name_(std::move(other.name_))
+    , temp_(std::move(other.temp_))
+    , fd_(std::exchange(other.fd_, -1)) {
+    other.dir_.reset();
+}
+
+StreamedFile::~StreamedFile() {
+    if (fd_ >= 0) {
+        ::close(fd_);
+    }
+    if (dir_) {
+        (void)::unlinkat(dir_->fd(), temp_.c_str(), 0);
+    }
+}
+
+std::string StreamedFile::path() const {
+    return dir_ ? joined(dir_->path(), name_) : name_;
+}
+
+Result<bool> StreamedFile::place(DirHandle::WriteMode mode) {
+    if (!dir_ || fd_ < 0) {
+        return fail(ErrorKind::InvalidArgument, "placed already", path());
+    }
+    const bool synced = ::fsync(fd_) == 0;
+    const int sync_error = errno;
+    const bool closed = ::close(std::exchange(fd_, -1)) == 0;
+    if (!synced || !closed) {
+        return fail(ErrorKind::Io, "cannot write: " + system_message(synced ? errno : sync_error),
+                    joined(dir_->path(), temp_));
+    }
+    const auto placed = place_temp_file(dir_->fd(), temp_, name_, mode);
+    const DirHandle dir = std::move(*dir_);
+    dir_.reset(); // the temp name is gone either way
+    if (const int* error = std::get_if<int>(&placed)) {
+        return fail(ErrorKind::Io,
+                    "cannot rename the new file into place: " + system_message(*error),
+                    joined(dir.path(), name_));
+    }
+    if (std::get<bool>(placed)) {
+        (void)::fsync(dir.fd());
+    }
+    return std::get<bool>(placed);
 }
 
 Result<void> replace_file_atomically(const std::filesystem::path& file, std::string_view bytes) {

@@ -1,5 +1,6 @@
 #include <cachelens/bundle/code_verdicts.h>
 #include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/core/dir_handle.h>
 #include <cachelens/core/mapped_file.h>
 #include <cachelens/hash/sha256.h>
 #include <cachelens/serving/pack.h>
@@ -360,46 +361,47 @@ Result<PackResult> pack_hash_dir(const ServingTree& tree, const HashDir& dir,
         }
     }
     const std::string manifest_text = manifest_json(manifest);
-    const fs::path temp = output.string() + "." + std::to_string(::getpid()) + ".tmp";
-    const auto abandon = [&](Error failure) -> Result<PackResult> {
-        std::error_code ignored;
-        fs::remove(temp, ignored);
-        return std::unexpected(std::move(failure));
-    };
+    // Streamed to a hidden temp file beside FILE and renamed into place: a
+    // failure, a stop or a kill leaves no FILE (at most the temp file).
+    auto streamed = StreamedFile::create(output);
+    if (!streamed) {
+        return std::unexpected(streamed.error());
+    }
     {
         ArchiveWriter writer;
         if (archive_write_add_filter_zstd(writer.handle) != ARCHIVE_OK ||
             archive_write_set_format_pax_restricted(writer.handle) != ARCHIVE_OK ||
-            archive_write_open_filename(writer.handle, temp.c_str()) != ARCHIVE_OK) {
-            return abandon(Error{ErrorKind::Io, writer.error(), output.string()});
+            archive_write_open_fd(writer.handle, streamed->fd()) != ARCHIVE_OK) {
+            return std::unexpected(Error{ErrorKind::Io, writer.error(), output.string()});
         }
         const std::int64_t now = std::time(nullptr);
         if (!writer.add(std::string(kManifestMember), manifest_text, now)) {
-            return abandon(Error{ErrorKind::Io, writer.error(), output.string()});
+            return std::unexpected(Error{ErrorKind::Io, writer.error(), output.string()});
         }
         if (key != nullptr) {
             const std::string signature = key->sign(manifest_text);
             if (signature.empty() || !writer.add(std::string(kSignatureMember), signature, now)) {
-                return abandon(Error{ErrorKind::Io, "cannot sign the manifest", output.string()});
+                return std::unexpected(
+                    Error{ErrorKind::Io, "cannot sign the manifest", output.string()});
             }
             result.signer = key->public_key().fingerprint();
         }
         for (const auto& [relative, path] : files) {
             auto mapped = MappedFile::open(path);
             if (!mapped) {
-                return abandon(mapped.error());
+                return std::unexpected(mapped.error());
             }
             const auto listed = std::ranges::find(manifest.files, relative, &PackedFile::path);
             if ((*mapped)->size() != listed->size ||
                 hash::sha256_hex((*mapped)->bytes()) != listed->sha256) {
-                return abandon(Error{ErrorKind::Io,
-                                     "changed while it was packed (a server still writing?)",
-                                     path.string()});
+                return std::unexpected(
+                    Error{ErrorKind::Io, "changed while it was packed (a server still writing?)",
+                          path.string()});
             }
             struct stat st {};
             const std::int64_t mtime = ::stat(path.c_str(), &st) == 0 ? st.st_mtim.tv_sec : now;
             if (!writer.add(std::string(kTreeMember) + relative, (*mapped)->bytes(), mtime)) {
-                return abandon(Error{ErrorKind::Io, writer.error(), output.string()});
+                return std::unexpected(Error{ErrorKind::Io, writer.error(), output.string()});
             }
             if (!report_progress(progress, {.stage = ProgressStage::Reading,
                                             .unit = ProgressUnit::Files,
@@ -407,16 +409,21 @@ Result<PackResult> pack_hash_dir(const ServingTree& tree, const HashDir& dir,
                                             .total = files.size() * 2,
                                             .bytes = 0,
                                             .item = relative})) {
-                return abandon(Error{ErrorKind::Cancelled, "stopped", {}});
+                return std::unexpected(Error{ErrorKind::Cancelled, "stopped", {}});
             }
         }
         if (archive_write_close(writer.handle) != ARCHIVE_OK) {
-            return abandon(Error{ErrorKind::Io, writer.error(), output.string()});
+            return std::unexpected(Error{ErrorKind::Io, writer.error(), output.string()});
         }
     }
-    if (::rename(temp.c_str(), output.c_str()) != 0) {
-        return abandon(Error{ErrorKind::Io, "cannot rename into place: " + errno_text(errno),
-                             output.string()});
+    auto placed = streamed->place(DirHandle::WriteMode::CreateOnly);
+    if (!placed) {
+        return std::unexpected(placed.error());
+    }
+    if (!*placed) {
+        return fail(ErrorKind::InvalidArgument,
+                    "already exists (made while packing): remove it or name another file",
+                    output.string());
     }
     result.archive_bytes = fs::file_size(output, error);
     return result;

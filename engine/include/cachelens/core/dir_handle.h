@@ -119,6 +119,39 @@ private:
     std::size_t bytes_ = 0;
 };
 
+// A file written as it is produced (an archive streamed by libarchive), placed
+// as DirHandle::write_file places one: the bytes go to a temp file beside it
+// (`.<name>.<pid>.tmp`), and place() fsyncs it and renames it into place.
+// Until then nothing shows under the file's name; one dropped unplaced (an
+// error, a stop) removes its temp file. A kill -9 leaves at most the temp.
+class StreamedFile {
+public:
+    // `file` is a path the user named: its parent may be reached through symlinks.
+    static Result<StreamedFile> create(const std::filesystem::path& file,
+                                       mode_t permissions = 0644);
+    StreamedFile(StreamedFile&& other) noexcept;
+    StreamedFile& operator=(StreamedFile&&) = delete;
+    StreamedFile(const StreamedFile&) = delete;
+    StreamedFile& operator=(const StreamedFile&) = delete;
+    ~StreamedFile();
+
+    // Where the bytes go; closed by place().
+    int fd() const { return fd_; }
+    // The file's path, for messages.
+    std::string path() const;
+    // As DirHandle::write_file: false when CreateOnly finds the name taken
+    // (nothing is placed then). The temp file is gone afterwards either way.
+    Result<bool> place(DirHandle::WriteMode mode);
+
+private:
+    StreamedFile(DirHandle dir, std::string name);
+
+    std::optional<DirHandle> dir_; // empty once placed
+    std::string name_;
+    std::string temp_;
+    int fd_ = -1;
+};
+
 // False for "", ".", ".." and names with a '/' or a NUL: not one directory entry.
 bool is_plain_name(std::string_view name);
 
