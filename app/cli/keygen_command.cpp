@@ -51,7 +51,8 @@ void add_keygen_command(CLI::App& app, int& exit_code) {
     auto* command = app.add_subcommand(
         "keygen", "Make an Ed25519 key pair for signed bundles: PREFIX.key (PKCS#8 PEM, mode "
                   "0600) signs (export --sign), PREFIX.pub (PEM) checks (verify --trust, import "
-                  "--require-signature). Existing files are never overwritten. Exit 2 on an error");
+                  "--require-signature). Existing files are never overwritten; a stop leaves both "
+                  "keys, neither, or the public key alone. Exit 2 on an error");
     command->add_option("-o,--output", options->prefix, "the files' path without .key/.pub")
         ->capture_default_str();
     command->add_flag("--json", options->json,
