@@ -1,11 +1,17 @@
 #include "commands.h"
 #include "output.h"
+#include "progress_line.h"
 
 #include <cachelens/trace/warm_start.h>
+#include <cachelens/watch/trace_watch.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
+#include <set>
+#include <thread>
 
 namespace cachelens::cli {
 
@@ -15,6 +21,8 @@ struct ReportOptions {
     std::string input; // a log file or a TORCH_TRACE dir
     std::string cache; // optional: the cache dir to find each miss's cause against
     bool json = false;
+    bool follow = false;
+    double seconds = 0; // --follow: 0 until Ctrl-C
 };
 
 Json optional_ns(const std::optional<std::int64_t>& ns) {
@@ -104,7 +112,93 @@ void print_compile(const trace::CompileWarmStart& compile) {
     }
 }
 
+// `report --follow DIR`: each compile as soon as its log has gone past it
+// (a later compile began there), then the summary so far; Ctrl-C (or
+// --seconds) prints the last compiles and the summary of everything read.
+int run_follow(const ReportOptions& options) {
+    auto watch = watch::TraceWatch::start(options.input, true);
+    if (!watch) {
+        return report(watch.error());
+    }
+    ProgressLine interrupt("following " + options.input, true);
+    if (!options.json) {
+        std::fprintf(stderr, "following %s: Ctrl-C ends it with the summary\n",
+                     options.input.c_str());
+    }
+    const auto until =
+        options.seconds > 0
+            ? std::chrono::steady_clock::now() +
+                  std::chrono::milliseconds(static_cast<long>(options.seconds * 1000))
+            : std::chrono::steady_clock::time_point::max();
+    std::set<std::pair<std::string, std::string>> printed; // (log, compile id)
+    std::set<std::string> warned;
+    std::string last_log; // of the last compile printed
+    std::optional<trace::WarmStartSummary> summary;
+    bool first = true;
+    bool last_pass = false;
+    while (true) {
+        last_pass = interrupt.interrupted() || std::chrono::steady_clock::now() >= until;
+        auto events = watch->poll();
+        if (!events) {
+            return report(events.error());
+        }
+        if (!first && events->empty() && !last_pass) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+            continue;
+        }
+        first = false;
+        auto analysis = trace::analyze_warm_start(watch->logs(), options.cache);
+        if (!analysis) {
+            return report(analysis.error());
+        }
+        for (const auto& error : analysis->skipped) {
+            if (warned.insert(error.describe()).second) {
+                std::cerr << "cachelens: skipped " << error.describe() << '\n';
+            }
+        }
+        bool printed_any = false;
+        for (std::size_t i = 0; i < analysis->reports.size(); ++i) {
+            const auto& compiles = analysis->reports[i].compiles;
+            for (std::size_t c = 0; c < compiles.size(); ++c) {
+                // The last compile of a log may still be logging its layers.
+                if ((c + 1 == compiles.size() && !last_pass) ||
+                    !printed.emplace(analysis->reports[i].path, compiles[c].compile_id).second) {
+                    continue;
+                }
+                printed_any = true;
+                if (options.json) {
+                    print_json_line({{"log", text(analysis->reports[i].path)},
+                                     {"compile", compile_json(analysis->logs[i], compiles[c])}});
+                } else {
+                    if (analysis->reports[i].path != last_log) {
+                        last_log = analysis->reports[i].path;
+                        std::printf("\n%s:\n", last_log.c_str());
+                    }
+                    print_compile(compiles[c]);
+                }
+            }
+        }
+        summary = analysis->summary;
+        if (printed_any && !options.json && !last_pass) {
+            std::printf("so far: %s\n", summary->line().c_str());
+        }
+        std::fflush(stdout);
+        if (last_pass) {
+            break;
+        }
+    }
+    if (options.json) {
+        print_json_line({{"summary", summary_json(*summary)}});
+    } else {
+        std::printf("\n%s\n", summary->line().c_str());
+    }
+    return kExitOk;
+}
+
 int run_report(const ReportOptions& options) {
+    if (options.follow) {
+        return run_follow(options);
+    }
     auto analysis = trace::analyze_warm_start(options.input, options.cache);
     if (!analysis) {
         return report(analysis.error());
@@ -164,6 +258,13 @@ void add_report_command(CLI::App& app, int& exit_code) {
         "against the nearest entry of --cache (or 'first compile'). First line: the summary.");
     command->add_option("LOG_OR_DIR", options->input, "a trace log, or the TORCH_TRACE dir")
         ->required();
+    command->add_flag("--follow", options->follow,
+                      "LOG_OR_DIR a TORCH_TRACE dir being written: print each compile once its "
+                      "log has gone past it (a later compile began), then the summary so far; "
+                      "Ctrl-C prints the last compiles and the summary (--json: one {log, "
+                      "compile} a line, then {summary})");
+    command->add_option("--seconds", options->seconds,
+                        "with --follow: stop after this long (default: Ctrl-C)");
     command->add_option("--cache", options->cache,
                         "the cache dir to find each miss's cause against");
     command->add_flag(

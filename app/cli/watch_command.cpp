@@ -6,9 +6,12 @@
 #include "progress_line.h"
 
 #include <cachelens/watch/cache_watch.h>
+#include <cachelens/watch/trace_watch.h>
 
 #include <chrono>
 #include <cstdio>
+#include <map>
+#include <optional>
 
 namespace cachelens::cli {
 
@@ -16,6 +19,7 @@ namespace {
 
 struct WatchOptions {
     std::string dir;
+    std::string trace; // optional: a TORCH_TRACE dir being written
     bool json_lines = false;
     double seconds = 0; // 0: until Ctrl-C
 };
@@ -30,14 +34,25 @@ int run_watch(const WatchOptions& options) {
     if (!cache) {
         return report(cache.error());
     }
+    std::optional<watch::TraceWatch> trace;
+    if (!options.trace.empty()) {
+        auto started = watch::TraceWatch::start(options.trace, false);
+        if (!started) {
+            return report(started.error());
+        }
+        trace.emplace(std::move(*started));
+    }
+    // Trace events by "FX graph cache miss" and the like, for the summary.
+    std::map<std::string, std::size_t> trace_counts;
     // Draws nothing: it only turns Ctrl-C into the end of the watch.
     ProgressLine interrupt("watching " + options.dir, true);
     if (options.json_lines) {
         print_json_line({{"watching", options.dir}, {"dirs", (*watcher)->watched_dirs()}});
     } else {
         const std::size_t dirs = (*watcher)->watched_dirs();
-        std::fprintf(stderr, "watching %s (%zu dir%s): Ctrl-C ends it with a summary\n",
-                     options.dir.c_str(), dirs, dirs == 1 ? "" : "s");
+        std::fprintf(stderr, "watching %s (%zu dir%s)%s%s: Ctrl-C ends it with a summary\n",
+                     options.dir.c_str(), dirs, dirs == 1 ? "" : "s",
+                     trace ? " and the trace logs in " : "", trace ? options.trace.c_str() : "");
     }
     if (const auto& note = (*watcher)->limit_note()) {
         std::fprintf(stderr, "cachelens: %s\n", note->c_str());
@@ -64,6 +79,35 @@ int run_watch(const WatchOptions& options) {
                 std::fflush(stdout);
             }
         }
+        if (!trace) {
+            continue;
+        }
+        auto logged = trace->poll();
+        if (!logged) {
+            return report(logged.error());
+        }
+        for (const auto& item : *logged) {
+            const std::string cache_name =
+                item.event.cache == trace::CacheKind::FxGraph ? "FX graph" : "AOTAutograd";
+            ++trace_counts[cache_name + " cache " + item.event.status];
+            if (options.json_lines) {
+                print_json_line({{"kind", "trace"},
+                                 {"log", text(item.log)},
+                                 {"compile_id", text(item.event.compile_id)},
+                                 {"cache", trace::to_string(item.event.cache)},
+                                 {"status", text(item.event.status)},
+                                 {"detailed_status", text(item.event.detailed_status)},
+                                 {"key", text(item.event.key)},
+                                 {"line", text(item.line)}});
+            } else {
+                std::printf("trace %s: %s\n", item.log.c_str(), item.line.c_str());
+                std::fflush(stdout);
+            }
+        }
+    }
+    std::string trace_line;
+    for (const auto& [what, count] : trace_counts) {
+        trace_line += (trace_line.empty() ? "trace: " : ", ") + std::to_string(count) + " " + what;
     }
     const auto& summary = cache->summary();
     if (options.json_lines) {
@@ -77,9 +121,14 @@ int run_watch(const WatchOptions& options) {
                          {"causes", std::move(causes)},
                          {"aot_entries", summary.aot_entries},
                          {"autotune_results", summary.autotune_results},
-                         {"kernels", summary.kernels}});
+                         {"kernels", summary.kernels},
+                         {"trace", trace_line}});
     } else {
         std::printf("%s\n", summary.line().c_str());
+        if (trace) {
+            std::printf("%s\n",
+                        trace_line.empty() ? "trace: no cache event logged" : trace_line.c_str());
+        }
     }
     return kExitOk;
 }
@@ -98,10 +147,16 @@ void add_watch_command(CLI::App& app, int& exit_code) {
                  "dynamic, 1 config; ...\". Uses inotify, one watch per dir: past the kernel's "
                  "limit (fs.inotify.max_user_watches) it says which changes it cannot see.");
     command->add_option("DIR", options->dir, "the cache dir")->required();
+    command->add_option("--trace", options->trace,
+                        "also follow the TORCH_TRACE logs of this dir as they are written: one "
+                        "line per AOTAutograd or FX graph cache hit, miss or bypass, with its "
+                        "compile (\"trace LOG: compile 1/0 (forward at model.py:12): FX graph "
+                        "cache miss f3gunfwvnc2b… (guard_miss)\")");
     command->add_flag("--json-lines", options->json_lines,
                       "print one JSON object a line: {watching, dirs}, then {kind, path, key, "
-                      "recompile, line} per event, then {summary, compiles, recompiles, causes, "
-                      "aot_entries, autotune_results, kernels}");
+                      "recompile, line} per event ({kind: trace, log, compile_id, cache, status, "
+                      "detailed_status, key, line} per trace event), then {summary, compiles, "
+                      "recompiles, causes, aot_entries, autotune_results, kernels, trace}");
     command->add_option("--seconds", options->seconds, "stop after this long (default: Ctrl-C)");
     command->callback([options, &exit_code] { exit_code = run_watch(*options); });
 }

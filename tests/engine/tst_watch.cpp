@@ -8,7 +8,9 @@
 
 #include "test_paths.h"
 
+#include <cachelens/trace/trace_log.h>
 #include <cachelens/watch/cache_watch.h>
+#include <cachelens/watch/trace_watch.h>
 
 #include <QJsonObject>
 #include <QProcess>
@@ -17,6 +19,8 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <random>
 #include <thread>
 
 using namespace cachelens;
@@ -53,6 +57,42 @@ void write_triton_kernel(const fs::path& cache, const fs::path& kernel_dir) {
         fs::copy_file(file.path(), staging / file.path().filename());
     }
     fs::rename(staging, cache / "triton" / "0" / kernel_dir.filename());
+}
+
+const fs::path kTraceLog =
+    "devset/trace/dedicated_log_torch_trace_zyfkwfwy.log"; // 1.6 MB, FX and AOT events
+
+std::string bytes_of(const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Appends `bytes` to `file` as a process logging would, in pieces of random
+// size that end anywhere (mid-line too), with pauses between some of them.
+void append_in_pieces(const fs::path& file, const std::string& bytes, unsigned seed) {
+    std::mt19937 random(seed);
+    std::ofstream out(file, std::ios::binary | std::ios::app);
+    for (std::size_t at = 0; at < bytes.size();) {
+        const std::size_t piece = std::min(
+            bytes.size() - at, std::uniform_int_distribution<std::size_t>(1, 64 << 10)(random));
+        out.write(bytes.data() + at, static_cast<std::streamsize>(piece));
+        out.flush();
+        at += piece;
+        if (random() % 4 == 0) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        }
+    }
+}
+
+// What a finished log's cache events are, each as "compile status key line".
+std::vector<std::string> event_ids(const std::vector<trace::CacheEvent>& events) {
+    std::vector<std::string> ids;
+    for (const auto& event : events) {
+        ids.push_back(event.compile_id + " " + std::string(trace::to_string(event.cache)) + " " +
+                      event.status + " " + event.key + " " + std::to_string(event.line) + " " +
+                      std::to_string(event.components.size()));
+    }
+    return ids;
 }
 
 } // namespace
@@ -138,6 +178,127 @@ private slots:
         QCOMPARE(summary["compiles"].toInt(), 2);
         QCOMPARE(summary["causes"].toObject()["dtypes"].toInt(), 1);
         QCOMPARE(test::run_cli({"watch", QString::fromStdString((cache / "missing").string())})
+                     .exit_code,
+                 2);
+    }
+
+    // A log read in pieces that end anywhere is the log read whole; before
+    // it settles, what it gives is a prefix of that, never a partial event.
+    void aFollowedLogIsTheLogReadWhole() {
+        const std::string bytes = bytes_of(test::fixture(kTraceLog.string()));
+        auto whole = trace::parse_trace_log(bytes, "log");
+        QVERIFY_RESULT(whole);
+        QVERIFY(whole->events.size() > 3);
+        const auto expected = event_ids(whole->events);
+        std::mt19937 random(7);
+        trace::TraceLogFollower follower("log");
+        QVERIFY(!follower.snapshot(true)); // nothing yet: no trace event
+        std::size_t seen = 0;
+        for (std::size_t at = 0; at < bytes.size();) {
+            const std::size_t piece = std::min(
+                bytes.size() - at, std::uniform_int_distribution<std::size_t>(1, 20000)(random));
+            follower.feed(std::string_view(bytes).substr(at, piece));
+            at += piece;
+            if (auto partial = follower.snapshot(false)) {
+                const auto ids = event_ids(partial->events);
+                QVERIFY(ids.size() >= seen && ids.size() <= expected.size());
+                QVERIFY(std::equal(ids.begin(), ids.end(), expected.begin()));
+                seen = ids.size();
+            }
+        }
+        auto settled = follower.snapshot(true);
+        QVERIFY_RESULT(settled);
+        QVERIFY(event_ids(settled->events) == expected);
+        QCOMPARE(settled->compiles.size(), whole->compiles.size());
+        QCOMPARE(settled->phases.size(), whole->phases.size());
+        QCOMPARE(settled->kernels.size(), whole->kernels.size());
+        QCOMPARE(settled->warnings, whole->warnings);
+        QCOMPARE(follower.bytes_read(), std::uint64_t{bytes.size()});
+    }
+
+    // TraceWatch while a process appends its log: every cache event once, in
+    // order, with its compile; a log started later and one cut short are read.
+    void traceWatchReportsEachCacheEventOnce() {
+        QTemporaryDir dir;
+        const fs::path logs = fs::path(dir.path().toStdString()) / "trace";
+        fs::create_directories(logs);
+        const std::string bytes = bytes_of(test::fixture(kTraceLog.string()));
+        const auto expected = event_ids(trace::parse_trace_log(bytes, "log")->events);
+        auto watch = TraceWatch::start(logs, false);
+        QVERIFY_RESULT(watch);
+        QVERIFY(!TraceWatch::start(logs / "missing", false));
+        std::thread writer([&] { append_in_pieces(logs / "rank0.log", bytes, 3); });
+        std::vector<trace::CacheEvent> events;
+        std::vector<std::string> lines;
+        const auto collect = [&] {
+            auto polled = watch->poll(std::chrono::milliseconds(300));
+            QVERIFY_RESULT(polled);
+            for (auto& item : *polled) {
+                QCOMPARE(item.log, std::string("rank0.log"));
+                lines.push_back(item.line);
+                events.push_back(std::move(item.event));
+            }
+        };
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        while (events.size() < expected.size() && std::chrono::steady_clock::now() < deadline) {
+            collect();
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
+        writer.join();
+        std::this_thread::sleep_for(std::chrono::milliseconds(400));
+        collect(); // settled: nothing more
+        QVERIFY(event_ids(events) == expected);
+        QVERIFY2(lines.front().starts_with("compile ") && lines.front().contains(" cache "),
+                 lines.front().c_str());
+        QCOMPARE(watch->logs().size(), std::size_t{1});
+
+        // A log cut short (a new run wrote it again) is read again from its start.
+        const std::size_t before = events.size();
+        {
+            std::ofstream(logs / "rank0.log", std::ios::binary | std::ios::trunc)
+                << bytes.substr(0, bytes.size() / 2);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(400));
+        collect();
+        QVERIFY(events.size() > before);
+    }
+
+    void cliFollowsTheTraceBesideTheCache() {
+        QTemporaryDir dir;
+        const fs::path base = dir.path().toStdString();
+        const fs::path cache = base / "cache";
+        const fs::path logs = base / "trace";
+        fs::create_directories(cache);
+        fs::create_directories(logs);
+        const std::string bytes = bytes_of(test::fixture(kTraceLog.string()));
+        const auto finished = trace::parse_trace_log(bytes, "log");
+        QProcess watch;
+        watch.start(test::cli_path(),
+                    {"watch", QString::fromStdString(cache.string()), "--trace",
+                     QString::fromStdString(logs.string()), "--seconds", "5", "--json-lines"});
+        QVERIFY(watch.waitForStarted());
+        QVERIFY(watch.waitForReadyRead(10000));
+        append_in_pieces(logs / "run.log", bytes, 11);
+        QVERIFY(watch.waitForFinished(30000));
+        QCOMPARE(watch.exitCode(), 0);
+        int trace_lines = 0;
+        for (const auto& line : watch.readAllStandardOutput().trimmed().split('\n')) {
+            trace_lines += QJsonDocument::fromJson(line).object()["kind"].toString() == "trace";
+        }
+        QCOMPARE(trace_lines, static_cast<int>(finished->events.size()));
+
+        // report --follow over the finished log ends where report does.
+        const auto followed = test::run_cli(
+            {"report", "--follow", QString::fromStdString(logs.string()), "--seconds", "1"});
+        QCOMPARE(followed.exit_code, 0);
+        const auto once = test::run_cli({"report", QString::fromStdString(logs.string())});
+        QCOMPARE(once.exit_code, 0);
+        const QByteArray summary = once.out.left(once.out.indexOf('\n'));
+        QVERIFY2(followed.out.trimmed().endsWith(summary), followed.out.constData());
+        QVERIFY2(followed.out.count("\ncompile ") == once.out.count("\ncompile "),
+                 followed.out.constData());
+        QCOMPARE(test::run_cli({"watch", QString::fromStdString(cache.string()), "--trace",
+                                QString::fromStdString((base / "missing").string())})
                      .exit_code,
                  2);
     }

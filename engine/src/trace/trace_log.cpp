@@ -116,10 +116,18 @@ bool is_cache_counter(std::string_view name) {
 // names the compiles. Memory is what it keeps, never a copy of the log.
 class TraceReader {
 public:
-    explicit TraceReader(std::string path) { log_.path = std::move(path); }
+    // `owns_payloads`: the text a line is read from may go away before its
+    // event ends (a log followed as it grows): payloads are copied, never viewed.
+    explicit TraceReader(std::string path, bool owns_payloads = false)
+        : owns_payloads_(owns_payloads) {
+        log_.path = std::move(path);
+    }
 
     void read_line(std::size_t number, std::string_view line);
-    Result<TraceLog> finish(bool empty_input);
+    // `settled`: the log ends here, and the event whose payload lines were
+    // being read ends with it; else that event is left out (its lines may
+    // still be coming).
+    Result<TraceLog> finish(bool empty_input, bool settled = true);
 
 private:
     // An event whose payload lines are still coming: a cache artifact, a
@@ -158,6 +166,7 @@ private:
     CompileRecord& compile(const std::string& compile_id);
     void warn(std::size_t line, std::string_view what);
 
+    bool owns_payloads_ = false;
     TraceLog log_;
     std::size_t trace_events_ = 0;
     std::size_t unlisted_warnings_ = 0;
@@ -455,13 +464,17 @@ void TraceReader::add_payload_line(std::string_view text) {
     OpenPayload& open = *open_;
     ++open.payload_lines;
     if (open.payload_lines == 1) {
-        open.first_line = text;
+        if (owns_payloads_) {
+            open.joined = text;
+        } else {
+            open.first_line = text;
+        }
         return;
     }
     if (open.too_large) {
         return;
     }
-    if (open.payload_lines == 2) {
+    if (open.payload_lines == 2 && !owns_payloads_) {
         open.joined = open.first_line;
     }
     if (open.joined.size() + 1 + text.size() > kMaxJoinedPayload) {
@@ -479,7 +492,8 @@ void TraceReader::close_payload() {
     }
     OpenPayload open = std::move(*open_);
     open_.reset();
-    const std::string_view payload = open.payload_lines > 1 ? open.joined : open.first_line;
+    const std::string_view payload =
+        open.payload_lines > 1 || owns_payloads_ ? std::string_view(open.joined) : open.first_line;
     if (open.of != PayloadOf::CacheEvent) {
         if (open.payload_lines == 0 || open.too_large) {
             warn(open.event.line, fmt::format("{} has no readable payload", open.artifact_name));
@@ -639,8 +653,12 @@ void TraceReader::attach_to_compiles() {
     }
 }
 
-Result<TraceLog> TraceReader::finish(bool empty_input) {
-    close_payload();
+Result<TraceLog> TraceReader::finish(bool empty_input, bool settled) {
+    if (settled) {
+        close_payload();
+    } else {
+        open_.reset();
+    }
     if (trace_events_ == 0) {
         return fail(ErrorKind::Corrupt,
                     empty_input ? "empty file: not a TORCH_TRACE log"
@@ -689,6 +707,56 @@ Result<TraceLog> parse_trace_log(std::string_view text, std::string path_label) 
         pos = end + 1;
     }
     return reader.finish(text.empty());
+}
+
+struct TraceLogFollower::State {
+    explicit State(std::string path)
+        : reader(std::move(path), true) {}
+    TraceReader reader;
+    std::string partial_line; // the last line, its newline not written yet
+    std::size_t lines = 0;
+    std::uint64_t bytes = 0;
+};
+
+TraceLogFollower::TraceLogFollower(std::string path_label)
+    : state_(std::make_unique<State>(std::move(path_label))) {}
+
+TraceLogFollower::~TraceLogFollower() = default;
+TraceLogFollower::TraceLogFollower(TraceLogFollower&&) noexcept = default;
+TraceLogFollower& TraceLogFollower::operator=(TraceLogFollower&&) noexcept = default;
+
+void TraceLogFollower::feed(std::string_view appended) {
+    State& state = *state_;
+    state.bytes += appended.size();
+    std::size_t pos = 0;
+    while (pos < appended.size()) {
+        const std::size_t newline = appended.find('\n', pos);
+        if (newline == std::string_view::npos) {
+            state.partial_line.append(appended.substr(pos));
+            return;
+        }
+        const std::string_view rest = appended.substr(pos, newline - pos);
+        if (state.partial_line.empty()) {
+            state.reader.read_line(++state.lines, rest);
+        } else {
+            state.partial_line.append(rest);
+            state.reader.read_line(++state.lines, state.partial_line);
+            state.partial_line.clear();
+        }
+        pos = newline + 1;
+    }
+}
+
+std::uint64_t TraceLogFollower::bytes_read() const {
+    return state_->bytes;
+}
+
+Result<TraceLog> TraceLogFollower::snapshot(bool settled) const {
+    TraceReader copy = state_->reader;
+    if (settled && !state_->partial_line.empty()) {
+        copy.read_line(state_->lines + 1, state_->partial_line);
+    }
+    return copy.finish(state_->bytes == 0, settled);
 }
 
 Result<TraceLog> read_trace_log(const std::filesystem::path& file) {

@@ -621,21 +621,28 @@ std::string WarmStartSummary::line() const {
 
 Result<WarmStartAnalysis> analyze_warm_start(const std::filesystem::path& log_or_dir,
                                              const std::filesystem::path& cache_dir) {
-    WarmStartAnalysis analysis;
+    std::vector<TraceLog> logs;
     std::error_code error;
     if (std::filesystem::is_directory(log_or_dir, error)) {
-        auto logs = read_trace_dir(log_or_dir);
-        if (!logs) {
-            return std::unexpected(std::move(logs.error()));
+        auto read = read_trace_dir(log_or_dir);
+        if (!read) {
+            return std::unexpected(std::move(read.error()));
         }
-        analysis.logs = std::move(*logs);
+        logs = std::move(*read);
     } else {
         auto log = read_trace_log(log_or_dir);
         if (!log) {
             return std::unexpected(std::move(log.error()));
         }
-        analysis.logs.push_back(std::move(*log));
+        logs.push_back(std::move(*log));
     }
+    return analyze_warm_start(std::move(logs), cache_dir);
+}
+
+Result<WarmStartAnalysis> analyze_warm_start(std::vector<TraceLog> logs,
+                                             const std::filesystem::path& cache_dir) {
+    WarmStartAnalysis analysis;
+    analysis.logs = std::move(logs);
     std::optional<cachedir::Scan> scan;
     std::vector<explain::KeyCandidate> candidates;
     if (!cache_dir.empty()) {

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -151,6 +152,29 @@ struct TraceLog {
 // unreadable inside a trace is skipped with a warning.
 Result<TraceLog> read_trace_log(const std::filesystem::path& file);
 Result<TraceLog> parse_trace_log(std::string_view text, std::string path_label = {});
+
+// A log read while PyTorch writes it (`watch --trace`, `report --follow`):
+// feed() takes the bytes appended since the last call, reads every complete
+// line and keeps a partial last line for the next call, so the log is read
+// once however often it is looked at. snapshot() is the log as read so far;
+// unless `settled` (the writer has gone quiet, or stopped), the event whose
+// payload lines may still be coming, and a partial last line, are left out
+// (they show in a later snapshot, whole). Errors as parse_trace_log's.
+class TraceLogFollower {
+public:
+    explicit TraceLogFollower(std::string path_label);
+    ~TraceLogFollower();
+    TraceLogFollower(TraceLogFollower&&) noexcept;
+    TraceLogFollower& operator=(TraceLogFollower&&) noexcept;
+
+    void feed(std::string_view appended);
+    std::uint64_t bytes_read() const;
+    Result<TraceLog> snapshot(bool settled) const;
+
+private:
+    struct State;
+    std::unique_ptr<State> state_;
+};
 
 // Every *.log file in a dir (TORCH_TRACE=dir writes one per process), sorted by
 // name; a file that cannot be read, or a dir without logs, is an error.

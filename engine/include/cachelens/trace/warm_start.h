@@ -159,5 +159,8 @@ struct WarmStartAnalysis {
 // `cache_dir` empty: none given (misses are not compared).
 Result<WarmStartAnalysis> analyze_warm_start(const std::filesystem::path& log_or_dir,
                                              const std::filesystem::path& cache_dir);
+// The same over logs already read (`report --follow`: as read so far).
+Result<WarmStartAnalysis> analyze_warm_start(std::vector<TraceLog> logs,
+                                             const std::filesystem::path& cache_dir);
 
 } // namespace cachelens::trace
