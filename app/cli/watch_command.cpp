@@ -5,13 +5,10 @@
 #include "output.h"
 #include "progress_line.h"
 
-#include <cachelens/watch/cache_watch.h>
-#include <cachelens/watch/trace_watch.h>
+#include <cachelens/watch/follow.h>
 
 #include <chrono>
 #include <cstdio>
-#include <map>
-#include <optional>
 
 namespace cachelens::cli {
 
@@ -25,91 +22,61 @@ struct WatchOptions {
 };
 
 int run_watch(const WatchOptions& options) {
-    // Watch first, then read what is there: nothing written in between is missed.
-    auto watcher = watch::DirWatcher::open(options.dir);
-    if (!watcher) {
-        return report(watcher.error());
-    }
-    auto cache = watch::CacheWatch::start(options.dir);
-    if (!cache) {
-        return report(cache.error());
-    }
-    std::optional<watch::TraceWatch> trace;
-    if (!options.trace.empty()) {
-        auto started = watch::TraceWatch::start(options.trace, false);
-        if (!started) {
-            return report(started.error());
-        }
-        trace.emplace(std::move(*started));
-    }
-    // Trace events by "FX graph cache miss" and the like, for the summary.
-    std::map<std::string, std::size_t> trace_counts;
     // Draws nothing: it only turns Ctrl-C into the end of the watch.
     ProgressLine interrupt("watching " + options.dir, true);
-    if (options.json_lines) {
-        print_json_line({{"watching", options.dir}, {"dirs", (*watcher)->watched_dirs()}});
-    } else {
-        const std::size_t dirs = (*watcher)->watched_dirs();
-        std::fprintf(stderr, "watching %s (%zu dir%s)%s%s: Ctrl-C ends it with a summary\n",
-                     options.dir.c_str(), dirs, dirs == 1 ? "" : "s",
-                     trace ? " and the trace logs in " : "", trace ? options.trace.c_str() : "");
+    watch::FollowRequest request;
+    request.cache_dir = options.dir;
+    request.trace_dir = options.trace;
+    request.duration = std::chrono::milliseconds(static_cast<long>(options.seconds * 1000));
+    watch::FollowCallbacks callbacks;
+    callbacks.started = [&](const watch::FollowStart& start) {
+        if (options.json_lines) {
+            print_json_line({{"watching", options.dir}, {"dirs", start.watched_dirs}});
+        } else {
+            std::fprintf(
+                stderr, "watching %s (%zu dir%s)%s%s: Ctrl-C ends it with a summary\n",
+                options.dir.c_str(), start.watched_dirs, start.watched_dirs == 1 ? "" : "s",
+                options.trace.empty() ? "" : " and the trace logs in ", options.trace.c_str());
+        }
+        if (start.limit_note) {
+            std::fprintf(stderr, "cachelens: %s\n", start.limit_note->c_str());
+        }
+    };
+    callbacks.entry = [&](const watch::WatchEvent& event) {
+        if (options.json_lines) {
+            print_json_line({{"kind", watch::to_string(event.kind)},
+                             {"path", text(event.path)},
+                             {"key", text(event.key)},
+                             {"recompile", event.recompile},
+                             {"line", text(event.line)}});
+        } else {
+            std::printf("%s\n", event.line.c_str());
+            std::fflush(stdout);
+        }
+    };
+    callbacks.trace = [&](const watch::TraceWatchEvent& item) {
+        if (options.json_lines) {
+            print_json_line({{"kind", "trace"},
+                             {"log", text(item.log)},
+                             {"compile_id", text(item.event.compile_id)},
+                             {"cache", trace::to_string(item.event.cache)},
+                             {"status", text(item.event.status)},
+                             {"detailed_status", text(item.event.detailed_status)},
+                             {"key", text(item.event.key)},
+                             {"line", text(item.line)}});
+        } else {
+            std::printf("trace %s: %s\n", item.log.c_str(), item.line.c_str());
+            std::fflush(stdout);
+        }
+    };
+    callbacks.should_stop = [&] {
+        return interrupt.interrupted();
+    };
+    auto followed = watch::follow(request, callbacks);
+    if (!followed) {
+        return report(followed.error());
     }
-    if (const auto& note = (*watcher)->limit_note()) {
-        std::fprintf(stderr, "cachelens: %s\n", note->c_str());
-    }
-    const auto until =
-        options.seconds > 0
-            ? std::chrono::steady_clock::now() +
-                  std::chrono::milliseconds(static_cast<long>(options.seconds * 1000))
-            : std::chrono::steady_clock::time_point::max();
-    while (!interrupt.interrupted() && std::chrono::steady_clock::now() < until) {
-        auto changed = (*watcher)->wait(std::chrono::milliseconds(200));
-        if (!changed) {
-            return report(changed.error());
-        }
-        for (const auto& event : cache->events_for(*changed)) {
-            if (options.json_lines) {
-                print_json_line({{"kind", watch::to_string(event.kind)},
-                                 {"path", text(event.path)},
-                                 {"key", text(event.key)},
-                                 {"recompile", event.recompile},
-                                 {"line", text(event.line)}});
-            } else {
-                std::printf("%s\n", event.line.c_str());
-                std::fflush(stdout);
-            }
-        }
-        if (!trace) {
-            continue;
-        }
-        auto logged = trace->poll();
-        if (!logged) {
-            return report(logged.error());
-        }
-        for (const auto& item : *logged) {
-            const std::string cache_name =
-                item.event.cache == trace::CacheKind::FxGraph ? "FX graph" : "AOTAutograd";
-            ++trace_counts[cache_name + " cache " + item.event.status];
-            if (options.json_lines) {
-                print_json_line({{"kind", "trace"},
-                                 {"log", text(item.log)},
-                                 {"compile_id", text(item.event.compile_id)},
-                                 {"cache", trace::to_string(item.event.cache)},
-                                 {"status", text(item.event.status)},
-                                 {"detailed_status", text(item.event.detailed_status)},
-                                 {"key", text(item.event.key)},
-                                 {"line", text(item.line)}});
-            } else {
-                std::printf("trace %s: %s\n", item.log.c_str(), item.line.c_str());
-                std::fflush(stdout);
-            }
-        }
-    }
-    std::string trace_line;
-    for (const auto& [what, count] : trace_counts) {
-        trace_line += (trace_line.empty() ? "trace: " : ", ") + std::to_string(count) + " " + what;
-    }
-    const auto& summary = cache->summary();
+    const auto& summary = followed->cache;
     if (options.json_lines) {
         Json causes = Json::object();
         for (const auto& [category, count] : summary.causes) {
@@ -122,12 +89,11 @@ int run_watch(const WatchOptions& options) {
                          {"aot_entries", summary.aot_entries},
                          {"autotune_results", summary.autotune_results},
                          {"kernels", summary.kernels},
-                         {"trace", trace_line}});
+                         {"trace", followed->trace_line()}});
     } else {
         std::printf("%s\n", summary.line().c_str());
-        if (trace) {
-            std::printf("%s\n",
-                        trace_line.empty() ? "trace: no cache event logged" : trace_line.c_str());
+        if (followed->traced) {
+            std::printf("%s\n", followed->trace_line().c_str());
         }
     }
     return kExitOk;

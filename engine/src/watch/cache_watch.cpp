@@ -257,6 +257,7 @@ std::vector<WatchEvent> CacheWatch::events_for(std::span<const std::string> path
         WatchEvent event;
         event.path = entry.path;
         event.key = entry.key;
+        event.entry = entry;
         switch (entry.kind) {
         case cachedir::FileKind::FxGraph: {
             event.kind = WatchEvent::Kind::FxGraph;

@@ -11,6 +11,7 @@
 // renames it into place; a file is taken when it is renamed in or closed
 // after writing, and never under a temp name.
 
+#include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/core/error.h>
 
 #include <chrono>
@@ -54,6 +55,7 @@ struct WatchEvent {
     Kind kind = Kind::Other;
     std::string path; // the entry, relative to the root
     std::string key;
+    cachedir::Entry entry; // to open it (the GUI's Why missed, Browse)
     // The line `watch` prints: "new backward graph f5md…: dim 0 of input 1
     // became dynamic (4 -> s72) (against fugz…, this backward graph compiled
     // before)", "autotune result for triton_poi_fused_0: XBLOCK=128, …".
