@@ -104,6 +104,35 @@ else
     echo "$devset_trace missing: docs/images/warmstart.png not made" >&2
 fi
 
+# The Live page watching an empty dir and a trace dir while a writer (in the
+# background, a few seconds after the window opens) puts two of the sample's
+# graphs in as PyTorch does (temp name, then rename; the second the float16
+# recompile of the first) and appends the devset's trace log; the picture is
+# taken once the events have come in and the watch stopped.
+if [[ -d "$devset_trace" && ( -z "${SHOTS:-}" || " $SHOTS " == *" live "* ) ]]; then
+    echo "docs/images/live.png"
+    mkdir -p "$work/live-cache" "$work/live-trace"
+    (
+        sleep 4
+        for key in "$float32" "$float16"; do
+            from=$(ls -d "$work/sample-cache/fxgraph/${key:1:2}/$key"/*)
+            to="$work/live-cache/fxgraph/${key:1:2}/$key"
+            mkdir -p "$to"
+            cp "$from" "$to/.$(basename "$from").1.2.tmp"
+            mv "$to/.$(basename "$from").1.2.tmp" "$to/$(basename "$from")"
+            sleep 0.5
+        done
+        for log in "$devset_trace"/*.log; do # one log per process, as TORCH_TRACE writes them
+            cp "$log" "$work/live-trace/$(basename "$log")"
+        done
+    ) &
+    xvfb-run -a -s "-screen 0 1600x1000x24" \
+        env XDG_CONFIG_HOME="$work/config" TORCHINDUCTOR_CACHE_DIR= \
+        "$gui" --catalog "$work/live-catalog.sqlite" --open "$work/live-cache" --view live \
+        --trace "$work/live-trace" --size 1400x860 --screenshot "$out/live.png"
+    wait
+fi
+
 # Bundles. The hostile artifacts go in as three more sections, and the crc32
 # of everything after it is written again (formats.md §6).
 "$build/app/cli/cachelens" export "$work/sample-cache" "$forward" -o "$work/model.bin" >/dev/null

@@ -93,12 +93,15 @@ GuiCommandLine parseCommandLine(const QStringList& arguments, const QString& ver
         "or the first dir opened, to the first Redis server opened), warmstart (the warm-start "
         "report of --trace), tune (the Benchmarks page's Tune dialog for its first kernel, "
         "with what a tune would try), serving (the Serving page of the first dir opened: a "
-        "vLLM or SGLang tree, or a dir in it).",
+        "vLLM or SGLang tree, or a dir in it), live (the Live page watching the first dir opened, "
+        "and --trace; with --screenshot the picture is taken once what was written meanwhile "
+        "has come in and the watch stopped).",
         "VIEW");
     const QCommandLineOption trace(
         "trace",
         "With --view warmstart: the TORCH_TRACE dir or log to report on; the first dir opened "
-        "is the cache dir each miss is compared with.",
+        "is the cache dir each miss is compared with. With --view live: the TORCH_TRACE dir "
+        "to follow.",
         "DIR|LOG");
     const QCommandLineOption file(
         "file",
@@ -248,8 +251,8 @@ GuiCommandLine parseCommandLine(const QStringList& arguments, const QString& ver
     }
     if (parser.isSet(trace)) {
         const QString path = parser.value(trace);
-        if (request.view != QLatin1String("warmstart")) {
-            return failure(QStringLiteral("--trace is for --view warmstart"));
+        if (request.view != QLatin1String("warmstart") && request.view != QLatin1String("live")) {
+            return failure(QStringLiteral("--trace is for --view warmstart or --view live"));
         }
         if (!QFileInfo::exists(path)) {
             return failure(QStringLiteral("--trace %1: no such dir or file (accepted: a "

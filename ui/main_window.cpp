@@ -7,6 +7,7 @@
 #include "pages/bench_page.h"
 #include "pages/browse_page.h"
 #include "pages/compare_page.h"
+#include "pages/live_page.h"
 #include "pages/serving_page.h"
 #include "pages/stats_page.h"
 #include "pages/warm_start_page.h"
@@ -64,6 +65,7 @@ MainWindow::MainWindow(QString catalogPath, QWidget* parent)
     , bench_(new BenchPage(pool_, catalogPath_))
     , warmStart_(new WarmStartPage(pool_))
     , serving_(new ServingPage(pool_))
+    , live_(new LivePage(pool_))
     , dialogs_(new DialogLauncher(pool_, catalogPath_, *browse_, *roots_, this))
     , startup_(new StartupScript(*this)) {
     setWindowTitle(tr("cachelens"));
@@ -76,6 +78,7 @@ MainWindow::MainWindow(QString catalogPath, QWidget* parent)
     pages_->addTab(bench_, tr("Benchmarks"));
     pages_->addTab(warmStart_, tr("Warm start"));
     pages_->addTab(serving_, tr("Serving"));
+    pages_->addTab(live_, tr("Live"));
     setCentralWidget(pages_);
 
     buildMenus();
@@ -111,6 +114,23 @@ void MainWindow::connectPages() {
     connect(bench_, &BenchPage::statusMessage, this, &MainWindow::showStatus);
     connect(warmStart_, &WarmStartPage::statusMessage, this, &MainWindow::showStatus);
     connect(serving_, &ServingPage::statusMessage, this, &MainWindow::showStatus);
+    connect(live_, &LivePage::statusMessage, this, &MainWindow::showStatus);
+    connect(live_, &LivePage::whyRequested, this,
+            [this](const EntryRef& fxEntry, const std::vector<fs::path>& searchRoots) {
+                why_->explain(fxEntry, searchRoots);
+                showPage(Page::Why);
+            });
+    connect(live_, &LivePage::entryRequested, this,
+            [this](const QString& root, const QString& path) {
+                showPage(Page::Browse);
+                browse_->selectEntryIn(root.toStdString(), path);
+            });
+    // The dir open on Browse is the one to watch, until the user picks another.
+    connect(browse_, &BrowsePage::actionRootChanged, this, [this] {
+        if (const auto root = browse_->actionRoot()) {
+            live_->suggestCacheDir(*root);
+        }
+    });
     connect(browse_, &BrowsePage::actionRootChanged, this, &MainWindow::showServingRoot);
     connect(browse_, &BrowsePage::servingSelected, this,
             [this](const fs::path& root, const QString& relative) {
@@ -267,6 +287,8 @@ void MainWindow::buildMenus() {
                     [this] { showPage(Page::WarmStart); });
     view->addAction(tr("Se&rving"), QKeySequence(Qt::CTRL | Qt::Key_7), this,
                     [this] { showPage(Page::Serving); });
+    view->addAction(tr("&Live"), QKeySequence(Qt::CTRL | Qt::Key_8), this,
+                    [this] { showPage(Page::Live); });
     view->addSeparator();
     // The way back from one root to all: entries of two roots (a Redis
     // server's and a local dir's) can then be selected together and compared.

@@ -23,6 +23,7 @@ class DialogLauncher;
 class RecentRootsMenu;
 class RootJobs;
 class ServingPage;
+class LivePage;
 class StartupScript;
 class StatsPage;
 class WarmStartPage;
@@ -34,7 +35,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 
 public:
-    enum class Page { Browse, Compare, Why, Stats, Bench, WarmStart, Serving };
+    enum class Page { Browse, Compare, Why, Stats, Bench, WarmStart, Serving, Live };
 
     explicit MainWindow(QString catalogPath, QWidget* parent = nullptr);
     ~MainWindow() override;
@@ -61,6 +62,7 @@ public:
     BenchPage* benchPage() const { return bench_; }
     WarmStartPage* warmStartPage() const { return warmStart_; }
     ServingPage* servingPage() const { return serving_; }
+    LivePage* livePage() const { return live_; }
     DialogLauncher* dialogs() const { return dialogs_; }
 
 signals:
@@ -103,6 +105,7 @@ private:
     BenchPage* bench_;
     WarmStartPage* warmStart_;
     ServingPage* serving_;
+    LivePage* live_;
     DialogLauncher* dialogs_;
     StartupScript* startup_;
     Actions actions_;

@@ -8,15 +8,18 @@
 #include "main_window.h"
 #include "models/bench_results_model.h"
 #include "models/entry_table_model.h"
+#include "models/live_events_model.h"
 #include "models/roots_model.h"
 #include "pages/bench_page.h"
 #include "pages/browse_page.h"
+#include "pages/live_page.h"
 #include "pages/serving_page.h"
 #include "pages/warm_start_page.h"
 #include "text/engine_text.h"
 
 #include <cachelens/catalog/catalog.h>
 
+#include <QDateTime>
 #include <QTimer>
 
 namespace cachelens::ui {
@@ -25,9 +28,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* const kViewNames[] = {"browse",    "compare", "why",    "stats", "prune",
-                                  "bench",     "import",  "redis",  "pull",  "push",
-                                  "warmstart", "tune",    "serving"};
+const char* const kViewNames[] = {"browse",    "compare", "why",     "stats", "prune",
+                                  "bench",     "import",  "redis",   "pull",  "push",
+                                  "warmstart", "tune",    "serving", "live"};
 
 } // namespace
 
@@ -147,6 +150,8 @@ StartupScript::Then StartupScript::runStep(Step step) {
         return Then::Next;
     case Step::Tune:
         return request.view == "tune" ? openTunePlan() : Then::Next;
+    case Step::Live:
+        return request.view == "live" ? settleLive() : Then::Next;
     case Step::Finished:
         break;
     }
@@ -211,6 +216,12 @@ void StartupScript::showView() {
             window_.warmStartPage()->openTrace(
                 request.trace, request.open.empty() ? fs::path() : request.open.front());
         }
+    } else if (view == "live") {
+        window_.showPage(MainWindow::Page::Live);
+        if (!request.open.empty()) {
+            window_.livePage()->start(request.open.front(), request.trace);
+            liveWatched_.start();
+        }
     } else if (view == "serving") {
         window_.showPage(MainWindow::Page::Serving);
         if (!request.open.empty()) {
@@ -223,6 +234,27 @@ void StartupScript::showView() {
     } else {
         window_.showPage(MainWindow::Page::Browse);
     }
+}
+
+// --view live: the watch runs until the events written meanwhile have come
+// (none for 2 s after the first, or 30 s with none), then stops, so that its
+// rows and summary are what the window shows.
+StartupScript::Then StartupScript::settleLive() {
+    LivePage* live = window_.livePage();
+    if (!live->isWatching()) {
+        return Then::Next;
+    }
+    const LiveEventsModel& events = *live->model();
+    const bool none = events.rowCount() == 0;
+    const qint64 quiet =
+        none ? liveWatched_.elapsed()
+             : events.row(events.rowCount() - 1).at.msecsTo(QDateTime::currentDateTime());
+    if ((none && quiet < 30'000) || (!none && quiet < 2'000)) {
+        QTimer::singleShot(250, this, &StartupScript::advance);
+        return Then::Retry;
+    }
+    live->stop();
+    return Then::WaitForWork;
 }
 
 // --view tune: once the Benchmarks page has listed its plans, the Tune

@@ -5,6 +5,7 @@
 // for the work the one before started (indexing, the table's rows, the
 // selected entry) to finish, then done() once everything is on screen.
 
+#include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -64,7 +65,7 @@ signals:
 
 private:
     // In the order they run.
-    enum class Step { BrowseOpened, Search, Select, Tab, Compare, View, Tune, Finished };
+    enum class Step { BrowseOpened, Search, Select, Tab, Compare, View, Tune, Live, Finished };
     // What a step asks of the script.
     enum class Then {
         Next,        // go on to the next step now
@@ -76,12 +77,14 @@ private:
     Then browseOpened();
     void showView();
     Then openTunePlan();
+    Then settleLive();
 
     MainWindow& window_;
     std::optional<StartupRequest> request_;
     Step step_ = Step::Finished;
     bool waitingForEntry_ = false;
     bool waitingForTune_ = false; // --view tune: its plan listing is under way
+    QElapsedTimer liveWatched_;   // --view live: since the watch started
 };
 
 } // namespace cachelens::ui

@@ -1,0 +1,153 @@
+// The Live page: watching an empty dir while a writer copies real PyTorch
+// 2.11 graphs into it in PyTorch's order (temp name, then rename) and appends
+// the devset's trace log in pieces: each graph a row (the second a recompile,
+// its cause the dtype change), each trace cache event a row, the GUI thread
+// never stalled over 100 ms; a graph row opens on the Why missed page of the
+// real window; Stop gives the summary. The model under QAbstractItemModelTester.
+
+#include "jobs/job_pool.h"
+#include "main_window.h"
+#include "models/live_events_model.h"
+#include "pages/live_page.h"
+#include "stall_meter.h"
+#include "test_paths.h"
+
+#include <cachelens/trace/trace_log.h>
+
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+using namespace cachelens;
+using namespace cachelens::ui;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kFloat32 = "fajgubgjoc7472fanbq4v7toa3fipqcxuw5brgm2dgofcoq3dily";
+const std::string kFloat16 = "fcblktfdhj2nw664pzoe6ceizrqj2gonbqakerkx6hbjkiz5g3fa";
+
+void write_fx_graph(const fs::path& cache, const std::string& key) {
+    const fs::path dir = test::fixture("devset/cache/fxgraph/" + key.substr(1, 2) + "/" + key);
+    const fs::path file = fs::directory_iterator(dir)->path();
+    const fs::path to = cache / "fxgraph" / key.substr(1, 2) / key / file.filename();
+    fs::create_directories(to.parent_path());
+    const fs::path temp = to.parent_path() / ("." + to.filename().string() + ".1.2.tmp");
+    fs::copy_file(file, temp);
+    fs::rename(temp, to);
+}
+
+void append_log(const fs::path& log, const std::string& bytes) {
+    std::ofstream out(log, std::ios::binary | std::ios::app);
+    for (std::size_t at = 0; at < bytes.size(); at += 40000) {
+        out.write(bytes.data() + at,
+                  static_cast<std::streamsize>(std::min<std::size_t>(40000, bytes.size() - at)));
+        out.flush();
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+}
+
+QString cell(const QAbstractItemModel& model, int row, int column) {
+    return model.index(row, column).data().toString();
+}
+
+} // namespace
+
+class TestLivePage : public QObject {
+    Q_OBJECT
+
+private slots:
+    void listsEachEventAsItIsWritten() {
+        QTemporaryDir temp;
+        const fs::path base = temp.path().toStdString();
+        const fs::path cache = base / "cache";
+        const fs::path trace = base / "trace";
+        fs::create_directories(cache);
+        fs::create_directories(trace);
+        const fs::path log = test::fixture("devset/trace/dedicated_log_torch_trace_zyfkwfwy.log");
+        const std::string bytes = test::read_file(log).toStdString();
+        const auto events = trace::parse_trace_log(bytes, "log")->events.size();
+
+        MainWindow window(QString::fromStdString((base / "catalog.sqlite").string()));
+        LivePage& page = *window.livePage();
+        QAbstractItemModelTester tester(page.model(),
+                                        QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy watching(&page, &LivePage::watching);
+        page.start(cache, trace);
+        QVERIFY(watching.wait(10'000));
+        QVERIFY(page.isWatching());
+        QVERIFY2(page.statusText().startsWith("Watching"), qPrintable(page.statusText()));
+
+        test::StallMeter stalls;
+        std::thread writer([&] {
+            write_fx_graph(cache, kFloat32);
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            write_fx_graph(cache, kFloat16);
+            append_log(trace / "rank0.log", bytes);
+        });
+        const int expected = 2 + static_cast<int>(events);
+        QTRY_VERIFY_WITH_TIMEOUT(page.model()->rowCount() >= expected, 30'000);
+        writer.join();
+        QTest::qWait(600); // the trace settles: nothing more comes
+        const double longest = stalls.longestMs();
+        QCOMPARE(page.model()->rowCount(), expected);
+        const LiveEventsModel& model = *page.model();
+        QCOMPARE(cell(model, 0, LiveEventsModel::KindColumn), QString("fxgraph"));
+        QCOMPARE(cell(model, 1, LiveEventsModel::KindColumn), QString("recompile"));
+        QVERIFY2(cell(model, 1, LiveEventsModel::EventColumn).contains("dtype"),
+                 qPrintable(cell(model, 1, LiveEventsModel::EventColumn)));
+        int traceRows = 0;
+        for (int row = 0; row < model.rowCount(); ++row) {
+            traceRows += cell(model, row, LiveEventsModel::KindColumn) == "trace";
+        }
+        QCOMPARE(traceRows, static_cast<int>(events));
+        qInfo("longest GUI stall while events came in: %.1f ms", longest);
+        QVERIFY2(longest < 100, qPrintable(QString("the GUI stalled %1 ms").arg(longest)));
+
+        // A graph row opens on the Why missed page.
+        auto* pages = window.findChild<QTabWidget*>();
+        QVERIFY(page.openRow(1));
+        QCOMPARE(pages->currentIndex(), static_cast<int>(MainWindow::Page::Why));
+        QVERIFY(!page.openRow(model.rowCount() - 1)); // a trace row: no entry of its own
+
+        QSignalSpy stopped(&page, &LivePage::stopped);
+        page.stop();
+        QVERIFY(stopped.wait(10'000));
+        QVERIFY(!page.isWatching());
+        QVERIFY2(page.statusText().contains("2 compiles, 1 recompile: 1 dtypes"),
+                 qPrintable(page.statusText()));
+        QVERIFY2(page.statusText().contains("trace: "), qPrintable(page.statusText()));
+    }
+
+    void aDirThatCannotBeWatchedSaysSo() {
+        JobPool jobs;
+        LivePage page(jobs);
+        QSignalSpy stopped(&page, &LivePage::stopped);
+        page.start("/nonexistent/cachelens-live");
+        QVERIFY(stopped.wait(10'000));
+        QVERIFY2(page.statusText().contains("/nonexistent/cachelens-live"),
+                 qPrintable(page.statusText()));
+        QCOMPARE(page.model()->rowCount(), 0);
+    }
+
+    void goingAwayWhileWatchingStopsTheWatch() {
+        QTemporaryDir temp;
+        JobPool jobs;
+        {
+            LivePage page(jobs);
+            QSignalSpy watching(&page, &LivePage::watching);
+            page.start(temp.path().toStdString());
+            QVERIFY(watching.wait(10'000));
+        } // the page waits for its watch: nothing posts to it afterwards
+        QVERIFY(jobs.isIdle() || QTest::qWaitFor([&] { return jobs.isIdle(); }, 5000));
+    }
+};
+
+QTEST_MAIN(TestLivePage)
+#include "tst_live_page.moc"
