@@ -89,11 +89,16 @@ int run_watch(const WatchOptions& options) {
                          {"aot_entries", summary.aot_entries},
                          {"autotune_results", summary.autotune_results},
                          {"kernels", summary.kernels},
-                         {"trace", followed->trace_line()}});
+                         {"trace", followed->trace_line()},
+                         {"note", followed->comparison_note ? Json(*followed->comparison_note)
+                                                            : Json(nullptr)}});
     } else {
         std::printf("%s\n", summary.line().c_str());
         if (followed->traced) {
             std::printf("%s\n", followed->trace_line().c_str());
+        }
+        if (followed->comparison_note) {
+            std::printf("(%s)\n", followed->comparison_note->c_str());
         }
     }
     return kExitOk;
@@ -104,14 +109,16 @@ int run_watch(const WatchOptions& options) {
 void add_watch_command(CLI::App& app, int& exit_code) {
     auto options = std::make_shared<WatchOptions>();
     auto* command = app.add_subcommand(
-        "watch", "Follow a cache dir while PyTorch writes it: one line per new entry, as it is "
-                 "written — a new FX graph with why it missed the nearest graph already there "
-                 "(or that it is a first compile), a new AOTAutograd entry, an autotune result "
-                 "with its winner, a Triton kernel compiled. Files are taken once renamed into "
-                 "place (PyTorch's temp names and Triton's tmp.* staging dirs are never read). "
-                 "Ctrl-C (or --seconds) ends it with a summary: \"14 compiles, 3 recompiles: 2 "
-                 "dynamic, 1 config; ...\". Uses inotify, one watch per dir: past the kernel's "
-                 "limit (fs.inotify.max_user_watches) it says which changes it cannot see.");
+        "watch",
+        "Follow a cache dir while PyTorch writes it: one line per new entry, as it is "
+        "written — a new FX graph with why it missed the nearest graph already there "
+        "(or that it is a first compile), a new AOTAutograd entry, an autotune result "
+        "with its winner, a Triton kernel compiled. Files are taken once renamed into "
+        "place (PyTorch's temp names and Triton's tmp.* staging dirs are never read). "
+        "Ctrl-C (or --seconds) ends it with a summary: \"14 compiles, 3 recompiles: 2 "
+        "dynamic, 1 config; ...\". Uses inotify, one watch per dir (a Triton kernel's dir, "
+        "renamed in whole, is read, not watched); dirs past the kernel's limit "
+        "(fs.inotify.max_user_watches) are looked at every 10 s instead, and it says so.");
     command->add_option("DIR", options->dir, "the cache dir")->required();
     command->add_option("--trace", options->trace,
                         "also follow the TORCH_TRACE logs of this dir as they are written: one "
@@ -122,7 +129,7 @@ void add_watch_command(CLI::App& app, int& exit_code) {
                       "print one JSON object a line: {watching, dirs}, then {kind, path, key, "
                       "recompile, line} per event ({kind: trace, log, compile_id, cache, status, "
                       "detailed_status, key, line} per trace event), then {summary, compiles, "
-                      "recompiles, causes, aot_entries, autotune_results, kernels, trace}");
+                      "recompiles, causes, aot_entries, autotune_results, kernels, trace, note}");
     command->add_option("--seconds", options->seconds, "stop after this long (default: Ctrl-C)");
     command->callback([options, &exit_code] { exit_code = run_watch(*options); });
 }

@@ -207,6 +207,9 @@ void LivePage::start(const fs::path& cacheDir, const fs::path& traceDir) {
                 if (summary->traced) {
                     line += "\n" + text(summary->trace_line());
                 }
+                if (summary->comparison_note) {
+                    line += "\n(" + text(*summary->comparison_note) + ")";
+                }
                 status_->setText(tr("Stopped. %1").arg(line));
             }
             updateControls();

@@ -11,10 +11,12 @@
 
 #include <poll.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <future>
 #include <map>
 #include <set>
 
@@ -52,9 +54,18 @@ std::string short_key(std::string_view key) {
 // ---- DirWatcher ----
 
 struct DirWatcher::Impl {
+    // A dir not watched: what it held when last listed.
+    struct Scanned {
+        std::int64_t mtime_ns = 0;
+        std::set<std::string> names;
+    };
+
     fs::path root;
     int fd = -1;
-    std::map<int, std::string> dirs; // watch descriptor -> dir relative to the root
+    std::size_t max_watches = 0;
+    std::map<int, std::string> dirs;        // watch descriptor -> dir relative to the root
+    std::map<std::string, Scanned> scanned; // dirs past the limit, by path relative to the root
+    std::chrono::steady_clock::time_point last_scan = std::chrono::steady_clock::now();
     std::optional<std::string> limit_note;
 
     ~Impl() {
@@ -63,36 +74,109 @@ struct DirWatcher::Impl {
         }
     }
 
-    void watch_dir(const std::string& relative) {
-        const fs::path path = relative.empty() ? root : root / relative;
-        const int wd = ::inotify_add_watch(fd, path.c_str(),
-                                           IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE |
-                                               IN_DONT_FOLLOW | IN_ONLYDIR);
-        if (wd < 0) {
-            if (errno == ENOSPC && !limit_note) {
-                limit_note = "the kernel's limit of inotify watches (fs.inotify.max_user_watches) "
-                             "was reached after " +
-                             std::to_string(dirs.size()) +
-                             " dirs: changes under the others are not seen";
-            }
-            return;
-        }
-        dirs[wd] = relative;
+    static std::int64_t mtime_of(const fs::path& path) {
+        struct stat info {};
+        return ::stat(path.c_str(), &info) == 0
+                   ? std::int64_t{info.st_mtim.tv_sec} * 1'000'000'000 + info.st_mtim.tv_nsec
+                   : -1;
     }
 
-    // Watches a dir and everything under it; `found` gets its files.
+    // False when the dir is past the kernel's limit: it is scanned instead.
+    bool watch_dir(const std::string& relative) {
+        const fs::path path = relative.empty() ? root : root / relative;
+        const int wd = dirs.size() >= max_watches
+                           ? (errno = ENOSPC, -1)
+                           : ::inotify_add_watch(fd, path.c_str(),
+                                                 IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE |
+                                                     IN_DONT_FOLLOW | IN_ONLYDIR);
+        if (wd >= 0) {
+            dirs[wd] = relative;
+            return true;
+        }
+        if (errno == ENOSPC) {
+            scanned[relative].mtime_ns = mtime_of(path);
+            limit_note = "the kernel's limit of inotify watches (fs.inotify.max_user_watches) "
+                         "was reached after " +
+                         std::to_string(dirs.size()) + " dirs: the " +
+                         std::to_string(scanned.size()) + " past it are looked at every " +
+                         std::to_string(DirWatcher::kScanInterval.count()) +
+                         " s instead (what is written there shows up to that late)";
+        }
+        return false;
+    }
+
+    // A Triton kernel's dir is renamed into place whole and never written
+    // again: read once, never watched (a cache holds thousands).
+    static bool written_once(const std::string& relative) {
+        const auto slash = relative.rfind('/');
+        return cachedir::is_triton_hash_dir_name(
+                   slash == std::string::npos ? relative : relative.substr(slash + 1)) &&
+               relative.find("triton") != std::string::npos;
+    }
+
+    // Watches a dir and everything under it; `found` (when given: a dir
+    // that came after the start) gets its files. At the start a Triton
+    // kernel's dir is not even listed: it holds nothing to watch.
     void watch_tree(const std::string& relative, std::vector<std::string>* found) {
-        watch_dir(relative);
+        const bool once = written_once(relative);
+        if (once && found == nullptr) {
+            return;
+        }
+        const bool watched = once || watch_dir(relative);
         std::error_code error;
         const fs::path path = relative.empty() ? root : root / relative;
         for (fs::directory_iterator it(path, error), end; !error && it != end;
              it.increment(error)) {
-            const auto status = it->symlink_status(error);
-            const std::string child = joined(relative, it->path().filename().string());
-            if (fs::is_directory(status)) {
+            const std::string name = it->path().filename().string();
+            const std::string child = joined(relative, name);
+            if (!watched) {
+                scanned[relative].names.insert(name);
+            }
+            // The types readdir gave: no stat per file.
+            std::error_code type_error;
+            if (it->is_symlink(type_error)) {
+                continue; // never followed
+            }
+            if (it->is_directory(type_error)) {
                 watch_tree(child, found);
-            } else if (found != nullptr && fs::is_regular_file(status) && !is_in_progress(child)) {
+            } else if (found != nullptr && it->is_regular_file(type_error) &&
+                       !is_in_progress(child)) {
                 found->push_back(child);
+            }
+        }
+    }
+
+    // The dirs past the limit whose mtime moved: their new files, and new
+    // dirs taken as watch_tree takes them.
+    void scan_unwatched(std::vector<std::string>& found) {
+        std::vector<std::string> moved;
+        for (auto& [relative, seen] : scanned) {
+            const std::int64_t now = mtime_of(relative.empty() ? root : root / relative);
+            if (now != seen.mtime_ns) {
+                seen.mtime_ns = now;
+                moved.push_back(relative);
+            }
+        }
+        for (const auto& relative : moved) {
+            std::error_code error;
+            for (fs::directory_iterator it(root / relative, error), end; !error && it != end;
+                 it.increment(error)) {
+                const std::string name = it->path().filename().string();
+                if (!scanned[relative].names.insert(name).second) {
+                    continue;
+                }
+                const std::string child = joined(relative, name);
+                std::error_code type_error;
+                if (it->is_symlink(type_error)) {
+                    continue;
+                }
+                if (it->is_directory(type_error)) {
+                    watch_tree(child, &found);
+                } else if (it->is_regular_file(type_error) && !is_in_progress(child)) {
+                    found.push_back(child);
+                } else {
+                    scanned[relative].names.erase(name); // a temp name: looked at again
+                }
             }
         }
     }
@@ -103,13 +187,15 @@ DirWatcher::DirWatcher(std::unique_ptr<Impl> impl)
 
 DirWatcher::~DirWatcher() = default;
 
-Result<std::unique_ptr<DirWatcher>> DirWatcher::open(const fs::path& root) {
+Result<std::unique_ptr<DirWatcher>> DirWatcher::open(const fs::path& root,
+                                                     std::size_t max_watches) {
     std::error_code error;
     if (!fs::is_directory(root, error)) {
         return fail(ErrorKind::NotFound, "not a directory", root.string());
     }
     auto impl = std::make_unique<Impl>();
     impl->root = root;
+    impl->max_watches = max_watches;
     impl->fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     if (impl->fd < 0) {
         return fail(ErrorKind::Io, "cannot watch: " + std::generic_category().message(errno),
@@ -162,6 +248,11 @@ Result<std::vector<std::string>> DirWatcher::wait(std::chrono::milliseconds time
             }
         }
     }
+    if (!impl_->scanned.empty() &&
+        std::chrono::steady_clock::now() - impl_->last_scan >= scan_interval_) {
+        impl_->scan_unwatched(changed);
+        impl_->last_scan = std::chrono::steady_clock::now();
+    }
     // Each once, in the order they completed.
     std::vector<std::string> out;
     std::set<std::string> seen;
@@ -178,9 +269,59 @@ Result<std::vector<std::string>> DirWatcher::wait(std::chrono::milliseconds time
 struct CacheWatch::Known {
     std::set<std::pair<cachedir::FileKind, std::string>> entries; // (kind, entry path)
     std::vector<explain::KeyCandidate> graphs;                    // FX graphs, for the causes
-    std::string serving_prefix; // the root's path in a serving tree, "" otherwise
+    std::size_t graphs_before = 0; // FX graphs in the dir at the start
+    std::string serving_prefix;    // the root's path in a serving tree, "" otherwise
     bool serving = false;
 };
+
+namespace {
+
+// What the dir holds at the start: every entry written before `start_ns`
+// (never reported), and the most recent `max_graphs` FX graphs, loaded to
+// explain new ones. The read runs while the dir is already watched: an
+// entry written after the start is left to the events, which report it.
+CacheWatch::Known read_start(const fs::path& root, std::size_t max_graphs, std::int64_t start_ns) {
+    CacheWatch::Known known;
+    if (const auto location = serving::locate_serving_tree(root)) {
+        known.serving = true;
+        known.serving_prefix = location->relative.empty() ? "" : location->relative + "/";
+    }
+    auto scan = cachedir::scan_cache_dir(root);
+    if (!scan) {
+        return known; // the dir went away meanwhile: nothing known, nothing to compare with
+    }
+    std::vector<std::pair<std::int64_t, std::string>> graphs; // (mtime, entry path)
+    for (const auto& entry : scan->entries()) {
+        if (entry.mtime_ns >= start_ns) {
+            continue; // written since the start: its events report it
+        }
+        known.entries.insert({entry.kind, entry.path});
+        if (entry.kind == cachedir::FileKind::FxGraph) {
+            graphs.emplace_back(entry.mtime_ns, entry.path);
+        }
+    }
+    known.graphs_before = graphs.size();
+    // The newest first: a recompile's nearest graph is most often one of its own run's.
+    std::ranges::sort(graphs, std::greater{});
+    graphs.resize(std::min(graphs.size(), max_graphs));
+    std::set<std::string> chosen;
+    for (auto& graph : graphs) {
+        chosen.insert(std::move(graph.second));
+    }
+    cachedir::Scan subset;
+    subset.root = scan->root;
+    for (auto& file : scan->files) {
+        if (file.kind == cachedir::FileKind::FxGraph &&
+            chosen.contains(std::string(cachedir::entry_dir_of(file.kind, file.path)))) {
+            subset.files.push_back(std::move(file));
+        }
+    }
+    std::vector<Error> unreadable;
+    known.graphs = explain::fx_graph_candidates(subset, root.string(), unreadable);
+    return known;
+}
+
+} // namespace
 
 std::string_view to_string(WatchEvent::Kind kind) {
     switch (kind) {
@@ -198,27 +339,50 @@ std::string_view to_string(WatchEvent::Kind kind) {
     return "other";
 }
 
-Result<CacheWatch> CacheWatch::start(const fs::path& root) {
-    auto scan = cachedir::scan_cache_dir(root);
-    if (!scan) {
-        return std::unexpected(scan.error());
+Result<CacheWatch> CacheWatch::start(const fs::path& root, std::size_t max_graphs) {
+    std::error_code error;
+    if (!fs::is_directory(root, error)) {
+        return fail(ErrorKind::NotFound, "not a directory", root.string());
     }
     CacheWatch watch;
     watch.root_ = root;
-    watch.known_ = std::make_shared<Known>();
-    if (const auto location = serving::locate_serving_tree(root)) {
-        watch.known_->serving = true;
-        watch.known_->serving_prefix = location->relative.empty() ? "" : location->relative + "/";
-    }
-    for (const auto& entry : scan->entries()) {
-        watch.known_->entries.insert({entry.kind, entry.path});
-    }
-    std::vector<Error> unreadable;
-    watch.known_->graphs = explain::fx_graph_candidates(*scan, root.string(), unreadable);
+    watch.max_graphs_ = max_graphs;
+    // Read beside the watch: a large dir takes seconds, and what is written
+    // meanwhile is already being watched (events wait for it, never lost).
+    // Less a margin: the file system's clock is coarse (a tick behind), and
+    // an entry written just before the start reported once more is harmless.
+    const std::int64_t start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                      std::chrono::system_clock::now().time_since_epoch())
+                                      .count() -
+                                  50'000'000;
+    watch.starting_ = std::make_shared<std::shared_future<Known>>(
+        std::async(std::launch::async, read_start, root, max_graphs, start_ns).share());
     return watch;
 }
 
+CacheWatch::Known& CacheWatch::known() {
+    if (!known_) {
+        known_ = std::make_shared<Known>(starting_->get());
+        starting_.reset();
+    }
+    return *known_;
+}
+
+std::optional<std::string> CacheWatch::comparison_note() {
+    const Known& now = known();
+    if (now.graphs_before <= max_graphs_) {
+        return std::nullopt;
+    }
+    return "new graphs were compared with the " + std::to_string(max_graphs_) +
+           " most recent of the " + std::to_string(now.graphs_before) +
+           " FX graphs the dir held at the start (and with every one written since)";
+}
+
 std::vector<WatchEvent> CacheWatch::events_for(std::span<const std::string> paths) {
+    if (paths.empty()) {
+        return {};
+    }
+    known();
     // The paths as a scan's records, so that they group into entries as a walk groups them.
     cachedir::Scan changed;
     changed.root = root_;

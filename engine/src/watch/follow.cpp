@@ -70,6 +70,7 @@ Result<FollowSummary> follow(const FollowRequest& request, const FollowCallbacks
         }
     }
     summary.cache = cache->summary();
+    summary.comparison_note = cache->comparison_note();
     return summary;
 }
 

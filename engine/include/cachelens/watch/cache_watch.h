@@ -16,7 +16,9 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -28,8 +30,16 @@ namespace cachelens::watch {
 
 class DirWatcher {
 public:
-    // Watches `root` and every dir under it (symlinks not followed).
-    static Result<std::unique_ptr<DirWatcher>> open(const std::filesystem::path& root);
+    // Dirs past the watch limit are looked at this often instead: a stat
+    // each, and a listing only of those whose mtime moved.
+    static constexpr std::chrono::seconds kScanInterval{10};
+
+    // Watches `root` and every dir under it (symlinks not followed; a Triton
+    // kernel's dir, renamed into place whole, is read and not watched). At
+    // most `max_watches` dirs, or as many as the kernel allows
+    // (fs.inotify.max_user_watches): the dirs past that are scanned instead.
+    static Result<std::unique_ptr<DirWatcher>> open(const std::filesystem::path& root,
+                                                    std::size_t max_watches = SIZE_MAX);
     ~DirWatcher();
     DirWatcher(const DirWatcher&) = delete;
     DirWatcher& operator=(const DirWatcher&) = delete;
@@ -40,14 +50,17 @@ public:
     Result<std::vector<std::string>> wait(std::chrono::milliseconds timeout);
 
     std::size_t watched_dirs() const;
-    // Set when the kernel refused a watch (fs.inotify.max_user_watches):
-    // files under the dirs not watched are not seen, and this says so.
+    // Set when the watch limit was met: how many dirs are scanned instead,
+    // and how late what is written there may show.
     const std::optional<std::string>& limit_note() const;
+    // Tests: how often the dirs past the limit are scanned.
+    void set_scan_interval(std::chrono::milliseconds interval) { scan_interval_ = interval; }
 
 private:
     struct Impl;
     explicit DirWatcher(std::unique_ptr<Impl> impl);
     std::unique_ptr<Impl> impl_;
+    std::chrono::milliseconds scan_interval_ = kScanInterval;
 };
 
 struct WatchEvent {
@@ -66,8 +79,16 @@ std::string_view to_string(WatchEvent::Kind kind); // "fxgraph", "aotautograd", 
 
 class CacheWatch {
 public:
-    // What the dir holds now is known, never reported.
-    static Result<CacheWatch> start(const std::filesystem::path& root);
+    // A new FX graph is explained against at most this many of the graphs
+    // there at the start (the most recent), and every one written since.
+    static constexpr std::size_t kDefaultMaxGraphs = 2000;
+
+    // What the dir holds now is known, never reported (an entry written in
+    // the last 50 ms before may be: the file system's clock is coarse). It
+    // is read in the background (a large dir takes seconds) while the dir
+    // is already watched; the first events wait for it.
+    static Result<CacheWatch> start(const std::filesystem::path& root,
+                                    std::size_t max_graphs = kDefaultMaxGraphs);
 
     // The new entries among `paths` (relative to the root, as DirWatcher
     // gives them), one event each, in order; an entry already reported, or
@@ -86,11 +107,17 @@ public:
     };
     const Summary& summary() const { return summary_; }
     const std::filesystem::path& root() const { return root_; }
+    // Said when the dir held more FX graphs than were compared with.
+    std::optional<std::string> comparison_note();
+
+    struct Known;
 
 private:
-    struct Known;
     CacheWatch() = default;
+    Known& known();
     std::filesystem::path root_;
+    std::size_t max_graphs_ = kDefaultMaxGraphs;
+    std::shared_ptr<std::shared_future<Known>> starting_; // until known() took it
     std::shared_ptr<Known> known_;
     Summary summary_;
 };

@@ -35,6 +35,8 @@ struct FollowSummary {
     // Trace events by "FX graph cache miss" and the like.
     std::map<std::string, std::size_t> trace_counts;
     bool traced = false; // a trace dir was followed
+    // When the dir held more FX graphs than new ones were compared with.
+    std::optional<std::string> comparison_note;
     // "trace: 3 FX graph cache miss, 1 AOTAutograd cache hit"; empty with no trace.
     std::string trace_line() const;
 };
