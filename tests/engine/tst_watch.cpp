@@ -174,6 +174,13 @@ private slots:
         const auto second = QJsonDocument::fromJson(lines[2]).object();
         QCOMPARE(second["key"].toString(), QString::fromStdString(kFloat16));
         QCOMPARE(second["recompile"].toBool(), true);
+        // The cause is the one `why` gives for that graph in that dir.
+        const auto why = test::run_cli(
+            {"why", QString::fromStdString(cache.string()), QString::fromStdString(kFloat16)});
+        QCOMPARE(why.exit_code, 0);
+        const QString answer = QString::fromUtf8(why.out.left(why.out.indexOf('\n')));
+        QVERIFY2(second["line"].toString().endsWith(": " + answer),
+                 qPrintable(second["line"].toString() + "\n" + answer));
         const auto summary = QJsonDocument::fromJson(lines[3]).object();
         QCOMPARE(summary["compiles"].toInt(), 2);
         QCOMPARE(summary["causes"].toObject()["dtypes"].toInt(), 1);
