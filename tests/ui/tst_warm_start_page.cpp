@@ -10,6 +10,7 @@
 #include "models/warm_start_model.h"
 #include "pages/warm_start_page.h"
 #include "pages/why_page.h"
+#include "stall_meter.h"
 #include "test_paths.h"
 
 #include <QAbstractItemModelTester>
@@ -176,6 +177,62 @@ private slots:
     }
 
     // In the real window a miss opens on the Why missed page.
+    // Follow: a trace dir whose log grows is read again as it grows, the
+    // table gaining the compiles as they are written, the window never
+    // stalled; the end is the report of the whole log.
+    void followsATraceDirAsItGrows() {
+        QTemporaryDir temp;
+        const fs::path dir = fs::path(temp.path().toStdString()) / "trace";
+        fs::create_directories(dir);
+        const fs::path source =
+            test::fixture("devset/trace/dedicated_log_torch_trace_zyfkwfwy.log");
+        const QByteArray bytes = test::read_file(source);
+        // The first compile's lines: up to the second compile's dynamo_start.
+        const qsizetype second =
+            bytes.indexOf("\"dynamo_start\"", bytes.indexOf("\"dynamo_start\"") + 1);
+        QVERIFY(second > 0);
+        const qsizetype cut = bytes.lastIndexOf('\n', second) + 1;
+        const fs::path log = dir / "rank0.log";
+        {
+            QFile out(QString::fromStdString(log.string()));
+            QVERIFY(out.open(QIODevice::WriteOnly));
+            out.write(bytes.left(cut));
+        }
+        JobPool jobs;
+        WarmStartPage page(jobs);
+        QSignalSpy loaded(&page, &WarmStartPage::loaded);
+        page.openTrace(dir);
+        QVERIFY(loaded.wait(30'000));
+        const int before = page.model()->rowCount();
+        QVERIFY(before >= 1);
+        page.setFollowing(true);
+        QVERIFY(page.isFollowing());
+        test::StallMeter stalls;
+        {
+            QFile out(QString::fromStdString(log.string()));
+            QVERIFY(out.open(QIODevice::Append));
+            for (qsizetype at = cut; at < bytes.size(); at += 50'000) {
+                out.write(bytes.mid(at, 50'000));
+                out.flush();
+                QTest::qWait(20);
+            }
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(page.model()->rowCount() == 3, 30'000);
+        QVERIFY(before < 3);
+        QTRY_VERIFY_WITH_TIMEOUT(page.summaryText().contains("3 compiles: 0 hits, 3 misses"),
+                                 10'000);
+        qInfo("followed: %d compile(s), then %d; longest stall %.1f ms", before,
+              page.model()->rowCount(), stalls.longestMs());
+        QVERIFY(stalls.longestMs() < 100);
+        page.setFollowing(false);
+        QVERIFY(!page.isFollowing());
+        // A log, not a dir: nothing to follow.
+        page.openTrace(log);
+        QVERIFY(loaded.wait(30'000));
+        page.setFollowing(true);
+        QVERIFY(!page.isFollowing());
+    }
+
     void missOpensOnTheWhyPage() {
         QTemporaryDir temp;
         MainWindow window(temp.filePath("catalog.sqlite"));

@@ -7,7 +7,9 @@
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/core/format.h>
 #include <cachelens/explain/nearest_keys.h>
+#include <cachelens/watch/trace_watch.h>
 
+#include <QCheckBox>
 #include <QFileDialog>
 #include <QFontDatabase>
 #include <QHBoxLayout>
@@ -18,6 +20,7 @@
 #include <QPushButton>
 #include <QStyledItemDelegate>
 #include <QTableView>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace cachelens::ui {
@@ -72,11 +75,8 @@ public:
     }
 };
 
-Result<WarmStartResult> computeWarmStart(const fs::path& traceDirOrLog, const fs::path& cacheDir) {
-    auto analysis = trace::analyze_warm_start(traceDirOrLog, cacheDir);
-    if (!analysis) {
-        return std::unexpected(std::move(analysis.error()));
-    }
+WarmStartResult toResult(trace::WarmStartAnalysis analysisValue, const fs::path& cacheDir) {
+    auto* analysis = &analysisValue;
     WarmStartResult result;
     result.cacheDir = cacheDir;
     result.reports = std::move(analysis->reports);
@@ -87,6 +87,31 @@ Result<WarmStartResult> computeWarmStart(const fs::path& traceDirOrLog, const fs
                                            : std::nullopt);
     }
     return result;
+}
+
+Result<WarmStartResult> computeWarmStart(const fs::path& traceDirOrLog, const fs::path& cacheDir) {
+    auto analysis = trace::analyze_warm_start(traceDirOrLog, cacheDir);
+    if (!analysis) {
+        return std::unexpected(std::move(analysis.error()));
+    }
+    return toResult(std::move(*analysis), cacheDir);
+}
+
+// One look at a trace dir being followed: nullopt when no log grew.
+Result<std::optional<WarmStartResult>> followWarmStart(watch::TraceWatch& traceWatch,
+                                                       const fs::path& cacheDir, bool first) {
+    auto events = traceWatch.poll();
+    if (!events) {
+        return std::unexpected(std::move(events.error()));
+    }
+    if (!first && events->empty()) {
+        return std::optional<WarmStartResult>();
+    }
+    auto analysis = trace::analyze_warm_start(traceWatch.logs(), cacheDir);
+    if (!analysis) {
+        return std::unexpected(std::move(analysis.error()));
+    }
+    return std::optional(toResult(std::move(*analysis), cacheDir));
 }
 
 } // namespace
@@ -100,7 +125,13 @@ WarmStartPage::WarmStartPage(JobPool& pool, QWidget* parent)
     , error_(new QLabel(this))
     , table_(new QTableView(this))
     , detail_(new QLabel(this))
-    , whyButton_(new QPushButton(tr("&Why did it miss?"), this)) {
+    , whyButton_(new QPushButton(tr("&Why did it miss?"), this))
+    , follow_(new QCheckBox(tr("&Follow"), this))
+    , followTimer_(new QTimer(this)) {
+    follow_->setToolTip(tr("Read the trace dir again as the run writes it (each log from where "
+                           "it stopped), as cachelens report --follow does"));
+    follow_->setEnabled(false);
+    followTimer_->setInterval(1000);
     auto* openDir = new QPushButton(tr("Open trace &dir…"), this);
     openDir->setToolTip(tr("A TORCH_TRACE dir: every *.log in it"));
     auto* openLog = new QPushButton(tr("Open &log…"), this);
@@ -158,6 +189,7 @@ WarmStartPage::WarmStartPage(JobPool& pool, QWidget* parent)
     buttons->addWidget(openDir);
     buttons->addWidget(openLog);
     buttons->addWidget(chooseCache);
+    buttons->addWidget(follow_);
     buttons->addWidget(source_, 1);
     auto* detailRow = new QHBoxLayout;
     detailRow->addWidget(detail_, 1);
@@ -174,6 +206,8 @@ WarmStartPage::WarmStartPage(JobPool& pool, QWidget* parent)
     connect(openDir, &QPushButton::clicked, this, [this] { chooseTrace(true); });
     connect(openLog, &QPushButton::clicked, this, [this] { chooseTrace(false); });
     connect(chooseCache, &QPushButton::clicked, this, &WarmStartPage::chooseCacheDir);
+    connect(follow_, &QCheckBox::toggled, this, &WarmStartPage::setFollowing);
+    connect(followTimer_, &QTimer::timeout, this, &WarmStartPage::followTick);
     connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             &WarmStartPage::showSelected);
     connect(table_, &QTableView::activated, this,
@@ -191,6 +225,14 @@ QString WarmStartPage::summaryText() const {
 void WarmStartPage::openTrace(const fs::path& traceDirOrLog, const fs::path& cacheDir) {
     trace_ = traceDirOrLog;
     cacheDir_ = cacheDir;
+    traceWatch_.reset();
+    job_->cancel(); // what was being read of the trace before is not shown
+    std::error_code error;
+    const bool isDir = fs::is_directory(traceDirOrLog, error);
+    follow_->setEnabled(isDir);
+    if (!isDir) {
+        follow_->setChecked(false);
+    }
     model_->clear();
     error_->setVisible(false);
     detail_->clear();
@@ -202,53 +244,106 @@ void WarmStartPage::openTrace(const fs::path& traceDirOrLog, const fs::path& cac
                                                  QString::fromStdString(cacheDir.string())));
     summary_->setText(
         tr("Reading %1…").arg(QString::fromStdString(traceDirOrLog.string()).toHtmlEscaped()));
+    if (isFollowing()) {
+        followTick(); // a new dir, followed from its start
+        return;
+    }
     job_->run<Result<WarmStartResult>>(
         [traceDirOrLog, cacheDir](const JobContext&) {
             return computeWarmStart(traceDirOrLog, cacheDir);
         },
-        [this](Result<WarmStartResult> result) {
+        [this](Result<WarmStartResult> result) { showResult(std::move(result)); });
+}
+
+void WarmStartPage::showResult(Result<WarmStartResult> result) {
+    if (!result) {
+        summary_->clear();
+        error_->setText(QString::fromStdString(result.error().describe()));
+        error_->setVisible(true);
+        follow_->setChecked(false);
+        emit statusMessage(error_->text());
+        emit loaded();
+        return;
+    }
+    const auto shared = std::make_shared<const WarmStartResult>(std::move(*result));
+    // What vLLM logged of its own compile, when it wrote the log: a line each.
+    QString summary = QStringLiteral("<b>%1</b>").arg(text(shared->summary.line()).toHtmlEscaped());
+    for (const auto& report : shared->reports) {
+        for (const auto& line : report.vllm) {
+            summary += QStringLiteral("<br>") + text(line).toHtmlEscaped();
+        }
+    }
+    summary_->setText(summary);
+    // Following, the row read stays selected as rows are added.
+    const int kept = isFollowing() ? table_->currentIndex().row() : -1;
+    model_->setResult(shared);
+    if (model_->rowCount() > 0) {
+        const int row = kept >= 0 && kept < model_->rowCount() ? kept : 0;
+        table_->selectionModel()->setCurrentIndex(
+            model_->index(row, 0), QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+    }
+    std::size_t warnings = 0;
+    for (const auto& report : shared->reports) {
+        warnings += report.warnings.size();
+    }
+    QString status = tr("%n compile(s) read", nullptr, model_->rowCount());
+    if (warnings > 0) {
+        status += tr("; %n line(s) of the log skipped", nullptr, static_cast<int>(warnings));
+    }
+    // As `report` says them: left out of the comparison, not hidden.
+    if (!shared->skipped.empty()) {
+        status += tr("; %n cache file(s) could not be read and were left out of the "
+                     "comparison (first: %1)",
+                     nullptr, static_cast<int>(shared->skipped.size()))
+                      .arg(text(shared->skipped.front().describe()));
+    }
+    emit statusMessage(status);
+    emit loaded();
+}
+
+bool WarmStartPage::isFollowing() const {
+    return followTimer_->isActive();
+}
+
+void WarmStartPage::setFollowing(bool follow) {
+    std::error_code error;
+    follow = follow && fs::is_directory(trace_, error);
+    if (follow_->isChecked() != follow) {
+        follow_->setChecked(follow); // comes back here
+        return;
+    }
+    if (!follow) {
+        followTimer_->stop();
+        return;
+    }
+    traceWatch_.reset(); // read from the start, then as it grows
+    followTimer_->start();
+    followTick();
+}
+
+void WarmStartPage::followTick() {
+    if (job_->isRunning()) {
+        return; // the read before is still going: the next tick looks again
+    }
+    const bool first = !traceWatch_;
+    if (first) {
+        auto started = watch::TraceWatch::start(trace_, true);
+        if (!started) {
+            showResult(std::unexpected(std::move(started.error())));
+            return;
+        }
+        traceWatch_ = std::make_shared<watch::TraceWatch>(std::move(*started));
+    }
+    job_->run<Result<std::optional<WarmStartResult>>>(
+        [traceWatch = traceWatch_, cacheDir = cacheDir_, first](const JobContext&) {
+            return followWarmStart(*traceWatch, cacheDir, first);
+        },
+        [this](Result<std::optional<WarmStartResult>> result) {
             if (!result) {
-                summary_->clear();
-                error_->setText(QString::fromStdString(result.error().describe()));
-                error_->setVisible(true);
-                emit statusMessage(error_->text());
-                emit loaded();
-                return;
+                showResult(std::unexpected(std::move(result.error())));
+            } else if (*result) {
+                showResult(std::move(**result));
             }
-            const auto shared = std::make_shared<const WarmStartResult>(std::move(*result));
-            // What vLLM logged of its own compile, when it wrote the log: a line each.
-            QString summary =
-                QStringLiteral("<b>%1</b>").arg(text(shared->summary.line()).toHtmlEscaped());
-            for (const auto& report : shared->reports) {
-                for (const auto& line : report.vllm) {
-                    summary += QStringLiteral("<br>") + text(line).toHtmlEscaped();
-                }
-            }
-            summary_->setText(summary);
-            model_->setResult(shared);
-            if (model_->rowCount() > 0) {
-                table_->selectionModel()->setCurrentIndex(model_->index(0, 0),
-                                                          QItemSelectionModel::ClearAndSelect |
-                                                              QItemSelectionModel::Rows);
-            }
-            std::size_t warnings = 0;
-            for (const auto& report : shared->reports) {
-                warnings += report.warnings.size();
-            }
-            QString status = tr("%n compile(s) read", nullptr, model_->rowCount());
-            if (warnings > 0) {
-                status +=
-                    tr("; %n line(s) of the log skipped", nullptr, static_cast<int>(warnings));
-            }
-            // As `report` says them: left out of the comparison, not hidden.
-            if (!shared->skipped.empty()) {
-                status += tr("; %n cache file(s) could not be read and were left out of the "
-                             "comparison (first: %1)",
-                             nullptr, static_cast<int>(shared->skipped.size()))
-                              .arg(text(shared->skipped.front().describe()));
-            }
-            emit statusMessage(status);
-            emit loaded();
         });
 }
 
