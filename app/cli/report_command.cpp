@@ -138,47 +138,44 @@ int run_follow(const ReportOptions& options) {
     bool last_pass = false;
     while (true) {
         last_pass = interrupt.interrupted() || std::chrono::steady_clock::now() >= until;
-        auto events = watch->poll();
-        if (!events) {
-            return report(events.error());
+        auto analysis = watch::follow_warm_start(*watch, options.cache, first || last_pass);
+        if (!analysis) {
+            return report(analysis.error());
         }
-        if (!first && events->empty() && !last_pass) {
+        if (!*analysis) {
             std::this_thread::sleep_for(std::chrono::milliseconds(200));
             continue;
         }
         first = false;
-        auto analysis = trace::analyze_warm_start(watch->logs(), options.cache);
-        if (!analysis) {
-            return report(analysis.error());
-        }
-        for (const auto& error : analysis->skipped) {
+        const trace::WarmStartAnalysis& current = **analysis;
+        for (const auto& error : current.skipped) {
             if (warned.insert(error.describe()).second) {
                 std::cerr << "cachelens: skipped " << error.describe() << '\n';
             }
         }
         bool printed_any = false;
-        for (std::size_t i = 0; i < analysis->reports.size(); ++i) {
-            const auto& compiles = analysis->reports[i].compiles;
+        for (std::size_t i = 0; i < current.reports.size(); ++i) {
+            const auto& compiles = current.reports[i].compiles;
             for (std::size_t c = 0; c < compiles.size(); ++c) {
                 // The last compile of a log may still be logging its layers.
                 if ((c + 1 == compiles.size() && !last_pass) ||
-                    !printed.emplace(analysis->reports[i].path, compiles[c].compile_id).second) {
+                    !printed.emplace(current.reports[i].path, compiles[c].compile_id).second) {
                     continue;
                 }
                 printed_any = true;
                 if (options.json) {
-                    print_json_line({{"log", text(analysis->reports[i].path)},
-                                     {"compile", compile_json(analysis->logs[i], compiles[c])}});
+                    print_json_line({{"log", text(current.reports[i].path)},
+                                     {"compile", compile_json(current.logs[i], compiles[c])}});
                 } else {
-                    if (analysis->reports[i].path != last_log) {
-                        last_log = analysis->reports[i].path;
+                    if (current.reports[i].path != last_log) {
+                        last_log = current.reports[i].path;
                         std::printf("\n%s:\n", last_log.c_str());
                     }
                     print_compile(compiles[c]);
                 }
             }
         }
-        summary = analysis->summary;
+        summary = current.summary;
         if (printed_any && !options.json && !last_pass) {
             std::printf("so far: %s\n", summary->line().c_str());
         }

@@ -100,18 +100,14 @@ Result<WarmStartResult> computeWarmStart(const fs::path& traceDirOrLog, const fs
 // One look at a trace dir being followed: nullopt when no log grew.
 Result<std::optional<WarmStartResult>> followWarmStart(watch::TraceWatch& traceWatch,
                                                        const fs::path& cacheDir, bool first) {
-    auto events = traceWatch.poll();
-    if (!events) {
-        return std::unexpected(std::move(events.error()));
-    }
-    if (!first && events->empty()) {
-        return std::optional<WarmStartResult>();
-    }
-    auto analysis = trace::analyze_warm_start(traceWatch.logs(), cacheDir);
+    auto analysis = watch::follow_warm_start(traceWatch, cacheDir, first);
     if (!analysis) {
         return std::unexpected(std::move(analysis.error()));
     }
-    return std::optional(toResult(std::move(*analysis), cacheDir));
+    if (!*analysis) {
+        return std::optional<WarmStartResult>();
+    }
+    return std::optional(toResult(std::move(**analysis), cacheDir));
 }
 
 } // namespace

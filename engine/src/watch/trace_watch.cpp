@@ -156,6 +156,22 @@ Result<std::vector<TraceWatchEvent>> TraceWatch::poll(std::chrono::milliseconds 
     return events;
 }
 
+Result<std::optional<trace::WarmStartAnalysis>>
+follow_warm_start(TraceWatch& watch, const fs::path& cache_dir, bool first) {
+    auto events = watch.poll();
+    if (!events) {
+        return std::unexpected(std::move(events.error()));
+    }
+    if (!first && events->empty()) {
+        return std::optional<trace::WarmStartAnalysis>();
+    }
+    auto analysis = trace::analyze_warm_start(watch.logs(), cache_dir);
+    if (!analysis) {
+        return std::unexpected(std::move(analysis.error()));
+    }
+    return std::optional(std::move(*analysis));
+}
+
 std::vector<trace::TraceLog> TraceWatch::logs() const {
     std::vector<trace::TraceLog> out;
     for (const auto& [name, followed] : logs_) {

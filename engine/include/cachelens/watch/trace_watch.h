@@ -9,10 +9,12 @@
 
 #include <cachelens/core/error.h>
 #include <cachelens/trace/trace_log.h>
+#include <cachelens/trace/warm_start.h>
 
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -58,5 +60,12 @@ private:
     std::filesystem::path dir_;
     std::map<std::string, Followed> logs_; // by file name
 };
+
+// The warm-start report of a trace dir as it grows, the one step of
+// `report --follow` and the GUI's Follow: reads what was appended and, when
+// a log grew (or `first`), the report of every log as read so far against
+// `cache_dir` (none when empty); nullopt when nothing grew.
+Result<std::optional<trace::WarmStartAnalysis>>
+follow_warm_start(TraceWatch& watch, const std::filesystem::path& cache_dir, bool first);
 
 } // namespace cachelens::watch
