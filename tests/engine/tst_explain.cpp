@@ -643,6 +643,23 @@ private slots:
         QCOMPARE(a.lines[1], std::string("v = torch.ops.aten.add.Tensor(v, v)"));
         QVERIFY(code_similarity(a, b) > 0.6);
     }
+
+    // The character that marks values in normalized code, in the code itself
+    // (a hostile cache; found by fuzz_causes: aligning threw out_of_range):
+    // written as Python writes it, never read as a value.
+    void theValueMarkInTheCodeIsText() {
+        const std::string code = std::string("def forward(self, x):\n"
+                                             "    y = torch.ops.aten.relu.default(x)  # \x1f"
+                                             "0\x1f\n"
+                                             "    return (\x1f"
+                                             "7\x1f, y)\n");
+        const auto named = normalize_graph_code(code, false);
+        QCOMPARE(named.lines.size(), 2u);
+        QCOMPARE(named.names.size(), 2u); // x, y
+        const auto aligned = aligned_graph_code(code, code);
+        QVERIFY2(aligned.left.find("# \\x1f0\\x1f") != std::string::npos, aligned.left.c_str());
+        QCOMPARE(aligned.left, aligned.right);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestExplain)

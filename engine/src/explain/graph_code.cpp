@@ -218,6 +218,11 @@ NormalizedCode normalize_graph_code(std::string_view code, bool sizes_as_symbol)
                     ++i;
                 }
                 text += '#';
+            } else if (c == kValueMark) {
+                // The mark in the code itself (a hostile cache's): written as
+                // Python writes the character, never read as a value.
+                text += "\\x1f";
+                ++i;
             } else {
                 text += c;
                 ++i;
