@@ -2,6 +2,7 @@
 
 #include "dialogs/dialog_launcher.h"
 #include "dialogs/tune_dialog.h"
+#include "jobs/root_follower.h"
 #include "jobs/root_jobs.h"
 #include "models/entry_table_model.h"
 #include "pages/bench_page.h"
@@ -19,6 +20,7 @@
 
 #include <cachelens/cachedir/file_kind.h>
 #include <cachelens/serving/serving_tree.h>
+#include <cachelens/watch/cache_watch.h>
 
 #include <QAction>
 #include <QCloseEvent>
@@ -31,6 +33,7 @@
 #include <QStatusBar>
 #include <QStyle>
 #include <QTabWidget>
+#include <QTimer>
 
 #include <algorithm>
 #include <map>
@@ -66,6 +69,7 @@ MainWindow::MainWindow(QString catalogPath, QWidget* parent)
     , warmStart_(new WarmStartPage(pool_))
     , serving_(new ServingPage(pool_))
     , live_(new LivePage(pool_))
+    , follower_(new RootFollower(pool_, this))
     , dialogs_(new DialogLauncher(pool_, catalogPath_, *browse_, *roots_, this))
     , startup_(new StartupScript(*this)) {
     setWindowTitle(tr("cachelens"));
@@ -115,6 +119,16 @@ void MainWindow::connectPages() {
     connect(warmStart_, &WarmStartPage::statusMessage, this, &MainWindow::showStatus);
     connect(serving_, &ServingPage::statusMessage, this, &MainWindow::showStatus);
     connect(live_, &LivePage::statusMessage, this, &MainWindow::showStatus);
+    connect(follower_, &RootFollower::changed, this, &MainWindow::indexFollowed);
+    connect(follower_, &RootFollower::failed, this, [this](const QString& message) {
+        setFollowing(false);
+        showError(tr("Cannot follow the changes: %1").arg(message));
+    });
+    connect(browse_, &BrowsePage::actionRootChanged, this, [this] {
+        if (isFollowing()) {
+            setFollowing(true); // the root now open
+        }
+    });
     connect(live_, &LivePage::whyRequested, this,
             [this](const EntryRef& fxEntry, const std::vector<fs::path>& searchRoots) {
                 why_->explain(fxEntry, searchRoots);
@@ -290,6 +304,12 @@ void MainWindow::buildMenus() {
     view->addAction(tr("&Live"), QKeySequence(Qt::CTRL | Qt::Key_8), this,
                     [this] { showPage(Page::Live); });
     view->addSeparator();
+    actions_.follow =
+        withTip(view->addAction(tr("&Follow changes"), QKeySequence(Qt::CTRL | Qt::Key_L), this,
+                                [this](bool checked) { setFollowing(checked); }),
+                tr("Index the dir open on Browse again as PyTorch writes it (only what is new is "
+                   "parsed); rows written since are in bold"));
+    actions_.follow->setCheckable(true);
     // The way back from one root to all: entries of two roots (a Redis
     // server's and a local dir's) can then be selected together and compared.
     withTip(view->addAction(tr("&All cache dirs"), QKeySequence(Qt::CTRL | Qt::Key_0), this,
@@ -446,6 +466,41 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     settings.setValue("window/state", saveState());
     browse_->saveSettings(settings);
     QMainWindow::closeEvent(event);
+}
+
+bool MainWindow::isFollowing() const {
+    return follower_->isFollowing();
+}
+
+void MainWindow::setFollowing(bool follow) {
+    const auto root = follow ? browse_->actionRoot() : std::nullopt;
+    if (follow && !root) {
+        showStatus(tr("Follow changes: open a cache dir on Browse first."));
+    }
+    if (root) {
+        if (follower_->dir() != *root) {
+            follower_->follow(*root);
+            browse_->entryModel()->markNewSince(watch::file_clock_now_ns());
+            showStatus(tr("Following %1: rows written from now on are in bold.")
+                           .arg(text(root->string())));
+        }
+    } else {
+        follower_->stop();
+        browse_->entryModel()->markNewSince(std::nullopt);
+    }
+    actions_.follow->setChecked(follower_->isFollowing());
+}
+
+void MainWindow::indexFollowed(const fs::path& dir) {
+    if (!follower_->isFollowing() || follower_->dir() != dir) {
+        return;
+    }
+    if (roots_->pending() > 0) {
+        // An index (of this dir or another) is under way: look again soon.
+        QTimer::singleShot(300, this, [this, dir] { indexFollowed(dir); });
+        return;
+    }
+    roots_->index(dir);
 }
 
 } // namespace cachelens::ui

@@ -10,6 +10,8 @@
 
 #include <QMainWindow>
 
+#include <filesystem>
+
 class QAction;
 class QLabel;
 class QTabWidget;
@@ -24,6 +26,7 @@ class RecentRootsMenu;
 class RootJobs;
 class ServingPage;
 class LivePage;
+class RootFollower;
 class StartupScript;
 class StatsPage;
 class WarmStartPage;
@@ -52,6 +55,10 @@ public:
     QWidget* screenshotTarget();
     // The status bar's message.
     QString statusText() const;
+    // View > Follow changes: the dir open on Browse indexed again as PyTorch
+    // writes it (only what is new is parsed), its new rows in bold.
+    void setFollowing(bool follow);
+    bool isFollowing() const;
 
     JobPool& jobs() { return pool_; }
     RootJobs* roots() const { return roots_; }
@@ -81,6 +88,7 @@ private:
         QAction* refreshRedis = nullptr;
         QAction* pull = nullptr;
         QAction* push = nullptr;
+        QAction* follow = nullptr;
     };
     void connectPages();
     void buildMenus();
@@ -93,6 +101,8 @@ private:
     void showServingRoot();
     void showStatus(const QString& message);
     void showError(const QString& message);
+    // Indexes the followed dir again once no other root job is under way.
+    void indexFollowed(const std::filesystem::path& dir);
 
     QString catalogPath_;
     JobPool pool_;
@@ -106,6 +116,7 @@ private:
     WarmStartPage* warmStart_;
     ServingPage* serving_;
     LivePage* live_;
+    RootFollower* follower_;
     DialogLauncher* dialogs_;
     StartupScript* startup_;
     Actions actions_;

@@ -353,7 +353,7 @@ private slots:
         const fs::path cache = fs::path(dir.path().toStdString()) / "cache";
         test::copy_tree(test::fixture(kCache.string()), cache);
         // Written a minute ago, as a cache is before a run starts (entries
-        // written within the last 50 ms may be reported again).
+        // written in the same clock tick as the start may be reported again).
         test::age_files(cache, std::chrono::seconds(60));
         auto watch = CacheWatch::start(cache);
         QVERIFY_RESULT(watch);

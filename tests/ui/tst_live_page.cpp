@@ -6,15 +6,21 @@
 // real window; Stop gives the summary. The model under QAbstractItemModelTester.
 
 #include "jobs/job_pool.h"
+#include "jobs/root_follower.h"
+#include "jobs/root_jobs.h"
 #include "main_window.h"
+#include "models/entry_table_model.h"
 #include "models/live_events_model.h"
+#include "pages/browse_page.h"
 #include "pages/live_page.h"
 #include "stall_meter.h"
 #include "test_paths.h"
 
+#include <cachelens/catalog/catalog.h>
 #include <cachelens/trace/trace_log.h>
 
 #include <QAbstractItemModelTester>
+#include <QFont>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
@@ -123,6 +129,63 @@ private slots:
         QVERIFY2(page.statusText().contains("2 compiles, 1 recompile: 1 dtypes"),
                  qPrintable(page.statusText()));
         QVERIFY2(page.statusText().contains("trace: "), qPrintable(page.statusText()));
+    }
+
+    // View > Follow changes: the dir open on Browse gains the graph PyTorch
+    // writes into it within a second or two, its row in bold, the window
+    // never stalled; stopping leaves the rows as they are.
+    void browseFollowsTheOpenDir() {
+        QTemporaryDir temp;
+        const fs::path base = temp.path().toStdString();
+        const fs::path cache = base / "cache";
+        write_fx_graph(cache, kFloat32);
+        test::age_files(cache, std::chrono::seconds(120));
+        test::PrivateSettings settings("tst_live_page");
+        MainWindow window(QString::fromStdString((base / "catalog.sqlite").string()));
+        QSignalSpy settled(window.roots(), &RootJobs::settled);
+        window.roots()->index(cache);
+        QVERIFY(settled.wait(60'000));
+        const fs::path root = catalog::root_location(cache);
+        window.browsePage()->browseRoot(root);
+        EntryTableModel& entries = *window.browsePage()->entryModel();
+        QTRY_VERIFY_WITH_TIMEOUT(!entries.isLoading() && entries.rowCount() > 0, 30'000);
+        const int before = entries.rowCount();
+        QVERIFY(!window.isFollowing());
+        auto* follower = window.findChild<RootFollower*>();
+        QVERIFY(follower != nullptr);
+        QSignalSpy watching(follower, &RootFollower::watching);
+        window.setFollowing(true);
+        QVERIFY(window.isFollowing());
+        QVERIFY(watching.wait(10'000));
+
+        test::StallMeter stalls;
+        write_fx_graph(cache, kFloat16);
+        QTRY_VERIFY_WITH_TIMEOUT(!entries.isLoading() && entries.rowCount() == before + 1, 20'000);
+        const double longest = stalls.longestMs();
+        (void)entries.index(0, 0).data(); // rows are read a page at a time, when asked for
+        QTRY_VERIFY_WITH_TIMEOUT(entries.isRowLoaded(0) && entries.isRowLoaded(before), 5'000);
+        int bold = 0;
+        QString rows;
+        for (int row = 0; row < entries.rowCount(); ++row) {
+            const bool isBold =
+                entries.index(row, EntryTableModel::Kind).data(Qt::FontRole).value<QFont>().bold();
+            bold += isBold;
+            rows += QString("\n%1 %2 %3")
+                        .arg(entries.index(row, EntryTableModel::Key).data().toString())
+                        .arg(entries.index(row, EntryTableModel::Modified)
+                                 .data(EntryTableModel::RawValueRole)
+                                 .toLongLong())
+                        .arg(isBold);
+        }
+        // The graph written while following, alone.
+        QVERIFY2(bold == 1, qPrintable(QString("since %1:").arg(*entries.newSince()) + rows));
+        qInfo("followed: %d rows, then %d; longest GUI stall %.1f ms", before, entries.rowCount(),
+              longest);
+        QVERIFY2(longest < 100, qPrintable(QString("the GUI stalled %1 ms").arg(longest)));
+
+        window.setFollowing(false);
+        QVERIFY(!window.isFollowing());
+        QCOMPARE(entries.rowCount(), before + 1);
     }
 
     void aDirThatCannotBeWatchedSaysSo() {

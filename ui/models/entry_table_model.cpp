@@ -240,6 +240,13 @@ void EntryTableModel::loadWantedPage() {
         });
 }
 
+void EntryTableModel::markNewSince(std::optional<std::int64_t> ns) {
+    newSince_ = ns;
+    if (rowCount() > 0) {
+        emit dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1), {Qt::FontRole});
+    }
+}
+
 std::optional<std::int64_t> EntryTableModel::idAt(int row) const {
     if (row < 0 || static_cast<std::size_t>(row) >= ids_.size()) {
         return std::nullopt;
@@ -339,11 +346,16 @@ QVariant EntryTableModel::data(const QModelIndex& index, int role) const {
                                     entry->parse_status == "ok"
                                         ? QString()
                                         : tr("\nparse: %1").arg(text(entry->parse_status))));
-    case Qt::FontRole:
-        if (index.column() == Key || index.column() == Path) {
-            return QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    case Qt::FontRole: {
+        const bool fixed = index.column() == Key || index.column() == Path;
+        const bool isNew = newSince_ && entry->mtime_ns >= *newSince_;
+        if (!fixed && !isNew) {
+            break;
         }
-        break;
+        QFont font = fixed ? QFontDatabase::systemFont(QFontDatabase::FixedFont) : QFont();
+        font.setBold(isNew);
+        return font;
+    }
     case Qt::TextAlignmentRole:
         if (index.column() == KeyEntries || index.column() == Size ||
             index.column() == CompileTime) {

@@ -66,6 +66,10 @@ public:
     bool isRowLoaded(int row) const;
     // The catalog id of the row's entry (known for every row, loaded or not).
     std::optional<std::int64_t> idAt(int row) const;
+    // Rows of entries written at or after `ns` are shown in bold (View >
+    // Follow changes marks what came since it began); nullopt: none.
+    void markNewSince(std::optional<std::int64_t> ns);
+    std::optional<std::int64_t> newSince() const { return newSince_; }
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;
@@ -109,6 +113,7 @@ private:
     mutable std::list<int> pageOrder_; // least recently loaded first
     mutable std::set<int> wantedPages_;
     std::optional<int> loadingPage_;
+    std::optional<std::int64_t> newSince_;
 };
 
 } // namespace cachelens::ui

@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <sys/inotify.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -50,6 +51,12 @@ std::string short_key(std::string_view key) {
 }
 
 } // namespace
+
+std::int64_t file_clock_now_ns() {
+    timespec now{};
+    ::clock_gettime(CLOCK_REALTIME_COARSE, &now);
+    return std::int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
+}
 
 // ---- DirWatcher ----
 
@@ -349,12 +356,9 @@ Result<CacheWatch> CacheWatch::start(const fs::path& root, std::size_t max_graph
     watch.max_graphs_ = max_graphs;
     // Read beside the watch: a large dir takes seconds, and what is written
     // meanwhile is already being watched (events wait for it, never lost).
-    // Less a margin: the file system's clock is coarse (a tick behind), and
-    // an entry written just before the start reported once more is harmless.
-    const std::int64_t start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                      std::chrono::system_clock::now().time_since_epoch())
-                                      .count() -
-                                  50'000'000;
+    // On the file system's clock: an entry written after this has an mtime
+    // at or after it (one written in the same tick is reported, harmlessly).
+    const std::int64_t start_ns = file_clock_now_ns();
     watch.starting_ = std::make_shared<std::shared_future<Known>>(
         std::async(std::launch::async, read_start, root, max_graphs, start_ns).share());
     return watch;

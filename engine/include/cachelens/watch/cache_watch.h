@@ -63,6 +63,11 @@ private:
     std::chrono::milliseconds scan_interval_ = kScanInterval;
 };
 
+// Now, on the clock the kernel stamps file times with (CLOCK_REALTIME_COARSE,
+// a tick behind the precise one): a file written after this call has an
+// mtime at or after it, which the precise clock does not promise.
+std::int64_t file_clock_now_ns();
+
 struct WatchEvent {
     enum class Kind { FxGraph, AotEntry, BestConfig, TritonKernel, Other };
     Kind kind = Kind::Other;
@@ -84,7 +89,7 @@ public:
     static constexpr std::size_t kDefaultMaxGraphs = 2000;
 
     // What the dir holds now is known, never reported (an entry written in
-    // the last 50 ms before may be: the file system's clock is coarse). It
+    // the same clock tick, a few ms, may be: file_clock_now_ns()). It
     // is read in the background (a large dir takes seconds) while the dir
     // is already watched; the first events wait for it.
     static Result<CacheWatch> start(const std::filesystem::path& root,
