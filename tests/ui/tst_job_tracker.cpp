@@ -297,6 +297,34 @@ private slots:
         QVERIFY(pool.isIdle());
         QVERIFY(!delivered);
     }
+
+    // Watches run until stopped: held as LongRunning, more of them than the
+    // pool has threads do not hold up a short job started after them.
+    void longRunningJobsDoNotHoldUpTheOthers() {
+        JobPool pool;
+        Trackers runner(pool, this);
+        std::atomic<int> watching{0};
+        const int watches = QThread::idealThreadCount() + 2;
+        for (int i = 0; i < watches; ++i) {
+            runner[QString("watch%1").arg(i)]->run<int>(
+                [&](const JobContext& context) {
+                    const JobContext::LongRunning untilStopped(context);
+                    ++watching;
+                    while (!context.cancelled()) {
+                        QThread::msleep(1);
+                    }
+                    return 0;
+                },
+                [](int) {});
+        }
+        QTRY_COMPARE(watching.load(), watches);
+        bool done = false;
+        runner["short"]->run<int>([](const JobContext&) { return 7; },
+                                  [&](int value) { done = value == 7; });
+        QTRY_VERIFY_WITH_TIMEOUT(done, 5'000);
+        pool.cancelAll();
+        QTRY_VERIFY(pool.isIdle());
+    }
 };
 
 QTEST_GUILESS_MAIN(TestJobTracker)

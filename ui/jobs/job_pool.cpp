@@ -60,6 +60,19 @@ void JobPool::start(const std::shared_ptr<std::atomic<bool>>& cancel, std::funct
     });
 }
 
+JobContext::LongRunning::LongRunning(const JobContext& context)
+    : threads_(context.threads_) {
+    if (threads_ != nullptr) {
+        threads_->releaseThread();
+    }
+}
+
+JobContext::LongRunning::~LongRunning() {
+    if (threads_ != nullptr) {
+        threads_->reserveThread();
+    }
+}
+
 void JobPool::cancelAll() {
     for (const auto& weak : cancels_) {
         if (auto flag = weak.lock()) {

@@ -37,9 +37,24 @@ public:
     // end. The work stops once the job is cancelled.
     ProgressFn engineProgress(std::function<QString(const Progress&)> describe) const;
 
+    // Held by a job that runs until it is stopped (a watch): while it lives,
+    // the job's thread does not count against the pool's size, so the jobs
+    // started meanwhile do not wait behind it (QThreadPool::releaseThread).
+    class LongRunning {
+    public:
+        explicit LongRunning(const JobContext& context);
+        ~LongRunning();
+        LongRunning(const LongRunning&) = delete;
+        LongRunning& operator=(const LongRunning&) = delete;
+
+    private:
+        QThreadPool* threads_;
+    };
+
 private:
     friend class JobTracker;
     std::shared_ptr<std::atomic<bool>> cancel_ = std::make_shared<std::atomic<bool>>(false);
+    QThreadPool* threads_ = nullptr;
     std::function<void(qint64, qint64, const QString&)> report_;
 };
 

@@ -19,6 +19,7 @@ void JobTracker::start(std::function<void(const JobContext&)> work, std::functio
     }
     const quint64 generation = ++generation_;
     JobContext context;
+    context.threads_ = &pool_.threads_;
     cancel_ = context.cancel_;
     ++running_;
     QPointer<JobTracker> self(this);

@@ -42,6 +42,7 @@ void RootFollower::follow(const fs::path& dir) {
     stop_ = std::make_shared<std::atomic<bool>>(false);
     job_->run<Result<void>>(
         [this, dir, stop = stop_](const JobContext& context) -> Result<void> {
+            const JobContext::LongRunning untilStopped(context);
             auto watcher = watch::DirWatcher::open(dir);
             if (!watcher) {
                 return std::unexpected(watcher.error());

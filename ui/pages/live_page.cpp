@@ -167,6 +167,7 @@ void LivePage::start(const fs::path& cacheDir, const fs::path& traceDir) {
     // the page is gone (its queued calls go with it).
     job_->run<Result<watch::FollowSummary>>(
         [this, request, stop = stop_](const JobContext& context) {
+            const JobContext::LongRunning untilStopped(context);
             watch::FollowCallbacks callbacks;
             callbacks.started = [this](const watch::FollowStart& start) {
                 QMetaObject::invokeMethod(
