@@ -310,9 +310,11 @@ private slots:
         QVERIFY(after != before && after.find("\"XBLOCK\": 32") != std::string::npos);
         const auto backups = [&] {
             std::vector<fs::path> found;
+            // The backups under their names (a backup being written is a
+            // hidden temp file until it is whole, like any other).
             for (const auto& entry : fs::directory_iterator(shard)) {
-                if (entry.path().filename().string().find(".cachelens-backup-") !=
-                    std::string::npos) {
+                const std::string name = entry.path().filename().string();
+                if (name.find(".cachelens-backup-") != std::string::npos && !is_temp_name(name)) {
                     found.push_back(entry.path());
                 }
             }
