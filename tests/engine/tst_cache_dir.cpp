@@ -2,6 +2,7 @@
 // (which must verify clean) and damaged copies (which must name exactly the
 // damaged files).
 
+#include "serving_trees.h"
 #include "test_paths.h"
 
 #include <cachelens/cachedir/cache_dir.h>
@@ -30,6 +31,18 @@ std::map<std::string, const Entry*> by_path(const std::vector<Entry>& entries) {
         out[entry.path] = &entry;
     }
     return out;
+}
+
+// An entry as every field reads, to compare two scans' entries whole.
+std::string described(const Entry& entry) {
+    return std::string(to_string(entry.kind)) + " " + entry.key + " " + entry.path + " " +
+           entry.name + " " + std::to_string(entry.size) + " " + std::to_string(entry.mtime_ns) +
+           " " + std::to_string(entry.file_count);
+}
+
+std::string described(const FileRecord& file) {
+    return std::string(to_string(file.kind)) + " " + file.path + " " + std::to_string(file.size) +
+           " " + std::to_string(file.mtime_ns) + " " + std::to_string(file.inode);
 }
 
 std::string first_file_in(const fs::path& dir) {
@@ -323,6 +336,101 @@ private slots:
                             ".best_config")
                      .search_key(),
                  "83fc9438728699e376cdfacdd6ef6ec58cc063f3df1aef131c7310620367f69a");
+    }
+
+    // A part scan (what `watch` and Follow changes index) reads an entry as
+    // the whole walk does: for every file of every entry of the devset and of
+    // a vLLM tree (whose kinds depend on where a file sits), the part scan of
+    // that one file holds that entry, every field and every file equal, and
+    // only entries the whole scan has; a file of a Triton kernel dir reads the
+    // dir whole.
+    void partScanReadsAnEntryAsTheWholeScan_data() {
+        QTest::addColumn<QString>("tree");
+        QTest::newRow("devset") << "devset";
+        QTest::newRow("vllm 0.9") << "vllm";
+    }
+    void partScanReadsAnEntryAsTheWholeScan() {
+        QFETCH(QString, tree);
+        QTemporaryDir temp;
+        const fs::path root = tree == "devset"
+                                  ? test::fixture("devset/cache")
+                                  : test::serving_fixture::vllm_09(temp.path().toStdString()) /
+                                        "64625fd5e0" / "rank_0_0";
+        auto whole = scan_cache_dir(root);
+        QVERIFY_RESULT(whole);
+        if (tree != "devset") {
+            QVERIFY(whole->serving.has_value());
+        }
+        std::map<std::string, std::string> whole_entries;
+        for (const auto& entry : whole->entries()) {
+            whole_entries[entry.path] = described(entry);
+        }
+        std::map<std::string, std::string> whole_files;
+        for (const auto& file : whole->files) {
+            whole_files[file.path] = described(file);
+        }
+        std::size_t triton_dirs = 0;
+        for (const auto& file : whole->files) {
+            const std::vector<std::string> paths{file.path};
+            auto part = scan_cache_paths(root, paths);
+            QVERIFY_RESULT(part);
+            QVERIFY(part->scan.errors.empty());
+            QCOMPARE(part->scan.serving.has_value(), whole->serving.has_value());
+            const std::string_view dir = entry_dir_of(file.kind, file.path);
+            const std::string entry_path = dir.empty() ? file.path : std::string(dir);
+            bool found = false;
+            for (const auto& entry : part->scan.entries()) {
+                QVERIFY2(whole_entries.contains(entry.path), entry.path.c_str());
+                QCOMPARE(QString::fromStdString(described(entry)),
+                         QString::fromStdString(whole_entries.at(entry.path)));
+                found |= entry.path == entry_path;
+            }
+            QVERIFY2(found, file.path.c_str());
+            for (const auto& record : part->scan.files) {
+                QCOMPARE(QString::fromStdString(described(record)),
+                         QString::fromStdString(whole_files.at(record.path)));
+            }
+            if (dir.empty()) {
+                QCOMPARE(part->files, paths);
+                QVERIFY(part->dirs.empty());
+            } else {
+                QCOMPARE(part->dirs, std::vector<std::string>{std::string(dir)});
+                triton_dirs += file.kind == FileKind::Triton ? 1 : 0;
+            }
+        }
+        QVERIFY(triton_dirs > 0);
+    }
+
+    // A dir named reads every entry under it; a file that is gone is spoken
+    // for and not found; a path out of the root is refused.
+    void partScanOfDirsGoneFilesAndPathsOutside() {
+        const fs::path root = test::fixture("devset/cache");
+        auto whole = scan_cache_dir(root);
+        QVERIFY_RESULT(whole);
+        const std::vector<std::string> paths{"fxgraph", "fxgraph/zz/gone", "triton/0"};
+        auto part = scan_cache_paths(root, paths);
+        QVERIFY_RESULT(part);
+        QCOMPARE(part->dirs, (std::vector<std::string>{"fxgraph", "triton/0"}));
+        QVERIFY(part->files.empty()); // the gone file is under fxgraph
+        std::size_t expected = 0;
+        for (const auto& file : whole->files) {
+            expected += file.path.starts_with("fxgraph/") || file.path.starts_with("triton/0/");
+        }
+        QCOMPARE(part->scan.files.size(), expected);
+        QVERIFY(expected > 0);
+
+        const std::vector<std::string> gone{"modules/xx/cgone.py"};
+        auto none = scan_cache_paths(root, gone);
+        QVERIFY_RESULT(none);
+        QVERIFY(none->scan.files.empty());
+        QCOMPARE(none->files, gone);
+
+        for (const std::string outside : {"../devset", "/etc/passwd", "fxgraph/../../x", "", "."}) {
+            const std::vector<std::string> bad{outside};
+            auto refused = scan_cache_paths(root, bad);
+            QVERIFY2(!refused, outside.c_str());
+            QCOMPARE(refused.error().kind, ErrorKind::InvalidArgument);
+        }
     }
 
     void scanRefusesWhatIsNotADir() {

@@ -183,6 +183,27 @@ std::map<QString, std::set<std::int64_t>> fx_line_ids(sqlite3* db) {
     return out;
 }
 
+// The FX entries of `location` that use a debug line no other entry uses:
+// deleting or replacing one leaves lines for the indexer to collect.
+std::vector<std::string> fx_entries_with_own_lines(sqlite3* db, const std::string& location) {
+    const auto lines = fx_line_ids(db);
+    std::map<std::int64_t, int> users;
+    for (const auto& [place, ids] : lines) {
+        for (std::int64_t id : ids) {
+            ++users[id];
+        }
+    }
+    std::vector<std::string> out;
+    const QString prefix = text(location) + "/";
+    for (const auto& [place, ids] : lines) {
+        if (place.startsWith(prefix) &&
+            std::ranges::any_of(ids, [&](std::int64_t id) { return users[id] == 1; })) {
+            out.push_back(place.mid(prefix.size()).toStdString());
+        }
+    }
+    return out;
+}
+
 // A word the FTS5 tokenizer (unicode61: runs of letters and digits) sees
 // the same way we do: words are ASCII letter/digit runs, lowercased; a run
 // that touches a non-ASCII byte may be split differently, so it is "unclear".
@@ -1446,6 +1467,125 @@ private slots:
         QCOMPARE(test::query_integer(db, "SELECT COUNT(*) FROM entries"),
                  static_cast<std::int64_t>(cpu_dev_entries_.size()));
         VERIFY_LIKE_FRESH(*catalog, std::vector<fs::path>{cpu_dev_});
+    }
+
+    // What a watch saw written, indexed by its paths alone (index_paths):
+    // after each kind of change the catalog holds what one built from nothing
+    // holds, and only the entries those paths belong to were read.
+    void indexPathsMatchesAFreshCatalogAfterEachChange() {
+        QTemporaryDir temp;
+        const fs::path root = path_of(temp) / "cache";
+        test::copy_tree(devset_, root);
+        const std::vector<fs::path> roots{root};
+        auto catalog = catalog::Catalog::open(path_of(temp) / "catalog.sqlite");
+        QVERIFY_RESULT(catalog);
+        sqlite3* db = catalog->handle();
+        std::size_t total = devset_entries_.size();
+        const auto index_paths = [&](const std::vector<std::string>& paths, std::size_t parsed,
+                                     std::size_t unchanged, std::size_t removed) {
+            auto report = catalog->index_paths(root, paths);
+            QVERIFY_RESULT(report);
+            QCOMPARE(report->parsed, parsed);
+            QCOMPARE(report->unchanged, unchanged);
+            QCOMPARE(report->removed, removed);
+            QCOMPARE(report->entries, total);
+            QCOMPARE(report->parse_errors, 0u);
+        };
+
+        // A dir the catalog does not hold yet is indexed whole.
+        const auto fx_entries = entries_of_kind(devset_entries_, FileKind::FxGraph);
+        index_paths({fx_entries.front().path}, total, 0, 0);
+        RETURN_IF_FAILED();
+        auto roots_after = catalog->roots();
+        QVERIFY_RESULT(roots_after);
+        QCOMPARE(roots_after->size(), 1u);
+        QVERIFY(roots_after->front().indexed_ns.has_value());
+        VERIFY_LIKE_FRESH(*catalog, roots);
+
+        // Paths of entries that did not change: read, not parsed.
+        const auto modules = entries_of_kind(devset_entries_, FileKind::Module);
+        index_paths({fx_entries.front().path, modules.front().path}, 0, 2, 0);
+        RETURN_IF_FAILED();
+
+        // A new mtime; the same bytes under a new inode.
+        QVERIFY(set_mtime(root / fx_entries.front().path,
+                          identity_of(root / fx_entries.front().path).mtime_ns + kSecond));
+        const fs::path module = root / modules[3].path;
+        const FileIdentity old_identity = identity_of(module);
+        fs::copy_file(module, module.string() + ".rewrite");
+        QVERIFY(set_mtime(module.string() + ".rewrite", old_identity.mtime_ns));
+        fs::rename(module.string() + ".rewrite", module);
+        index_paths({fx_entries.front().path, modules[3].path}, 2, 0, 0);
+        RETURN_IF_FAILED();
+        VERIFY_LIKE_FRESH(*catalog, roots);
+
+        // A deleted FX entry: its rows go, and the debug lines only it used.
+        // (The first entry stays: it is copied below.)
+        auto own_lines = fx_entries_with_own_lines(db, catalog::root_location(root));
+        std::erase(own_lines, fx_entries.front().path);
+        QVERIFY(own_lines.size() >= 2);
+        const std::string deleted = own_lines[0];
+        const std::string replaced = own_lines[1];
+        QVERIFY(fs::remove(root / deleted));
+        --total;
+        index_paths({deleted}, 0, 0, 1);
+        RETURN_IF_FAILED();
+        VERIFY_LIKE_FRESH(*catalog, roots);
+
+        // A new Triton kernel dir, named by its files as a watch gives them.
+        const auto kernels = entries_of_kind(devset_entries_, FileKind::Triton);
+        const cachedir::Entry& kernel = kernels.front();
+        std::string new_path = kernel.path;
+        for (char c : std::string_view("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")) {
+            new_path.back() = c;
+            if (!fs::exists(root / new_path)) {
+                break;
+            }
+        }
+        fs::copy(root / kernel.path, root / new_path, fs::copy_options::recursive);
+        std::vector<std::string> kernel_files;
+        for (const auto& file : fs::directory_iterator(root / new_path)) {
+            kernel_files.push_back(new_path + "/" + file.path().filename().string());
+        }
+        QVERIFY(kernel_files.size() > 1);
+        ++total;
+        index_paths(kernel_files, 1, 0, 0);
+        RETURN_IF_FAILED();
+        VERIFY_LIKE_FRESH(*catalog, roots);
+
+        // A new FX entry under a key of its own, and one graph rewritten in
+        // place of another: the lines the replaced one alone used are collected.
+        const fs::path entry_file = root / fx_entries.front().path;
+        const fs::path new_key_dir = entry_file.parent_path().parent_path() /
+                                     (entry_file.parent_path().filename().string() + "x");
+        fs::create_directories(new_key_dir);
+        fs::copy_file(entry_file, new_key_dir / entry_file.filename());
+        const std::string new_fx =
+            fs::relative(new_key_dir / entry_file.filename(), root).generic_string();
+        ++total;
+        index_paths({new_fx}, 1, 0, 0);
+        RETURN_IF_FAILED();
+        fs::copy_file(entry_file, root / replaced, fs::copy_options::overwrite_existing);
+        index_paths({replaced}, 1, 0, 0);
+        RETURN_IF_FAILED();
+        QVERIFY(test::dangling_rows(db).empty());
+        VERIFY_LIKE_FRESH(*catalog, roots);
+
+        // Files deleted elsewhere are index()'s to notice, not a watch's paths'.
+        QVERIFY(fs::remove(root / modules[0].path));
+        index_paths({modules[1].path}, 0, 1, 0);
+        RETURN_IF_FAILED();
+        auto full = catalog->index(root);
+        QVERIFY_RESULT(full);
+        QCOMPARE(full->removed, 1u);
+        QCOMPARE(full->parsed, 0u);
+
+        // A path out of the dir is refused, and nothing is written.
+        const std::string before = test::canonical_dump(*catalog);
+        auto refused = catalog->index_paths(root, std::vector<std::string>{"../catalog.sqlite"});
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().kind, ErrorKind::InvalidArgument);
+        QVERIFY(test::first_difference(before, test::canonical_dump(*catalog)).empty());
     }
 
     // A kill after an index committed its removals but before it collected

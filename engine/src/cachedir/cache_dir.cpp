@@ -307,7 +307,7 @@ public:
     // Walks the tasks until there are none; false when the walk was stopped.
     bool walk_tasks() {
         while (auto task = shared_.take()) {
-            const int fd = open_task(task->relative);
+            const int fd = open_dir(task->relative);
             const bool going = fd < 0 || walk(fd, task->relative, task->depth);
             shared_.done_with_task();
             if (!going) {
@@ -318,61 +318,9 @@ public:
         return !shared_.stopped();
     }
 
-    std::vector<FileRecord> files;
-    std::vector<Error> errors;
-    std::vector<std::string> key_dirs;
-
-private:
-    // Dirs above this depth are tasks: a cache fans out in its first two levels.
-    static constexpr std::size_t kTaskDepth = 2;
-
-    static std::string joined(const std::string& relative, std::string_view name) {
-        std::string path;
-        path.reserve(relative.size() + 1 + name.size());
-        if (!relative.empty()) {
-            path += relative;
-            path += '/';
-        }
-        path += name;
-        return path;
-    }
-
-    std::string full_path(const std::string& relative) const {
-        return relative.empty() ? root_.string() : (root_ / relative).string();
-    }
-
-    void error_in(const std::string& relative, int error) {
-        errors.push_back({ErrorKind::Io, "cannot read: " + std::generic_category().message(error),
-                          full_path(relative)});
-    }
-
-    // Opens a task's dir one component at a time from the root, never
-    // through a symlink (one put there since the dir was seen is not followed).
-    int open_task(const std::string& relative) {
-        int fd = shared_.root_fd();
-        std::size_t start = 0;
-        while (start <= relative.size()) {
-            const std::size_t slash = std::min(relative.find('/', start), relative.size());
-            const std::string part = relative.substr(start, slash - start);
-            const int next =
-                ::openat(fd, part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-            const int error = errno;
-            if (fd != shared_.root_fd()) {
-                ::close(fd);
-            }
-            if (next < 0) {
-                // Gone meanwhile, or not ours to read: skipped, as in the walk.
-                if (error != ENOENT && error != EACCES && error != EPERM) {
-                    error_in(relative, error);
-                }
-                return -1;
-            }
-            fd = next;
-            start = slash + 1;
-        }
-        return fd;
-    }
-
+    // Takes the dir entry `name` of the dir open as `dir_fd` (at `relative`,
+    // `depth` levels under the root): a file is recorded, a dir walked (or
+    // made a task), a symlink reported. False when the walk was stopped.
     bool visit(int dir_fd, unsigned char type, const char* name, const std::string& relative,
                std::size_t depth) {
         struct stat st {};
@@ -427,11 +375,86 @@ private:
         return shared_.counted(files.back().size, files.back().path);
     }
 
+    // Opens the dir at `relative` one component at a time from the root,
+    // never through a symlink (one put there since the dir was seen is not
+    // followed). -1 when it is gone or not ours to read (skipped, as in the
+    // walk); other failures are recorded.
+    int open_dir(const std::string& relative) {
+        int fd = shared_.root_fd();
+        std::size_t start = 0;
+        while (start <= relative.size()) {
+            const std::size_t slash = std::min(relative.find('/', start), relative.size());
+            const std::string part = relative.substr(start, slash - start);
+            const int next =
+                ::openat(fd, part.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+            const int error = errno;
+            if (fd != shared_.root_fd()) {
+                ::close(fd);
+            }
+            if (next < 0) {
+                if (error != ENOENT && error != EACCES && error != EPERM && error != ENOTDIR) {
+                    error_in(relative, error);
+                }
+                return -1;
+            }
+            fd = next;
+            start = slash + 1;
+        }
+        return fd;
+    }
+
+    std::vector<FileRecord> files;
+    std::vector<Error> errors;
+    std::vector<std::string> key_dirs;
+
+private:
+    // Dirs above this depth are tasks: a cache fans out in its first two levels.
+    static constexpr std::size_t kTaskDepth = 2;
+
+    static std::string joined(const std::string& relative, std::string_view name) {
+        std::string path;
+        path.reserve(relative.size() + 1 + name.size());
+        if (!relative.empty()) {
+            path += relative;
+            path += '/';
+        }
+        path += name;
+        return path;
+    }
+
+    std::string full_path(const std::string& relative) const {
+        return relative.empty() ? root_.string() : (root_ / relative).string();
+    }
+
+    void error_in(const std::string& relative, int error) {
+        errors.push_back({ErrorKind::Io, "cannot read: " + std::generic_category().message(error),
+                          full_path(relative)});
+    }
+
     static constexpr std::size_t kBufferBytes = 32 * 1024;
     const fs::path& root_;
     SharedWalk& shared_;
     std::vector<std::unique_ptr<char[]>> buffers_; // one per depth
 };
+
+} // namespace
+
+namespace {
+
+// Puts a walk's files in path order and, in a vLLM or SGLang tree, gives
+// them their kinds there: a file's kind depends on where it sits in the tree
+// (its inner Inductor and Triton caches, the servers' own files).
+void sort_and_classify_in_tree(Scan& scan) {
+    std::sort(scan.files.begin(), scan.files.end(),
+              [](const FileRecord& a, const FileRecord& b) { return a.path < b.path; });
+    if (const auto serving = serving::locate_serving_tree(scan.root)) {
+        scan.serving = serving::layout_of(serving->stack);
+        const std::string prefix = serving->relative.empty() ? "" : serving->relative + "/";
+        for (FileRecord& file : scan.files) {
+            file.kind = serving::classify_serving_path(prefix + file.path);
+        }
+    }
+}
 
 } // namespace
 
@@ -519,17 +542,7 @@ Result<Scan> scan_cache_dir(const fs::path& root, const ProgressFn& progress) {
                                     .item = {}})) {
         return cancelled();
     }
-    std::sort(scan.files.begin(), scan.files.end(),
-              [](const FileRecord& a, const FileRecord& b) { return a.path < b.path; });
-    // In a vLLM or SGLang tree a file's kind depends on where it sits in the
-    // tree (its inner Inductor and Triton caches, the servers' own files).
-    if (const auto serving = serving::locate_serving_tree(root)) {
-        scan.serving = serving::layout_of(serving->stack);
-        const std::string prefix = serving->relative.empty() ? "" : serving->relative + "/";
-        for (FileRecord& file : scan.files) {
-            file.kind = serving::classify_serving_path(prefix + file.path);
-        }
-    }
+    sort_and_classify_in_tree(scan);
     std::set<std::string_view> with_entries;
     for (const FileRecord& file : scan.files) {
         if (file.kind == FileKind::FxGraph || file.kind == FileKind::AotAutograd) {
@@ -543,6 +556,97 @@ Result<Scan> scan_cache_dir(const fs::path& root, const ProgressFn& progress) {
     }
     std::sort(scan.empty_key_dirs.begin(), scan.empty_key_dirs.end());
     return scan;
+}
+
+Result<PartScan> scan_cache_paths(const fs::path& root, std::span<const std::string> paths) {
+    std::error_code ec;
+    if (!fs::is_directory(fs::status(root, ec))) {
+        return fail(ErrorKind::NotFound, "no such cache dir", root.string());
+    }
+    PartScan part;
+    part.scan.root = root;
+    // The kind a path has in this dir (in a serving tree, where it sits there).
+    const auto serving = serving::locate_serving_tree(root);
+    const std::string prefix =
+        serving && !serving->relative.empty() ? serving->relative + "/" : std::string();
+    const auto kind_of = [&](const std::string& path) {
+        return serving ? serving::classify_serving_path(prefix + path) : classify(path);
+    };
+    const int root_fd = ::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (root_fd < 0) {
+        return fail(ErrorKind::Io,
+                    "cannot read the cache dir: " + std::generic_category().message(errno),
+                    root.string());
+    }
+    std::set<std::string> dirs;
+    std::set<std::string> files;
+    for (const std::string& given : paths) {
+        // Relative, inside the root: a watcher's paths, never a way out of it.
+        const fs::path normal = fs::path(given).lexically_normal();
+        std::string path = normal.generic_string();
+        while (path.ends_with('/')) {
+            path.pop_back();
+        }
+        if (path.empty() || path == "." || normal.is_absolute() || path == ".." ||
+            path.starts_with("../")) {
+            ::close(root_fd);
+            return fail(ErrorKind::InvalidArgument, "not a path inside the cache dir: " + given,
+                        root.string());
+        }
+        struct stat st {};
+        if (::fstatat(root_fd, path.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+            S_ISDIR(st.st_mode)) {
+            dirs.insert(path); // every entry under it
+        } else if (const std::string_view dir = entry_dir_of(kind_of(path), path); !dir.empty()) {
+            dirs.emplace(dir); // a dir kept as one entry: read whole
+        } else {
+            files.insert(std::move(path));
+        }
+    }
+    // A dir under another dir, or a file under one, is read with it.
+    const auto under = [&](const std::string& path) {
+        for (std::size_t slash = path.find('/'); slash != std::string::npos;
+             slash = path.find('/', slash + 1)) {
+            if (dirs.contains(path.substr(0, slash))) {
+                return true;
+            }
+        }
+        return false;
+    };
+    std::erase_if(dirs, under);
+    std::erase_if(files, under);
+
+    const ProgressFn no_progress;
+    SharedWalk shared(root_fd, no_progress);
+    Walk walk(root, shared);
+    const auto depth_of = [](std::string_view path) {
+        return static_cast<std::size_t>(std::ranges::count(path, '/')) + 1;
+    };
+    for (const std::string& dir : dirs) {
+        if (const int fd = walk.open_dir(dir); fd >= 0) {
+            walk.walk(fd, dir, depth_of(dir));
+        }
+    }
+    for (const std::string& file : files) {
+        const std::size_t slash = file.rfind('/');
+        const std::string parent = slash == std::string::npos ? "" : file.substr(0, slash);
+        const std::string name = slash == std::string::npos ? file : file.substr(slash + 1);
+        const int fd =
+            parent.empty() ? ::fcntl(root_fd, F_DUPFD_CLOEXEC, 0) : walk.open_dir(parent);
+        if (fd >= 0) {
+            walk.visit(fd, DT_UNKNOWN, name.c_str(), parent, parent.empty() ? 0 : depth_of(parent));
+            ::close(fd);
+        }
+    }
+    shared.done_with_task();
+    walk.walk_tasks(); // the dirs a shallow one added as tasks
+    ::close(root_fd);
+    part.scan.files = std::move(walk.files);
+    part.scan.errors = std::move(walk.errors);
+    sort_and_classify_in_tree(part.scan);
+    part.dirs.assign(dirs.begin(), dirs.end());
+    part.files.assign(files.begin(), files.end());
+    return part;
 }
 
 std::string_view entry_dir_of(FileKind kind, std::string_view path) {

@@ -82,6 +82,11 @@ Result<IndexReport> Catalog::index(const fs::path& dir, const IndexOptions& opti
     return index_root(impl_->db, dir, root_location(dir), options);
 }
 
+Result<IndexReport> Catalog::index_paths(const fs::path& dir, std::span<const std::string> paths,
+                                         const IndexOptions& options) {
+    return index_root_paths(impl_->db, dir, root_location(dir), paths, options);
+}
+
 std::string_view root_kind_of(cachedir::RootLayout layout) {
     // An Inductor cache has been "dir" since the first schema.
     return layout == cachedir::RootLayout::Inductor ? "dir" : cachedir::to_string(layout);

@@ -79,11 +79,52 @@ Result<std::unordered_map<std::string, StoredEntry>> load_stored(sql::Database& 
     return stored;
 }
 
+// What the catalog holds of the entries a part scan speaks for: at its
+// files, and at or under its dirs.
+Result<std::unordered_map<std::string, StoredEntry>>
+load_stored_part(sql::Database& db, std::int64_t root_id, const cachedir::PartScan& part) {
+    std::unordered_map<std::string, StoredEntry> stored;
+    auto statement = sql::Statement::prepare(
+        db, "SELECT e.id, e.path, e.parse_status, f.path, f.size, f.mtime_ns, f.inode "
+            "FROM entries e JOIN files f ON f.entry_id = e.id WHERE e.root_id = ?1 AND "
+            "(e.path = ?2 OR (e.path >= ?3 AND e.path < ?4))");
+    if (!statement) {
+        return std::unexpected(statement.error());
+    }
+    const auto read = [&](const std::string& path, bool with_under) -> Result<void> {
+        // Under "a/b": from "a/b/" up to "a/b0" ('0' follows '/').
+        const std::string from = with_under ? path + '/' : path;
+        const std::string to = with_under ? path + '0' : path;
+        statement->reset();
+        statement->bind(1, root_id).bind(2, path).bind(3, from).bind(4, to);
+        return statement->for_each_row([&](const sql::Statement& row) {
+            StoredEntry& entry = stored[row.text(1)];
+            entry.id = row.integer(0);
+            entry.stale = row.text_view(2) == "stale";
+            entry.files.emplace_back(
+                row.text(3), StoredFile{static_cast<std::uint64_t>(row.integer(4)), row.integer(5),
+                                        static_cast<std::uint64_t>(row.integer(6))});
+        });
+    };
+    for (const std::string& file : part.files) {
+        if (auto ok = read(file, false); !ok) {
+            return std::unexpected(ok.error());
+        }
+    }
+    for (const std::string& dir : part.dirs) {
+        if (auto ok = read(dir, true); !ok) {
+            return std::unexpected(ok.error());
+        }
+    }
+    return stored;
+}
+
 // The files of each scanned entry, by entry path (viewed in the scan's file
 // paths: no copy of each path).
-std::unordered_map<std::string_view, std::vector<const cachedir::FileRecord*>>
-files_by_entry(const cachedir::Scan& scan) {
-    std::unordered_map<std::string_view, std::vector<const cachedir::FileRecord*>> out;
+using EntryFiles = std::unordered_map<std::string_view, std::vector<const cachedir::FileRecord*>>;
+
+EntryFiles files_by_entry(const cachedir::Scan& scan) {
+    EntryFiles out;
     out.reserve(scan.files.size());
     for (const auto& file : scan.files) {
         const std::string_view dir = cachedir::entry_dir_of(file.kind, file.path);
@@ -110,13 +151,20 @@ bool unchanged(const StoredEntry& stored, const std::vector<const cachedir::File
 // Writes entries with the statements prepared once per index.
 class EntryWriter {
 public:
-    static Result<EntryWriter> prepare(sql::Database& db, std::int64_t root_id) {
-        EntryWriter writer(db, root_id);
+    // Preload: the catalog's debug lines are read at once (an index that
+    // writes many FX entries); Lookup: each line is looked up as it is met
+    // (a few entries written in a large catalog).
+    enum class DebugLines { Preload, Lookup };
+    static Result<EntryWriter> prepare(sql::Database& db, std::int64_t root_id,
+                                       DebugLines lines = DebugLines::Preload) {
+        EntryWriter writer(db, root_id, lines);
         if (auto ok = writer.prepare_all(); !ok) {
             return std::unexpected(ok.error());
         }
-        if (auto ok = writer.load_debug_lines(); !ok) {
-            return std::unexpected(ok.error());
+        if (lines == DebugLines::Preload) {
+            if (auto ok = writer.load_debug_lines(); !ok) {
+                return std::unexpected(ok.error());
+            }
         }
         return writer;
     }
@@ -131,9 +179,10 @@ public:
                        const ParsedEntry& parsed);
 
 private:
-    EntryWriter(sql::Database& db, std::int64_t root_id)
+    EntryWriter(sql::Database& db, std::int64_t root_id, DebugLines lines)
         : db_(&db)
-        , root_id_(root_id) {}
+        , root_id_(root_id)
+        , lines_(lines) {}
 
     Result<void> prepare_all();
     Result<void> load_debug_lines();
@@ -141,16 +190,19 @@ private:
 
     sql::Database* db_;
     std::int64_t root_id_;
+    DebugLines lines_;
     std::unordered_map<std::string, std::int64_t> debug_line_ids_; // hash + '\n' + name
-    std::optional<sql::Statement> delete_entry_, find_path_, insert_entry_, insert_file_,
-        insert_fx_, insert_aot_, insert_module_, insert_kernel_, insert_triton_ref_, insert_triton_,
-        insert_best_config_, insert_choice_, insert_line_, insert_search_, insert_fx_lines_;
+    std::optional<sql::Statement> delete_entry_, find_path_, find_line_, insert_entry_,
+        insert_file_, insert_fx_, insert_aot_, insert_module_, insert_kernel_, insert_triton_ref_,
+        insert_triton_, insert_best_config_, insert_choice_, insert_line_, insert_search_,
+        insert_fx_lines_;
 };
 
 Result<void> EntryWriter::prepare_all() {
     const std::pair<std::optional<sql::Statement>*, const char*> statements[] = {
         {&delete_entry_, "DELETE FROM entries WHERE id = ?"},
         {&find_path_, "SELECT id FROM entries WHERE root_id = ? AND path = ?"},
+        {&find_line_, "SELECT id FROM debug_lines WHERE hash = ? AND name = ?"},
         {&insert_entry_,
          "INSERT INTO entries (root_id, kind, key, path, name, size, mtime_ns, file_count, "
          "parse_status, parse_error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"},
@@ -208,6 +260,21 @@ Result<std::int64_t> EntryWriter::debug_line_id(const DebugLineRow& line) {
     key += line.name;
     if (auto it = debug_line_ids_.find(key); it != debug_line_ids_.end()) {
         return it->second;
+    }
+    if (lines_ == DebugLines::Lookup) {
+        // Not read at the start: the catalog may have it.
+        find_line_->bind(1, line.hash).bind(2, line.name);
+        auto found = find_line_->step();
+        if (!found) {
+            return std::unexpected(found.error());
+        }
+        const std::optional<std::int64_t> id =
+            *found ? std::optional(find_line_->integer(0)) : std::nullopt;
+        find_line_->reset();
+        if (id) {
+            debug_line_ids_.emplace(std::move(key), *id);
+            return *id;
+        }
     }
     insert_line_->bind(1, line.hash).bind(2, line.name).bind(3, line.value);
     if (auto ok = insert_line_->run(); !ok) {
@@ -388,6 +455,63 @@ Result<void> EntryWriter::write(const cachedir::Entry& entry,
         .bind(3, parsed.search_names)
         .bind(4, parsed.search_body());
     return insert_search_->run();
+}
+
+// Parses `to_parse` on the pool and writes them, a batch a transaction,
+// counting them in `report` (parsed, parse errors, being written, cancelled).
+Result<void> parse_and_write(sql::Database& db, EntryWriter& writer, const fs::path& root,
+                             const std::vector<const cachedir::Entry*>& to_parse,
+                             const EntryFiles& files, const IndexOptions& options,
+                             IndexReport& report) {
+    const unsigned threads =
+        options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t batch = std::max<std::size_t>(1, options.batch_size);
+    ParsePipeline<ParsedEntry> pipeline(to_parse.size(), threads, 2 * batch, [&](std::size_t i) {
+        return parse_for_catalog(root, *to_parse[i]);
+    });
+    Progress progress{.stage = ProgressStage::Parsing,
+                      .unit = ProgressUnit::Entries,
+                      .done = 0,
+                      .total = to_parse.size(),
+                      .bytes = 0,
+                      .item = {}};
+    report.cancelled = !report_progress(options.progress, progress);
+    for (std::size_t start = 0; start < to_parse.size() && !report.cancelled; start += batch) {
+        auto transaction = sql::Transaction::begin(db);
+        if (!transaction) {
+            return std::unexpected(transaction.error());
+        }
+        const std::size_t end = std::min(to_parse.size(), start + batch);
+        for (std::size_t i = start; i < end && !report.cancelled; ++i) {
+            const ParsedEntry parsed = pipeline.take(i);
+            const cachedir::Entry& entry = *to_parse[i];
+            if (!parsed.error.empty() && cachedir::is_written_in_place(entry.kind) &&
+                now_ns() - entry.mtime_ns < cachedir::kBeingWrittenNs) {
+                // Written in place (an OnDiskCache value, vLLM's index) and
+                // caught half done: left as the catalog had it, parsed next time.
+                report.being_written.push_back(entry.path);
+            } else {
+                if (auto ok = writer.write(entry, files.at(entry.path), parsed); !ok) {
+                    return ok;
+                }
+                ++report.parsed;
+                report.parse_errors += parsed.error.empty() ? 0 : 1;
+            }
+            progress.done = i + 1;
+            progress.bytes += entry.size;
+            progress.item = entry.path;
+            // A stop commits the entries written so far: each one is whole.
+            report.cancelled = !report_progress(options.progress, progress);
+        }
+        if (auto ok = transaction->commit(); !ok) {
+            return ok;
+        }
+    }
+    pipeline.stop();
+    // A stop asked for once everything was written changed nothing.
+    report.cancelled =
+        report.cancelled && report.parsed + report.being_written.size() < to_parse.size();
+    return {};
 }
 
 struct RootStart {
@@ -600,54 +724,9 @@ Result<IndexReport> index_root(sql::Database& db, const fs::path& dir, const std
             return std::unexpected(ok.error());
         }
     }
-    const unsigned threads =
-        options.threads != 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-    const std::size_t batch = std::max<std::size_t>(1, options.batch_size);
-    ParsePipeline<ParsedEntry> pipeline(to_parse.size(), threads, 2 * batch, [&](std::size_t i) {
-        return parse_for_catalog(scan->root, *to_parse[i]);
-    });
-    Progress progress{.stage = ProgressStage::Parsing,
-                      .unit = ProgressUnit::Entries,
-                      .done = 0,
-                      .total = to_parse.size(),
-                      .bytes = 0,
-                      .item = {}};
-    report.cancelled = !report_progress(options.progress, progress);
-    for (std::size_t start = 0; start < to_parse.size() && !report.cancelled; start += batch) {
-        auto transaction = sql::Transaction::begin(db);
-        if (!transaction) {
-            return std::unexpected(transaction.error());
-        }
-        const std::size_t end = std::min(to_parse.size(), start + batch);
-        for (std::size_t i = start; i < end && !report.cancelled; ++i) {
-            const ParsedEntry parsed = pipeline.take(i);
-            const cachedir::Entry& entry = *to_parse[i];
-            if (!parsed.error.empty() && cachedir::is_written_in_place(entry.kind) &&
-                now_ns() - entry.mtime_ns < cachedir::kBeingWrittenNs) {
-                // Written in place (an OnDiskCache value, vLLM's index) and
-                // caught half done: left as the catalog had it, parsed next time.
-                report.being_written.push_back(entry.path);
-            } else {
-                if (auto ok = writer->write(entry, files.at(entry.path), parsed); !ok) {
-                    return std::unexpected(ok.error());
-                }
-                ++report.parsed;
-                report.parse_errors += parsed.error.empty() ? 0 : 1;
-            }
-            progress.done = i + 1;
-            progress.bytes += entry.size;
-            progress.item = entry.path;
-            // A stop commits the entries written so far: each one is whole.
-            report.cancelled = !report_progress(options.progress, progress);
-        }
-        if (auto ok = transaction->commit(); !ok) {
-            return std::unexpected(ok.error());
-        }
+    if (auto ok = parse_and_write(db, *writer, scan->root, to_parse, files, options, report); !ok) {
+        return std::unexpected(ok.error());
     }
-    pipeline.stop();
-    // A stop asked for once everything was written changed nothing.
-    report.cancelled =
-        report.cancelled && report.parsed + report.being_written.size() < to_parse.size();
     // A previous index killed between its last write and this cleanup left
     // lines nothing uses, and nothing else would collect them.
     if (report.removed > 0 || report.parsed > 0 || previous_interrupted) {
@@ -661,6 +740,88 @@ Result<IndexReport> index_root(sql::Database& db, const fs::path& dir, const std
         }
     }
     report.entries = report.unchanged + report.parsed;
+    return report;
+}
+
+Result<IndexReport> index_root_paths(sql::Database& db, const fs::path& dir,
+                                     const std::string& location,
+                                     std::span<const std::string> paths,
+                                     const IndexOptions& options) {
+    auto known_root = root_id_of(db, location);
+    if (!known_root) {
+        return std::unexpected(known_root.error());
+    }
+    if (!*known_root) {
+        return index_root(db, dir, location, options); // nothing to bring up to date yet
+    }
+    const std::int64_t root_id = **known_root;
+    IndexReport report;
+    report.root = location;
+    auto part = cachedir::scan_cache_paths(dir, paths);
+    if (!part) {
+        return std::unexpected(part.error());
+    }
+    report.walk_errors = part->scan.errors;
+    auto stored = load_stored_part(db, root_id, *part);
+    if (!stored) {
+        return std::unexpected(stored.error());
+    }
+    const auto entries = part->scan.entries();
+    const auto files = files_by_entry(part->scan);
+    std::vector<const cachedir::Entry*> to_parse;
+    // An FX entry written again or gone may leave debug lines nothing uses;
+    // new entries never do (collecting reads every FX entry's lines).
+    bool replaced = false;
+    for (const auto& entry : entries) {
+        auto it = stored->find(entry.path);
+        if (it != stored->end()) {
+            it->second.present = true;
+        }
+        if (it != stored->end() && unchanged(it->second, files.at(entry.path))) {
+            ++report.unchanged;
+        } else {
+            replaced |= it != stored->end();
+            to_parse.push_back(&entry);
+        }
+    }
+    auto writer = EntryWriter::prepare(db, root_id, EntryWriter::DebugLines::Lookup);
+    if (!writer) {
+        return std::unexpected(writer.error());
+    }
+    {
+        auto transaction = sql::Transaction::begin(db);
+        if (!transaction) {
+            return std::unexpected(transaction.error());
+        }
+        for (const auto& [path, entry] : *stored) {
+            if (!entry.present) {
+                if (auto ok = writer->remove(entry.id); !ok) {
+                    return std::unexpected(ok.error());
+                }
+                ++report.removed;
+            }
+        }
+        if (auto ok = transaction->commit(); !ok) {
+            return std::unexpected(ok.error());
+        }
+    }
+    if (auto ok = parse_and_write(db, *writer, dir, to_parse, files, options, report); !ok) {
+        return std::unexpected(ok.error());
+    }
+    if (report.removed > 0 || replaced) {
+        if (auto ok = collect_unused_debug_lines(db); !ok) {
+            return std::unexpected(ok.error());
+        }
+    }
+    auto count = sql::Statement::prepare(db, "SELECT COUNT(*) FROM entries WHERE root_id = ?");
+    if (!count) {
+        return std::unexpected(count.error());
+    }
+    count->bind(1, root_id);
+    if (auto row = count->step(); !row) {
+        return std::unexpected(row.error());
+    }
+    report.entries = static_cast<std::size_t>(count->integer(0));
     return report;
 }
 

@@ -78,6 +78,22 @@ std::string_view entry_dir_of(FileKind kind, std::string_view path);
 // `progress` hears the Scanning stage (files found so far, their bytes).
 Result<Scan> scan_cache_dir(const std::filesystem::path& root, const ProgressFn& progress = {});
 
+// A scan of some entries of a cache dir: those the files `paths` (relative
+// to the root, as watch::DirWatcher gives them) belong to, read without
+// walking the rest of the dir. A file is stat'ed; a file of a dir kept as
+// one entry (a Triton kernel dir, ...) makes that dir read whole, and so
+// does a path naming a dir (every entry under it). `files` and `dirs` say
+// what the scan speaks for: an entry at one of `files`, or at or under one
+// of `dirs`, that it did not find is gone.
+struct PartScan {
+    Scan scan;                      // empty_key_dirs left empty
+    std::vector<std::string> files; // sorted
+    std::vector<std::string> dirs;  // sorted; none under another
+};
+// InvalidArgument for a path that is absolute or leaves the root.
+Result<PartScan> scan_cache_paths(const std::filesystem::path& root,
+                                  std::span<const std::string> paths);
+
 // What a user means by `query` in the cache dir `root`: a path relative to
 // the root (or an absolute one inside it; a file inside a Triton kernel dir
 // names that dir, a key dir fxgraph/xx/<key> every entry under it), a key

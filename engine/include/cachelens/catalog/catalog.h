@@ -169,6 +169,17 @@ public:
 
     // Adds `dir` as a root if it is new, then brings its rows up to date.
     Result<IndexReport> index(const std::filesystem::path& dir, const IndexOptions& options = {});
+    // Brings up to date only the rows of the entries the files `paths`
+    // (relative to `dir`, as watch::DirWatcher gives them) belong to, without
+    // walking the rest of the dir (cachedir::scan_cache_paths): what a watch
+    // saw written is in the catalog in milliseconds, however large the dir.
+    // An entry there that is gone is removed; files deleted elsewhere in the
+    // dir are not noticed (index() does). A dir the catalog does not hold
+    // yet is indexed whole. `entries` counts the root's rows afterwards; the
+    // root's last complete index stays as it was.
+    Result<IndexReport> index_paths(const std::filesystem::path& dir,
+                                    std::span<const std::string> paths,
+                                    const IndexOptions& options = {});
     Result<std::vector<Root>> roots() const;
     // The root a dir was indexed as (its canonical path), if it was.
     Result<std::optional<Root>> find_root(const std::filesystem::path& dir) const;
