@@ -496,11 +496,17 @@ void MainWindow::indexFollowed(const fs::path& dir) {
         return;
     }
     if (roots_->pending() > 0) {
-        // An index (of this dir or another) is under way: look again soon.
+        // An index (of this dir or another) is under way: look again soon
+        // (the changes wait in the follower).
         QTimer::singleShot(300, this, [this, dir] { indexFollowed(dir); });
         return;
     }
-    roots_->index(dir);
+    auto changes = follower_->takeChanges();
+    if (changes.whole) {
+        roots_->index(dir);
+    } else if (!changes.paths.empty()) {
+        roots_->indexPaths(dir, std::move(changes.paths));
+    }
 }
 
 } // namespace cachelens::ui

@@ -5,6 +5,9 @@
 
 #include <cachelens/watch/cache_watch.h>
 
+#include <algorithm>
+#include <iterator>
+
 namespace cachelens::ui {
 
 namespace fs = std::filesystem;
@@ -34,6 +37,19 @@ void RootFollower::stop() {
     }
     dir_.clear();
     debounce_.stop();
+    changes_ = {};
+}
+
+RootFollower::Changes RootFollower::takeChanges() {
+    Changes taken = std::move(changes_);
+    changes_ = {};
+    if (taken.paths.size() > kMostPaths) {
+        taken = {.whole = true, .paths = {}};
+    }
+    if (taken.whole) {
+        taken.paths.clear();
+    }
+    return taken;
 }
 
 void RootFollower::follow(const fs::path& dir) {
@@ -52,7 +68,8 @@ void RootFollower::follow(const fs::path& dir) {
                 [this, dir, stop] {
                     if (!stop->load()) {
                         emit watching(dir);
-                        debounce_.start(); // what was written before the watch was in place
+                        changes_.whole = true; // what was written before the watch was in place
+                        debounce_.start();
                     }
                 },
                 Qt::QueuedConnection);
@@ -64,8 +81,14 @@ void RootFollower::follow(const fs::path& dir) {
                 if (!completed->empty()) {
                     QMetaObject::invokeMethod(
                         this,
-                        [this, stop] {
-                            if (!stop->load() && !debounce_.isActive()) {
+                        [this, stop, paths = std::move(*completed)]() mutable {
+                            if (stop->load()) {
+                                return;
+                            }
+                            if (!changes_.whole && changes_.paths.size() <= kMostPaths) {
+                                std::ranges::move(paths, std::back_inserter(changes_.paths));
+                            }
+                            if (!debounce_.isActive()) {
                                 debounce_.start();
                             }
                         },

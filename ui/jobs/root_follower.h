@@ -2,9 +2,10 @@
 
 // Following the cache dir open on Browse while PyTorch writes it (View >
 // Follow changes): a DirWatcher (watch/cache_watch.h) in a job of its own
-// says when files were completed there; changed() then, at most every
-// 300 ms, for the window to index the dir again (only what is new is parsed)
-// and refresh its rows. Half-written files (temp names, Triton's staging
+// says which files were completed there; changed() then, at most every
+// 300 ms, for the window to take them (takeChanges()) and index their
+// entries alone (Catalog::index_paths: milliseconds, however large the dir),
+// then refresh its rows. Half-written files (temp names, Triton's staging
 // dirs) never count as a change.
 
 #include <QObject>
@@ -13,6 +14,8 @@
 #include <atomic>
 #include <filesystem>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace cachelens::ui {
 
@@ -31,13 +34,26 @@ public:
     void follow(const std::filesystem::path& dir);
     void stop();
     bool isFollowing() const { return !dir_.empty(); }
+
+    // What changed since the last call: the files completed (relative to the
+    // dir), or `whole` when the dir is to be indexed whole (first, for what
+    // came before the watch was in place; and after so many files that a
+    // walk costs less).
+    struct Changes {
+        bool whole = false;
+        std::vector<std::string> paths;
+    };
+    Changes takeChanges();
+    // More completed files than this at once: the dir is indexed whole.
+    static constexpr std::size_t kMostPaths = 20'000;
     const std::filesystem::path& dir() const { return dir_; }
 
 signals:
     // The watch is in place: what is written from now on is seen.
     void watching(const std::filesystem::path& dir);
     // Files were completed in `dir` since the last changed() (once, too,
-    // right after watching(): for what came before the watch was in place).
+    // right after watching(): for what came before the watch was in place);
+    // takeChanges() says which.
     void changed(const std::filesystem::path& dir);
     void failed(const QString& message);
 
@@ -46,6 +62,7 @@ private:
     std::filesystem::path dir_;
     std::shared_ptr<std::atomic<bool>> stop_;
     QTimer debounce_;
+    Changes changes_;
 };
 
 } // namespace cachelens::ui

@@ -63,14 +63,26 @@ void RootJobs::cancel() {
 }
 
 void RootJobs::index(const fs::path& dir) {
+    runIndex(dir, {});
+}
+
+void RootJobs::indexPaths(const fs::path& dir, std::vector<std::string> paths) {
+    if (!paths.empty()) {
+        runIndex(dir, std::move(paths));
+    }
+}
+
+void RootJobs::runIndex(const fs::path& dir, std::vector<std::string> paths) {
     const RootJobId job{RootJobId::Purpose::Index, catalog::root_location(dir), 0};
     ++pending_;
     jobStarted(job);
     emit progress(0, 0, {});
     emit statusMessage(tr("Indexing %1…").arg(text(dir.string())));
     const fs::path catalogPath = catalogPath_.toStdString();
+    const bool whole = paths.empty();
     tracker(job)->run<Result<catalog::IndexReport>>(
-        [catalogPath, dir](const JobContext& context) -> Result<catalog::IndexReport> {
+        [catalogPath, dir,
+         paths = std::move(paths)](const JobContext& context) -> Result<catalog::IndexReport> {
             auto catalog = catalog::Catalog::open(catalogPath);
             if (!catalog) {
                 return std::unexpected(std::move(catalog.error()));
@@ -87,9 +99,10 @@ void RootJobs::index(const fs::path& dir) {
                     .arg(progress.done)
                     .arg(progress.total);
             });
-            return catalog->index(dir, options);
+            return paths.empty() ? catalog->index(dir, options)
+                                 : catalog->index_paths(dir, paths, options);
         },
-        [this, job](Result<catalog::IndexReport> report) {
+        [this, job, whole](Result<catalog::IndexReport> report) {
             jobEnded(job);
             if (!report) {
                 emit failed(text(report.error().describe()));
@@ -97,14 +110,21 @@ void RootJobs::index(const fs::path& dir) {
                 return;
             }
             const QString root = text(report->root);
-            QString message = tr("%1: %2 entries (%3 parsed, %4 unchanged, %5 removed, %6 parse "
-                                 "errors)")
-                                  .arg(root)
-                                  .arg(report->entries)
-                                  .arg(report->parsed)
-                                  .arg(report->unchanged)
-                                  .arg(report->removed)
-                                  .arg(report->parse_errors);
+            QString message =
+                whole ? tr("%1: %2 entries (%3 parsed, %4 unchanged, %5 removed, %6 parse "
+                           "errors)")
+                            .arg(root)
+                            .arg(report->entries)
+                            .arg(report->parsed)
+                            .arg(report->unchanged)
+                            .arg(report->removed)
+                            .arg(report->parse_errors)
+                      : tr("%1: %2 entries (%3 written since, %4 removed, %5 parse errors)")
+                            .arg(root)
+                            .arg(report->entries)
+                            .arg(report->parsed)
+                            .arg(report->removed)
+                            .arg(report->parse_errors);
             if (!report->being_written.empty()) {
                 message += tr("; %n being written, indexed next time", nullptr,
                               static_cast<int>(report->being_written.size()));

@@ -49,6 +49,9 @@ public:
 
     // Indexes `dir` in the background; rootIndexed() when done.
     void index(const std::filesystem::path& dir);
+    // Indexes only the entries the files `paths` (relative to `dir`) belong
+    // to (Catalog::index_paths): what a watch saw written; rootIndexed() too.
+    void indexPaths(const std::filesystem::path& dir, std::vector<std::string> paths);
     // Stages the bundle `file`'s safe artifacts, then indexes the staged dir;
     // bundleOpened() when done.
     void openBundle(const std::filesystem::path& file);
@@ -97,6 +100,8 @@ private:
     void jobStarted(const RootJobId& job);
     void jobEnded(const RootJobId& job);
     void onIndexed(const QString& root);
+    // index() and indexPaths(): the whole dir when `paths` is empty.
+    void runIndex(const std::filesystem::path& dir, std::vector<std::string> paths);
 
     JobPool& pool_;
     std::map<RootJobId, JobTracker*> trackers_;
