@@ -1,6 +1,7 @@
 // `cachelens watch DIR`: one line per new entry as PyTorch writes the cache
 // dir (watch/cache_watch.h), until Ctrl-C, which ends it with a summary.
 
+#include "catalog_option.h"
 #include "commands.h"
 #include "output.h"
 #include "progress_line.h"
@@ -9,6 +10,8 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
+#include <span>
 
 namespace cachelens::cli {
 
@@ -19,6 +22,17 @@ struct WatchOptions {
     std::string trace; // optional: a TORCH_TRACE dir being written
     bool json_lines = false;
     double seconds = 0; // 0: until Ctrl-C
+    bool index = false; // keep the catalog's rows of the dir up to date
+    std::string catalog;
+};
+
+// `--index`: the dir indexed once when the watch is in place, then the
+// entries of each tick's completed files alone (Catalog::index_paths).
+struct CatalogFollow {
+    std::optional<catalog::Catalog> catalog;
+    std::size_t written = 0;
+    std::size_t removed = 0;
+    std::optional<Error> error; // ends the watch
 };
 
 int run_watch(const WatchOptions& options) {
@@ -28,7 +42,45 @@ int run_watch(const WatchOptions& options) {
     request.cache_dir = options.dir;
     request.trace_dir = options.trace;
     request.duration = std::chrono::milliseconds(static_cast<long>(options.seconds * 1000));
+    CatalogFollow indexed;
+    if (options.index) {
+        auto opened = open_catalog(options.catalog);
+        if (!opened) {
+            return report(opened.error());
+        }
+        indexed.catalog.emplace(std::move(*opened));
+    }
+    const auto index = [&](std::span<const std::string> paths) {
+        if (!indexed.catalog || indexed.error) {
+            return;
+        }
+        const auto began = std::chrono::steady_clock::now();
+        auto done = paths.empty() ? indexed.catalog->index(options.dir)
+                                  : indexed.catalog->index_paths(options.dir, paths);
+        if (!done) {
+            indexed.error = done.error();
+            return;
+        }
+        if (options.json_lines) {
+            const std::chrono::duration<double> took = std::chrono::steady_clock::now() - began;
+            print_json_line({{"kind", "indexed"},
+                             {"whole", paths.empty()},
+                             {"files", paths.size()},
+                             {"written", done->parsed},
+                             {"removed", done->removed},
+                             {"entries", done->entries},
+                             {"seconds", took.count()}});
+        }
+        for (const auto& error : done->walk_errors) {
+            std::fprintf(stderr, "cachelens: %s\n", error.describe().c_str());
+        }
+        if (!paths.empty()) {
+            indexed.written += done->parsed;
+            indexed.removed += done->removed;
+        }
+    };
     watch::FollowCallbacks callbacks;
+    callbacks.completed = index;
     callbacks.started = [&](const watch::FollowStart& start) {
         if (options.json_lines) {
             print_json_line({{"watching", options.dir}, {"dirs", start.watched_dirs}});
@@ -41,6 +93,7 @@ int run_watch(const WatchOptions& options) {
         if (start.limit_note) {
             std::fprintf(stderr, "cachelens: %s\n", start.limit_note->c_str());
         }
+        index({}); // what is there already; what is written meanwhile comes next
     };
     callbacks.entry = [&](const watch::WatchEvent& event) {
         if (options.json_lines) {
@@ -70,28 +123,42 @@ int run_watch(const WatchOptions& options) {
         }
     };
     callbacks.should_stop = [&] {
-        return interrupt.interrupted();
+        return interrupt.interrupted() || indexed.error.has_value();
     };
     auto followed = watch::follow(request, callbacks);
     if (!followed) {
         return report(followed.error());
     }
+    if (indexed.error) {
+        return report(*indexed.error);
+    }
+    // "catalog /x/catalog.sqlite: 3 entries written, 0 removed since the start"
+    const std::string catalog_line =
+        indexed.catalog
+            ? "catalog " + indexed.catalog->path().string() + ": " +
+                  std::to_string(indexed.written) + (indexed.written == 1 ? " entry" : " entries") +
+                  " written, " + std::to_string(indexed.removed) + " removed since the start"
+            : std::string();
     const auto& summary = followed->cache;
     if (options.json_lines) {
         Json causes = Json::object();
         for (const auto& [category, count] : summary.causes) {
             causes[category] = count;
         }
-        print_json_line({{"summary", summary.line()},
-                         {"compiles", summary.compiles},
-                         {"recompiles", summary.recompiles},
-                         {"causes", std::move(causes)},
-                         {"aot_entries", summary.aot_entries},
-                         {"autotune_results", summary.autotune_results},
-                         {"kernels", summary.kernels},
-                         {"trace", followed->trace_line()},
-                         {"note", followed->comparison_note ? Json(*followed->comparison_note)
-                                                            : Json(nullptr)}});
+        print_json_line(
+            {{"summary", summary.line()},
+             {"compiles", summary.compiles},
+             {"recompiles", summary.recompiles},
+             {"causes", std::move(causes)},
+             {"aot_entries", summary.aot_entries},
+             {"autotune_results", summary.autotune_results},
+             {"kernels", summary.kernels},
+             {"trace", followed->trace_line()},
+             {"note", followed->comparison_note ? Json(*followed->comparison_note) : Json(nullptr)},
+             {"catalog", indexed.catalog ? Json{{"path", indexed.catalog->path().string()},
+                                                {"written", indexed.written},
+                                                {"removed", indexed.removed}}
+                                         : Json(nullptr)}});
     } else {
         std::printf("%s\n", summary.line().c_str());
         if (followed->traced) {
@@ -99,6 +166,9 @@ int run_watch(const WatchOptions& options) {
         }
         if (followed->comparison_note) {
             std::printf("(%s)\n", followed->comparison_note->c_str());
+        }
+        if (!catalog_line.empty()) {
+            std::printf("%s\n", catalog_line.c_str());
         }
     }
     return kExitOk;
@@ -128,8 +198,18 @@ void add_watch_command(CLI::App& app, int& exit_code) {
     command->add_flag("--json-lines", options->json_lines,
                       "print one JSON object a line: {watching, dirs}, then {kind, path, key, "
                       "recompile, line} per event ({kind: trace, log, compile_id, cache, status, "
-                      "detailed_status, key, line} per trace event), then {summary, compiles, "
-                      "recompiles, causes, aot_entries, autotune_results, kernels, trace, note}");
+                      "detailed_status, key, line} per trace event; with --index, {kind: "
+                      "indexed, whole, files, written, removed, entries, seconds} each time the "
+                      "catalog was brought up to date), then {summary, compiles, "
+                      "recompiles, causes, aot_entries, autotune_results, kernels, trace, note, "
+                      "catalog: {path, written, removed} with --index, else null}");
+    command->add_flag("--index", options->index,
+                      "keep the catalog's rows of DIR up to date while watching: DIR is indexed "
+                      "once when the watch is in place, then only the entries of the files "
+                      "written (milliseconds, however large the dir), so search, stats and the "
+                      "GUI see them at once; files deleted meanwhile are noticed by the next "
+                      "`cachelens index`");
+    add_catalog_option(*command, options->catalog);
     command->add_option("--seconds", options->seconds, "stop after this long (default: Ctrl-C)");
     command->callback([options, &exit_code] { exit_code = run_watch(*options); });
 }

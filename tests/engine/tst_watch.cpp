@@ -8,6 +8,7 @@
 
 #include "test_paths.h"
 
+#include <cachelens/catalog/catalog.h>
 #include <cachelens/trace/trace_log.h>
 #include <cachelens/watch/cache_watch.h>
 #include <cachelens/watch/trace_watch.h>
@@ -187,6 +188,59 @@ private slots:
         QCOMPARE(test::run_cli({"watch", QString::fromStdString((cache / "missing").string())})
                      .exit_code,
                  2);
+    }
+
+    // `watch --index`: the catalog has what was there when the watch began
+    // and, by their paths alone, each entry written while it ran; a catalog
+    // that cannot be opened ends it at once, named.
+    void cliKeepsTheCatalogUpToDate() {
+        QTemporaryDir dir;
+        const fs::path base = dir.path().toStdString();
+        const fs::path cache = base / "cache";
+        write_fx_graph(cache, kFloat32);
+        const fs::path catalog_path = base / "catalog.sqlite";
+        QProcess watch;
+        watch.start(test::cli_path(), {"watch", QString::fromStdString(cache.string()), "--seconds",
+                                       "4", "--json-lines", "--index", "--catalog",
+                                       QString::fromStdString(catalog_path.string())});
+        QVERIFY(watch.waitForStarted());
+        QVERIFY(watch.waitForReadyRead(10000)); // {"watching": ...}: it watches now
+        write_fx_graph(cache, kFloat16);
+        const fs::path kernels = test::fixture((kCache / "triton" / "0").string());
+        write_triton_kernel(cache, fs::directory_iterator(kernels)->path());
+        QVERIFY(watch.waitForFinished(30000));
+        QCOMPARE(watch.exitCode(), 0);
+        const QList<QByteArray> lines = watch.readAllStandardOutput().trimmed().split('\n');
+        const auto summary = QJsonDocument::fromJson(lines.back()).object();
+        const auto indexed = summary["catalog"].toObject();
+        QCOMPARE(indexed["written"].toInt(), 2); // the float16 graph and the kernel dir
+        QCOMPARE(indexed["removed"].toInt(), 0);
+
+        auto catalog = catalog::Catalog::open(catalog_path);
+        QVERIFY_RESULT(catalog);
+        catalog::SearchQuery all;
+        all.root = cache.string();
+        all.limit = 100;
+        auto hits = catalog->search(all);
+        QVERIFY_RESULT(hits);
+        QStringList keys;
+        for (const auto& hit : *hits) {
+            keys << QString::fromStdString(std::string(cachedir::to_string(hit.kind)) + " " +
+                                           hit.key);
+        }
+        keys.sort();
+        QCOMPARE(keys.size(), 3);
+        QVERIFY2(keys.contains(QString::fromStdString("fxgraph " + kFloat16)),
+                 qPrintable(keys.join(", ")));
+        QVERIFY2(keys.contains(QString::fromStdString("fxgraph " + kFloat32)),
+                 qPrintable(keys.join(", ")));
+
+        test::write_bytes(base / "not-a-catalog", "hello");
+        const auto refused = test::run_cli(
+            {"watch", QString::fromStdString(cache.string()), "--seconds", "1", "--index",
+             "--catalog", QString::fromStdString((base / "not-a-catalog").string())});
+        QCOMPARE(refused.exit_code, 2);
+        QVERIFY2(refused.err.contains("not-a-catalog"), refused.err.constData());
     }
 
     // A log read in pieces that end anywhere is the log read whole; before

@@ -48,6 +48,9 @@ Result<FollowSummary> follow(const FollowRequest& request, const FollowCallbacks
         if (!changed) {
             return std::unexpected(changed.error());
         }
+        if (callbacks.completed && !changed->empty()) {
+            callbacks.completed(*changed);
+        }
         for (const auto& event : cache->events_for(*changed)) {
             if (callbacks.entry) {
                 callbacks.entry(event);

@@ -14,6 +14,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 
 namespace cachelens::watch {
@@ -42,7 +43,11 @@ struct FollowSummary {
 };
 
 struct FollowCallbacks {
-    std::function<void(const FollowStart&)> started;   // once, when watching
+    std::function<void(const FollowStart&)> started; // once, when watching
+    // The files completed in the cache dir in one tick (relative to it), as
+    // DirWatcher gives them, before their entries' events: to index them
+    // (Catalog::index_paths).
+    std::function<void(std::span<const std::string>)> completed;
     std::function<void(const WatchEvent&)> entry;      // a new cache entry
     std::function<void(const TraceWatchEvent&)> trace; // a new trace cache event
     std::function<bool()> should_stop;                 // asked every tick
