@@ -16,6 +16,7 @@ struct StatsOptions {
     std::string catalog;
     std::size_t largest = 10;
     bool json = false;
+    bool as_indexed = false; // DIR as the catalog holds it, not indexed first
 };
 
 Json summary_json(const catalog::EntrySummary& entry) {
@@ -37,9 +38,17 @@ int run_stats(const StatsOptions& options) {
     }
     std::optional<std::filesystem::path> dir;
     if (!options.dir.empty()) {
-        // Numbers about a dir are only worth having up to date.
-        if (auto indexed = catalog->index(options.dir); !indexed) {
-            return report(indexed.error());
+        // Numbers about a dir are only worth having up to date, unless the
+        // user keeps them so (`watch --index`, the GUI's Follow changes).
+        auto held = options.as_indexed ? catalog->find_root(options.dir)
+                                       : Result<std::optional<catalog::Root>>(std::nullopt);
+        if (!held) {
+            return report(held.error());
+        }
+        if (!*held || !(*held)->indexed_ns) {
+            if (auto indexed = catalog->index(options.dir); !indexed) {
+                return report(indexed.error());
+            }
         }
         dir = options.dir;
     }
@@ -103,6 +112,9 @@ int run_stats(const StatsOptions& options) {
     }
     for (const auto& root : *stats) {
         std::printf("%s\n", root.root.location.c_str());
+        if (options.as_indexed && root.root.indexed_ns) {
+            std::printf("  as indexed %s\n", format_age(*root.root.indexed_ns).c_str());
+        }
         if (root.root.layout == cachedir::RootLayout::Vllm ||
             root.root.layout == cachedir::RootLayout::Sglang) {
             if (const auto summary = serving_summary_of(root.root.location)) {
@@ -186,6 +198,11 @@ void add_stats_command(CLI::App& app, int& exit_code) {
     command->add_option("DIR", options->dir, "one cache dir (default: every indexed one)");
     command->add_option("--largest", options->largest, "how many of the largest entries (10)");
     add_catalog_option(*command, options->catalog);
+    command->add_flag("--as-indexed", options->as_indexed,
+                      "read DIR as its last index left it, without walking it first (instant "
+                      "on any size; says when that index was): for a dir kept up to date by "
+                      "`cachelens watch DIR --index` or the GUI's Follow changes. A dir the "
+                      "catalog does not hold yet is indexed first");
     command->add_flag(
         "--json", options->json,
         "print {catalog, roots: [{root, indexed, kinds: {KIND: {entries, files, "
