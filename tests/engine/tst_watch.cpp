@@ -6,6 +6,7 @@
 // nothing half-written is read, and a graph compiled again at another dtype
 // is a recompile with that cause.
 
+#include "pytorch_writes.h"
 #include "test_paths.h"
 
 #include <cachelens/catalog/catalog.h>
@@ -13,6 +14,7 @@
 #include <cachelens/watch/cache_watch.h>
 #include <cachelens/watch/trace_watch.h>
 
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -31,33 +33,20 @@ namespace fs = std::filesystem;
 namespace {
 
 const fs::path kCache = "devset/cache";
-// The devset compiled one graph at float32 and again at float16.
-const std::string kFloat32 = "fajgubgjoc7472fanbq4v7toa3fipqcxuw5brgm2dgofcoq3dily";
-const std::string kFloat16 = "fcblktfdhj2nw664pzoe6ceizrqj2gonbqakerkx6hbjkiz5g3fa";
+using test::pytorch_writes::append_in_pieces;
+using test::pytorch_writes::write_triton_kernel;
+const std::string& kFloat32 = test::pytorch_writes::kFloat32Graph;
+const std::string& kFloat16 = test::pytorch_writes::kFloat16Graph;
 
-// write_atomic: a temp name beside the file, then a rename.
+// A slow writer: 20 ms between a file's temp write and its rename.
+constexpr std::chrono::milliseconds kSlowWriter{20};
+
 void write_atomic(const fs::path& from, const fs::path& to) {
-    fs::create_directories(to.parent_path());
-    const fs::path temp = to.parent_path() / ("." + to.filename().string() + ".123.456.tmp");
-    fs::copy_file(from, temp);
-    std::this_thread::sleep_for(std::chrono::milliseconds(20)); // a slow writer
-    fs::rename(temp, to);
+    test::pytorch_writes::write_atomic(from, to, kSlowWriter);
 }
 
 void write_fx_graph(const fs::path& cache, const std::string& key) {
-    const fs::path dir = test::fixture((kCache / "fxgraph" / key.substr(1, 2) / key).string());
-    const fs::path file = fs::directory_iterator(dir)->path();
-    write_atomic(file, cache / "fxgraph" / key.substr(1, 2) / key / file.filename());
-}
-
-// Triton: the kernel's files into tmp.<random>/, renamed to the hash dir.
-void write_triton_kernel(const fs::path& cache, const fs::path& kernel_dir) {
-    const fs::path staging = cache / "triton" / "0" / "tmp.pid_123_456";
-    fs::create_directories(staging);
-    for (const auto& file : fs::directory_iterator(kernel_dir)) {
-        fs::copy_file(file.path(), staging / file.path().filename());
-    }
-    fs::rename(staging, cache / "triton" / "0" / kernel_dir.filename());
+    test::pytorch_writes::write_fx_graph(cache, key, kSlowWriter);
 }
 
 const fs::path kTraceLog =
@@ -66,23 +55,6 @@ const fs::path kTraceLog =
 std::string bytes_of(const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-// Appends `bytes` to `file` as a process logging would, in pieces of random
-// size that end anywhere (mid-line too), with pauses between some of them.
-void append_in_pieces(const fs::path& file, const std::string& bytes, unsigned seed) {
-    std::mt19937 random(seed);
-    std::ofstream out(file, std::ios::binary | std::ios::app);
-    for (std::size_t at = 0; at < bytes.size();) {
-        const std::size_t piece = std::min(
-            bytes.size() - at, std::uniform_int_distribution<std::size_t>(1, 64 << 10)(random));
-        out.write(bytes.data() + at, static_cast<std::streamsize>(piece));
-        out.flush();
-        at += piece;
-        if (random() % 4 == 0) {
-            std::this_thread::sleep_for(std::chrono::milliseconds(5));
-        }
-    }
 }
 
 // What a finished log's cache events are, each as "compile status key line".
@@ -191,8 +163,9 @@ private slots:
     }
 
     // `watch --index`: the catalog has what was there when the watch began
-    // and, by their paths alone, each entry written while it ran; a catalog
-    // that cannot be opened ends it at once, named.
+    // and, by their paths alone, each entry written while it ran, which
+    // `stats --as-indexed` reads as it is; a catalog that cannot be opened
+    // ends the watch at once, named.
     void cliKeepsTheCatalogUpToDate() {
         QTemporaryDir dir;
         const fs::path base = dir.path().toStdString();
@@ -234,6 +207,28 @@ private slots:
                  qPrintable(keys.join(", ")));
         QVERIFY2(keys.contains(QString::fromStdString("fxgraph " + kFloat32)),
                  qPrintable(keys.join(", ")));
+
+        // `stats DIR --as-indexed` reads that, without a walk: what was written
+        // since (a graph no watch saw) shows only once DIR is indexed again.
+        const QString cache_arg = QString::fromStdString(cache.string());
+        const QString catalog_arg = QString::fromStdString(catalog_path.string());
+        fs::remove_all(cache / "fxgraph" / kFloat32.substr(1, 2));
+        const auto fx_entries = [&](const QStringList& flags) {
+            const auto stats = test::run_cli(
+                QStringList{"stats", cache_arg, "--json", "--catalog", catalog_arg} + flags);
+            const auto roots = QJsonDocument::fromJson(stats.out).object()["roots"].toArray();
+            return roots.isEmpty() ? -1
+                                   : roots[0]
+                                         .toObject()["kinds"]
+                                         .toObject()["fxgraph"]
+                                         .toObject()["entries"]
+                                         .toInt();
+        };
+        QCOMPARE(fx_entries({"--as-indexed"}), 2);
+        QCOMPARE(fx_entries({}), 1);
+        const auto as_indexed =
+            test::run_cli({"stats", cache_arg, "--as-indexed", "--catalog", catalog_arg});
+        QVERIFY2(as_indexed.out.contains("\n  as indexed "), as_indexed.out.constData());
 
         test::write_bytes(base / "not-a-catalog", "hello");
         const auto refused = test::run_cli(

@@ -13,6 +13,7 @@
 #include "models/live_events_model.h"
 #include "pages/browse_page.h"
 #include "pages/live_page.h"
+#include "pytorch_writes.h"
 #include "stall_meter.h"
 #include "test_paths.h"
 
@@ -36,28 +37,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kFloat32 = "fajgubgjoc7472fanbq4v7toa3fipqcxuw5brgm2dgofcoq3dily";
-const std::string kFloat16 = "fcblktfdhj2nw664pzoe6ceizrqj2gonbqakerkx6hbjkiz5g3fa";
-
-void write_fx_graph(const fs::path& cache, const std::string& key) {
-    const fs::path dir = test::fixture("devset/cache/fxgraph/" + key.substr(1, 2) + "/" + key);
-    const fs::path file = fs::directory_iterator(dir)->path();
-    const fs::path to = cache / "fxgraph" / key.substr(1, 2) / key / file.filename();
-    fs::create_directories(to.parent_path());
-    const fs::path temp = to.parent_path() / ("." + to.filename().string() + ".1.2.tmp");
-    fs::copy_file(file, temp);
-    fs::rename(temp, to);
-}
-
-void append_log(const fs::path& log, const std::string& bytes) {
-    std::ofstream out(log, std::ios::binary | std::ios::app);
-    for (std::size_t at = 0; at < bytes.size(); at += 40000) {
-        out.write(bytes.data() + at,
-                  static_cast<std::streamsize>(std::min<std::size_t>(40000, bytes.size() - at)));
-        out.flush();
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-}
+using test::pytorch_writes::write_fx_graph;
+const std::string& kFloat32 = test::pytorch_writes::kFloat32Graph;
+const std::string& kFloat16 = test::pytorch_writes::kFloat16Graph;
 
 QString cell(const QAbstractItemModel& model, int row, int column) {
     return model.index(row, column).data().toString();
@@ -95,7 +77,7 @@ private slots:
             write_fx_graph(cache, kFloat32);
             std::this_thread::sleep_for(std::chrono::milliseconds(100));
             write_fx_graph(cache, kFloat16);
-            append_log(trace / "rank0.log", bytes);
+            test::pytorch_writes::append_in_pieces(trace / "rank0.log", bytes, 39);
         });
         const int expected = 2 + static_cast<int>(events);
         QTRY_VERIFY_WITH_TIMEOUT(page.model()->rowCount() >= expected, 30'000);
