@@ -1571,6 +1571,36 @@ private slots:
         QVERIFY(test::dangling_rows(db).empty());
         VERIFY_LIKE_FRESH(*catalog, roots);
 
+        // An index caught a module and a Triton kernel being written (a temp
+        // name beside it; a tmp.* staging dir): once they are renamed into
+        // place, the paths of what they became take the temp entries away.
+        const fs::path module_source = root / modules[2].path;
+        const fs::path temp_module = module_source.parent_path() / ".cnew.py.123.456.tmp";
+        fs::copy_file(module_source, temp_module);
+        const fs::path staging = (root / kernel.path).parent_path() / "tmp.pid_123_456";
+        fs::copy(root / kernel.path, staging, fs::copy_options::recursive);
+        QVERIFY_RESULT(catalog->index(root));
+        total += 1 + static_cast<std::size_t>(
+                         std::distance(fs::directory_iterator(staging), fs::directory_iterator()));
+        VERIFY_LIKE_FRESH(*catalog, roots);
+        const fs::path new_module = module_source.parent_path() / "cnew.py";
+        fs::rename(temp_module, new_module);
+        std::string staged_path = kernel.path;
+        staged_path.back() = staged_path.back() == 'Q' ? 'R' : 'Q';
+        QVERIFY(!fs::exists(root / staged_path));
+        fs::rename(staging, root / staged_path);
+        std::vector<std::string> renamed{fs::relative(new_module, root).generic_string()};
+        for (const auto& file : fs::directory_iterator(root / staged_path)) {
+            renamed.push_back(staged_path + "/" + file.path().filename().string());
+        }
+        total = total - (renamed.size() - 1) - 1 + 2; // temps gone; a module and a kernel in
+        auto moved = catalog->index_paths(root, renamed);
+        QVERIFY_RESULT(moved);
+        QCOMPARE(moved->parsed, 2u);
+        QCOMPARE(moved->removed, renamed.size()); // the temp module and each staged file
+        QCOMPARE(moved->entries, total);
+        VERIFY_LIKE_FRESH(*catalog, roots);
+
         // Files deleted elsewhere are index()'s to notice, not a watch's paths'.
         QVERIFY(fs::remove(root / modules[0].path));
         index_paths({modules[1].path}, 0, 1, 0);

@@ -11,8 +11,10 @@
 #include <chrono>
 #include <cstring>
 #include <future>
+#include <iterator>
 #include <map>
 #include <optional>
+#include <set>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
@@ -117,6 +119,41 @@ load_stored_part(sql::Database& db, std::int64_t root_id, const cachedir::PartSc
         }
     }
     return stored;
+}
+
+// The temp entries the catalog holds in the dirs the entries of `part` sit
+// in, at any depth below them (Triton stages a kernel in a tmp.* dir beside
+// its hash dir). A root holds few: all of them are read by their kind.
+Result<std::vector<std::string>> temp_entries_beside(sql::Database& db, std::int64_t root_id,
+                                                     const cachedir::PartScan& part) {
+    std::set<std::string> dirs;
+    const auto add_parent = [&](const std::string& path) {
+        const std::size_t slash = path.rfind('/');
+        dirs.insert(slash == std::string::npos ? std::string() : path.substr(0, slash));
+    };
+    std::ranges::for_each(part.files, add_parent);
+    std::ranges::for_each(part.dirs, add_parent);
+    auto statement =
+        sql::Statement::prepare(db, "SELECT path FROM entries WHERE root_id = ? AND kind = ?");
+    if (!statement) {
+        return std::unexpected(statement.error());
+    }
+    statement->bind(1, root_id).bind(2, cachedir::to_string(cachedir::FileKind::Temp));
+    std::vector<std::string> out;
+    auto done = statement->for_each_row([&](const sql::Statement& row) {
+        const std::string_view path = row.text_view(0);
+        const bool beside = std::ranges::any_of(dirs, [&](const std::string& dir) {
+            return dir.empty() ||
+                   (path.size() > dir.size() && path.starts_with(dir) && path[dir.size()] == '/');
+        });
+        if (beside) {
+            out.emplace_back(path);
+        }
+    });
+    if (!done) {
+        return std::unexpected(done.error());
+    }
+    return out;
 }
 
 // The files of each scanned entry, by entry path (viewed in the scan's file
@@ -760,6 +797,21 @@ Result<IndexReport> index_root_paths(sql::Database& db, const fs::path& dir,
     auto part = cachedir::scan_cache_paths(dir, paths);
     if (!part) {
         return std::unexpected(part.error());
+    }
+    // A file the catalog holds under its temp name (an index caught it being
+    // written) was renamed into one of these entries: the temp entries in the
+    // dirs those entries sit in are read again too, to go once they are gone.
+    auto temps = temp_entries_beside(db, root_id, *part);
+    if (!temps) {
+        return std::unexpected(temps.error());
+    }
+    if (!temps->empty()) {
+        std::vector<std::string> with_temps(paths.begin(), paths.end());
+        std::ranges::move(*temps, std::back_inserter(with_temps));
+        part = cachedir::scan_cache_paths(dir, with_temps);
+        if (!part) {
+            return std::unexpected(part.error());
+        }
     }
     report.walk_errors = part->scan.errors;
     auto stored = load_stored_part(db, root_id, *part);
