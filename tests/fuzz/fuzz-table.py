@@ -31,6 +31,6 @@ print("| target | runs | CPU time | executions | edges | features | corpus kept 
 print("|---|---|---|---|---|---|---|---|")
 for target, row in sorted(targets.items()):
     minutes = row["cpu"] / 60
-    failed = f" ({row['failed']} found a crash)" if row["failed"] else ""
+    failed = f" ({row['failed']} failed: below)" if row["failed"] else ""
     print(f"| `{target}` | {row['runs']}{failed} | {minutes:.0f} min | {row['execs']:,} "
           f"| {row['edges']:,} | {row['features']:,} | {row['inputs']:,} inputs | {row['last']} |")
