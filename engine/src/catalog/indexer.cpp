@@ -47,6 +47,22 @@ struct StoredEntry {
     std::vector<std::pair<std::string, StoredFile>> files;
 };
 
+// What the catalog holds of entries' files, one file a row, as
+// add_stored_row() reads them.
+constexpr const char* kStoredColumns =
+    "SELECT e.id, e.path, e.parse_status, f.path, f.size, f.mtime_ns, f.inode "
+    "FROM entries e JOIN files f ON f.entry_id = e.id ";
+
+void add_stored_row(std::unordered_map<std::string, StoredEntry>& stored,
+                    const sql::Statement& row) {
+    StoredEntry& entry = stored[row.text(1)];
+    entry.id = row.integer(0);
+    entry.stale = row.text_view(2) == "stale";
+    entry.files.emplace_back(row.text(3),
+                             StoredFile{static_cast<std::uint64_t>(row.integer(4)), row.integer(5),
+                                        static_cast<std::uint64_t>(row.integer(6))});
+}
+
 Result<std::unordered_map<std::string, StoredEntry>> load_stored(sql::Database& db,
                                                                  std::int64_t root_id) {
     std::unordered_map<std::string, StoredEntry> stored;
@@ -60,21 +76,14 @@ Result<std::unordered_map<std::string, StoredEntry>> load_stored(sql::Database& 
         return std::unexpected(row.error());
     }
     stored.reserve(static_cast<std::size_t>(count->integer(0)));
-    auto statement = sql::Statement::prepare(
-        db, "SELECT e.id, e.path, e.parse_status, f.path, f.size, f.mtime_ns, f.inode "
-            "FROM entries e JOIN files f ON f.entry_id = e.id WHERE e.root_id = ?");
+    auto statement =
+        sql::Statement::prepare(db, std::string(kStoredColumns) + "WHERE e.root_id = ?");
     if (!statement) {
         return std::unexpected(statement.error());
     }
     statement->bind(1, root_id);
-    auto done = statement->for_each_row([&](const sql::Statement& row) {
-        StoredEntry& entry = stored[row.text(1)];
-        entry.id = row.integer(0);
-        entry.stale = row.text_view(2) == "stale";
-        entry.files.emplace_back(
-            row.text(3), StoredFile{static_cast<std::uint64_t>(row.integer(4)), row.integer(5),
-                                    static_cast<std::uint64_t>(row.integer(6))});
-    });
+    auto done =
+        statement->for_each_row([&](const sql::Statement& row) { add_stored_row(stored, row); });
     if (!done) {
         return std::unexpected(done.error());
     }
@@ -87,9 +96,8 @@ Result<std::unordered_map<std::string, StoredEntry>>
 load_stored_part(sql::Database& db, std::int64_t root_id, const cachedir::PartScan& part) {
     std::unordered_map<std::string, StoredEntry> stored;
     auto statement = sql::Statement::prepare(
-        db, "SELECT e.id, e.path, e.parse_status, f.path, f.size, f.mtime_ns, f.inode "
-            "FROM entries e JOIN files f ON f.entry_id = e.id WHERE e.root_id = ?1 AND "
-            "(e.path = ?2 OR (e.path >= ?3 AND e.path < ?4))");
+        db, std::string(kStoredColumns) +
+                "WHERE e.root_id = ?1 AND (e.path = ?2 OR (e.path >= ?3 AND e.path < ?4))");
     if (!statement) {
         return std::unexpected(statement.error());
     }
@@ -99,14 +107,8 @@ load_stored_part(sql::Database& db, std::int64_t root_id, const cachedir::PartSc
         const std::string to = with_under ? path + '0' : path;
         statement->reset();
         statement->bind(1, root_id).bind(2, path).bind(3, from).bind(4, to);
-        return statement->for_each_row([&](const sql::Statement& row) {
-            StoredEntry& entry = stored[row.text(1)];
-            entry.id = row.integer(0);
-            entry.stale = row.text_view(2) == "stale";
-            entry.files.emplace_back(
-                row.text(3), StoredFile{static_cast<std::uint64_t>(row.integer(4)), row.integer(5),
-                                        static_cast<std::uint64_t>(row.integer(6))});
-        });
+        return statement->for_each_row(
+            [&](const sql::Statement& row) { add_stored_row(stored, row); });
     };
     for (const std::string& file : part.files) {
         if (auto ok = read(file, false); !ok) {
@@ -301,16 +303,13 @@ Result<std::int64_t> EntryWriter::debug_line_id(const DebugLineRow& line) {
     if (lines_ == DebugLines::Lookup) {
         // Not read at the start: the catalog may have it.
         find_line_->bind(1, line.hash).bind(2, line.name);
-        auto found = find_line_->step();
-        if (!found) {
-            return std::unexpected(found.error());
+        auto id = find_line_->lookup_integer();
+        if (!id) {
+            return std::unexpected(id.error());
         }
-        const std::optional<std::int64_t> id =
-            *found ? std::optional(find_line_->integer(0)) : std::nullopt;
-        find_line_->reset();
-        if (id) {
-            debug_line_ids_.emplace(std::move(key), *id);
-            return *id;
+        if (*id) {
+            debug_line_ids_.emplace(std::move(key), **id);
+            return **id;
         }
     }
     insert_line_->bind(1, line.hash).bind(2, line.name).bind(3, line.value);
@@ -334,15 +333,12 @@ Result<void> EntryWriter::write(const cachedir::Entry& entry,
     // savepoint, which makes FTS5 flush its pending terms into a new segment,
     // and doing that for every new entry made the full index write-bound.
     find_path_->bind(1, root_id_).bind(2, entry.path);
-    auto found = find_path_->step();
-    if (!found) {
-        return std::unexpected(found.error());
+    auto existing = find_path_->lookup_integer();
+    if (!existing) {
+        return std::unexpected(existing.error());
     }
-    const std::optional<std::int64_t> existing =
-        *found ? std::optional(find_path_->integer(0)) : std::nullopt;
-    find_path_->reset();
-    if (existing) {
-        if (auto ok = remove(*existing); !ok) {
+    if (*existing) {
+        if (auto ok = remove(**existing); !ok) {
             return ok;
         }
     }
@@ -563,11 +559,7 @@ Result<std::optional<std::int64_t>> root_id_of(sql::Database& db, const std::str
         return std::unexpected(select.error());
     }
     select->bind(1, location);
-    auto row = select->step();
-    if (!row) {
-        return std::unexpected(row.error());
-    }
-    return *row ? std::optional(select->integer(0)) : std::nullopt;
+    return select->lookup_integer();
 }
 
 Result<RootStart> begin_root(sql::Database& db, const std::string& location,

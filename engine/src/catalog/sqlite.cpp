@@ -144,6 +144,16 @@ void Statement::reset() {
     sqlite3_clear_bindings(statement_);
 }
 
+Result<std::optional<std::int64_t>> Statement::lookup_integer() {
+    auto row = step();
+    if (!row) {
+        return std::unexpected(row.error());
+    }
+    const std::optional<std::int64_t> value = *row ? std::optional(integer(0)) : std::nullopt;
+    reset();
+    return value;
+}
+
 std::int64_t Statement::integer(int column) const {
     return sqlite3_column_int64(statement_, column);
 }

@@ -84,6 +84,9 @@ public:
         }
     }
     void reset();
+    // Steps once for a lookup: the first column of its row as an integer, or
+    // nullopt when there is none; then resets for the next binds.
+    Result<std::optional<std::int64_t>> lookup_integer();
 
     std::int64_t integer(int column) const;
     double real(int column) const;
