@@ -490,6 +490,53 @@ Result<void> EntryWriter::write(const cachedir::Entry& entry,
     return insert_search_->run();
 }
 
+// The scanned entries whose files differ from what the catalog holds of
+// them (or that it does not hold), marking the stored ones found present.
+struct Comparison {
+    std::vector<const cachedir::Entry*> to_parse;
+    // Of them, some the catalog held: an FX entry written again may leave
+    // debug lines nothing uses (new entries never do).
+    bool replaced = false;
+};
+
+Comparison compare_with_stored(const std::vector<cachedir::Entry>& entries, const EntryFiles& files,
+                               std::unordered_map<std::string, StoredEntry>& stored,
+                               IndexReport& report) {
+    Comparison out;
+    for (const auto& entry : entries) {
+        auto it = stored.find(entry.path);
+        if (it != stored.end()) {
+            it->second.present = true;
+        }
+        if (it != stored.end() && unchanged(it->second, files.at(entry.path))) {
+            ++report.unchanged;
+        } else {
+            out.replaced |= it != stored.end();
+            out.to_parse.push_back(&entry);
+        }
+    }
+    return out;
+}
+
+// Removes the stored entries the scan did not find, in one transaction.
+Result<void> remove_gone(sql::Database& db, EntryWriter& writer,
+                         const std::unordered_map<std::string, StoredEntry>& stored,
+                         IndexReport& report) {
+    auto transaction = sql::Transaction::begin(db);
+    if (!transaction) {
+        return std::unexpected(transaction.error());
+    }
+    for (const auto& [path, entry] : stored) {
+        if (!entry.present) {
+            if (auto ok = writer.remove(entry.id); !ok) {
+                return ok;
+            }
+            ++report.removed;
+        }
+    }
+    return transaction->commit();
+}
+
 // Parses `to_parse` on the pool and writes them, a batch a transaction,
 // counting them in `report` (parsed, parse errors, being written, cancelled).
 Result<void> parse_and_write(sql::Database& db, EntryWriter& writer, const fs::path& root,
@@ -719,39 +766,13 @@ Result<IndexReport> index_root(sql::Database& db, const fs::path& dir, const std
     }
     const auto entries = scan->entries();
     const auto files = files_by_entry(*scan);
-    std::vector<const cachedir::Entry*> to_parse;
-    for (const auto& entry : entries) {
-        auto it = stored->find(entry.path);
-        if (it != stored->end()) {
-            it->second.present = true;
-        }
-        if (it != stored->end() && unchanged(it->second, files.at(entry.path))) {
-            ++report.unchanged;
-        } else {
-            to_parse.push_back(&entry);
-        }
-    }
+    const auto [to_parse, replaced] = compare_with_stored(entries, files, *stored, report);
     auto writer = EntryWriter::prepare(db, root_id);
     if (!writer) {
         return std::unexpected(writer.error());
     }
-    // Entries that are gone: one transaction.
-    {
-        auto transaction = sql::Transaction::begin(db);
-        if (!transaction) {
-            return std::unexpected(transaction.error());
-        }
-        for (const auto& [path, entry] : *stored) {
-            if (!entry.present) {
-                if (auto ok = writer->remove(entry.id); !ok) {
-                    return std::unexpected(ok.error());
-                }
-                ++report.removed;
-            }
-        }
-        if (auto ok = transaction->commit(); !ok) {
-            return std::unexpected(ok.error());
-        }
+    if (auto ok = remove_gone(db, *writer, *stored, report); !ok) {
+        return std::unexpected(ok.error());
     }
     if (auto ok = parse_and_write(db, *writer, scan->root, to_parse, files, options, report); !ok) {
         return std::unexpected(ok.error());
@@ -812,42 +833,13 @@ Result<IndexReport> index_root_paths(sql::Database& db, const fs::path& dir,
     }
     const auto entries = part->scan.entries();
     const auto files = files_by_entry(part->scan);
-    std::vector<const cachedir::Entry*> to_parse;
-    // An FX entry written again or gone may leave debug lines nothing uses;
-    // new entries never do (collecting reads every FX entry's lines).
-    bool replaced = false;
-    for (const auto& entry : entries) {
-        auto it = stored->find(entry.path);
-        if (it != stored->end()) {
-            it->second.present = true;
-        }
-        if (it != stored->end() && unchanged(it->second, files.at(entry.path))) {
-            ++report.unchanged;
-        } else {
-            replaced |= it != stored->end();
-            to_parse.push_back(&entry);
-        }
-    }
+    const auto [to_parse, replaced] = compare_with_stored(entries, files, *stored, report);
     auto writer = EntryWriter::prepare(db, root_id, EntryWriter::DebugLines::Lookup);
     if (!writer) {
         return std::unexpected(writer.error());
     }
-    {
-        auto transaction = sql::Transaction::begin(db);
-        if (!transaction) {
-            return std::unexpected(transaction.error());
-        }
-        for (const auto& [path, entry] : *stored) {
-            if (!entry.present) {
-                if (auto ok = writer->remove(entry.id); !ok) {
-                    return std::unexpected(ok.error());
-                }
-                ++report.removed;
-            }
-        }
-        if (auto ok = transaction->commit(); !ok) {
-            return std::unexpected(ok.error());
-        }
+    if (auto ok = remove_gone(db, *writer, *stored, report); !ok) {
+        return std::unexpected(ok.error());
     }
     if (auto ok = parse_and_write(db, *writer, dir, to_parse, files, options, report); !ok) {
         return std::unexpected(ok.error());
