@@ -63,19 +63,28 @@ void add_stored_row(std::unordered_map<std::string, StoredEntry>& stored,
                                         static_cast<std::uint64_t>(row.integer(6))});
 }
 
-Result<std::unordered_map<std::string, StoredEntry>> load_stored(sql::Database& db,
-                                                                 std::int64_t root_id) {
-    std::unordered_map<std::string, StoredEntry> stored;
-    // Sized first: rehashing tens of thousands of nodes costs more than counting them.
+Result<std::size_t> count_entries(sql::Database& db, std::int64_t root_id) {
     auto count = sql::Statement::prepare(db, "SELECT COUNT(*) FROM entries WHERE root_id = ?");
     if (!count) {
         return std::unexpected(count.error());
     }
     count->bind(1, root_id);
-    if (auto row = count->step(); !row) {
-        return std::unexpected(row.error());
+    auto rows = count->lookup_integer();
+    if (!rows) {
+        return std::unexpected(rows.error());
     }
-    stored.reserve(static_cast<std::size_t>(count->integer(0)));
+    return static_cast<std::size_t>(rows->value_or(0));
+}
+
+Result<std::unordered_map<std::string, StoredEntry>> load_stored(sql::Database& db,
+                                                                 std::int64_t root_id) {
+    std::unordered_map<std::string, StoredEntry> stored;
+    // Sized first: rehashing tens of thousands of nodes costs more than counting them.
+    auto count = count_entries(db, root_id);
+    if (!count) {
+        return std::unexpected(count.error());
+    }
+    stored.reserve(*count);
     auto statement =
         sql::Statement::prepare(db, std::string(kStoredColumns) + "WHERE e.root_id = ?");
     if (!statement) {
@@ -849,15 +858,11 @@ Result<IndexReport> index_root_paths(sql::Database& db, const fs::path& dir,
             return std::unexpected(ok.error());
         }
     }
-    auto count = sql::Statement::prepare(db, "SELECT COUNT(*) FROM entries WHERE root_id = ?");
+    auto count = count_entries(db, root_id);
     if (!count) {
         return std::unexpected(count.error());
     }
-    count->bind(1, root_id);
-    if (auto row = count->step(); !row) {
-        return std::unexpected(row.error());
-    }
-    report.entries = static_cast<std::size_t>(count->integer(0));
+    report.entries = *count;
     return report;
 }
 
