@@ -257,10 +257,11 @@ std::vector<TracedCall> traced_calls(std::string_view source_code) {
             if (!identifier || !nodes_seen.insert(node).second) {
                 continue;
             }
-            // linear_1 is the second call of linear.
+            // linear_1 is the second call of linear; "_19" is a name of its own.
             std::string_view name = node;
             if (const auto underscore = name.rfind('_');
-                underscore != std::string_view::npos && underscore + 1 < name.size() &&
+                underscore != std::string_view::npos && underscore > 0 &&
+                underscore + 1 < name.size() &&
                 std::all_of(name.begin() + static_cast<std::ptrdiff_t>(underscore) + 1, name.end(),
                             [](char c) { return c >= '0' && c <= '9'; })) {
                 name = name.substr(0, underscore);
