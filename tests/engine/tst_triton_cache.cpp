@@ -291,7 +291,8 @@ private slots:
         const auto report = verify_cache_dir(*scan);
         const std::string all = problems_of(report);
         QVERIFY2(has_problem(report, renamed_to, ProblemKind::NameMismatch,
-                             "its metadata hash names dir " + renamed_from),
+                             "names no dir by any Triton release's rule (" + renamed_from +
+                                 " from Triton 3.3 on)"),
                  all.c_str());
         QVERIFY2(
             has_problem(report, no_cubin, ProblemKind::Incomplete, ".cubin (listed in __grp__"),

@@ -141,9 +141,32 @@ std::string file_kind_names() {
 }
 
 bool is_triton_hash_dir_name(std::string_view name) {
-    constexpr std::size_t kBase32OfSha256 = 52; // ceil(256 / 5)
-    return name.size() == kBase32OfSha256 && std::ranges::all_of(name, [](char c) {
-               return (c >= 'A' && c <= 'Z') || (c >= '2' && c <= '7');
+    const auto all = [&](auto allowed) {
+        return std::ranges::all_of(name, allowed);
+    };
+    const auto hex = [](char c) {
+        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+    };
+    switch (name.size()) {
+    case 52: // base32 of the sha256 (Triton 3.3 on)
+        return all([](char c) { return (c >= 'A' && c <= 'Z') || (c >= '2' && c <= '7'); });
+    case 43: // base64url of the sha256 (Triton 3.2)
+        return all([](char c) {
+            return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                   c == '-' || c == '_';
+        });
+    case 64: // the sha256 in hex (Triton 3.0, 3.1)
+    case 32: // an md5 in hex (Triton 2.x)
+        return all(hex);
+    default:
+        return false;
+    }
+}
+
+bool is_fx_graph_key(std::string_view name) {
+    return name.size() == 52 && name.front() == 'f' &&
+           std::ranges::all_of(name.substr(1), [](char c) {
+               return (c >= 'a' && c <= 'z') || (c >= '2' && c <= '7');
            });
 }
 

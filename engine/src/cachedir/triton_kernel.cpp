@@ -82,14 +82,36 @@ Result<TritonMetadata> parse_triton_metadata(std::string_view text) {
     meta.profile_scratch_size = int_field(json, "profile_scratch_size").value_or(0);
     meta.profile_scratch_align = int_field(json, "profile_scratch_align").value_or(1);
     meta.tmem_size = int_field(json, "tmem_size").value_or(0);
+    // The target, as each Triton release writes it: {"backend", "arch",
+    // "warp_size"} (3.0 on), ["cuda", 89] (2.2, 2.3), {"capability": 86}
+    // beside "device_type" (2.1).
+    const auto text_of = [](const Json& value) {
+        return value.is_string() ? value.get<std::string>() : value.dump();
+    };
     if (auto target = json.find("target"); target != json.end() && target->is_object()) {
         if (auto backend = target->find("backend");
             backend != target->end() && backend->is_string()) {
             meta.backend = backend->get<std::string>();
         }
         if (auto arch = target->find("arch"); arch != target->end()) {
-            meta.arch = arch->is_string() ? arch->get<std::string>() : arch->dump();
+            meta.arch = text_of(*arch);
+        } else if (auto capability = target->find("capability");
+                   capability != target->end() && !capability->is_null()) {
+            meta.arch = text_of(*capability);
         }
+        if (!meta.warp_size) {
+            meta.warp_size = int_field(*target, "warp_size");
+        }
+    } else if (target != json.end() && target->is_array() && target->size() == 2 &&
+               (*target)[0].is_string()) {
+        meta.backend = (*target)[0].get<std::string>();
+        meta.arch = text_of((*target)[1]);
+    }
+    if (meta.backend.empty() && !meta.arch.empty()) {
+        auto device_type = json.find("device_type");
+        meta.backend = device_type != json.end() && device_type->is_string()
+                           ? device_type->get<std::string>()
+                           : (meta.arch.starts_with("gfx") ? "hip" : "cuda");
     }
     if (auto version = json.find("triton_version"); version != json.end() && version->is_string()) {
         meta.triton_version = version->get<std::string>();

@@ -180,7 +180,9 @@ private:
     }
 
     void check_fx_graph(const Entry& entry) {
-        auto fx = decode_content_addressed(entry, read_fx_graph_entry);
+        auto fx = decode_content_addressed(entry, [&](auto document) {
+            return read_fx_graph_entry(std::move(document), entry.key);
+        });
         if (!fx) {
             return;
         }
@@ -223,13 +225,15 @@ private:
             ++report_.names_not_content_addressed;
             return;
         }
-        const std::string actual = hash::code_hash(hash::python_strip(source.text()));
-        if (actual == entry.key) {
+        // PyTorch 2.2 on names a module by the hash of its text stripped,
+        // 2.0 and 2.1 by the hash of its text as written.
+        if (hash::code_hash_rule(entry.key, source.text())) {
             ++report_.names_verified;
         } else {
             add(entry.path, ProblemKind::NameMismatch,
-                "code hash is " + actual +
-                    ", not its name: the module changed after PyTorch wrote it");
+                "code hash is " + hash::code_hash(hash::python_strip(source.text())) +
+                    " (of its text stripped; " + hash::code_hash(source.text()) +
+                    " as written), not its name: the module changed after PyTorch wrote it");
         }
     }
 
@@ -263,12 +267,17 @@ private:
             add(entry.path, ProblemKind::Incomplete, "no metadata JSON");
             return;
         }
-        const std::string expected = hash::triton_dir_from_hex(kernel.metadata->hash);
-        if (expected == kernel.hash) {
+        // Triton 2.x recorded no hash: its dir's name (an md5 of the compile's
+        // inputs) cannot be checked.
+        if (kernel.metadata->hash.empty()) {
+            ++report_.names_not_content_addressed;
+        } else if (hash::is_triton_dir_name_of(kernel.hash, kernel.metadata->hash)) {
             ++report_.names_verified;
         } else {
             add(entry.path, ProblemKind::NameMismatch,
-                "its metadata hash names dir " + expected + ", not this one");
+                "its metadata hash " + kernel.metadata->hash +
+                    " names no dir by any Triton release's rule (" +
+                    hash::triton_dir_from_hex(kernel.metadata->hash) + " from Triton 3.3 on)");
         }
         if (!kernel.has(".cubin") && !kernel.has(".hsaco") && !kernel.has(".spv")) {
             add(entry.path, ProblemKind::Incomplete, "no compiled binary (.cubin)");
@@ -290,14 +299,21 @@ private:
             }
             auto text = read_text_file(scan_.root / entry.path / file.name);
             auto json = text ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
+            // child_paths: {name: path} (Triton 3.x), or a list of names (2.x).
             if (!json.is_object() || !json.contains("child_paths") ||
-                !json["child_paths"].is_object()) {
+                !(json["child_paths"].is_object() || json["child_paths"].is_array())) {
                 add(entry.path + "/" + file.name, ProblemKind::ParseError,
                     "not a Triton group file (no child_paths)");
                 continue;
             }
             warn_if_moved(entry, file.name, json["child_paths"]);
-            for (const auto& [child, where] : json["child_paths"].items()) {
+            std::vector<std::string> children;
+            for (const auto& [name, value] : json["child_paths"].items()) {
+                children.push_back(json["child_paths"].is_array() && value.is_string()
+                                       ? value.get<std::string>()
+                                       : name);
+            }
+            for (const auto& child : children) {
                 const bool essential = child.ends_with(".json") || child.ends_with(".cubin") ||
                                        child.ends_with(".hsaco") || child.ends_with(".spv");
                 const bool present =

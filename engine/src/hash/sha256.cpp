@@ -1,7 +1,9 @@
+#include <cachelens/core/base64.h>
 #include <cachelens/hash/sha256.h>
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace cachelens::hash {
@@ -166,6 +168,48 @@ std::string triton_dir_from_hex(std::string_view hex) {
         bytes += static_cast<char>(hi * 16 + lo);
     }
     return base32(bytes, false);
+}
+
+std::optional<CodeHashRule> code_hash_rule(std::string_view name, std::string_view text) {
+    const std::string_view stripped = python_strip(text);
+    if (code_hash(stripped) == name) {
+        return CodeHashRule::Stripped;
+    }
+    if (stripped.size() != text.size() && code_hash(text) == name) {
+        return CodeHashRule::AsWritten;
+    }
+    return std::nullopt;
+}
+
+bool is_triton_dir_name_of(std::string_view name, std::string_view hex) {
+    if (hex.empty()) {
+        return false;
+    }
+    if (name == hex) {
+        return true; // Triton 3.0, 3.1
+    }
+    const std::string base32_name = triton_dir_from_hex(hex);
+    if (base32_name.empty()) {
+        return false; // not hex
+    }
+    if (name == base32_name) {
+        return true; // Triton 3.3 on
+    }
+    // Triton 3.2: base64.urlsafe_b64encode(bytes.fromhex(hash)) without its '='.
+    std::string bytes;
+    for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
+        const auto nibble = [](char c) {
+            return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+        };
+        bytes += static_cast<char>(nibble(hex[i]) * 16 + nibble(hex[i + 1]));
+    }
+    std::string url = base64_encode(bytes);
+    while (!url.empty() && url.back() == '=') {
+        url.pop_back();
+    }
+    std::ranges::replace(url, '+', '-');
+    std::ranges::replace(url, '/', '_');
+    return name == url;
 }
 
 } // namespace cachelens::hash

@@ -68,9 +68,13 @@ std::string file_kind_names();
 // cache's by the hash dir's name, which no Inductor dir has.
 FileKind classify(std::string_view relative_path);
 
-// True for the name Triton gives a cache dir: base32 (RFC 4648 alphabet, no
-// padding) of a sha256, 52 characters (triton.runtime.cache._base32).
+// True for a name some Triton release gives a kernel's cache dir: base32 of
+// a sha256, 52 upper-case characters (3.3 on); base64url of it, 43 (3.2); its
+// hex, 64 (3.0, 3.1); an md5's hex, 32 (2.x).
 bool is_triton_hash_dir_name(std::string_view name);
+
+// "f" + 51 lowercase base32 characters: an FX graph cache key.
+bool is_fx_graph_key(std::string_view name);
 
 // What a cache root holds, from the kinds of its files.
 enum class RootLayout {

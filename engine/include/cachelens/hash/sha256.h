@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -52,7 +53,19 @@ std::string code_hash(std::string_view code, std::string_view extra = {});
 // module by code_hash(content.strip())).
 std::string_view python_strip(std::string_view text);
 
-// A Triton cache dir name from a kernel hash in hex (base32 without padding).
+// Which of PyTorch's rules names a generated module by its text: the
+// code_hash of the text stripped (PyTorch 2.2 on), or of the text as written
+// (2.0 and 2.1, whose write() hashed the source as given). Nullopt: neither.
+enum class CodeHashRule { Stripped, AsWritten };
+std::optional<CodeHashRule> code_hash_rule(std::string_view name, std::string_view text);
+
+// A Triton cache dir name from a kernel hash in hex (base32 without padding),
+// as Triton 3.3 and later name them.
 std::string triton_dir_from_hex(std::string_view hex);
+// Whether `name` is what some Triton release names the dir of the kernel
+// whose metadata hash is `hex`: the hex itself (3.0, 3.1), its bytes in
+// unpadded base64url (3.2), or in unpadded base32 (3.3 on). Triton 2.x named
+// dirs by an md5 its metadata does not record: nothing to check them against.
+bool is_triton_dir_name_of(std::string_view name, std::string_view hex);
 
 } // namespace cachelens::hash
