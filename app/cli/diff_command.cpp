@@ -110,7 +110,7 @@ int run_diff(const DiffOptions& options) {
             return Json{{"dir", dir},
                         {"key", entry.fx.key},
                         {"path", entry.entry.path},
-                        {"role", cachedir::to_string(cachedir::graph_role(entry.fx.debug_lines))}};
+                        {"role", cachedir::to_string(entry.fx.role)}};
         };
         Json out = {{"left", side(left.dir, *a)}, {"right", side(right.dir, *b)}};
         add_causes_json(out, causes);
@@ -125,7 +125,7 @@ int run_diff(const DiffOptions& options) {
         std::printf("%s\n", line.c_str());
     }
     const auto role = [](const cachedir::FxGraphEntry& fx) {
-        return std::string(cachedir::to_string(cachedir::graph_role(fx.debug_lines)));
+        return std::string(cachedir::to_string(fx.role));
     };
     std::printf("\n--- %s:%s (%s graph)\n+++ %s:%s (%s graph)\n", left.dir.c_str(),
                 a->fx.key.c_str(), role(a->fx).c_str(), right.dir.c_str(), b->fx.key.c_str(),

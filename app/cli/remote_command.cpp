@@ -95,7 +95,7 @@ Result<cachedir::EntryContent> parse_payload(const remote::RemoteKey& key,
         return std::unexpected(document.error());
     }
     if (key.kind == remote::CacheKind::FxGraph) {
-        auto entry = cachedir::read_fx_graph_entry(*document);
+        auto entry = cachedir::read_fx_graph_entry(*document, key.key);
         if (!entry) {
             return std::unexpected(entry.error());
         }

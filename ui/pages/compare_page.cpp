@@ -233,8 +233,7 @@ void ComparePage::showComparison(std::shared_ptr<const KeyComparison> comparison
     }
     error_->setVisible(false);
     const auto role = [](const cachedir::FxGraphEntry& fx) {
-        return QString::fromStdString(
-            std::string(cachedir::to_string(cachedir::graph_role(fx.debug_lines))));
+        return QString::fromStdString(std::string(cachedir::to_string(fx.role)));
     };
     keys_->setText(QStringLiteral("− %1  (%2 graph)\n+ %3  (%4 graph)")
                        .arg(describeSide(comparison->left, comparison->leftFx.key),

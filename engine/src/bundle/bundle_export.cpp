@@ -115,7 +115,9 @@ public:
             if (!content) {
                 return std::unexpected(content.error());
             }
-            auto entry = read_entry(*content, file, cachedir::read_fx_graph_entry);
+            auto entry = read_entry(*content, file, [&](auto document) {
+                return cachedir::read_fx_graph_entry(std::move(document), key);
+            });
             if (!entry) {
                 return std::unexpected(entry.error());
             }

@@ -112,7 +112,7 @@ void audit_code(std::string_view source, const std::string& file, std::string_vi
 
 void check_fx_graph(std::string_view key, std::shared_ptr<const pickle::Document> document,
                     ArtifactCheck& check) {
-    auto entry = cachedir::read_fx_graph_entry(std::move(document));
+    auto entry = cachedir::read_fx_graph_entry(std::move(document), key);
     if (!entry) {
         check.problems.push_back("not an FX graph entry: " + entry.error().message);
         return;

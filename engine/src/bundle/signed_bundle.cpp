@@ -476,7 +476,7 @@ SourceFacts source_facts(const MegaBundle& bundle) {
             if (!document) {
                 continue;
             }
-            auto entry = cachedir::read_fx_graph_entry(std::move(*document));
+            auto entry = cachedir::read_fx_graph_entry(std::move(*document), artifact.key);
             if (entry) {
                 read_facts(*entry, facts);
             }

@@ -425,10 +425,10 @@ Field bundle_kernel_json(const TritonKernelArtifacts& kernel) {
 }
 
 void describe_fx_graph(std::vector<Field>& out, const FxGraphEntry& fx) {
-    const GraphRole role = graph_role(fx.debug_lines);
+    const GraphRole role = fx.role;
     const std::string role_text =
         role == GraphRole::Unknown
-            ? std::string("unknown (no fx_kwargs in its key)")
+            ? std::string("unknown (the entry records no fx_kwargs, in a field or its debug lines)")
             : std::string(to_string(role)) + (role == GraphRole::Inference
                                                   ? " graph (no backward)"
                                                   : " graph of a training compile");
@@ -494,11 +494,19 @@ void describe_fx_graph(std::vector<Field>& out, const FxGraphEntry& fx) {
         text_row("wrapper module", fx.cache_key + " (" + format_text_size(fx.source_code) + ")"));
     out.push_back(tree("Wrapper source", format_text_size(fx.source_code)));
     out.push_back(tree("Source sha256", source_sha256, true));
-    const std::string line_count = std::to_string(fx.debug_lines.size());
+    // Entries store their key's debug lines from PyTorch 2.8 on.
+    const std::string line_count =
+        !fx.release_stores_debug_lines
+            ? "none (PyTorch " + fx.written_by + " stores no debug lines in its entries)"
+            : std::to_string(fx.debug_lines.size());
+    out.push_back(json("written_by", "PyTorch " + fx.written_by));
+    out.push_back(shown(kPeople, "Written by", "PyTorch " + fx.written_by));
     Field line_count_field = shown(kPeople, "Debug lines", line_count);
     line_count_field.detail = TextDetail::DebugLines;
     out.push_back(std::move(line_count_field));
-    Field line_count_hint = text_row("debug lines", line_count + " (--debug-lines prints them)");
+    Field line_count_hint =
+        text_row("debug lines",
+                 fx.debug_lines.empty() ? line_count : line_count + " (--debug-lines prints them)");
     line_count_hint.detail = TextDetail::NoDebugLines;
     out.push_back(std::move(line_count_hint));
 
@@ -876,10 +884,19 @@ void describe_module(std::vector<Field>& out, const Entry& entry, const ModuleSo
     out.push_back(value_field(kEveryone, "Role", "role", role, role));
     out.push_back(shown(kPeople, "Source", format_text_size(source.text())));
     const std::string code_hash = hash::code_hash(hash::python_strip(source.text()));
-    out.push_back(tree("Code hash",
-                       code_hash + (code_hash == entry.key ? "  (matches the file name)"
-                                                           : "  (differs from the file name)"),
-                       true));
+    const auto rule = hash::code_hash_rule(entry.key, source.text());
+    out.push_back(tree(
+        "Code hash",
+        rule == hash::CodeHashRule::AsWritten
+            ? hash::code_hash(source.text()) +
+                  "  (of the text as written, as PyTorch 2.0 and 2.1 named "
+                  "modules: matches the file name)"
+            : code_hash + (rule ? "  (matches the file name)" : "  (differs from the file name)"),
+        true));
+    out.push_back(
+        json("name_rule", std::string_view(rule == hash::CodeHashRule::AsWritten ? "as written"
+                                           : rule                                ? "stripped"
+                                                                                 : "none")));
     out.push_back(json_items("kernel_names", module.kernel_names()));
     out.push_back(value_field(kEveryone, "Benchmark harness", "has_benchmark_harness",
                               module.has_benchmark_harness, yes_no(module.has_benchmark_harness)));

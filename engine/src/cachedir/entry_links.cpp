@@ -312,7 +312,7 @@ Result<std::map<std::string, GraphFacts>> read_graph_facts(const Scan& scan,
         }
         if (entry.kind == FileKind::FxGraph) {
             if (auto fx = load_fx_graph_entry(scan.root / entry.path)) {
-                facts[entry.key].role = graph_role(fx->debug_lines);
+                facts[entry.key].role = fx->role;
             }
             continue;
         }

@@ -20,7 +20,9 @@ using pickle::Kind;
 using pickle::str_of;
 using pickle::Value;
 
+// PyTorch 2.6 moved the class from codecache.py to output_code.py.
 constexpr std::string_view kFxGraphClass = "torch._inductor.output_code.CompiledFxGraph";
+constexpr std::string_view kOldFxGraphClass = "torch._inductor.codecache.CompiledFxGraph";
 
 std::string copy_str(const Value* v) {
     return std::string(str_of(v).value_or(std::string_view{}));
@@ -159,11 +161,21 @@ KernelAutotuner autotuner_of(const Value* static_autotuner) {
     return out;
 }
 
+// `_triton_bundle` is a list of TritonKernelArtifacts in PyTorch 2.6 and 2.7,
+// a TritonBundle holding them (and the static autotuners) from 2.8.
 void read_triton_bundle(const Value* bundle, FxGraphEntry& entry) {
-    if (bundle == nullptr || !bundle->is(Kind::Object)) {
+    if (bundle == nullptr) {
         return;
     }
-    for (const Value* kernel : elements_of(bundle->attribute("kernel_artifacts"))) {
+    const bool listed = bundle->is(Kind::List) || bundle->is(Kind::Tuple);
+    if (!listed && !bundle->is(Kind::Object)) {
+        return;
+    }
+    for (const Value* kernel :
+         elements_of(listed ? bundle : bundle->attribute("kernel_artifacts"))) {
+        if (!kernel->is(Kind::Object)) {
+            continue;
+        }
         TritonKernelArtifacts artifacts;
         artifacts.kernel_hash = copy_str(kernel->attribute("kernel_hash"));
         artifacts.device = int_of(kernel->attribute("device")).value_or(0);
@@ -179,6 +191,9 @@ void read_triton_bundle(const Value* bundle, FxGraphEntry& entry) {
         }
         entry.triton_artifacts.push_back(std::move(artifacts));
     }
+    if (listed) {
+        return;
+    }
     for (const Value* tuner : elements_of(bundle->attribute("static_autotuners"))) {
         if (tuner->is(Kind::Object)) {
             entry.autotuners.push_back(autotuner_of(tuner));
@@ -188,6 +203,47 @@ void read_triton_bundle(const Value* bundle, FxGraphEntry& entry) {
 
 std::optional<std::string_view> optional_str(const Value* v) {
     return str_of(v);
+}
+
+// "# torch version: 2.8.0+cu126" in the repro header of the runnable graph.
+std::string torch_version_in(std::optional<std::string_view> runnable_graph) {
+    constexpr std::string_view kTorchVersion = "# torch version: ";
+    if (!runnable_graph) {
+        return {};
+    }
+    const auto found = runnable_graph->find(kTorchVersion);
+    if (found == std::string_view::npos) {
+        return {};
+    }
+    const auto from = found + kTorchVersion.size();
+    std::string_view version =
+        runnable_graph->substr(from, runnable_graph->find('\n', from) - from);
+    while (!version.empty() && (version.back() == '\r' || version.back() == ' ')) {
+        version.remove_suffix(1);
+    }
+    return std::string(version.substr(0, 64));
+}
+
+// Which releases write an entry like this one (FORMATS.md, "The version
+// matrix"): the class moved to output_code.py in 2.6; _fx_graph_cache_key is
+// stored from 2.5; 2.6 stores allocated_constant_name, 2.7 frozen_param_names
+// instead; debug lines are stored from 2.8.
+std::string releases_writing(const FxGraphEntry& entry, const Value& root) {
+    if (!entry.torch_version.empty()) {
+        return entry.torch_version;
+    }
+    if (entry.class_name == kOldFxGraphClass) {
+        return entry.key_recorded ? "2.5" : "2.4 or older";
+    }
+    if (!entry.debug_lines.empty()) {
+        return "2.8 or later";
+    }
+    const bool allocated = root.attribute("allocated_constant_name") != nullptr;
+    const bool frozen = root.attribute("frozen_param_names") != nullptr;
+    if (allocated != frozen) {
+        return allocated ? "2.6" : "2.7";
+    }
+    return "2.6 or 2.7";
 }
 
 } // namespace
@@ -206,6 +262,20 @@ std::string_view to_string(GraphRole role) {
     return "unknown";
 }
 
+namespace {
+
+GraphRole role_of_flags(std::optional<bool> backward, std::optional<bool> inference) {
+    if (backward && *backward) {
+        return GraphRole::Backward;
+    }
+    if (inference && *inference) {
+        return GraphRole::Inference;
+    }
+    return backward || inference ? GraphRole::Forward : GraphRole::Unknown;
+}
+
+} // namespace
+
 GraphRole graph_role(std::span<const std::string_view> debug_lines) {
     // "[hash] fx_kwargs[is_backward]: True"
     const auto flag = [&](std::string_view name) -> std::optional<bool> {
@@ -219,15 +289,7 @@ GraphRole graph_role(std::span<const std::string_view> debug_lines) {
         }
         return std::nullopt;
     };
-    const auto backward = flag("is_backward");
-    const auto inference = flag("is_inference");
-    if (backward && *backward) {
-        return GraphRole::Backward;
-    }
-    if (inference && *inference) {
-        return GraphRole::Inference;
-    }
-    return backward || inference ? GraphRole::Forward : GraphRole::Unknown;
+    return role_of_flags(flag("is_backward"), flag("is_inference"));
 }
 
 std::vector<TracedCall> traced_calls(std::string_view source_code) {
@@ -319,11 +381,16 @@ const pickle::Value* FxGraphEntry::attribute(std::string_view name) const {
     return root().attribute(name);
 }
 
-Result<FxGraphEntry> read_fx_graph_entry(std::shared_ptr<const pickle::Document> document) {
+bool is_fx_graph_class(std::string_view class_name) {
+    return class_name == kFxGraphClass || class_name == kOldFxGraphClass;
+}
+
+Result<FxGraphEntry> read_fx_graph_entry(std::shared_ptr<const pickle::Document> document,
+                                         std::string_view key) {
     const Value& root = document->root();
     FxGraphEntry entry;
     entry.class_name = root.class_name();
-    if (!root.is(Kind::Object) || entry.class_name != kFxGraphClass) {
+    if (!root.is(Kind::Object) || !is_fx_graph_class(entry.class_name)) {
         return fail(ErrorKind::Corrupt,
                     "not a compiled FX graph: the pickle holds " + pickle::type_name(root));
     }
@@ -331,11 +398,22 @@ Result<FxGraphEntry> read_fx_graph_entry(std::shared_ptr<const pickle::Document>
         return fail(ErrorKind::Corrupt, "the CompiledFxGraph has no state dict");
     }
     entry.attribute_names = pickle::attribute_names(root);
-    auto key = str_of(root.attribute("_fx_graph_cache_key"));
-    if (!key) {
-        return fail(ErrorKind::Corrupt, "the CompiledFxGraph has no _fx_graph_cache_key");
+    if (const Value* stored = root.attribute("_fx_graph_cache_key")) {
+        auto text = str_of(stored);
+        if (!text) {
+            return fail(ErrorKind::Corrupt, "the CompiledFxGraph's _fx_graph_cache_key is a " +
+                                                pickle::type_name(*stored) + ", not a str");
+        }
+        entry.key = std::string(*text);
+    } else if (!key.empty()) {
+        // PyTorch 2.4 and older: the key is only the dir's name.
+        entry.key = std::string(key);
+        entry.key_recorded = false;
+    } else {
+        return fail(ErrorKind::Corrupt,
+                    "the CompiledFxGraph records no _fx_graph_cache_key (PyTorch 2.4 and older "
+                    "keep it in the key dir's name only), and no key was given with it");
     }
-    entry.key = std::string(*key);
     entry.guards_expr = optional_str(root.attribute("guards_expr"));
     for (const Value* line : elements_of(root.attribute("_fx_graph_cache_debug_lines"))) {
         if (auto text = str_of(line)) {
@@ -370,14 +448,40 @@ Result<FxGraphEntry> read_fx_graph_entry(std::shared_ptr<const pickle::Document>
     for (const Value* name : elements_of(root.attribute("mutated_inputs"))) {
         entry.mutated_inputs.push_back(copy_str(name));
     }
+    // fx_kwargs (a dict: is_backward, is_inference, cpp_wrapper, ...) says the
+    // role where the entry has no debug lines; the debug lines say it otherwise.
+    if (const Value* kwargs = root.attribute("fx_kwargs");
+        kwargs != nullptr && kwargs->is(Kind::Dict)) {
+        const auto backward = pickle::bool_of(kwargs->find("is_backward"));
+        const auto inference = pickle::bool_of(kwargs->find("is_inference"));
+        entry.role = role_of_flags(backward, inference);
+        entry.cpp_wrapper = pickle::bool_of(kwargs->find("cpp_wrapper"));
+        if (entry.role != GraphRole::Unknown) {
+            entry.role_source = RoleSource::FxKwargs;
+        }
+    }
+    if (entry.role == GraphRole::Unknown) {
+        entry.role = graph_role(entry.debug_lines);
+        entry.role_source =
+            entry.role == GraphRole::Unknown ? RoleSource::None : RoleSource::DebugLines;
+    }
+    entry.artifact_path = copy_str(root.attribute("artifact_path"));
     entry.runnable_graph = optional_str(root.attribute("runnable_graph_str"));
     entry.post_grad_graph = optional_str(root.attribute("inductor_post_grad_graph_str"));
+    entry.torch_version = torch_version_in(entry.runnable_graph);
+    entry.written_by = releases_writing(entry, root);
+    entry.release_stores_debug_lines = !entry.debug_lines.empty() || !entry.torch_version.empty() ||
+                                       entry.written_by.ends_with("or later");
     entry.document = std::move(document);
     return entry;
 }
 
 Result<FxGraphEntry> load_fx_graph_entry(const std::filesystem::path& file) {
-    return pickle::unpickle_file_as(file, read_fx_graph_entry);
+    const std::string key_dir = file.parent_path().filename().string();
+    const std::string_view key = is_fx_graph_key(key_dir) ? std::string_view(key_dir) : "";
+    return pickle::unpickle_file_as(file, [key](std::shared_ptr<const pickle::Document> document) {
+        return read_fx_graph_entry(std::move(document), key);
+    });
 }
 
 const std::set<std::string_view>& decoded_fx_graph_attributes() {
@@ -395,7 +499,9 @@ const std::set<std::string_view>& decoded_fx_graph_attributes() {
                                                      "output_strides",
                                                      "mutated_inputs",
                                                      "runnable_graph_str",
-                                                     "inductor_post_grad_graph_str"};
+                                                     "inductor_post_grad_graph_str",
+                                                     "fx_kwargs",
+                                                     "artifact_path"};
     return names;
 }
 

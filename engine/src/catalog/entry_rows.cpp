@@ -32,8 +32,7 @@ void read_fx(const FxGraphEntry& fx, ParsedEntry& out) {
     }
     row.time_taken_ns = fx.time_taken_ns;
     row.source_sha256 = hash::sha256_hex(fx.source_code);
-    if (const auto role = cachedir::graph_role(fx.debug_lines);
-        role != cachedir::GraphRole::Unknown) {
+    if (const auto role = fx.role; role != cachedir::GraphRole::Unknown) {
         row.role = cachedir::to_string(role);
     }
     out.fx = std::move(row);

@@ -234,7 +234,7 @@ Result<WhyMissed> why_missed(const WhyRequest& request) {
     WhyMissed why;
     why.target = std::move(target->entry);
     why.fx = std::move(target->fx);
-    why.role = cachedir::graph_role(why.fx.debug_lines);
+    why.role = why.fx.role;
     why.dirs = distinct_dirs(
         request.search.empty() ? std::vector<std::filesystem::path>{request.dir} : request.search);
     // The target's own dir, when searched: the label its candidates carry.

@@ -20,13 +20,14 @@ bool is_entry_key(std::string_view key, char first) {
 
 // PyTorch's time_taken_ms for a value: the FX graph's compile time, or the
 // AOT entry's forward plus backward, in whole milliseconds.
-std::optional<std::int64_t> time_taken_ms(const std::string& type, std::string_view content) {
+std::optional<std::int64_t> time_taken_ms(const std::string& type, std::string_view key,
+                                          std::string_view content) {
     auto document = pickle::unpickle(content);
     if (!document) {
         return std::nullopt;
     }
     if (type == "inductor") {
-        auto entry = cachedir::read_fx_graph_entry(*document);
+        auto entry = cachedir::read_fx_graph_entry(*document, key);
         if (entry && entry->time_taken_ns) {
             return *entry->time_taken_ns / 1'000'000;
         }
@@ -288,9 +289,9 @@ Result<PushResult> push_local(RedisClient& client, const fs::path& cache_dir,
             item.source =
                 source_of(section.type, artifact.key, artifact.content, exported->sources[s][i]);
             item.size = artifact.content.size();
-            item.value =
-                encode_value(artifact.content,
-                             pgo ? std::nullopt : time_taken_ms(section.type, artifact.content));
+            item.value = encode_value(
+                artifact.content,
+                pgo ? std::nullopt : time_taken_ms(section.type, artifact.key, artifact.content));
             if (auto seen = by_redis_key.find(item.key.redis_key); seen != by_redis_key.end()) {
                 // Redis holds one value per key; PyTorch's last save wins too.
                 result.notes.push_back(item.key.key + ": several local entries; pushed " +

@@ -114,7 +114,7 @@ void read_artifact_details(const fs::path& path, bool unpacked, PiecewiseGraph& 
         if (!document) {
             return;
         }
-        if (auto entry = cachedir::read_fx_graph_entry(std::move(*document))) {
+        if (auto entry = cachedir::read_fx_graph_entry(std::move(*document), fx.key)) {
             graph.kernels = kernels_of(*entry);
             graph.compile_ns = entry->time_taken_ns;
         }

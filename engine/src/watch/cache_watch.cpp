@@ -436,7 +436,7 @@ std::vector<WatchEvent> CacheWatch::events_for(std::span<const std::string> path
                              " (unreadable: " + fx.error().message + ")";
                 break;
             }
-            const auto role = cachedir::graph_role(fx->debug_lines);
+            const auto role = fx->role;
             const explain::TargetGraph target{fx->debug_lines, fx->key, root_.native(), entry.path,
                                               false};
             const auto found = explain::nearest_graphs(target, known_->graphs, 1);

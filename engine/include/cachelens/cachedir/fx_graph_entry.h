@@ -1,8 +1,12 @@
 #pragma once
 
 // One compiled FX graph: `fxgraph/<key[1:3]>/<key>/<name>`, a pickle of
-// torch._inductor.output_code.CompiledFxGraph (formats.md §2). The struct
-// holds views into its decoded document, which it keeps alive.
+// CompiledFxGraph (formats.md §2): torch._inductor.codecache.CompiledFxGraph
+// up to PyTorch 2.5, torch._inductor.output_code.CompiledFxGraph from 2.6.
+// Which fields it holds depends on the release that wrote it (FORMATS.md,
+// "The version matrix"): the reader takes what is there and records what is
+// not, never assuming the newest layout. The struct holds views into its
+// decoded document, which it keeps alive.
 
 #include <cachelens/cachedir/kernel_config.h>
 #include <cachelens/core/error.h>
@@ -67,8 +71,20 @@ struct KernelAutotuner {
     std::string best_config_path;
 };
 
+// What an FX graph is to AOTAutograd: the forward or backward graph of a
+// training compile, or an inference graph. Unknown when the entry does not say.
+enum class GraphRole { Forward, Backward, Inference, Unknown };
+std::string_view to_string(GraphRole role); // "forward", "backward", "inference", "unknown"
+
+// Where an entry's role was read: its fx_kwargs field (PyTorch 2.4 on), the
+// fx_kwargs lines of its debug lines, or nowhere.
+enum class RoleSource { FxKwargs, DebugLines, None };
+
 struct FxGraphEntry {
-    std::string key; // _fx_graph_cache_key ("f...")
+    // _fx_graph_cache_key ("f..."); PyTorch 2.4 and older do not store it in
+    // the entry: then it is the key dir's name (or the bundle's artifact key).
+    std::string key;
+    bool key_recorded = true; // whether _fx_graph_cache_key was in the pickle
     std::string class_name;
     std::optional<std::string_view> guards_expr;
     std::vector<std::string_view> debug_lines;
@@ -86,6 +102,25 @@ struct FxGraphEntry {
     std::vector<std::string> mutated_inputs;
     std::optional<std::string_view> runnable_graph;
     std::optional<std::string_view> post_grad_graph;
+    // The PyTorch releases that write an entry of this form, read from its
+    // class and the fields only some releases set ("2.6 or 2.7", "2.8 or
+    // later"), or the exact version its runnable graph names ("2.8.0+cu126").
+    // What such a release does not record is said as not recorded by it.
+    std::string written_by;
+    // The exact version, where the runnable graph's repro header names it.
+    std::string torch_version;
+    // Whether the release that wrote it stores its key's debug lines in the
+    // entry (2.8 on): when not, which key input changed cannot be read from
+    // the cache at all.
+    bool release_stores_debug_lines = true;
+    GraphRole role = GraphRole::Unknown;
+    RoleSource role_source = RoleSource::None;
+    // fx_kwargs['cpp_wrapper']: the graph runs through a C++ wrapper (no
+    // Python call() launches its kernels). Nullopt when not recorded.
+    std::optional<bool> cpp_wrapper;
+    // PyTorch 2.2/2.3 entries keep the wrapper out of the pickle: only its
+    // module path (artifact_path); source_code is then empty.
+    std::string artifact_path;
     std::vector<std::string_view> attribute_names; // every field the pickle set, in order
 
     std::shared_ptr<const pickle::Document> document;
@@ -93,12 +128,9 @@ struct FxGraphEntry {
     const pickle::Value* attribute(std::string_view name) const;
 };
 
-// What an FX graph is to AOTAutograd, from its key's fx_kwargs debug lines
-// (is_backward, is_inference): the forward or backward graph of a training
-// compile, or an inference graph. Unknown when the lines do not say.
-enum class GraphRole { Forward, Backward, Inference, Unknown };
-
-std::string_view to_string(GraphRole role); // "forward", "backward", "inference", "unknown"
+// The role its key's fx_kwargs debug lines (is_backward, is_inference) say;
+// Unknown when the lines do not say. An entry's own `role` also reads its
+// fx_kwargs field, which entries without debug lines (PyTorch 2.4 to 2.7) hold.
 GraphRole graph_role(std::span<const std::string_view> debug_lines);
 
 // The calls of the user's code a graph was traced from, as far as its
@@ -115,13 +147,21 @@ std::vector<TracedCall> traced_calls(std::string_view source_code);
 // "layer_norm, gelu, linear x2"
 std::string describe(std::span<const TracedCall> calls);
 
-// Maps the decoded pickle to the struct; fails when it is not a CompiledFxGraph.
+// Whether a pickle's class is a CompiledFxGraph of any release.
+bool is_fx_graph_class(std::string_view class_name);
+
 // The pickle attributes FxGraphEntry decodes into its own fields; the
 // others are only in attribute_names (shown as they are).
 const std::set<std::string_view>& decoded_fx_graph_attributes();
 
-Result<FxGraphEntry> read_fx_graph_entry(std::shared_ptr<const pickle::Document> document);
-// Reads and decodes a file; errors name it.
+// Maps the decoded pickle to the struct; fails when it is not a CompiledFxGraph.
+// `key` is the entry's key where the caller knows it (the key dir's name, a
+// bundle artifact's key): used when the pickle does not record its own
+// (PyTorch 2.4 and older); an entry that records none and is given none fails.
+Result<FxGraphEntry> read_fx_graph_entry(std::shared_ptr<const pickle::Document> document,
+                                         std::string_view key = {});
+// Reads and decodes a file; errors name it. The key, where the entry records
+// none, is its key dir's name.
 Result<FxGraphEntry> load_fx_graph_entry(const std::filesystem::path& file);
 
 std::string_view heuristic_name(std::int64_t heuristic_type);
