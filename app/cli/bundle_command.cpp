@@ -41,7 +41,7 @@ struct BundleLsOptions {
     bool json = false;
 };
 
-// "NVIDIA H100 80GB HBM3 (cuda 90), CUDA 13.0, Triton 3.6.0, torch build bhbxfhox, torch
+// "NVIDIA H100 80GB HBM3 (sm90), CUDA 13.0, Triton 3.6.0, torch build bhbxfhox, torch
 // 2.11.0+cu130; graphs for cuda"
 std::string source_line(const bundle::SourceFacts& source) {
     std::string devices;

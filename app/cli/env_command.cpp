@@ -40,11 +40,26 @@ void print_fingerprint(const cachedir::Fingerprint& machine) {
         std::printf(" (%zu of its %zu FX entries name this environment)", machine.agreeing,
                     machine.fx_entries);
     }
-    std::printf("\ndevices      %s\n", joined(machine.device_types).c_str());
-    std::printf("triton       %s\n", joined(machine.triton_targets).c_str());
+    std::printf("\ndevices      %s%s\n", joined(machine.device_types).c_str(),
+                machine.runs_on_hip() ? " (HIP: ROCm's PyTorch names its GPUs cuda)" : "");
+    std::vector<std::string> targets;
+    for (const auto& target : machine.triton_targets) {
+        targets.push_back(cachedir::describe_triton_target(target));
+    }
+    std::printf("triton       %s", joined(targets).c_str());
+    if (!machine.triton_versions.empty()) {
+        std::printf(" (Triton %s)", joined(machine.triton_versions).c_str());
+    }
+    std::printf("\n");
+    if (!machine.gpu_names.empty() && machine.environment.device_name.empty()) {
+        std::printf("gpu          %s (its benchmark cache)\n", joined(machine.gpu_names).c_str());
+    }
     if (machine.inductor_config.empty()) {
-        std::printf("config       not known: it is what the program sets (a cache dir made "
-                    "there shows it: --from DIR)\n");
+        std::printf(machine.lists_devices()
+                        ? "config       not known: it is what the program sets (a cache dir made "
+                          "there shows it: --from DIR)\n"
+                        : "config       not recorded: the dir's entries store no debug lines "
+                          "(PyTorch 2.7 and older)\n");
         return;
     }
     const auto varying = machine.varying_config();

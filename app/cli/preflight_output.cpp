@@ -54,11 +54,6 @@ void print_preflight_details(const explain::PreflightReport& checked) {
     for (const auto& note : checked.notes) {
         std::printf("\nnote: %s\n", note.c_str());
     }
-    if (!checked.config_compared) {
-        std::printf("\nnote: the target's Inductor config is not known (a fingerprint asked of "
-                    "Python): entries were judged on their environment; a cache dir made there "
-                    "(--target DIR, or `cachelens env --from DIR`) also compares the config\n");
-    }
 }
 
 } // namespace cachelens::cli

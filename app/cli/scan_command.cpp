@@ -32,6 +32,11 @@ int run_scan(const ScanOptions& options) {
             errors.push_back(loaded.error());
         } else if (const auto* fx = std::get_if<cachedir::FxGraphEntry>(&*loaded)) {
             compiled_for.add(cachedir::fingerprint_of(*fx));
+        } else if (const auto* benchmarks = std::get_if<cachedir::BenchmarkCache>(&*loaded)) {
+            compiled_for.add(*benchmarks);
+        } else if (const auto* kernel = std::get_if<cachedir::TritonKernelDir>(&*loaded);
+                   kernel != nullptr && kernel->metadata) {
+            compiled_for.add(*kernel->metadata);
         }
     }
     // Where its graphs can hit: absent when it has none.
@@ -86,7 +91,10 @@ int run_scan(const ScanOptions& options) {
     if (serving_summary) {
         std::printf("%s\n", serving_summary->c_str());
     }
-    if (fingerprint) {
+    if (fingerprint && fingerprint->environment.empty()) {
+        // No key records the machine: what its files say, and that.
+        std::printf("compiled for %s\n", fingerprint->describe_with_devices().c_str());
+    } else if (fingerprint) {
         std::printf("compiled on %s (%zu of its %zu FX entries",
                     fingerprint->describe_with_devices().c_str(), fingerprint->agreeing,
                     fingerprint->fx_entries);

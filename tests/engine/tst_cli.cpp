@@ -92,7 +92,7 @@ private slots:
         QVERIFY(text.out.contains("fxgraph"));
         QVERIFY(text.out.contains("Every entry parsed."));
         QVERIFY2(text.out.contains(
-                     "\ncompiled on NVIDIA H100 80GB HBM3 (cuda 90), CUDA 13.0, Triton 3.6.0, "
+                     "\ncompiled on NVIDIA H100 80GB HBM3 (sm90), CUDA 13.0, Triton 3.6.0, "
                      "torch build bhbxfhox for cuda (10 of its 10 FX entries; config differs "
                      "between them "
                      "in coordinate_descent_tuning, epilogue_fusion, max_autotune, "
@@ -569,7 +569,7 @@ private slots:
                  "NVIDIA H100 80GB HBM3");
         // And which calls of the user's code it was traced from.
         const auto forward = test::run_cli({"show", fixture_dir("devset/cache"), "flgtecy7"});
-        QVERIFY2(forward.out.contains("  compiled on            NVIDIA H100 80GB HBM3 (cuda 90), "
+        QVERIFY2(forward.out.contains("  compiled on            NVIDIA H100 80GB HBM3 (sm90), "
                                       "CUDA 13.0, Triton 3.6.0, torch build bhbxfhox, torch "
                                       "2.11.0+cu130 for cuda\n"
                                       "  traced from            calls of layer_norm, gelu, "
@@ -1319,9 +1319,11 @@ private slots:
         QTemporaryDir empty;
         const auto nothing = test::run_cli({"preflight", devset, "--target", empty.path()});
         QCOMPARE(nothing.exit_code, 2);
-        QVERIFY2(nothing.err.contains(empty.path().toUtf8() +
-                                      ": no FX graph entry to learn the machine's environment"),
-                 nothing.err.constData());
+        QVERIFY2(
+            nothing.err.contains(
+                empty.path().toUtf8() +
+                ": no FX graph entry, benchmark cache or Triton kernel to learn the machine from"),
+            nothing.err.constData());
         QCOMPARE(test::run_cli({"preflight", "/nonexistent/dir", "--target", devset}).exit_code, 2);
     }
 

@@ -422,7 +422,7 @@ private slots:
         // Where its graphs were compiled: read from them (it is not signed).
         const auto text = test::run_cli({"bundle", "ls", file});
         QCOMPARE(text.exit_code, 0);
-        QVERIFY2(text.out.contains("\ncompiled on NVIDIA H100 80GB HBM3 (cuda 90), CUDA 13.0, "
+        QVERIFY2(text.out.contains("\ncompiled on NVIDIA H100 80GB HBM3 (sm90), CUDA 13.0, "
                                    "Triton 3.6.0, torch build bhbxfhox, torch 2.11.0+cu130 for "
                                    "cuda\n"),
                  text.out.constData());

@@ -391,7 +391,7 @@ private slots:
             << "inductor_config 'debug': a value without a hash";
         QTest::newRow("nothing in it")
             << R"({"cachelens_fingerprint": 1, "environment": {}, "device_types": []})"
-            << "names no environment and no device";
+            << "names no environment, no device and no machine fact";
     }
 
     void aFileThatIsNoFingerprint() {
@@ -419,7 +419,7 @@ private slots:
         auto devset = cachedir::fingerprint_of_dir(scan_of(test::fixture("devset/cache")));
         QVERIFY_RESULT(devset);
         QVERIFY(machine->environment == devset->environment);
-        QCOMPARE(qs(machine->describe()), QString("NVIDIA H100 80GB HBM3 (cuda 90), CUDA 13.0, "
+        QCOMPARE(qs(machine->describe()), QString("NVIDIA H100 80GB HBM3 (sm90), CUDA 13.0, "
                                                   "Triton 3.6.0, torch build bhbxfhox, torch "
                                                   "2.11.0+cu130"));
         auto checked =

@@ -314,7 +314,7 @@ private slots:
         QCOMPARE(source["device_types"].toArray(), QJsonArray{"cuda"});
         QCOMPARE(source["triton_targets"].toArray(), QJsonArray{"cuda 90"});
         QCOMPARE(QString::fromStdString(facts.fingerprint().describe()),
-                 QString("NVIDIA H100 80GB HBM3 (cuda 90), CUDA 13.0, Triton 3.6.0, torch build "
+                 QString("NVIDIA H100 80GB HBM3 (sm90), CUDA 13.0, Triton 3.6.0, torch build "
                          "bhbxfhox, torch 2.11.0+cu130"));
         // Read back from the signed bundle.
         auto read = bundle::read_signed_bundle(signed_);

@@ -30,7 +30,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// "NVIDIA H100 80GB HBM3 (cuda 90), CUDA 13.0, Triton 3.6.0, torch build bhbxfhox, torch
+// "NVIDIA H100 80GB HBM3 (sm90), CUDA 13.0, Triton 3.6.0, torch build bhbxfhox, torch
 // 2.11.0+cu130", as `bundle ls` says it.
 QString factsText(const bundle::SourceFacts& facts) {
     const cachedir::Fingerprint machine = facts.fingerprint();

@@ -42,9 +42,11 @@ bool is_hex(std::string_view text) {
                        [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
+} // namespace
+
 // Triton's key is its version with the sha256 of its sources appended, then
 // more hashes after '-' ("3.6.0" + "0355c3e3..." + "-c8b82f70...").
-std::string triton_version_of(std::string_view key) {
+std::string triton_version_of_key(std::string_view key) {
     constexpr std::size_t kHexDigits = 64;
     const std::string_view first = key.substr(0, key.find('-'));
     if (first.size() > kHexDigits && is_hex(first.substr(first.size() - kHexDigits))) {
@@ -52,8 +54,6 @@ std::string triton_version_of(std::string_view key) {
     }
     return std::string(first);
 }
-
-} // namespace
 
 bool Environment::empty() const {
     return *this == Environment{};
@@ -98,7 +98,7 @@ Environment environment_of(std::span<const std::string_view> debug_lines) {
         environment.cuda_version = dict_str(version->value, "cuda").value_or("");
         environment.hip_version = dict_str(version->value, "hip").value_or("");
         environment.triton_key = dict_str(version->value, "triton").value_or("");
-        environment.triton_version = triton_version_of(environment.triton_key);
+        environment.triton_version = triton_version_of_key(environment.triton_key);
     }
     if (const auto hash = line_named(debug_lines, "system_info[hash]")) {
         environment.system_hash = std::string(hash->value);

@@ -21,13 +21,67 @@ std::vector<std::string> sorted(const std::set<std::string>& items) {
     return {items.begin(), items.end()};
 }
 
-// "cuda 90" from a kernel's metadata JSON; empty when it names no target.
-std::string triton_target_of(std::string_view metadata_json) {
-    auto metadata = parse_triton_metadata(metadata_json);
-    if (!metadata || metadata->backend.empty()) {
+// "cuda 90" from a kernel's metadata; empty when it names no target.
+std::string triton_target_of(const TritonMetadata& metadata) {
+    if (metadata.backend.empty()) {
         return {};
     }
-    return metadata->backend + (metadata->arch.empty() ? "" : " " + metadata->arch);
+    return metadata.backend + (metadata.arch.empty() ? "" : " " + metadata.arch);
+}
+
+void merge(std::vector<std::string>& into, const std::vector<std::string>& from) {
+    std::set<std::string> all(into.begin(), into.end());
+    all.insert(from.begin(), from.end());
+    into.assign(all.begin(), all.end());
+}
+
+void merge_one(std::vector<std::string>& into, std::string item) {
+    if (!item.empty() && !std::ranges::binary_search(into, item)) {
+        into.insert(std::ranges::lower_bound(into, item), std::move(item));
+    }
+}
+
+// The value of `name=` in the call text `args` ("type='hip', index=0,
+// cc='gfx90a'"): 'hip' without its quotes, 86; empty when absent.
+std::string keyword_value(std::string_view args, std::string_view name) {
+    std::size_t at = 0;
+    while ((at = args.find(name, at)) != std::string_view::npos) {
+        const bool starts =
+            at == 0 || args[at - 1] == ' ' || args[at - 1] == '(' || args[at - 1] == ',';
+        const std::size_t equals = at + name.size();
+        if (starts && equals < args.size() && args[equals] == '=') {
+            std::string_view value = args.substr(equals + 1);
+            value = value.substr(0, value.find_first_of(",)"));
+            while (!value.empty() && (value.front() == '\'' || value.front() == '"')) {
+                value.remove_prefix(1);
+            }
+            while (!value.empty() && (value.back() == '\'' || value.back() == '"')) {
+                value.remove_suffix(1);
+            }
+            return std::string(value.substr(0, 32));
+        }
+        at = equals;
+    }
+    return {};
+}
+
+// The Triton targets of the kernels a wrapper module generated, from their
+// DeviceProperties(type='cuda', index=0, cc=86, ...) (PyTorch 2.3 on): what
+// an entry with no bundled kernels (2.5 and older) says of its machine.
+std::set<std::string> device_properties_targets(std::string_view source) {
+    constexpr std::string_view kCall = "DeviceProperties(";
+    std::set<std::string> targets;
+    std::size_t at = 0;
+    while ((at = source.find(kCall, at)) != std::string_view::npos && targets.size() < 16) {
+        at += kCall.size();
+        const std::string_view args = source.substr(at, source.find(')', at) - at);
+        const std::string type = keyword_value(args, "type");
+        const std::string cc = keyword_value(args, "cc");
+        if (!type.empty() && !cc.empty() && type != "cpu") {
+            targets.insert(type + " " + cc);
+        }
+    }
+    return targets;
 }
 
 // The kernel's metadata is the one .json file of its dir that is not a group file.
@@ -72,58 +126,112 @@ Result<std::vector<std::string>> string_list(const Json& object, const char* nam
 
 } // namespace
 
+std::string describe_triton_target(std::string_view target) {
+    if (target.starts_with("cuda ")) {
+        return "sm" + std::string(target.substr(5));
+    }
+    if (target.starts_with("hip ")) {
+        return "HIP " + std::string(target.substr(4));
+    }
+    return std::string(target);
+}
+
+bool Fingerprint::has_machine_facts() const {
+    return !gpu_names.empty() || !triton_versions.empty() || !cuda_versions.empty() ||
+           !hip_versions.empty() || !triton_targets.empty();
+}
+
+bool Fingerprint::runs_on_hip() const {
+    return !environment.hip_version.empty() || !hip_versions.empty() ||
+           std::ranges::any_of(triton_targets, [](const std::string& target) {
+               return target.starts_with("hip ");
+           });
+}
+
 std::string Fingerprint::describe() const {
-    Environment shown = environment;
-    if (!triton_targets.empty() && !shown.device_name.empty()) {
-        std::string targets;
-        for (const auto& target : triton_targets) {
-            targets += (targets.empty() ? "" : ", ") + target;
-        }
-        shown.device_name += " (" + targets + ")";
-    }
-    std::string text = shown.describe();
-    if (!torch_version.empty()) {
-        text += ", torch " + torch_version;
-    }
-    return text;
+    return describe_for({});
 }
 
 std::string Fingerprint::describe_with_devices() const {
     std::string devices;
     for (const auto& device : device_types) {
-        devices += (devices.empty() ? "" : ", ") + device;
+        // ROCm's PyTorch names its GPUs "cuda".
+        devices += (devices.empty() ? "" : ", ") + device +
+                   (device == "cuda" && runs_on_hip() ? " (HIP)" : "");
     }
-    return describe() + (devices.empty() ? std::string() : " for " + devices);
+    return describe_for(devices);
+}
+
+std::string Fingerprint::describe_for(std::string_view devices) const {
+    const auto listed = [](const std::vector<std::string>& items, std::string_view separator,
+                           auto shown) {
+        std::string out;
+        for (const auto& item : items) {
+            out += (out.empty() ? "" : std::string(separator)) + shown(item);
+        }
+        return out;
+    };
+    const auto as_is = [](const std::string& item) {
+        return item;
+    };
+    const std::string targets = listed(triton_targets, ", ", describe_triton_target);
+    const std::string for_devices = devices.empty() ? "" : " for " + std::string(devices);
+    std::string text;
+    const auto add = [&](const std::string& part) {
+        if (!part.empty()) {
+            text += (text.empty() ? "" : ", ") + part;
+        }
+    };
+    if (!environment.empty()) {
+        Environment shown = environment;
+        if (!targets.empty() && !shown.device_name.empty()) {
+            shown.device_name += " (" + targets + ")";
+        }
+        text = shown.describe();
+        add(torch_version.empty() ? "" : "torch " + torch_version);
+        return text + for_devices;
+    }
+    // No key records the machine: what the cache's files say, and that.
+    const std::string gpus = listed(gpu_names, " or ", as_is);
+    add(gpus.empty() ? targets : (targets.empty() ? gpus : gpus + " (" + targets + ")"));
+    add(cuda_versions.empty() ? "" : "CUDA " + listed(cuda_versions, " or ", as_is));
+    add(hip_versions.empty() ? "" : "HIP " + listed(hip_versions, " or ", as_is));
+    add(triton_versions.empty() ? "" : "Triton " + listed(triton_versions, " or ", as_is));
+    add(torch_version.empty() ? "" : "torch " + torch_version);
+    if (text.empty()) {
+        return (devices.empty() ? std::string("graphs") : "graphs" + for_devices) +
+               "; the machine is not in their keys";
+    }
+    return text + for_devices + "; the machine is not in the keys";
 }
 
 Fingerprint fingerprint_of(const FxGraphEntry& entry) {
     Fingerprint fingerprint;
     fingerprint.environment = environment_of(entry.debug_lines);
-    // The repro header of its runnable graph: "# torch version: 2.11.0+cu130".
-    if (entry.runnable_graph) {
-        constexpr std::string_view kTorchVersion = "# torch version: ";
-        const std::string_view graph = *entry.runnable_graph;
-        if (const auto found = graph.find(kTorchVersion); found != std::string_view::npos) {
-            const auto from = found + kTorchVersion.size();
-            std::string_view version = graph.substr(from, graph.find('\n', from) - from);
-            while (!version.empty() && (version.back() == '\r' || version.back() == ' ')) {
-                version.remove_suffix(1);
-            }
-            fingerprint.torch_version = std::string(version);
-        }
-    }
+    fingerprint.torch_version = entry.torch_version;
     fingerprint.device_types = sorted({entry.device_types.begin(), entry.device_types.end()});
     std::set<std::string> targets;
+    std::set<std::string> versions;
     for (const auto& kernel : entry.triton_artifacts) {
         for (const auto& file : kernel.files) {
-            if (is_metadata_file(file.name)) {
-                if (auto target = triton_target_of(file.payload); !target.empty()) {
+            if (!is_metadata_file(file.name)) {
+                continue;
+            }
+            if (auto metadata = parse_triton_metadata(file.payload)) {
+                if (auto target = triton_target_of(*metadata); !target.empty()) {
                     targets.insert(std::move(target));
+                }
+                if (!metadata->triton_version.empty()) {
+                    versions.insert(metadata->triton_version);
                 }
             }
         }
     }
+    if (targets.empty()) {
+        targets = device_properties_targets(entry.source_code);
+    }
     fingerprint.triton_targets = sorted(targets);
+    fingerprint.triton_versions = sorted(versions);
     for (const DebugLine& line : parse_debug_lines(entry.debug_lines)) {
         if (line.attribute == "inductor_config" && line.has_subkey && !line.hash.empty()) {
             fingerprint.inductor_config[std::string(line.subkey)] = {
@@ -135,13 +243,10 @@ Fingerprint fingerprint_of(const FxGraphEntry& entry) {
 
 void FingerprintTally::add(Fingerprint graph) {
     ++machine_.fx_entries;
-    const auto merge = [](std::vector<std::string>& into, const std::vector<std::string>& from) {
-        std::set<std::string> all(into.begin(), into.end());
-        all.insert(from.begin(), from.end());
-        into.assign(all.begin(), all.end());
-    };
     merge(machine_.device_types, graph.device_types);
     merge(machine_.triton_targets, graph.triton_targets);
+    merge(machine_.triton_versions, graph.triton_versions);
+    merge(machine_.gpu_names, graph.gpu_names);
     const auto same = std::ranges::find_if(
         environments_, [&](const auto& known) { return known.first == graph.environment; });
     if (same != environments_.end()) {
@@ -162,13 +267,37 @@ void FingerprintTally::add(Fingerprint graph) {
     }
 }
 
+void FingerprintTally::add(const BenchmarkCache& benchmarks) {
+    merge_one(machine_.gpu_names, benchmarks.device_name);
+    for (const auto& [name, version] : benchmarks.versions) {
+        if (name == "triton") {
+            // "3.0.0" or Triton's key: its version and the hash of its sources.
+            merge_one(machine_.triton_versions, triton_version_of_key(version));
+        } else if (name == "cuda") {
+            merge_one(machine_.cuda_versions, version);
+        } else if (name == "hip") {
+            merge_one(machine_.hip_versions, version);
+        }
+    }
+}
+
+void FingerprintTally::add(const TritonMetadata& kernel) {
+    merge_one(machine_.triton_targets, triton_target_of(kernel));
+    merge_one(machine_.triton_versions, kernel.triton_version);
+}
+
 Result<Fingerprint> FingerprintTally::result(const std::filesystem::path& root) const {
-    if (machine_.fx_entries == 0) {
+    if (machine_.fx_entries == 0 && !machine_.has_machine_facts()) {
         return fail(ErrorKind::NotFound,
-                    "no FX graph entry to learn the machine's environment from", root.string());
+                    "no FX graph entry, benchmark cache or Triton kernel to learn the machine "
+                    "from",
+                    root.string());
     }
     Fingerprint machine = machine_;
     machine.learnt_from = "cache dir " + root.string();
+    if (environments_.empty()) {
+        return machine;
+    }
     // The first of the most named: scan order breaks ties.
     const auto environment = std::ranges::max_element(
         environments_, [](const auto& a, const auto& b) { return a.second < b.second; });
@@ -186,7 +315,8 @@ Result<Fingerprint> FingerprintTally::result(const std::filesystem::path& root) 
 Result<Fingerprint> fingerprint_of_dir(const Scan& scan, const ProgressFn& progress) {
     std::vector<Entry> graphs;
     for (auto& entry : scan.entries()) {
-        if (entry.kind == FileKind::FxGraph) {
+        if (entry.kind == FileKind::FxGraph || entry.kind == FileKind::BenchmarkCache ||
+            entry.kind == FileKind::Triton) {
             graphs.push_back(std::move(entry));
         }
     }
@@ -196,8 +326,19 @@ Result<Fingerprint> fingerprint_of_dir(const Scan& scan, const ProgressFn& progr
                                         graphs.size(), 0, graphs[i].path})) {
             return cachelens::cancelled();
         }
-        if (auto fx = load_fx_graph_entry(scan.root / graphs[i].path)) {
-            tally.add(fingerprint_of(*fx));
+        const std::filesystem::path file = scan.root / graphs[i].path;
+        if (graphs[i].kind == FileKind::FxGraph) {
+            if (auto fx = load_fx_graph_entry(file)) {
+                tally.add(fingerprint_of(*fx));
+            }
+        } else if (graphs[i].kind == FileKind::BenchmarkCache) {
+            if (auto text = read_text_file(file)) {
+                if (auto benchmarks = parse_benchmark_cache(*text)) {
+                    tally.add(*benchmarks);
+                }
+            }
+        } else if (auto kernel = read_triton_kernel_dir(file); kernel && kernel->metadata) {
+            tally.add(*kernel->metadata);
         }
     }
     report_progress(
@@ -257,6 +398,10 @@ std::string to_json(const Fingerprint& fingerprint) {
                        {"environment", std::move(environment)},
                        {"device_types", fingerprint.device_types},
                        {"triton_targets", fingerprint.triton_targets},
+                       {"gpu_names", fingerprint.gpu_names},
+                       {"triton_versions", fingerprint.triton_versions},
+                       {"cuda_versions", fingerprint.cuda_versions},
+                       {"hip_versions", fingerprint.hip_versions},
                        {"inductor_config", std::move(config)},
                        {"fx_entries", fingerprint.fx_entries},
                        {"agreeing", fingerprint.agreeing}};
@@ -287,12 +432,17 @@ Result<Fingerprint> fingerprint_from_json(std::string_view text, std::string_vie
     auto torch_version = string_field(json, "torch_version", file);
     auto devices = string_list(json, "device_types", file);
     auto targets = string_list(json, "triton_targets", file);
+    auto gpus = string_list(json, "gpu_names", file);
+    auto triton_versions = string_list(json, "triton_versions", file);
+    auto cuda_versions = string_list(json, "cuda_versions", file);
+    auto hip_versions = string_list(json, "hip_versions", file);
     for (const auto* failed : {&learnt_from, &torch_version}) {
         if (!*failed) {
             return std::unexpected(failed->error());
         }
     }
-    for (const auto* failed : {&devices, &targets}) {
+    for (const auto* failed :
+         {&devices, &targets, &gpus, &triton_versions, &cuda_versions, &hip_versions}) {
         if (!*failed) {
             return std::unexpected(failed->error());
         }
@@ -301,6 +451,10 @@ Result<Fingerprint> fingerprint_from_json(std::string_view text, std::string_vie
     fingerprint.torch_version = std::move(*torch_version);
     fingerprint.device_types = std::move(*devices);
     fingerprint.triton_targets = std::move(*targets);
+    fingerprint.gpu_names = std::move(*gpus);
+    fingerprint.triton_versions = std::move(*triton_versions);
+    fingerprint.cuda_versions = std::move(*cuda_versions);
+    fingerprint.hip_versions = std::move(*hip_versions);
 
     const auto environment = json.find("environment");
     if (environment == json.end() || !environment->is_object()) {
@@ -349,9 +503,10 @@ Result<Fingerprint> fingerprint_from_json(std::string_view text, std::string_vie
             *count = found->get<std::size_t>();
         }
     }
-    if (fingerprint.environment.empty() && fingerprint.device_types.empty()) {
-        return fail(ErrorKind::Corrupt, "the fingerprint names no environment and no device",
-                    where);
+    if (fingerprint.environment.empty() && fingerprint.device_types.empty() &&
+        !fingerprint.has_machine_facts()) {
+        return fail(ErrorKind::Corrupt,
+                    "the fingerprint names no environment, no device and no machine fact", where);
     }
     return fingerprint;
 }

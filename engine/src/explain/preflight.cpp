@@ -94,6 +94,72 @@ std::vector<PreflightReason> differences(const cachedir::Fingerprint& graph,
     return reasons;
 }
 
+std::string listed(const std::vector<std::string>& items, std::string_view separator,
+                   std::string (*shown)(std::string_view) = nullptr) {
+    std::string out;
+    for (const auto& item : items) {
+        out += (out.empty() ? "" : std::string(separator)) + (shown ? shown(item) : item);
+    }
+    return out;
+}
+
+// An entry whose release stores no system info in it (no debug lines: 2.7
+// and older): its key hashed the GPU and Triton all the same, so what its
+// kernels say (their Triton target and version) against what the target's
+// files say tells a miss; the rest cannot be told from the cache.
+std::vector<PreflightReason> differences_by_facts(const cachedir::FxGraphEntry& fx,
+                                                  const cachedir::Fingerprint& graph,
+                                                  const cachedir::Fingerprint& target) {
+    std::vector<PreflightReason> reasons;
+    const auto shared = [](const std::vector<std::string>& a, const std::vector<std::string>& b) {
+        return std::ranges::any_of(
+            a, [&](const std::string& x) { return std::ranges::binary_search(b, x); });
+    };
+    if (!graph.triton_targets.empty() && !target.triton_targets.empty() &&
+        !shared(graph.triton_targets, target.triton_targets)) {
+        reasons.push_back(
+            {"device",
+             "GPU arch " +
+                 listed(graph.triton_targets, ", ",
+                        [](std::string_view t) { return cachedir::describe_triton_target(t); }) +
+                 " -> " +
+                 listed(target.triton_targets, ", ",
+                        [](std::string_view t) { return cachedir::describe_triton_target(t); }) +
+                 " (its kernels' Triton target against the target's)",
+             PreflightOutcome::WillMiss});
+    }
+    if (!graph.triton_versions.empty() && !target.triton_versions.empty() &&
+        !shared(graph.triton_versions, target.triton_versions)) {
+        reasons.push_back({"environment",
+                           "Triton " + listed(graph.triton_versions, " or ") + " -> " +
+                               listed(target.triton_versions, " or ") +
+                               " (its kernels' metadata against the target's files)",
+                           PreflightOutcome::WillMiss});
+    }
+    if (reasons.empty()) {
+        std::string said;
+        if (!graph.triton_targets.empty() || !graph.triton_versions.empty()) {
+            said = ": its kernels target " +
+                   (graph.triton_targets.empty()
+                        ? std::string("an arch they do not record")
+                        : listed(graph.triton_targets, ", ",
+                                 [](std::string_view t) {
+                                     return cachedir::describe_triton_target(t);
+                                 })) +
+                   (graph.triton_versions.empty()
+                        ? std::string()
+                        : " with Triton " + listed(graph.triton_versions, " or ")) +
+                   (target.has_machine_facts() ? ", as the target's do" : "") +
+                   "; the GPU's name, CUDA and the torch build cannot be compared";
+        }
+        reasons.push_back({"environment",
+                           "PyTorch " + fx.written_by +
+                               " stores no system info in its entries (no debug lines)" + said,
+                           PreflightOutcome::CannotTell});
+    }
+    return reasons;
+}
+
 // The outcome the reasons leave: a miss if any makes one, else cannot tell
 // if any does, else can hit (remarks decide nothing).
 PreflightOutcome worst_effect(const std::vector<PreflightReason>& reasons) {
@@ -226,6 +292,17 @@ Result<PreflightReport> preflight(const PreflightSource& source,
     const auto& graphs = source.graphs;
     PreflightReport report;
     report.config_compared = !target.inductor_config.empty();
+    if (!report.config_compared) {
+        // Said once, in the words that fit what the target is.
+        report.notes.push_back(
+            target.lists_devices()
+                ? "the target's Inductor config is not known (a fingerprint asked of Python): "
+                  "entries were judged on their environment; a cache dir made there (--target "
+                  "DIR, or `cachelens env --from DIR`) also compares the config"
+                : "the target's cache records no Inductor config (its entries store no debug "
+                  "lines: PyTorch 2.7 and older): entries were judged on what its files say of "
+                  "the machine");
+    }
     // The AOT entries read, by their index in report.entries: judged once
     // every FX entry is.
     std::vector<std::pair<std::size_t, cachedir::AotAutogradEntry>> aot_entries;
@@ -252,15 +329,15 @@ Result<PreflightReport> preflight(const PreflightSource& source,
             report.entries.push_back(std::move(checked));
             continue;
         }
-        auto fx = document ? cachedir::read_fx_graph_entry(std::move(*document))
+        auto fx = document ? cachedir::read_fx_graph_entry(std::move(*document), entry.key)
                            : std::unexpected(document.error());
         if (!fx) {
             checked.reasons.push_back(
                 {"other", "cannot be read: " + fx.error().message, PreflightOutcome::CannotTell});
         } else if (const cachedir::Fingerprint graph = cachedir::fingerprint_of(*fx);
                    graph.environment.empty()) {
-            checked.reasons.push_back(
-                {"environment", "its key names no environment", PreflightOutcome::CannotTell});
+            checked.reasons = differences_by_facts(*fx, graph, target);
+            checked.outcome = worst_effect(checked.reasons);
         } else {
             checked.reasons = differences(graph, target);
             checked.outcome = worst_effect(checked.reasons);

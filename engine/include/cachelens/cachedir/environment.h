@@ -35,6 +35,10 @@ struct Environment {
     std::vector<std::pair<std::string_view, std::string*>> json_fields(); // to fill them
 };
 
+// Triton's version from its key ("3.6.0" + the sha256 of its sources + more
+// hashes after '-'); a plain version comes back as it is.
+std::string triton_version_of_key(std::string_view key);
+
 // Fields whose lines are absent, or do not read as get_system() writes
 // them, stay empty.
 Environment environment_of(std::span<const std::string_view> debug_lines);

@@ -10,9 +10,11 @@
 // (machine_fingerprint.h). Its JSON form is what `cachelens env` prints and
 // `preflight --target` reads.
 
+#include <cachelens/cachedir/benchmark_cache.h>
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/environment.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
+#include <cachelens/cachedir/triton_kernel.h>
 #include <cachelens/core/error.h>
 #include <cachelens/core/progress.h>
 
@@ -46,8 +48,24 @@ struct Fingerprint {
     std::size_t fx_entries = 0; // FX entries read to learn a dir's
     std::size_t agreeing = 0;   // of them, those naming `environment`
 
-    // "NVIDIA H100 80GB HBM3 (cuda 90), CUDA 13.0, Triton 3.6.0, torch build
-    // bhbxfhox": the environment with the Triton targets after the GPU.
+    // What the cache's own files say of the machine, beside its keys: the
+    // GPU its benchmark cache (cache/) names, the Triton, CUDA and HIP
+    // versions there and in its kernels' metadata. Known where the keys
+    // record no environment: entries of PyTorch 2.7 and older store no debug
+    // lines, and caches of 2.3 and older have no FX entries at all.
+    std::vector<std::string> gpu_names;       // "NVIDIA GeForce RTX 3090", sorted
+    std::vector<std::string> triton_versions; // "3.3.0", sorted
+    std::vector<std::string> cuda_versions;   // "12.6"
+    std::vector<std::string> hip_versions;    // "6.3.42131"
+    bool has_machine_facts() const;
+    // Whether its graphs run through HIP (ROCm), where PyTorch still names
+    // the device "cuda": a HIP version, or a kernel targeting HIP.
+    bool runs_on_hip() const;
+
+    // "NVIDIA H100 80GB HBM3 (sm90), CUDA 13.0, Triton 3.6.0, torch build
+    // bhbxfhox": the environment with the Triton targets after the GPU. When
+    // the keys record no environment, what the files say, and that:
+    // "NVIDIA GeForce RTX 3090 (sm86), Triton 3.3.0; the machine is not in the keys".
     std::string describe() const;
     // "NVIDIA H100 80GB HBM3 (cuda 90), CUDA 13.0, ... for cpu": the machine
     // it was compiled on, then the devices its graphs were compiled for
@@ -56,11 +74,19 @@ struct Fingerprint {
     // Whether device_types are the machine's devices (asked of its Python by
     // `cachelens env`), not only those its cache's graphs ran on.
     bool lists_devices() const { return !learnt_from.starts_with("cache dir"); }
+    // describe(), the devices said after the machine.
+    std::string describe_for(std::string_view devices) const;
     // The config names whose value is not the same in every FX entry.
     std::vector<std::string> varying_config() const;
 };
 
-// What one FX graph's key and kernels say (fx_entries and agreeing stay 0).
+// "sm86" for "cuda 86", "HIP gfx90a" for "hip gfx90a": a Triton target as
+// people name it.
+std::string describe_triton_target(std::string_view target);
+
+// What one FX graph's key and kernels say (fx_entries and agreeing stay 0):
+// its bundle's kernel metadata (targets, Triton version), or the
+// DeviceProperties its wrapper's kernels were generated for.
 Fingerprint fingerprint_of(const FxGraphEntry& entry);
 
 // FX entries' fingerprints gathered into their dir's, for whoever reads the
@@ -68,7 +94,11 @@ Fingerprint fingerprint_of(const FxGraphEntry& entry);
 class FingerprintTally {
 public:
     void add(Fingerprint graph);
-    // NotFound when nothing was added ("no FX graph entry ..." naming `root`).
+    // The machine facts of the dir's other files.
+    void add(const BenchmarkCache& benchmarks);
+    void add(const TritonMetadata& kernel);
+    // NotFound when neither an FX entry nor a machine fact was added ("no FX
+    // graph entry ..." naming `root`).
     Result<Fingerprint> result(const std::filesystem::path& root) const;
 
 private:
@@ -78,8 +108,9 @@ private:
 
 // The fingerprint of the machine that wrote `scan`'s FX entries: the
 // environment most of them name (scan order breaks ties), every device and
-// Triton target, and for each config name the value most of them have.
-// NotFound when the dir has no readable FX entry; Cancelled on a stop.
+// Triton target, and for each config name the value most of them have; and
+// the machine facts of its benchmark cache and Triton kernels. NotFound when
+// the dir has neither a readable FX entry nor a fact; Cancelled on a stop.
 Result<Fingerprint> fingerprint_of_dir(const Scan& scan, const ProgressFn& progress = {});
 
 // The config values of `graph` (one FX entry's) that `reference` never has,
