@@ -539,6 +539,93 @@ private slots:
             }
         }
     }
+
+    // PyTorch 2.0: the heuristic imported by name, one meta= dict keyed by
+    // position, every kernel's def `triton_`, the source given alone to
+    // async_compile.triton and the kernel launched by its binding.
+    void kernelsOfPyTorch20() {
+        const KernelModule module = module_of(
+            "from torch._inductor.codecache import AsyncCompile\n"
+            "async_compile = AsyncCompile()\n"
+            "triton__0 = async_compile.triton('''\n"
+            "import triton\n"
+            "from torch._inductor.triton_ops.autotune import reduction\n"
+            "@reduction(\n"
+            "    size_hints=[16384, 1024],\n"
+            "    reduction_hint=ReductionHint.INNER,\n"
+            "    filename=__file__,\n"
+            "    meta={'signature': {0: '*fp32', 1: '*i64', 2: 'i32', 3: 'i32'}, 'device': 0, "
+            "'constants': {}, 'mutated_arg_names': ['in_out_ptr0'], 'configs': "
+            "[instance_descriptor(divisible_by_16=(0, 1, 2, 3), equal_to_1=())]}\n"
+            ")\n"
+            "@triton.jit\n"
+            "def triton_(in_out_ptr0, in_ptr0, xnumel, rnumel, XBLOCK : tl.constexpr, RBLOCK : "
+            "tl.constexpr):\n"
+            "    xnumel = 12288\n"
+            "''')\n"
+            "async_compile.wait(globals())\n"
+            "def call(args):\n"
+            "    triton__0.run(args[0], args[1], 12288, 768, grid=grid(12288))\n");
+        QCOMPARE(module.role, ModuleRole::Wrapper);
+        QCOMPARE(module.problems, std::vector<std::string>{});
+        QCOMPARE(module.kernels.size(), std::size_t{1});
+        const KernelDefinition& kernel = module.kernels.front();
+        QCOMPARE(kernel.heuristic, std::string("reduction"));
+        QCOMPARE(kernel.wrapper_binding, std::string("triton__0"));
+        QCOMPARE(kernel.display_name(), std::string("triton__0"));
+        QVERIFY(!kernel.is_benchmark_candidate);
+        QCOMPARE(kernel.mutated_arg_names, std::vector<std::string>{"in_out_ptr0"});
+        QCOMPARE(kernel.signature.size(), std::size_t{4});
+        QCOMPARE(kernel.signature[1].name, std::string("in_ptr0"));
+        QCOMPARE(kernel.signature[1].type, std::string("*i64"));
+        QCOMPARE(module.kernel_names(), std::vector<std::string>{"triton__0"});
+        QVERIFY(module.kernel_def_names.empty()); // golden's ^def (triton_\w+)\( finds none
+    }
+
+    // PyTorch 2.1: the same decorator with kernel_name in meta; 2.2 to 2.5:
+    // @triton_heuristics.<heuristic> with inductor_meta's kernel_name, the def
+    // still `triton_`. Neither is an autotuning candidate.
+    void kernelsOfPyTorch21To25() {
+        const KernelModule bare = module_of(
+            "@pointwise(size_hints=[4096], filename=__file__, meta={'signature': {0: '*fp32', 1: "
+            "'i32'}, 'device': 0, 'device_type': 'cuda', 'constants': {}, 'mutated_arg_names': "
+            "[], 'autotune_hints': set(), 'kernel_name': 'triton_poi_fused_relu_0', 'configs': "
+            "[]})\n"
+            "@triton.jit\n"
+            "def triton_(in_out_ptr0, xnumel, XBLOCK : tl.constexpr):\n"
+            "    pass\n");
+        QCOMPARE(bare.role, ModuleRole::TritonKernels);
+        QCOMPARE(bare.kernel_names(), std::vector<std::string>{"triton_poi_fused_relu_0"});
+        QVERIFY(!bare.kernels.front().is_benchmark_candidate);
+        QVERIFY(bare.find_kernel("triton_poi_fused_relu_0") != nullptr);
+
+        const KernelModule named = module_of(
+            "@triton_heuristics.pointwise(\n"
+            "    size_hints=[1024],\n"
+            "    filename=__file__,\n"
+            "    triton_meta={'signature': {0: '*fp32', 1: 'i32'}, 'device': 0, 'device_type': "
+            "'cuda', 'constants': {}},\n"
+            "    inductor_meta={'autotune_hints': set(), 'kernel_name': 'triton_poi_fused_add_7', "
+            "'mutated_arg_names': []},\n"
+            ")\n"
+            "@triton.jit\n"
+            "def triton_(in_ptr0, xnumel, XBLOCK : tl.constexpr):\n"
+            "    pass\n");
+        QCOMPARE(named.kernel_names(), std::vector<std::string>{"triton_poi_fused_add_7"});
+        QCOMPARE(named.kernels.front().signature.front().name, std::string("in_ptr0"));
+        QVERIFY(!named.kernels.front().is_benchmark_candidate);
+
+        // From 2.6 a bare triton_ with inductor_meta and no kernel_name is a
+        // choice benchmarked under no name.
+        const KernelModule candidate = module_of(
+            "@triton_heuristics.pointwise(size_hints={'x': 1024}, filename=__file__, "
+            "triton_meta={'signature': {'in_ptr0': '*fp32'}}, inductor_meta={'grid_type': "
+            "'Grid1D'})\n"
+            "@triton.jit\n"
+            "def triton_(in_ptr0, XBLOCK : tl.constexpr):\n"
+            "    pass\n");
+        QVERIFY(candidate.kernels.front().is_benchmark_candidate);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestKernelModule)

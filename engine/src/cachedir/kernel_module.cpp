@@ -6,6 +6,7 @@
 #include <cachelens/pickle/repr.h>
 
 #include <algorithm>
+#include <charconv>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -19,6 +20,27 @@ using pickle::Kind;
 using pickle::Value;
 
 constexpr std::string_view kDecoratorPrefix = "@triton_heuristics.";
+// The heuristics PyTorch 2.0 and 2.1 imported by name (from
+// torch._inductor.triton_ops.autotune, then torch._inductor.triton_heuristics)
+// and decorated kernels with as `@pointwise(...)`.
+constexpr std::string_view kBareHeuristics[] = {"pointwise",    "reduction", "persistent_reduction",
+                                                "template",     "foreach",   "split_scan",
+                                                "user_autotune"};
+
+// Where the heuristic's name starts on a decorator line, or npos when the
+// line is no kernel decorator.
+std::size_t heuristic_at(std::string_view line) {
+    if (line.starts_with(kDecoratorPrefix)) {
+        return kDecoratorPrefix.size();
+    }
+    for (const std::string_view name : kBareHeuristics) {
+        if (line.size() > name.size() + 1 && line[0] == '@' && line.substr(1).starts_with(name) &&
+            line[1 + name.size()] == '(') {
+            return 1;
+        }
+    }
+    return std::string_view::npos;
+}
 constexpr std::string_view kPlaceholderName = "Placeholder.DESCRIPTIVE_NAME";
 constexpr std::uint32_t kMaxDepth = LiteralLimits{}.max_depth;
 // Decorator dicts are a few KiB; the scratch document holds every value a
@@ -176,7 +198,8 @@ private:
     std::vector<std::string> kernel_def_names() const;
     BenchmarkHarness wrapper_harness(const std::vector<Region>& regions) const;
     std::vector<Region> kernel_regions(std::vector<std::string>& problems) const;
-    Result<std::pair<Region, std::size_t>> kernel_string(std::size_t open) const;
+    Result<std::pair<Region, std::size_t>> kernel_string(std::size_t open,
+                                                         std::string_view binding) const;
     void read_kernels(const Region& region, KernelModule& module);
     KernelDefinition read_kernel(std::size_t decorator_at, std::size_t limit,
                                  const std::string& binding);
@@ -186,6 +209,7 @@ private:
                               KernelDefinition& kernel) const;
     void read_triton_meta(const Value* meta, KernelDefinition& kernel) const;
     void read_inductor_meta(const Value* meta, KernelDefinition& kernel) const;
+    void name_signature_by_position(KernelDefinition& kernel) const;
     void read_def(std::size_t from, std::size_t limit, KernelDefinition& kernel) const;
     std::optional<std::size_t> closing_bracket(std::size_t open, std::size_t limit) const;
     std::vector<KernelParameter> parameters_of(Span list) const;
@@ -225,7 +249,7 @@ KernelModule ModuleReader::read() {
     KernelModule module;
     module.has_benchmark_harness = contains(text_, "def get_args()");
     module.is_autotune_template_candidate =
-        contains(text_, "@triton_heuristics.template(") &&
+        (contains(text_, "@triton_heuristics.template(") || contains(text_, "\n@template(")) &&
         contains(text_, "'kernel_name': '" + std::string(kPlaceholderName) + "'");
     module.kernel_def_names = kernel_def_names();
     const std::vector<Region> regions = kernel_regions(module.problems);
@@ -313,7 +337,7 @@ std::vector<Region> ModuleReader::kernel_regions(std::vector<std::string>& probl
         }
         regions.push_back(top_level(top_level_begin, line_start));
         const std::size_t open = line_start + line.find(kTritonCall) + kTritonCall.size() - 1;
-        auto kernel = kernel_string(open);
+        auto kernel = kernel_string(open, binding);
         if (!kernel) {
             problems.push_back(
                 "the kernel source given to async_compile.triton() cannot be read: " +
@@ -327,14 +351,21 @@ std::vector<Region> ModuleReader::kernel_regions(std::vector<std::string>& probl
     return regions;
 }
 
-// Reads async_compile.triton('<name>', '''<source>''', ...) whose '(' is at
-// `open`: the region of the source and the offset just past the call.
-Result<std::pair<Region, std::size_t>> ModuleReader::kernel_string(std::size_t open) const {
+// Reads `<binding> = async_compile.triton('<name>', '''<source>''', ...)` whose
+// '(' is at `open`: the region of the source and the offset just past the
+// call. PyTorch 2.0 passed the source alone; 2.1 to 2.5 named every kernel
+// 'triton_': the binding is the name the wrapper launches it by.
+Result<std::pair<Region, std::size_t>> ModuleReader::kernel_string(std::size_t open,
+                                                                   std::string_view binding) const {
     Region region;
     region.kernel_string = true;
+    region.binding = std::string(binding);
     auto end =
         walk_arguments(text_, lines_, open, [&](const Argument& argument) -> Result<std::size_t> {
-            if (argument.keyword.empty() && argument.index == 1) {
+            const bool source_alone =
+                argument.index == 0 && (text_.substr(argument.value_at, 3) == "'''" ||
+                                        text_.substr(argument.value_at, 3) == "\"\"\"");
+            if (argument.keyword.empty() && (argument.index == 1 || source_alone)) {
                 auto extent = scan_string_literal(text_, argument.value_at);
                 if (!extent) {
                     return std::unexpected(extent.error());
@@ -346,7 +377,7 @@ Result<std::pair<Region, std::size_t>> ModuleReader::kernel_string(std::size_t o
             if (!value) {
                 return std::unexpected(value.error());
             }
-            if (argument.keyword.empty() && argument.index == 0) {
+            if (argument.keyword.empty() && argument.index == 0 && region.binding.empty()) {
                 region.binding = str_or_empty(value->value);
             }
             return argument.value_at + value->consumed;
@@ -365,7 +396,7 @@ void ModuleReader::read_kernels(const Region& region, KernelModule& module) {
     std::vector<std::size_t> decorators;
     const auto [first, last] = line_range(region.span);
     for (std::size_t i = first; i < last; ++i) {
-        if (lines_.line(i).starts_with(kDecoratorPrefix)) {
+        if (heuristic_at(lines_.line(i)) != std::string_view::npos) {
             decorators.push_back(lines_.start(i));
         }
     }
@@ -381,7 +412,7 @@ KernelDefinition ModuleReader::read_kernel(std::size_t decorator_at, std::size_t
     KernelDefinition kernel;
     kernel.wrapper_binding = binding;
     kernel.decorator_line = line_number(decorator_at);
-    const std::size_t name_at = decorator_at + kDecoratorPrefix.size();
+    const std::size_t name_at = decorator_at + heuristic_at(lines_.line(kernel.decorator_line - 1));
     kernel.heuristic = std::string(identifier_at(text_, name_at));
     const std::size_t open = name_at + kernel.heuristic.size();
     std::size_t decorator_end = decorator_at;
@@ -396,8 +427,14 @@ KernelDefinition ModuleReader::read_kernel(std::size_t decorator_at, std::size_t
         kernel.problems.push_back(located(decorator_at, "expected '(' after the heuristic's name"));
     }
     read_def(decorator_end, limit, kernel);
+    name_signature_by_position(kernel);
+    // Up to PyTorch 2.5 every kernel's def is `triton_`, its name in
+    // kernel_name (2.1 on) or its binding (2.0); from 2.6 a bare `triton_`
+    // without a kernel_name is a choice benchmarked under no name.
+    const bool old_naming =
+        !kernel.kernel_name.empty() || !kernel.inductor_meta || !kernel.wrapper_binding.empty();
     kernel.is_benchmark_candidate =
-        kernel.kernel_name == kPlaceholderName || kernel.name == "triton_";
+        kernel.kernel_name == kPlaceholderName || (kernel.name == "triton_" && !old_naming);
     if (kernel.def_line != 0) {
         kernel.harness = read_harness({lines_.start(kernel.def_line - 1), limit});
     }
@@ -410,9 +447,9 @@ Result<std::size_t> ModuleReader::read_decorator(std::size_t open, std::size_t l
                                                  KernelDefinition& kernel) {
     return walk_arguments(
         text_.substr(0, limit), lines_, open, [&](const Argument& argument) -> Result<std::size_t> {
-            const bool kept =
-                (argument.keyword == "triton_meta" || argument.keyword == "inductor_meta") &&
-                kept_documents_ < kMaxKeptDocuments;
+            const bool kept = (argument.keyword == "triton_meta" ||
+                               argument.keyword == "inductor_meta" || argument.keyword == "meta") &&
+                              kept_documents_ < kMaxKeptDocuments;
             kept_documents_ += kept ? 1 : 0;
             std::shared_ptr<Document> document =
                 kept ? new_document(keep_alive_, kMetaBudget) : scratch_;
@@ -429,7 +466,7 @@ Result<std::size_t> ModuleReader::read_decorator(std::size_t open, std::size_t l
             }
             if (kept) {
                 document->set_root(value->value);
-                (argument.keyword == "triton_meta" ? kernel.triton_meta : kernel.inductor_meta) =
+                (argument.keyword == "inductor_meta" ? kernel.inductor_meta : kernel.triton_meta) =
                     document;
             }
             read_decorator_value(argument.keyword, value->value, kernel);
@@ -463,6 +500,24 @@ void ModuleReader::read_decorator_value(std::string_view keyword, const Value* v
         read_triton_meta(value, kernel);
     } else if (keyword == "inductor_meta") {
         read_inductor_meta(value, kernel);
+    } else if (keyword == "meta") {
+        // PyTorch 2.0 and 2.1: one dict holding both.
+        read_triton_meta(value, kernel);
+        read_inductor_meta(value, kernel);
+    }
+}
+
+// Triton 2.x keyed triton_meta['signature'] by the argument's position:
+// {0: '*fp32', 1: 'i32'} names the def's parameters in order.
+void ModuleReader::name_signature_by_position(KernelDefinition& kernel) const {
+    for (auto& entry : kernel.signature) {
+        std::size_t index = 0;
+        const auto [end, error] =
+            std::from_chars(entry.name.data(), entry.name.data() + entry.name.size(), index);
+        if (error == std::errc() && end == entry.name.data() + entry.name.size() &&
+            index < kernel.parameters.size()) {
+            entry.name = kernel.parameters[index].name;
+        }
     }
 }
 
@@ -736,9 +791,38 @@ std::string_view to_string(ModuleRole role) {
     return "?";
 }
 
+std::string KernelDefinition::display_name() const {
+    if (name != "triton_") {
+        return name;
+    }
+    if (!kernel_name.empty() && kernel_name != kPlaceholderName) {
+        return kernel_name;
+    }
+    return wrapper_binding.empty() ? name : wrapper_binding;
+}
+
+std::vector<std::string> KernelModule::kernel_names() const {
+    if (!kernel_def_names.empty()) {
+        return kernel_def_names;
+    }
+    std::vector<std::string> names;
+    for (const KernelDefinition& kernel : kernels) {
+        if (!kernel.is_benchmark_candidate &&
+            std::ranges::find(names, kernel.display_name()) == names.end()) {
+            names.push_back(kernel.display_name());
+        }
+    }
+    return names;
+}
+
 const KernelDefinition* KernelModule::find_kernel(std::string_view name) const {
     for (const KernelDefinition& kernel : kernels) {
         if (kernel.name == name) {
+            return &kernel;
+        }
+    }
+    for (const KernelDefinition& kernel : kernels) {
+        if (kernel.display_name() == name) {
             return &kernel;
         }
     }

@@ -5,9 +5,12 @@
 //
 // Two kinds hold Triton kernels. A kernel module defines them at the top
 // level; a wrapper module (the compiled graph, with `call(args)`) carries each
-// kernel's module text inside `async_compile.triton('<name>', '''...''')`.
-// Either way a kernel is a `@triton_heuristics.<heuristic>(...)` decorator,
-// then `@triton.jit`, then `def <name>(<params>):`, usually followed by its
+// kernel's module text inside `async_compile.triton('<name>', '''...''')`
+// (PyTorch 2.0: `async_compile.triton('''...''')`, the name only on the left).
+// Either way a kernel is a `@triton_heuristics.<heuristic>(...)` decorator
+// (2.0, 2.1: `@<heuristic>(...)`, imported by name, with one `meta=` dict),
+// then `@triton.jit`, then `def <name>(<params>):` (`def triton_` up to 2.5,
+// the real name in inductor_meta's kernel_name), usually followed by its
 // benchmark harness: `get_args()`, `call(args)`, `benchmark_all_configs(args)`.
 //
 // What cannot be read is reported, not fatal: a kernel whose decorator is
@@ -116,8 +119,14 @@ struct KernelDefinition {
     std::shared_ptr<const pickle::Document> inductor_meta;
 
     // An autotuning candidate rather than a kernel of the graph: Inductor
-    // benchmarks choices under a placeholder name or a bare `triton_`.
+    // benchmarks choices under a placeholder name or a bare `triton_`
+    // (2.6 on; up to 2.5 every kernel's def is `triton_`).
     bool is_benchmark_candidate = false;
+
+    // The kernel's name as the graph knows it: the def's, or where that is
+    // the bare `triton_` of PyTorch 2.0 to 2.5, inductor_meta's kernel_name
+    // (2.1 on) or the name the wrapper binds it to (2.0).
+    std::string display_name() const;
 
     BenchmarkHarness harness;
     std::vector<std::string> problems; // what could not be read; empty when all was
@@ -140,7 +149,9 @@ struct KernelModule {
     BenchmarkHarness wrapper_harness;
     std::vector<std::string> problems; // module-level faults (an unterminated kernel string)
 
-    const std::vector<std::string>& kernel_names() const { return kernel_def_names; }
+    // kernel_def_names; for a module of PyTorch 2.0 to 2.5, whose defs are all
+    // `triton_`, the decorated kernels' display names.
+    std::vector<std::string> kernel_names() const;
     const KernelDefinition* find_kernel(std::string_view name) const;
 };
 
