@@ -160,6 +160,8 @@ private slots:
     void hostile_code_is_found();
     void mentions_in_comments_and_strings_are_not_findings();
     void import_alone_is_not_a_finding();
+    void older_releases_forms_are_inductor_vocabulary();
+    void older_releases_forms_do_not_let_more_in();
     void unreadable_source_names_its_line();
     void findings_have_stable_ids();
     void findings_are_bounded();
@@ -494,6 +496,78 @@ void TestCodeAudit::import_alone_is_not_a_finding() {
     QVERIFY_RESULT(graph);
     QCOMPARE(graph->size(), std::size_t{1});
     QCOMPARE(qs(graph->front().rule), QStringLiteral("foreign-import"));
+}
+
+// What PyTorch 2.0 to 2.6 wrote, in the forms real caches of those releases
+// hold (tests/data/real-world/, FORMATS.md "The version matrix").
+void TestCodeAudit::older_releases_forms_are_inductor_vocabulary() {
+    const std::string wrapper_2_0 =
+        "from torch import empty_strided, as_strided, device\n"
+        "from torch._inductor.codecache import AsyncCompile\n"
+        "async_compile = AsyncCompile()\n"
+        "import triton\n"
+        "from torch._inductor.triton_ops.autotune import grid\n"
+        "triton__0 = async_compile.triton('''\n"
+        "import triton\n"
+        "from torch._inductor.triton_ops.autotune import pointwise\n"
+        "from torch._inductor.utils import instance_descriptor\n"
+        "@pointwise(size_hints=[1024], filename=__file__, meta={'signature': {0: '*fp32', 1: "
+        "'i32'}, 'device': 0, 'constants': {}, 'mutated_arg_names': [], 'configs': "
+        "[instance_descriptor(divisible_by_16=(0,), equal_to_1=())]})\n"
+        "@triton.jit\n"
+        "def triton_(in_ptr0, xnumel, XBLOCK : tl.constexpr):\n"
+        "    pass\n"
+        "''')\n"
+        "async_compile.wait(globals())\n"
+        "del async_compile\n"
+        "def call(args):\n"
+        "    triton__0.run(args[0], 1024, grid=grid(1024))\n";
+    auto findings = audit_python(wrapper_2_0, "source_code", PythonCode::InductorWrapper);
+    QVERIFY_RESULT(findings);
+    QVERIFY2(findings->empty(), qPrintable(describe(*findings)));
+
+    const std::string aoti_2_3 = "import torch\n"
+                                 "import torch._inductor.kernel.bmm\n"
+                                 "def call(args):\n"
+                                 "    for kernel in globals().values():\n"
+                                 "        kernel.cuda_kernel_saved = False\n"
+                                 "    g = torch._inductor.kernel.bmm.bmm_grid(8, 1, 50, {})\n";
+    findings = audit_python(aoti_2_3, "source_code", PythonCode::InductorWrapper);
+    QVERIFY_RESULT(findings);
+    QVERIFY2(findings->empty(), qPrintable(describe(*findings)));
+
+    const std::string cpp_2_1 =
+        "#include "
+        "\"/tmp/torchinductor_user/ib/cibrnuq56cxamjj4krp4zpjvsirbmlolpbnmomodzyd46huzhdw7.h\"\n"
+        "#include \"F:\\\\cache\\\\ib\\\\cibrnuq56cxamjj4krp4zpjvsirbmlolpbnmomodzyd46huzhdw7.h\"\n"
+        "#include <pybind11/pybind11.h>\n"
+        "extern \"C\" void kernel(float* out) { out[0] = 1.0f; }\n";
+    const auto cpp_findings = audit_cpp(cpp_2_1, "k.cpp");
+    QVERIFY2(cpp_findings.empty(), qPrintable(describe(cpp_findings)));
+}
+
+// The older forms admitted above are exact: near misses are still findings.
+void TestCodeAudit::older_releases_forms_do_not_let_more_in() {
+    for (const std::string& source :
+         {std::string("for kernel in globals().values():\n    pass\nns = globals()\n"),
+          std::string("for k in globals().items():\n    pass\n"),
+          std::string("from torch._inductor.codecache import PyCodeCache\nPyCodeCache.load('x')\n"),
+          std::string("import torch._inductor.kernel.bmm as b\nimport torch._inductor.codecache\n"
+                      "torch._inductor.codecache.PyCodeCache.load('x')\n")}) {
+        auto findings = audit_python(source, "source_code", PythonCode::InductorWrapper);
+        QVERIFY_RESULT(findings);
+        QVERIFY2(!findings->empty(), source.c_str());
+    }
+    for (const std::string& header :
+         {std::string("#include \"/etc/passwd\"\n"),
+          std::string(
+              "#include \"/tmp/x/zz/cibrnuq56cxamjj4krp4zpjvsirbmlolpbnmomodzyd46huzhdw7.h\"\n"),
+          std::string("#include \"ib/cibrnuq56cxamjj4krp4zpjvsirbmlolpbnmomodzyd46huzhdw7.h\"\n"),
+          std::string(
+              "#include \"/tmp/../ib/cibrnuq56cxamjj4krp4zpjvsirbmlolpbnmomodzyd46huzhdw7.h\"\n"),
+          std::string("#include <unistd.h>\n")}) {
+        QVERIFY2(!audit_cpp(header, "k.cpp").empty(), header.c_str());
+    }
 }
 
 void TestCodeAudit::unreadable_source_names_its_line() {

@@ -81,6 +81,33 @@ private slots:
                  "42WVLKQDYD5ZCK6CFR2LX6QK6QE2GO6XYEABMMIW3VHRYI62AS7Q");
         QVERIFY(hash::triton_dir_from_hex("zz").empty());
     }
+
+    // Python: base64.b32encode / urlsafe_b64encode of bytes.fromhex(h), '=' cut.
+    void tritonDirNamesOfEveryRelease() {
+        const std::string hex = hash::sha256_hex("abc");
+        QVERIFY(hash::is_triton_dir_name_of(hex, hex)); // Triton 3.0, 3.1
+        QVERIFY(hash::is_triton_dir_name_of("ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0",
+                                            hex)); // 3.2
+        QVERIFY(hash::is_triton_dir_name_of("XJ4BNP4PAHH6UQKBIDPF3LRCEOYAGYNDSYLXVHFUCD7WD4QACWWQ",
+                                            hex)); // 3.3 on
+        QVERIFY(!hash::is_triton_dir_name_of("XJ4BNP4PAHH6UQKBIDPF3LRCEOYAGYNDSYLXVHFUCD7WD4QACWWA",
+                                             hex));
+        QVERIFY(!hash::is_triton_dir_name_of("ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0", hex));
+        QVERIFY(!hash::is_triton_dir_name_of(hex, ""));
+        QVERIFY(!hash::is_triton_dir_name_of("zz", "zz"));
+    }
+
+    // PyTorch 2.0 and 2.1 named a module by the hash of its text as written,
+    // 2.2 on by the hash of its text stripped.
+    void moduleNameRulesOfEveryRelease() {
+        const std::string text = "\nx = 1\n";
+        QCOMPARE(hash::code_hash_rule("cr72dnxxriujikwm2dmnnocaaje5y3sx54kis4grygrldgbkojqt", text),
+                 hash::CodeHashRule::Stripped);
+        QCOMPARE(hash::code_hash_rule("cvhr4lqkupwumjtogwqdoevo6nxadvpkdovhsra3bapl5pr47oyx", text),
+                 hash::CodeHashRule::AsWritten);
+        QVERIFY(
+            !hash::code_hash_rule("cvhr4lqkupwumjtogwqdoevo6nxadvpkdovhsra3bapl5pr47oyy", text));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestHash)

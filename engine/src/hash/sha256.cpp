@@ -182,7 +182,10 @@ std::optional<CodeHashRule> code_hash_rule(std::string_view name, std::string_vi
 }
 
 bool is_triton_dir_name_of(std::string_view name, std::string_view hex) {
-    if (hex.empty()) {
+    const bool sha256_hex = hex.size() == 64 && std::ranges::all_of(hex, [](char c) {
+                                return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+                            });
+    if (!sha256_hex) {
         return false;
     }
     if (name == hex) {

@@ -59,6 +59,14 @@ constexpr std::array module_imports{
     ModuleImport{"torch.fx._pytree", GraphBit},
     ModuleImport{"torch.utils._pytree", GraphBit},
     ModuleImport{"operator", GraphBit},
+    // a template kernel's grid function, called in the launch (2.3 to 2.6):
+    // `grid=torch._inductor.kernel.bmm.bmm_grid(...)`
+    ModuleImport{"torch._inductor.kernel.bmm", WrapperBit},
+    ModuleImport{"torch._inductor.kernel.mm", WrapperBit},
+    ModuleImport{"torch._inductor.kernel.mm_common", WrapperBit},
+    ModuleImport{"torch._inductor.kernel.conv", WrapperBit},
+    ModuleImport{"torch._inductor.kernel.flex_attention", WrapperBit},
+    ModuleImport{"torch._inductor.kernel.flex_decoding", WrapperBit},
 };
 
 // `from <module> import <names>` as Inductor writes it; "*" stands for the
@@ -75,6 +83,8 @@ constexpr std::array name_imports{
     NameImport{"math", "inf nan", ModuleBits | GraphBit},
     NameImport{"cmath", "nanj", ModuleBits},
     NameImport{"torch", "device empty empty_strided", ModuleBits | GraphBit},
+    // PyTorch 2.0's wrapper header
+    NameImport{"torch", "as_strided", ModuleBits},
     NameImport{"torch._inductor.hooks", "run_intermediate_hooks", ModuleBits},
     NameImport{"torch._inductor.utils", "maybe_profile print_performance instance_descriptor",
                ModuleBits},
@@ -87,6 +97,8 @@ constexpr std::array name_imports{
     // wrapper.py write_triton_header_once; triton.py gen_common_triton_imports
     NameImport{"torch._inductor.runtime.triton_heuristics", "*", ModuleBits},
     NameImport{"torch._inductor.triton_heuristics", "*", ModuleBits},
+    // PyTorch 2.0 (triton_ops/autotune.py: grid and the heuristics, imported by name)
+    NameImport{"torch._inductor.triton_ops.autotune", "*", ModuleBits},
     NameImport{"torch._inductor.runtime", "triton_helpers triton_heuristics", ModuleBits},
     NameImport{"torch._inductor", "triton_helpers triton_heuristics", ModuleBits},
     NameImport{"torch._inductor.runtime.triton_helpers", "*", ModuleBits},
@@ -946,7 +958,12 @@ private:
                 audit_embedded(*literal, language, refs[arg.begin]->line);
             }
         }
-        if (!source_seen) {
+        // PyTorch 2.0 passed a Triton kernel's source alone, before it passed a
+        // name first: `async_compile.triton('''...''')`, audited above.
+        const bool source_alone = source_index == 1 && positional == 1 && !args.empty() &&
+                                  args.front().keyword.empty() &&
+                                  literal_of(refs, args.front()).has_value();
+        if (!source_seen && !source_alone) {
             add("computed-kernel-source", refs[open]->line,
                 fmt::format("`{}` is called without a literal source.", callee));
         }
@@ -1050,6 +1067,17 @@ private:
                is_op(at(refs, i + 2), ")");
     }
 
+    // AOTInductor's wrapper (2.3 to 2.6) walks its kernels to reset them:
+    // `for kernel in globals().values():` at the start of a statement.
+    static bool is_kernel_walk_of_globals(const TokenRefs& refs, std::size_t i) {
+        return i >= 3 && is_name(refs[i - 1], "in") && is_name(refs[i - 2], "kernel") &&
+               is_name(refs[i - 3], "for") && statement_start(refs, i - 3) &&
+               is_op(at(refs, i + 1), "(") && is_op(at(refs, i + 2), ")") &&
+               is_op(at(refs, i + 3), ".") && is_name(at(refs, i + 4), "values") &&
+               is_op(at(refs, i + 5), "(") && is_op(at(refs, i + 6), ")") &&
+               is_op(at(refs, i + 7), ":");
+    }
+
     bool is_async_compile_wait_globals(const TokenRefs& refs, std::size_t i) const {
         return i >= 4 && is_op(refs[i - 1], "(") && is_name(refs[i - 2], "wait") &&
                is_op(refs[i - 3], ".") && is_name(refs[i - 4], "async_compile") &&
@@ -1088,7 +1116,8 @@ private:
             return;
         }
         if (name == "globals" || name == "locals" || name == "vars") {
-            if (!(name == "globals" && is_async_compile_wait_globals(refs, i))) {
+            if (!(name == "globals" &&
+                  (is_async_compile_wait_globals(refs, i) || is_kernel_walk_of_globals(refs, i)))) {
                 add("dynamic-code", line,
                     fmt::format("`{}` exposes a namespace to rewrite or read by name; Inductor "
                                 "uses only `async_compile.wait(globals())`.",
@@ -1120,7 +1149,12 @@ private:
                 return;
             }
         }
-        if (const auto prefix = code_loading_prefix(resolved)) {
+        // Before 2.5 AsyncCompile and CppWrapperCodeCache were imported from
+        // codecache: their uses are checked below, not refused as a load.
+        const bool codecache_entry_point =
+            resolved == "torch._inductor.codecache.AsyncCompile" ||
+            resolved.starts_with("torch._inductor.codecache.CppWrapperCodeCache");
+        if (const auto prefix = code_loading_prefix(resolved); prefix && !codecache_entry_point) {
             add("call-outside-vocabulary", line,
                 fmt::format("`{}` loads, compiles or runs code, which Inductor's code never does.",
                             *prefix));
@@ -1202,6 +1236,8 @@ constexpr std::string_view cpp_include_headers[] = {
     "arm_neon.h",
     "arm_sve.h",
     "Python.h",
+    // cpp_wrapper's pybinding glue (2.6)
+    "pybind11/pybind11.h",
     "sleef.h",
     "metal_stdlib",
     "cuda.h",
@@ -1209,7 +1245,10 @@ constexpr std::string_view cpp_include_headers[] = {
     "cuda_fp16.h",
     "cuda_bf16.h",
     "hip/hip_runtime.h",
-    // C++ standard library headers (not the POSIX or file system ones)
+    // cpp_wrapper_gpu.py (2.6) loads its cubins by path; the audit refuses
+    // what runs code (below), and <cstdio> already reaches files.
+    "filesystem",
+    // C++ standard library headers (not the POSIX ones)
     "algorithm",
     "array",
     "atomic",
@@ -1323,9 +1362,38 @@ constexpr std::string_view cpp_dangerous_prefixes[] = {
     "PyMarshal_",
 };
 
+// `#include "<cache dir>/<xx>/c<hash>.h"`: the copy of cpp_prefix.h that
+// Inductor 2.1 to 2.6 wrote into its cache dir, named by the hash of its
+// text, and included by absolute path (a Windows one too). The copy is a file
+// of the cache, audited as C++ on its own.
+bool is_cpp_prefix_copy(std::string_view written) {
+    // A Windows path in a C string doubles its backslashes.
+    std::string path(written);
+    for (std::size_t at; (at = path.find("\\\\")) != std::string::npos;) {
+        path.erase(at, 1);
+    }
+    const std::string_view header = path;
+    const std::size_t slash = header.find_last_of("/\\");
+    if (slash == std::string_view::npos || slash < 3 ||
+        (header.front() != '/' && header.find(":\\") != 1 && header.find(":/") != 1)) {
+        return false;
+    }
+    const std::string_view name = header.substr(slash + 1);
+    const std::string_view shard = header.substr(slash - 2, 2);
+    const char before = header[slash - 3];
+    return (before == '/' || before == '\\') && name.size() == 54 && name.starts_with('c') &&
+           name.ends_with(".h") && shard == name.substr(1, 2) &&
+           std::ranges::all_of(name.substr(1, 51), [](char c) {
+               return (c >= 'a' && c <= 'z') || (c >= '2' && c <= '7');
+           });
+}
+
 bool cpp_include_allowed(std::string_view header) {
     if (header.find("..") != std::string_view::npos) {
         return false;
+    }
+    if (is_cpp_prefix_copy(header)) {
+        return true;
     }
     return contains(cpp_include_headers, header) ||
            std::ranges::any_of(cpp_include_prefixes,
