@@ -147,11 +147,16 @@ int run_show(const ShowOptions& options) {
             relative = relative.empty() ? options.query : relative + "/" + options.query;
         }
         auto tree = serving::read_serving_tree(location->root);
-        // A query that starts with a hash dir's name names a dir of the tree
-        // (a wrong rank or prefix is said so); anything else is an entry.
-        const std::string first = relative.substr(0, relative.find('/'));
-        if (tree && (options.query.empty() || tree->find_hash_dir(first) != nullptr ||
-                     first == "torch_aot_compile" || serving::select_in_tree(*tree, relative))) {
+        // A query that names a dir of the tree (a hash, rank or prefix dir)
+        // shows it, and one that looks like such a dir but is not there is
+        // said so; anything else is an entry: a key or a path, as `ls` of
+        // that dir prints them.
+        const std::string first = options.query.substr(0, options.query.find('/'));
+        const bool looks_like_dir =
+            tree && (tree->find_hash_dir(first) != nullptr || first == "torch_aot_compile" ||
+                     serving::parse_rank_dir_name(first).has_value());
+        if (tree &&
+            (options.query.empty() || looks_like_dir || serving::select_in_tree(*tree, relative))) {
             return show_serving(*location, options.query, options.json);
         }
     }

@@ -44,13 +44,17 @@ std::optional<FxGraphLink> bundled_link_of(const Value* compiled) {
     return link;
 }
 
-// CompiledForward/CompiledBackward: fx_graph_cache_info = (key, [debug lines]).
+// CompiledForward/CompiledBackward: fx_graph_cache_info = (key, [debug
+// lines]) from PyTorch 2.8; a plain fx_graph_cache_key before (2.4 to 2.7).
 std::optional<FxGraphLink> link_of(const Value* compiled) {
     if (compiled == nullptr || !compiled->is(Kind::Object)) {
         return std::nullopt;
     }
     if (auto bundled = bundled_link_of(compiled)) {
         return bundled;
+    }
+    if (auto key = str_of(compiled->attribute("fx_graph_cache_key"))) {
+        return FxGraphLink{std::string(*key), {}};
     }
     const Value* info = compiled->attribute("fx_graph_cache_info");
     const auto parts = elements_of(info);

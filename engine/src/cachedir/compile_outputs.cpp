@@ -97,8 +97,15 @@ Result<CompanionFile> read_companion_file(const fs::path& root, const Entry& ent
                    "it under the default cache dir, whatever TORCHINDUCTOR_CACHE_DIR says)";
         break;
     case FileKind::DebugCopy:
-        out.what = "TORCH_COMPILE_DEBUG's copy of a compile (its graphs, IR and code), for "
-                   "people; PyTorch never reads it back";
+        out.what = entry.path.find(".debug/") != std::string::npos
+                       ? "TORCH_COMPILE_DEBUG's copy of a compile (its graphs, IR and code), for "
+                         "people; PyTorch never reads it back"
+                       : "TORCH_COMPILE_DEBUG's dumps of one process's compiles "
+                         "(torch_compile_debug/run_*): per compile, output_code.py (the wrapper "
+                         "module, with its kernels), the FX graphs and the IR before and after "
+                         "fusion; for people, PyTorch never reads them back. `cachelens show "
+                         "FILE` reads output_code.py (its kernels, their configs); a TORCH_TRACE "
+                         "log beside it, `cachelens trace` and `cachelens report`";
         break;
     case FileKind::Halide:
         out.what = entry.path.starts_with("halide-runtime-")

@@ -228,12 +228,23 @@ Result<StandaloneFile> load_standalone_file(const std::filesystem::path& path) {
         out.content = std::move(*contents);
         return out;
     }
+    // Inductor's generated Python outside a cache dir: TORCH_COMPILE_DEBUG's
+    // output_code.py, a kernel module copied out. Read, never run.
+    if (name.ends_with(".py")) {
+        auto module = parse_kernel_module(bytes, *file);
+        if (!module) {
+            return std::unexpected(std::move(module.error()).at(path.string()));
+        }
+        out.entry.kind = FileKind::Module;
+        out.entry.key = path.stem().string();
+        out.content = ModuleSource{*file, std::move(*module)};
+        return out;
+    }
     return fail(ErrorKind::InvalidArgument,
                 "not a file cachelens reads on its own: neither a .pt2 archive (a zip), a "
                 "precompiled function, an OnDiskCache value (a known version prefix, then a "
-                "pickle) nor an InMemoryCache "
-                "file (a pickled dict); an entry of a cache dir is shown with the dir and its key "
-                "or path",
+                "pickle), an InMemoryCache file (a pickled dict) nor Python source (.py); an "
+                "entry of a cache dir is shown with the dir and its key or path",
                 path.string());
 }
 

@@ -220,6 +220,11 @@ bool is_fresh_cache_dir_name(std::string_view name) {
            });
 }
 
+// run_2024_09_21_09_28_39_611516-pid_90469: one process's TORCH_COMPILE_DEBUG dir.
+bool is_debug_run_dir_name(std::string_view name) {
+    return name.starts_with("run_") && name.find("-pid_") != std::string_view::npos;
+}
+
 // A file in a bucket dir <xx>/ that no older rule claims, by its suffix.
 FileKind classify_bucket_file(std::string_view name) {
     for (const auto suffix : {".cubin", ".hsaco", ".zebin", ".spv", ".fatbin"}) {
@@ -267,8 +272,24 @@ FileKind classify(std::string_view relative_path) {
         }
         return ends_with(name, ".h") ? FileKind::CppSource : FileKind::PrecompiledHeader;
     }
+    // TORCH_COMPILE_DEBUG=1's dumps (torch_compile_debug/run_<time>-pid_<pid>/: each
+    // compile's output_code.py, FX graphs and IR, Dynamo's debug.log), whichever of
+    // its dirs is the one looked at.
+    if (parts.size() >= 2 &&
+        (top == "torch_compile_debug" || is_debug_run_dir_name(top) || top == "torchinductor" ||
+         top == "torchdynamo" || top == "aot_torchinductor")) {
+        return FileKind::DebugCopy;
+    }
     if (top == "autoheuristic" || top == "bisect") {
         return FileKind::Text;
+    }
+    // load_cache_artifacts() of PyTorch 2.7 put a bundle's best_configs at the
+    // root: <sha256 hex>.best_config beside the shard dirs.
+    if (parts.size() == 1 && name.size() == 64 + 12 && ends_with(name, ".best_config") &&
+        std::ranges::all_of(name.substr(0, 64), [](char c) {
+            return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+        })) {
+        return FileKind::BestConfig;
     }
     if (parts.size() == 1 && (name == "memoizer_cache.json" ||
                               (name.starts_with("configs_") && ends_with(name, ".json")))) {

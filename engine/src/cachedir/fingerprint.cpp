@@ -202,7 +202,11 @@ std::string Fingerprint::describe_for(std::string_view devices) const {
         return (devices.empty() ? std::string("graphs") : "graphs" + for_devices) +
                "; the machine is not in their keys";
     }
-    return text + for_devices + "; the machine is not in the keys";
+    // The targets already say the GPU: the devices only where a CPU graph is too.
+    const bool only_gpus = std::ranges::all_of(
+        device_types, [](const std::string& device) { return device == "cuda"; });
+    return text + (only_gpus && !triton_targets.empty() ? std::string() : for_devices) +
+           "; the machine is not in the keys";
 }
 
 Fingerprint fingerprint_of(const FxGraphEntry& entry) {

@@ -18,7 +18,7 @@ enum class FileKind {
     Module,            // <xx>/c<hash>.py: a wrapper or a Triton kernel module
     CppSource,         // <xx>/c<hash>.cpp, .main.cpp: CPU kernels
     SharedLibrary,     // <xx>/c<hash>.so, .main.so; Triton's launchers <TRITON HASH>/*.so
-    BestConfig,        // <xx>/<sha256 hex>.best_config
+    BestConfig,        // <xx>/<sha256 hex>.best_config (2.7: at the root too)
     KernelPerf,        // <xx>/c<hash>.kernel_perf
     BenchmarkCache,    // cache/<system hash>
     Triton,            // triton/<device>/<TRITON HASH>/<file>: one compiled kernel
@@ -38,7 +38,8 @@ enum class FileKind {
     PrecompiledHeader, // precompiled_headers/*.h.gch, .h.pch: what C++ kernels -include
     Text,              // <xx>/*.txt metric tables, *.error compile errors, autoheuristic and
                        // bisector state, the caching module's dumps, CUTLASS op configs
-    DebugCopy,         // <xx>/c<hash>.debug/...: TORCH_COMPILE_DEBUG's copy of a compile
+    DebugCopy,         // <xx>/c<hash>.debug/...: TORCH_COMPILE_DEBUG's copy of a compile;
+                       // torch_compile_debug/run_*/...: its dumps of a process's compiles
     Halide,            // <xx>/c<hash>.halide/..., halide-runtime-*/...: Halide kernels, runtime
     InMemoryCache,     // never in a dir: a file of torch/_inductor/cache.py's
                        // InMemoryCache.from_file_path, or its from_env_var form (keyed_cache.h)
