@@ -2,6 +2,7 @@
 #include "output.h"
 #include "progress_line.h"
 
+#include <cachelens/core/text.h>
 #include <cachelens/trace/warm_start.h>
 #include <cachelens/watch/trace_watch.h>
 
@@ -102,7 +103,7 @@ void print_compile(const trace::CompileWarmStart& compile) {
         }
     }
     if (!compile.fail_reason.empty()) {
-        std::printf("  failed: %s\n", compile.fail_reason.c_str());
+        std::printf("  failed: %s\n", one_line(compile.fail_reason).c_str());
     }
     for (const auto& layer : compile.layers) {
         std::printf("  %-18s %-12s %10s  %s\n",

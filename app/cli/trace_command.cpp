@@ -2,6 +2,7 @@
 #include "output.h"
 
 #include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/core/text.h>
 #include <cachelens/explain/nearest_keys.h>
 #include <cachelens/trace/trace_log.h>
 
@@ -94,7 +95,7 @@ void print_event(const trace::CacheEvent& event, const EventLinks& links) {
     std::printf("  %-12s %-22s %s\n", std::string(trace::to_string(event.cache)).c_str(),
                 status.c_str(), event.key.empty() ? "(no key)" : event.key.c_str());
     if (!event.reason.empty()) {
-        std::printf("      reason: %s\n", event.reason.c_str());
+        std::printf("      reason: %s\n", one_line(event.reason).c_str());
     }
     for (const auto& path : links.entries) {
         std::printf("      in the cache: %s\n", path.c_str());
@@ -163,7 +164,7 @@ int run_trace(const TraceOptions& options) {
                 std::printf("\n");
                 if (!compile.fail_reason.empty()) {
                     std::printf("  failed: %s %s\n", compile.fail_type.c_str(),
-                                compile.fail_reason.c_str());
+                                one_line(compile.fail_reason).c_str());
                 }
             }
             for (std::size_t index : compile.events) {

@@ -15,8 +15,24 @@ std::string format_count(std::uint64_t count) {
     return digits;
 }
 
+std::string plural_of(std::string_view noun) {
+    // A phrase ("cache event", "FX graph entry") takes the plural on its last word.
+    std::string out(noun);
+    const auto vowel = [](char c) {
+        return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u';
+    };
+    if (out.size() >= 2 && out.back() == 'y' && !vowel(out[out.size() - 2])) {
+        out.back() = 'i';
+        return out + "es"; // entry -> entries
+    }
+    if (out.ends_with('s') || out.ends_with('x') || out.ends_with("ch") || out.ends_with("sh")) {
+        return out + "es"; // bypass -> bypasses, match -> matches
+    }
+    return out + "s";
+}
+
 std::string plural(std::size_t count, std::string_view word) {
-    return std::to_string(count) + " " + std::string(word) + (count == 1 ? "" : "s");
+    return format_count(count) + " " + (count == 1 ? std::string(word) : plural_of(word));
 }
 
 std::string format_text_size(std::string_view text) {

@@ -34,6 +34,28 @@ std::string_view trim_space(std::string_view text) {
     return text.substr(first, text.find_last_not_of(kSpace) - first + 1);
 }
 
+std::string one_line(std::string_view text) {
+    text = trim_space(text);
+    std::string out;
+    out.reserve(text.size());
+    for (std::size_t i = 0; i < text.size();) {
+        const char c = text[i];
+        if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '\f' && c != '\v') {
+            out += c;
+            ++i;
+            continue;
+        }
+        bool line_break = false;
+        while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' ||
+                                   text[i] == '\n' || text[i] == '\f' || text[i] == '\v')) {
+            line_break = line_break || text[i] == '\n' || text[i] == '\r';
+            ++i;
+        }
+        out += line_break ? " / " : std::string(1, c == '\t' ? ' ' : c);
+    }
+    return out;
+}
+
 std::string last_lines(std::string_view text, std::size_t lines) {
     while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) {
         text.remove_suffix(1);

@@ -124,6 +124,13 @@ std::vector<std::string> cached_kernel_names(std::string_view meta) {
 }
 
 void read_payload_object(Json& payload, CacheEvent& event) {
+    if (event.status == "hash") {
+        const auto* state = string_member(payload, "cache_state");
+        event.status =
+            state != nullptr && (*state == "hit" || *state == "miss" || *state == "bypass")
+                ? *state
+                : std::string(kStatusNotLogged);
+    }
     if (const auto* detailed = string_member(payload, "cache_status_detailed")) {
         event.detailed_status = *detailed;
     }
@@ -176,7 +183,9 @@ std::optional<CacheArtifactName> classify_cache_artifact(std::string_view name) 
             continue;
         }
         const auto status = name.substr(prefix.size());
-        if (status == "hit" || status == "miss" || status == "bypass") {
+        // PyTorch 2.4 and 2.5 logged one `<cache>_hash` artifact, the outcome
+        // in its payload's cache_state (2.5; 2.4 none); 2.6 on name it.
+        if (status == "hit" || status == "miss" || status == "bypass" || status == "hash") {
             return CacheArtifactName{cache, status};
         }
     }

@@ -527,6 +527,9 @@ void TraceReader::close_cache_event(OpenPayload& open, std::string_view payload)
             warn(event.line, "payload does not match its has_payload checksum (edited?)");
         }
     }
+    if (event.status == "hash") {
+        event.status = std::string(kStatusNotLogged); // no payload to say it
+    }
     const std::size_t index = log_.events.size();
     if (!event.compile_id.empty()) {
         compile(event.compile_id).events.push_back(index);

@@ -1,5 +1,6 @@
 #include <cachelens/core/format.h>
 #include <cachelens/core/small_sort.h>
+#include <cachelens/core/text.h>
 #include <cachelens/trace/warm_start.h>
 
 #include <fmt/format.h>
@@ -134,17 +135,20 @@ LayerReport cache_layer(Layer layer, const std::vector<const CacheEvent*>& event
     }
     std::size_t misses = 0;
     std::size_t bypasses = 0;
+    std::size_t unsaid = 0;
     std::vector<std::string> details; // detailed statuses and bypass reasons, each once
     for (const CacheEvent* event : events) {
         std::string what;
         if (event->status == "hit") {
             // nothing to say beyond the count
+        } else if (event->status == kStatusNotLogged) {
+            ++unsaid;
         } else if (event->status == "miss") {
             ++misses;
             what = event->detailed_status;
         } else {
             ++bypasses;
-            what = event->reason.empty() ? event->detailed_status : event->reason;
+            what = one_line(event->reason.empty() ? event->detailed_status : event->reason);
         }
         if (!what.empty() && std::ranges::find(details, what) == details.end()) {
             details.push_back(std::move(what));
@@ -159,6 +163,12 @@ LayerReport cache_layer(Layer layer, const std::vector<const CacheEvent*>& event
     } else if (bypasses > 0) {
         report.outcome = Outcome::Bypass;
         counted = fmt::format("{} of {} bypassed", bypasses, plural(total, unit));
+    } else if (unsaid > 0) {
+        // PyTorch 2.4 logged the key it looked up, not what it found.
+        report.outcome = Outcome::NotLogged;
+        counted = fmt::format("{} looked up, the outcome not logged (PyTorch 2.4 logs the key "
+                              "only)",
+                              plural(total, unit));
     } else {
         report.outcome = Outcome::Hit;
         counted = fmt::format("{} hit", plural(total, unit));
@@ -301,7 +311,7 @@ MissCause find_cause(const std::vector<const CacheEvent*>& fx_events,
     for (const CacheEvent* event : fx_events) {
         if (event->status == "bypass") {
             return {"bypass",
-                    fmt::format("FX graph cache bypassed: {}", event->reason),
+                    fmt::format("FX graph cache bypassed: {}", one_line(event->reason)),
                     event->key,
                     {},
                     CacheKind::FxGraph};
@@ -342,7 +352,7 @@ MissCause find_cause(const std::vector<const CacheEvent*>& fx_events,
     for (const CacheEvent* event : aot_events) {
         if (event->status == "bypass") {
             return {"bypass",
-                    fmt::format("AOTAutograd cache bypassed: {}", event->reason),
+                    fmt::format("AOTAutograd cache bypassed: {}", one_line(event->reason)),
                     event->key,
                     {},
                     CacheKind::AotAutograd};

@@ -18,8 +18,12 @@ std::string format_bytes(std::uint64_t bytes);
 std::string format_text_size(std::string_view text);
 // "1,203": a count with thousands separated.
 std::string format_count(std::uint64_t count);
-// "1 artifact", "3 artifacts": `word` with an "s" unless there is one.
+// "1 artifact", "3 artifacts", "1 entry", "3 entries", "1,203 cache events":
+// the count (thousands separated) and `word` in the number it takes, the one
+// way both front ends count things. A phrase takes its plural on its last word.
 std::string plural(std::size_t count, std::string_view word);
+// "entries" for "entry", "bypasses" for "bypass": the regular English plural.
+std::string plural_of(std::string_view noun);
 // "1.64 s", "820.0 ms", "12.0 us".
 std::string format_duration_ns(std::int64_t nanoseconds);
 // "3 days ago", "5 min ago", from an mtime in ns since the epoch.

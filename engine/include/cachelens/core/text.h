@@ -16,6 +16,12 @@ bool is_ascii(std::string_view bytes);
 // `text` without leading and trailing ASCII whitespace (" \t\r\n\f\v").
 std::string_view trim_space(std::string_view text);
 
+// `text` on one line, for a row of a report: each run of white space that
+// holds a line break becomes " / ", the ends trimmed ("raised:\nRuntimeError:
+// x" -> "raised: / RuntimeError: x"). Multi-line reasons PyTorch logs stay
+// readable without breaking the layout around them.
+std::string one_line(std::string_view text);
+
 // The last `lines` lines of `text` without its trailing newlines and spaces:
 // where a child process said it failed, from its stderr.
 std::string last_lines(std::string_view text, std::size_t lines);

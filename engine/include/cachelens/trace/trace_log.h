@@ -31,9 +31,14 @@ std::string_view to_string(CacheKind kind); // "fxgraph" | "aotautograd"
 // One `fx_graph_cache_*` / `aotautograd_cache_*` artifact. An event whose
 // payload is missing or unreadable is kept with what its header says (cache,
 // status, compile id, line) and a warning in TraceLog::warnings.
+inline constexpr std::string_view kStatusNotLogged = "not_logged";
+
 struct CacheEvent {
     CacheKind cache = CacheKind::FxGraph;
-    std::string status;          // "hit" | "miss" | "bypass" (from the artifact name)
+    // "hit" | "miss" | "bypass", from the artifact's name (2.6 on) or its
+    // payload's cache_state (the `_hash` artifact of 2.5); kStatusNotLogged
+    // where neither says (2.4's `_hash` artifact logs the key only).
+    std::string status;
     std::string detailed_status; // cache_status_detailed: "full_miss", "guard_miss", "hit", ...
     std::string key;             // "f..." / "a..."; empty for a bypass
     std::string reason;          // cache_bypass_reason; empty otherwise
