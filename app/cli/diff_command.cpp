@@ -77,7 +77,8 @@ int run_diff(const DiffOptions& options) {
         return report(b.error());
     }
     // Inputs paired by what they are: a SymInt put in front shifts nothing.
-    const auto pair = explain::explain_pair(a->fx.debug_lines, b->fx.debug_lines);
+    // Entries without debug lines are compared by what they hold.
+    const auto pair = explain::explain_entries(a->fx, b->fx);
     const explain::KeyDiff& diff = pair.diff;
     const auto& aligned = pair.inputs;
     const auto& causes = pair.causes;
@@ -117,6 +118,7 @@ int run_diff(const DiffOptions& options) {
         out["differences"] = std::move(differences);
         out["inputs"] = inputs_json(aligned);
         out["same"] = diff.same;
+        out["from_facts"] = pair.from_facts;
         out["lines"] = line_counts_json(diff.counts());
         print_json(out);
         return kExitOk;
@@ -130,7 +132,7 @@ int run_diff(const DiffOptions& options) {
     std::printf("\n--- %s:%s (%s graph)\n+++ %s:%s (%s graph)\n", left.dir.c_str(),
                 a->fx.key.c_str(), role(a->fx).c_str(), right.dir.c_str(), b->fx.key.c_str(),
                 role(b->fx).c_str());
-    std::printf("%s\n", describe_line_counts(diff.counts()).c_str());
+    std::printf("%s\n", describe_line_counts(diff.counts(), pair.from_facts).c_str());
     print_inputs_text(aligned);
     for (const auto& difference : diff.differences) {
         std::printf("\n%s (%s)\n", difference.name.c_str(),

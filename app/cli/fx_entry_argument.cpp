@@ -1,14 +1,18 @@
 #include "fx_entry_argument.h"
 
+#include <cachelens/core/format.h>
+
 #include <fmt/format.h>
 
 namespace cachelens::cli {
 
-std::string describe_line_counts(const explain::LineCounts& counts) {
-    std::string text = "shares " + std::to_string(counts.shared) + " of " +
-                       std::to_string(counts.left()) + " debug lines";
+std::string describe_line_counts(const explain::LineCounts& counts, bool from_facts) {
+    std::string text = "shares " + format_count(counts.shared) + " of " +
+                       (from_facts ? plural(counts.left(), "line") + " read from the entries"
+                                   : plural(counts.left(), "debug line"));
     if (counts.differ() == 0 && counts.only_right == 0) {
-        return text + ": the same key inputs";
+        return text +
+               (from_facts ? ": the same, as far as the entries say" : ": the same key inputs");
     }
     text +=
         "; " + std::to_string(counts.differ()) + (counts.differ() == 1 ? " differs" : " differ");
@@ -54,11 +58,20 @@ void add_causes_json(nlohmann::ordered_json& object, const explain::KeyCauses& c
                         {"attributes", cause.attributes}});
     }
     object["verdict"] = causes.verdict;
+    if (!causes.held.empty()) {
+        object["held"] = causes.held;
+    }
     object["causes"] = std::move(list);
 }
 
-std::vector<std::string> causes_text(const explain::KeyCauses& causes) {
-    std::vector<std::string> lines{causes.verdict + "."};
+std::vector<std::string> causes_text(const explain::KeyCauses& causes, bool verdict_said) {
+    std::vector<std::string> lines;
+    if (!verdict_said || causes.held.empty()) {
+        lines.push_back(causes.verdict + ".");
+    }
+    if (!causes.held.empty()) {
+        lines.push_back(causes.held + ".");
+    }
     for (const auto& cause : causes.causes) {
         lines.push_back(fmt::format("  {:<11} {}", explain::to_string(cause.category), cause.text));
     }

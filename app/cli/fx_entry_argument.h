@@ -18,7 +18,7 @@ namespace cachelens::cli {
 
 // How diff and why both count two keys' debug lines, in one wording:
 // "shares 539 of 566 debug lines; 27 differ, and 1 is only in the other key".
-std::string describe_line_counts(const explain::LineCounts& counts);
+std::string describe_line_counts(const explain::LineCounts& counts, bool from_facts = false);
 // {"shared", "left", "right", "changed", "only_left", "only_right", "differ"}
 nlohmann::ordered_json line_counts_json(const explain::LineCounts& counts);
 
@@ -32,6 +32,9 @@ std::vector<std::string> changed_inputs_text(const std::vector<explain::AlignedI
 // "causes": [{"category", "text", "attributes": [...]}], most decisive first;
 // and as text, the verdict then one "  category: text" line per cause.
 void add_causes_json(nlohmann::ordered_json& object, const explain::KeyCauses& causes);
-std::vector<std::string> causes_text(const explain::KeyCauses& causes);
+// The verdict, the verdict of what the entries hold (where they were compared
+// so), then a line per cause. `verdict_said`: the verdict was said above
+// (why's first line), so a comparison by what entries hold starts at `held`.
+std::vector<std::string> causes_text(const explain::KeyCauses& causes, bool verdict_said = false);
 
 } // namespace cachelens::cli

@@ -47,8 +47,8 @@ EventLinks link_event(const trace::CacheEvent& event, const LinkedCache* cache,
     if (event.status != "hit" && event.cache == trace::CacheKind::FxGraph &&
         !event.components.empty()) {
         const std::vector<std::string_view> lines(event.components.begin(), event.components.end());
-        auto found =
-            explain::nearest_graphs({lines, event.key, {}, {}, true}, cache->candidates, nearest);
+        auto found = explain::nearest_graphs({lines, event.key, {}, {}, true, false, {}},
+                                             cache->candidates, nearest);
         links.nearest = std::move(found.nearest);
         links.first_compile = found.first_compile;
     }

@@ -3,6 +3,7 @@
 #include "output.h"
 #include "serving_output.h"
 
+#include <cachelens/core/format.h>
 #include <cachelens/explain/nearest_keys.h>
 
 #include <cstdio>
@@ -79,6 +80,9 @@ int run_why(const WhyOptions& options) {
                     {"role", cachedir::to_string(role)},
                     {"debug_lines", fx.debug_lines.size()},
                     {"answer", why->answer},
+                    {"detail", why->detail},
+                    {"from_facts", found.from_facts},
+                    {"incomparable", found.incomparable},
                     {"first_compile", found.first_compile},
                     {"family", found.family},
                     {"searched", found.searched},
@@ -86,19 +90,28 @@ int run_why(const WhyOptions& options) {
                     {"nearest", std::move(list)}});
         return kExitOk;
     }
-    std::printf("%s\n\n", why->answer.c_str());
-    std::printf("%s (%s graph, %zu debug lines): %zu of %zu graph(s) searched are this graph "
-                "compiled before\n",
+    std::printf("%s\n", why->answer.c_str());
+    if (!why->detail.empty()) {
+        std::printf("%s\n", why->detail.c_str());
+    }
+    std::printf("\n%s (%s graph, %s): %s of %s searched %s this graph compiled before%s\n",
                 fx.key.c_str(), std::string(cachedir::to_string(role)).c_str(),
-                fx.debug_lines.size(), found.family, found.searched);
+                found.from_facts ? "compared by what the entries hold"
+                                 : plural(fx.debug_lines.size(), "debug line").c_str(),
+                format_count(found.family).c_str(), plural(found.searched, "graph").c_str(),
+                found.family == 1 ? "is" : "are",
+                found.incomparable == 0 ? ""
+                                        : (" (" + plural(found.incomparable, "other entry") +
+                                           " not compared: debug lines on one side only)")
+                                              .c_str());
     for (const auto& near : found.nearest) {
         std::printf("\n%s  %s graph in %s: %s\n", near.key.c_str(),
                     std::string(cachedir::to_string(near.role)).c_str(), near.dir.c_str(),
                     near.same_family ? "this graph compiled before" : "nearest other graph");
-        for (const auto& line : causes_text(near.causes)) {
+        for (const auto& line : causes_text(near.causes, true)) {
             std::printf("  %s\n", line.c_str());
         }
-        std::printf("  %s%s\n", describe_line_counts(near.lines).c_str(),
+        std::printf("  %s%s\n", describe_line_counts(near.lines, found.from_facts).c_str(),
                     near.differing.empty() ? "" : ":");
         for (const auto& name : near.differing) {
             std::printf("    %s\n", name.c_str());

@@ -549,7 +549,7 @@ private slots:
         const auto first = test::run_cli({"why", fixture_dir("devset/cache"), "fiwfskr6"});
         QCOMPARE(first.exit_code, 0);
         // The answer first; under it rows of other graphs, not "Missed because".
-        QVERIFY2(first.out.startsWith("A first compile: none of the 9 graph(s) searched is this "
+        QVERIFY2(first.out.startsWith("A first compile: none of the 9 graphs searched is this "
                                       "backward graph compiled before; below, the nearest other "
                                       "graphs\n\n"),
                  first.out.constData());
@@ -557,7 +557,7 @@ private slots:
         QVERIFY(first.out.contains("  Another graph, not this one compiled before; it differs: "));
         // Graphs named by what they are to AOTAutograd.
         QVERIFY(first.out.contains("\nfiwfskr6jnfhbcay4vb2hbw3ngt6vnf7ucr3drdcawgx5smoly2r "
-                                   "(backward graph, 547 debug lines): 0 of 9 graph(s) searched "
+                                   "(backward graph, 547 debug lines): 0 of 9 graphs searched "
                                    "are this graph compiled before\n"));
         QVERIFY(first.out.contains(": nearest other graph\n"));
         QCOMPARE(parse_json(variant)["role"].toString(), "inference");

@@ -524,7 +524,7 @@ private slots:
                 }
                 QVERIFY(
                     why_answer(one, target.key, cachedir::graph_role(target.debug_lines))
-                        .starts_with("A first compile: none of the 9 graph(s) searched is this "));
+                        .starts_with("A first compile: none of the 9 graphs searched is this "));
             }
         }
     }

@@ -241,10 +241,14 @@ private slots:
         QVERIFY(!list.has_value());
         QVERIFY(list.error().message.find("file contents not pickled dict[Key, Value]") !=
                 std::string::npos);
-        auto text = load_standalone_file(data("make_keyed_cache.py"));
+        auto text = load_standalone_file(data("env/good.txt"));
         QVERIFY(!text.has_value());
         QCOMPARE(text.error().kind, ErrorKind::InvalidArgument);
         QVERIFY(text.error().message.starts_with("not a file cachelens reads on its own"));
+        // Python source is read as Inductor's generated code, never run.
+        auto script = load_standalone_file(data("make_keyed_cache.py"));
+        QVERIFY_RESULT(script);
+        QCOMPARE(script->entry.kind, FileKind::Module);
     }
 
     void cliScanShowVerifyLs() {

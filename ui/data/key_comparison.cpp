@@ -24,12 +24,14 @@ Result<std::shared_ptr<const KeyComparison>> compareEntries(const EntryRef& left
     comparison->right = right;
     comparison->leftFx = std::move(*a);
     comparison->rightFx = std::move(*b);
-    // The debug lines view the documents, which moved with the entries unchanged.
-    auto pair =
-        explain::explain_pair(comparison->leftFx.debug_lines, comparison->rightFx.debug_lines);
+    // The debug lines view the documents, which moved with the entries
+    // unchanged; lines read from entries without them live in keep_alive.
+    auto pair = explain::explain_entries(comparison->leftFx, comparison->rightFx);
     comparison->diff = std::move(pair.diff);
     comparison->inputs = std::move(pair.inputs);
     comparison->causes = std::move(pair.causes);
+    comparison->fromFacts = pair.from_facts;
+    comparison->keepAlive = std::move(pair.keep_alive);
     return std::shared_ptr<const KeyComparison>(std::move(comparison));
 }
 

@@ -26,6 +26,10 @@ struct KeyComparison {
     // misses the left one (read left -> right, as `cachelens diff` does).
     std::vector<explain::AlignedInput> inputs;
     explain::KeyCauses causes;
+    // Compared by what the entries hold (an entry without debug lines):
+    // `diff` then views lines owned by keepAlive.
+    bool fromFacts = false;
+    std::shared_ptr<const void> keepAlive;
 };
 
 // An FX graph entry by reference. Another kind is an error that says what to

@@ -31,6 +31,9 @@ Result<NearestKeys> findNearestKeys(const EntryRef& target,
     result.firstCompile = why->found.first_compile;
     result.family = why->found.family;
     result.answer = std::move(why->answer);
+    result.detail = std::move(why->detail);
+    result.fromFacts = why->found.from_facts;
+    result.incomparable = why->found.incomparable;
     result.sameKey = why->found.same_key;
     for (const auto& error : why->skipped) {
         result.skipped.push_back(error.describe());
@@ -107,7 +110,9 @@ QVariant NearestKeysModel::data(const QModelIndex& index, int role) const {
         case DifferingColumn:
             return differing().join(QStringLiteral(", "));
         case VerdictColumn:
-            return QString::fromStdString(near.causes.verdict);
+            // The page's header says what cannot be told; each row what the entries hold.
+            return QString::fromStdString(near.causes.held.empty() ? near.causes.verdict
+                                                                   : near.causes.held);
         }
         return {};
     case Qt::ToolTipRole:
@@ -125,13 +130,21 @@ QVariant NearestKeysModel::data(const QModelIndex& index, int role) const {
                        : tr("Another graph, not the target compiled before: shown for what is "
                             "nearest, not as the reason for the miss.");
         case SharedColumn:
-            return tr("shares %1 of the target's %2 debug lines").arg(near.shared).arg(near.total);
+            return result_->fromFacts ? tr("shares %1 of the %2 lines read from the target's entry")
+                                            .arg(near.shared)
+                                            .arg(near.total)
+                                      : tr("shares %1 of the target's %2 debug lines")
+                                            .arg(near.shared)
+                                            .arg(near.total);
         case DifferingColumn:
             return differing().join(u'\n');
         case InputsColumn:
             return literalText(changedInputs().join(u'\n'));
         case VerdictColumn: {
             QStringList lines{QString::fromStdString(near.causes.verdict)};
+            if (!near.causes.held.empty()) {
+                lines << QString::fromStdString(near.causes.held);
+            }
             for (const auto& cause : near.causes.causes) {
                 lines << QStringLiteral("%1: %2").arg(
                     QString::fromStdString(std::string(explain::to_string(cause.category))),

@@ -38,6 +38,9 @@ struct NearestKeys {
     std::size_t family = 0;                // graphs searched of the target's family
     std::vector<explain::SameKey> sameKey; // the target's very key in another root
     std::string answer;                    // explain::why_answer: the first line
+    std::string detail;                    // explain::why_detail, for entries without debug lines
+    bool fromFacts = false;                // compared by what the entries hold
+    std::size_t incomparable = 0;          // entries not comparable with the target
     std::vector<std::string> skipped;      // what could not be read (Error::describe)
 };
 

@@ -240,7 +240,11 @@ void ComparePage::showComparison(std::shared_ptr<const KeyComparison> comparison
                             role(comparison->leftFx),
                             describeSide(comparison->right, comparison->rightFx.key),
                             role(comparison->rightFx)));
-    verdict_->setText(QString::fromStdString(comparison->causes.verdict));
+    // What cannot be told first, then what the entries hold, as `diff` prints them.
+    verdict_->setText(
+        comparison->causes.held.empty()
+            ? QString::fromStdString(comparison->causes.verdict)
+            : QString::fromStdString(comparison->causes.verdict + "\n" + comparison->causes.held));
     QStringList causes;
     for (const auto& cause : comparison->causes.causes) {
         const QString category =

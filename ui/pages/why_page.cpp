@@ -6,6 +6,8 @@
 #include "text/plain_text.h"
 #include "widgets/selected_cells.h"
 
+#include <cachelens/core/format.h>
+
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
@@ -151,16 +153,35 @@ void WhyPage::explain(const EntryRef& fxEntry,
             // The answer first, as `cachelens why` prints it.
             QString text = QStringLiteral("<b>%1</b>")
                                .arg(QString::fromStdString(shared->answer).toHtmlEscaped());
-            text += tr("<br>%1 (%2 graph, %3 debug lines): %4 of %5 FX graph(s) in %n cache "
-                       "dir(s) are this graph compiled before; its family first, then the "
-                       "nearest other graphs",
-                       nullptr, static_cast<int>(shared->rootCount))
+            if (!shared->detail.empty()) {
+                text +=
+                    QStringLiteral("<br>") + QString::fromStdString(shared->detail).toHtmlEscaped();
+            }
+            // Counted as `cachelens why` counts them, in the words of the engine.
+            const QString searched =
+                QString::fromStdString(plural(shared->candidateCount, "FX graph") + " in " +
+                                       plural(shared->rootCount, "cache dir"));
+            const QString lines =
+                shared->fromFacts
+                    ? tr("compared by what the entries hold")
+                    : QString::fromStdString(plural(shared->debugLines, "debug line"));
+            text += tr("<br>%1 (%2 graph, %3): %4 of %5 %6 this graph compiled before; its "
+                       "family first, then the nearest other graphs")
                         .arg(QString::fromStdString(shared->targetKey).toHtmlEscaped())
                         .arg(QString::fromStdString(
                             std::string(cachedir::to_string(shared->targetRole))))
-                        .arg(shared->debugLines)
+                        .arg(lines)
                         .arg(shared->family)
-                        .arg(shared->candidateCount);
+                        .arg(searched)
+                        .arg(shared->family == 1 ? tr("is") : tr("are"));
+            if (shared->incomparable > 0) {
+                text += QStringLiteral("<br>") +
+                        QString::fromStdString(
+                            plural(shared->incomparable, "other FX entry") +
+                            " not compared: debug lines on one side only (PyTorch 2.7 and older "
+                            "store none in their entries)")
+                            .toHtmlEscaped();
+            }
             if (!shared->skipped.empty()) {
                 QStringList skipped;
                 for (const auto& line : shared->skipped) {

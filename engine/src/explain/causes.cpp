@@ -1,5 +1,6 @@
 #include <cachelens/cachedir/aot_autograd_entry.h>
 #include <cachelens/explain/causes.h>
+#include <cachelens/explain/entry_facts.h>
 #include <cachelens/explain/graph_code.h>
 
 #include <fmt/format.h>
@@ -67,7 +68,8 @@ std::string_view subkey_of(std::string_view name) {
 
 CauseCategory category_of_attribute(std::string_view name) {
     const std::string_view attribute = attribute_of(name);
-    if (attribute == "gm" || attribute == "user_defined_triton_source") {
+    if (attribute == "gm" || attribute == "user_defined_triton_source" ||
+        attribute == "wrapper_ops" || attribute == "wrapper_kernels") {
         return CauseCategory::Graph;
     }
     if (attribute == "fx_kwargs") {
@@ -163,12 +165,24 @@ bool differs_only_by_paths(const AttributeDifference& difference) {
            without_paths(difference.left->value) == without_paths(difference.right->value);
 }
 
+std::map<std::string, int> ops_counted(std::string_view value, bool listed) {
+    if (!listed) {
+        return ops_of(value);
+    }
+    std::map<std::string, int> ops;
+    for (auto& [op, count] : listed_ops(value)) {
+        ops[op] += count;
+    }
+    return ops;
+}
+
 std::string graph_text(const AttributeDifference& difference) {
+    const bool listed = attribute_of(difference.name) == "wrapper_ops";
     if (!difference.left || !difference.right) {
         return difference.left ? "the graph's code is gone" : "the graph's code is new";
     }
-    const auto before = ops_of(difference.left->value);
-    const auto after = ops_of(difference.right->value);
+    const auto before = ops_counted(difference.left->value, listed);
+    const auto after = ops_counted(difference.right->value, listed);
     std::vector<std::string> added;
     std::vector<std::string> removed;
     const auto count = [](const std::string& op, int n) {
@@ -553,10 +567,13 @@ KeyCauses explain_causes(const KeyDiff& diff, const std::vector<ExampleInput>& b
         target.attributes.push_back(difference.name);
         switch (category) {
         case CauseCategory::Graph:
-            if (graph.empty() && attribute_of(difference.name) == "gm") {
+            if (graph.empty() && (attribute_of(difference.name) == "gm" ||
+                                  attribute_of(difference.name) == "wrapper_ops")) {
                 graph = graph_text(difference);
             } else {
-                target.items.push_back(difference.name);
+                target.items.push_back(attribute_of(difference.name) == "wrapper_kernels"
+                                           ? std::string("the kernels it launches")
+                                           : difference.name);
             }
             break;
         case CauseCategory::Config:
@@ -709,6 +726,58 @@ PairExplained explain_pair(std::span<const std::string_view> before,
 KeyCauses explain_causes(std::span<const std::string_view> before,
                          std::span<const std::string_view> after) {
     return explain_pair(before, after).causes;
+}
+
+void settle_verdict(KeyCauses& causes, bool same_key, bool from_facts,
+                    std::string_view written_by) {
+    constexpr std::string_view kSame = "The two keys are the same";
+    if (same_key) {
+        causes.verdict = std::string(kSame);
+        causes.held.clear();
+        return;
+    }
+    const bool nothing_differs = causes.verdict == kSame;
+    if (from_facts) {
+        causes.held =
+            nothing_differs
+                ? "What the entries hold is the same (inputs, ops, kernels, config): what "
+                  "changed is in what only the key records"
+                : "From what the entries hold: " +
+                      (causes.verdict.empty()
+                           ? std::string()
+                           : static_cast<char>(
+                                 std::tolower(static_cast<unsigned char>(causes.verdict.front()))) +
+                                 causes.verdict.substr(1));
+        causes.verdict = unrecorded_inputs_line(written_by);
+    } else if (nothing_differs) {
+        causes.verdict = "The keys differ, but no debug line does: an input PyTorch hashes "
+                         "without logging it changed";
+    }
+}
+
+PairExplained explain_entries(const cachedir::FxGraphEntry& before,
+                              const cachedir::FxGraphEntry& after) {
+    // Debug lines against the facts of an entry without them would differ
+    // everywhere: either lacking them, both are compared by what they hold.
+    const bool from_facts = before.debug_lines.empty() || after.debug_lines.empty();
+    auto owned = std::make_shared<std::pair<std::vector<std::string>, std::vector<std::string>>>();
+    std::vector<std::string_view> left(before.debug_lines);
+    std::vector<std::string_view> right(after.debug_lines);
+    if (from_facts) {
+        owned->first = recorded_key_facts(before);
+        owned->second = recorded_key_facts(after);
+        left.assign(owned->first.begin(), owned->first.end());
+        right.assign(owned->second.begin(), owned->second.end());
+    }
+    PairExplained out = explain_pair(left, right);
+    out.from_facts = from_facts;
+    out.keep_alive = std::shared_ptr<const void>(
+        std::make_shared<std::tuple<decltype(owned), std::shared_ptr<const pickle::Document>,
+                                    std::shared_ptr<const pickle::Document>>>(
+            owned, before.document, after.document));
+    settle_verdict(out.causes, before.key == after.key, from_facts,
+                   before.debug_lines.empty() ? before.written_by : after.written_by);
+    return out;
 }
 
 Result<cachedir::FxGraphEntry> load_graph_to_compare(const std::filesystem::path& root,

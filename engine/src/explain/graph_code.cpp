@@ -1,5 +1,6 @@
 #include <cachelens/cachedir/debug_line.h>
 #include <cachelens/explain/causes.h>
+#include <cachelens/explain/entry_facts.h>
 #include <cachelens/explain/example_inputs.h>
 #include <cachelens/explain/graph_code.h>
 #include <cachelens/explain/line_diff.h>
@@ -341,12 +342,33 @@ GraphShape graph_shape_of(std::span<const std::string_view> debug_lines) {
     const auto code = graph_code_of(debug_lines);
     shape.ops = op_names(code);
     shape.code = normalize_graph_code(code, true);
+    if (code.empty()) {
+        // An entry compared by what it holds: the ops its wrapper computes; a
+        // wrapper that names none (launching kernels only) says nothing of them.
+        bool from_entry = false;
+        bool listed = false;
+        for (const auto line : debug_lines) {
+            const cachedir::DebugLine parsed = cachedir::parse_debug_line(line);
+            if (parsed.attribute == "wrapper_ops") {
+                for (auto& [op, count] : listed_ops(parsed.value)) {
+                    shape.ops.insert(std::move(op));
+                }
+                listed = true;
+            }
+            from_entry = from_entry || parsed.attribute == "wrapper_kernels" ||
+                         parsed.attribute == "wrapper_ops";
+        }
+        shape.ops_known = !from_entry || listed;
+    }
     return shape;
 }
 
 bool same_family(const GraphShape& a, const GraphShape& b) {
     if (a.role != b.role && a.role != cachedir::GraphRole::Unknown &&
         b.role != cachedir::GraphRole::Unknown) {
+        return false;
+    }
+    if (!a.ops_known || !b.ops_known) {
         return false;
     }
     return op_similarity(a.ops, b.ops) >= kSameGraph;

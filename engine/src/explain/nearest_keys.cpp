@@ -1,5 +1,7 @@
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
+#include <cachelens/core/format.h>
+#include <cachelens/explain/entry_facts.h>
 #include <cachelens/explain/graph_code.h>
 #include <cachelens/explain/key_diff.h>
 #include <cachelens/explain/nearest_keys.h>
@@ -75,7 +77,9 @@ std::vector<KeyCandidate> fx_graph_candidates(const cachedir::Scan& scan, const 
             unreadable.push_back(fx.error());
             continue;
         }
-        candidates.push_back({fx->key, dir, entry.path, fx->debug_lines, fx->document});
+        auto compared = lines_to_compare(*fx);
+        candidates.push_back({fx->key, dir, entry.path, std::move(compared.lines),
+                              std::move(compared.keep_alive), compared.from_facts});
     }
     return candidates;
 }
@@ -96,12 +100,17 @@ NearestGraphs nearest_graphs(const TargetGraph& target, std::span<const KeyCandi
         double code_similarity;
     };
     std::vector<Scored> scored;
+    result.from_facts = target.from_facts;
     for (const auto& candidate : candidates) {
         if (candidate.key == target.key) {
             if (!target.every_copy_is_target &&
                 (candidate.dir != target.dir || candidate.path != target.path)) {
                 result.same_key.push_back({candidate.dir, candidate.path});
             }
+            continue;
+        }
+        if (candidate.from_facts != target.from_facts) {
+            ++result.incomparable; // debug lines against what an entry holds
             continue;
         }
         Scored score{&candidate, false, shared_count(target_counts, candidate.debug_lines), 0};
@@ -186,6 +195,7 @@ NearestGraphs nearest_graphs(const TargetGraph& target, std::span<const KeyCandi
                 if (!near.same_family) {
                     mark_other_graph(near.causes);
                 }
+                settle_verdict(near.causes, false, target.from_facts, target.written_by);
                 break;
             }
         }
@@ -194,6 +204,14 @@ NearestGraphs nearest_graphs(const TargetGraph& target, std::span<const KeyCandi
 }
 
 std::string why_answer(const NearestGraphs& found, std::string_view target_key,
+                       cachedir::GraphRole role, std::string_view written_by) {
+    if (found.from_facts && found.same_key.empty() && found.searched > 0) {
+        return unrecorded_inputs_line(written_by.empty() ? "2.7 or older" : written_by);
+    }
+    return why_detail(found, target_key, role);
+}
+
+std::string why_detail(const NearestGraphs& found, std::string_view target_key,
                        cachedir::GraphRole role) {
     const auto short_key = [](std::string_view key) {
         return key.size() > 12 ? fmt::format("{}…", key.substr(0, 12)) : std::string(key);
@@ -209,15 +227,22 @@ std::string why_answer(const NearestGraphs& found, std::string_view target_key,
                            short_key(target_key), copy.dir, copy.dir, target_key.substr(0, 12));
     }
     if (found.searched == 0) {
-        return "No other FX graph to compare with: nothing to say why it missed";
+        return found.incomparable > 0
+                   ? fmt::format("Not compared: the {} store debug lines and this entry does not "
+                                 "(or the other way round); what one holds cannot be set against "
+                                 "the other's key",
+                                 plural(found.incomparable, "other FX graph entry"))
+                   : "No other FX graph to compare with: nothing to say why it missed";
     }
+    const std::string_view by_facts = found.from_facts ? "By what the entries hold, a" : "A";
     if (found.first_compile || found.nearest.empty() || !found.nearest.front().same_family) {
-        return fmt::format("A first compile: none of the {} graph(s) searched is this {} compiled "
+        return fmt::format("{} first compile: none of the {} searched is this {} compiled "
                            "before; below, the nearest other graphs",
-                           found.searched, graph);
+                           by_facts, plural(found.searched, "graph"), graph);
     }
     const NearKey& near = found.nearest.front();
-    return fmt::format("{} (against {}, this {} compiled before{})", near.causes.verdict,
+    return fmt::format("{} (against {}, this {} compiled before{})",
+                       found.from_facts ? near.causes.held : near.causes.verdict,
                        short_key(near.key), graph,
                        found.family > 1 ? fmt::format("; {} such in all", found.family) : "");
 }
@@ -264,10 +289,15 @@ Result<WhyMissed> why_missed(const WhyRequest& request) {
         auto more = fx_graph_candidates(*searched, label, why.skipped);
         std::move(more.begin(), more.end(), std::back_inserter(candidates));
     }
-    why.found = nearest_graphs({why.fx.debug_lines, why.fx.key, target_label,
-                                target_label.empty() ? std::string_view() : why.target.path},
+    const ComparedLines target_lines = lines_to_compare(why.fx);
+    why.found = nearest_graphs({target_lines.lines, why.fx.key, target_label,
+                                target_label.empty() ? std::string_view() : why.target.path, false,
+                                target_lines.from_facts, why.fx.written_by},
                                candidates, request.limit);
-    why.answer = why_answer(why.found, why.fx.key, why.role);
+    why.answer = why_answer(why.found, why.fx.key, why.role, why.fx.written_by);
+    if (why.found.from_facts && why.answer != why_detail(why.found, why.fx.key, why.role)) {
+        why.detail = why_detail(why.found, why.fx.key, why.role);
+    }
     for (const auto& near : why.found.nearest) {
         const auto& by_path = fx_entries[near.dir];
         cachedir::Entry entry;

@@ -336,7 +336,17 @@ MissCause find_cause(const std::vector<const CacheEvent*>& fx_events,
         const std::vector<std::string_view> lines(event->components.begin(),
                                                   event->components.end());
         const auto found =
-            explain::nearest_graphs({lines, event->key, {}, {}, true}, candidates, 1);
+            explain::nearest_graphs({lines, event->key, {}, {}, true, false, {}}, candidates, 1);
+        if (found.searched == 0 && found.incomparable > 0) {
+            // The logged key's lines cannot be set against entries that store none.
+            return {"not compared",
+                    fmt::format("the cache's {} store no debug lines (PyTorch 2.7 and older): the "
+                                "logged key cannot be compared with them",
+                                plural(found.incomparable, "FX entry")),
+                    event->key,
+                    {},
+                    CacheKind::FxGraph};
+        }
         if (found.first_compile || found.nearest.empty()) {
             return {"first compile", "first compile: no cached graph is this one compiled before",
                     event->key, found.nearest.empty() ? std::string() : found.nearest.front().key,

@@ -3,8 +3,10 @@
 #include <cachelens/cachedir/entry_content.h>
 #include <cachelens/cachedir/file_kind.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
+#include <cachelens/core/format.h>
 #include <cachelens/core/small_sort.h>
 #include <cachelens/explain/causes.h>
+#include <cachelens/explain/entry_facts.h>
 #include <cachelens/explain/nearest_keys.h>
 #include <cachelens/serving/serving_tree.h>
 #include <cachelens/watch/cache_watch.h>
@@ -437,17 +439,31 @@ std::vector<WatchEvent> CacheWatch::events_for(std::span<const std::string> path
                 break;
             }
             const auto role = fx->role;
-            const explain::TargetGraph target{fx->debug_lines, fx->key, root_.native(), entry.path,
-                                              false};
+            auto compared = explain::lines_to_compare(*fx);
+            const explain::TargetGraph target{compared.lines, fx->key, root_.native(),
+                                              entry.path,     false,   compared.from_facts,
+                                              fx->written_by};
             const auto found = explain::nearest_graphs(target, known_->graphs, 1);
             event.recompile = !found.first_compile && found.family > 0;
             std::string what = std::string(cachedir::to_string(role));
+            // Mid-line: the answer starts lower case; for an entry without debug
+            // lines, what its entry holds says it, and what cannot be told follows.
+            std::string answer =
+                known_->graphs.empty()
+                    ? std::string("a first compile (no FX graph in the dir before it)")
+                    : (found.from_facts && found.searched > 0
+                           ? explain::why_detail(found, fx->key, role) + " (PyTorch " +
+                                 fx->written_by +
+                                 " stores no debug lines: which input changed, `cachelens trace` "
+                                 "on a TORCH_TRACE log says)"
+                           : explain::why_answer(found, fx->key, role, fx->written_by));
+            if (!answer.empty()) {
+                answer.front() =
+                    static_cast<char>(std::tolower(static_cast<unsigned char>(answer.front())));
+            }
             event.line = "new " +
                          (role == cachedir::GraphRole::Unknown ? std::string() : what + " ") +
-                         "graph " + short_key(fx->key) + ": " +
-                         (known_->graphs.empty() ? std::string("a first compile (no FX graph in "
-                                                               "the dir before it)")
-                                                 : explain::why_answer(found, fx->key, role));
+                         "graph " + short_key(fx->key) + ": " + answer;
             if (event.recompile) {
                 ++summary_.recompiles;
                 const auto& near = found.nearest.front();
@@ -462,8 +478,9 @@ std::vector<WatchEvent> CacheWatch::events_for(std::span<const std::string> path
             candidate.key = fx->key;
             candidate.dir = root_.string();
             candidate.path = entry.path;
-            candidate.debug_lines = fx->debug_lines;
-            candidate.keep_alive = fx->document;
+            candidate.debug_lines = std::move(compared.lines);
+            candidate.keep_alive = std::move(compared.keep_alive);
+            candidate.from_facts = compared.from_facts;
             known_->graphs.push_back(std::move(candidate));
             break;
         }
@@ -495,8 +512,7 @@ std::vector<WatchEvent> CacheWatch::events_for(std::span<const std::string> path
 }
 
 std::string CacheWatch::Summary::line() const {
-    std::string out = std::to_string(compiles) + (compiles == 1 ? " compile" : " compiles") + ", " +
-                      std::to_string(recompiles) + (recompiles == 1 ? " recompile" : " recompiles");
+    std::string out = plural(compiles, "compile") + ", " + plural(recompiles, "recompile");
     if (!causes.empty()) {
         std::vector<std::pair<std::string, std::size_t>> ranked(causes.begin(), causes.end());
         stable_sort_small(ranked, [](const auto& a, const auto& b) { return a.second > b.second; });

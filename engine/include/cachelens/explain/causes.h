@@ -15,6 +15,7 @@
 #include <cachelens/explain/key_diff.h>
 
 #include <filesystem>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -48,8 +49,13 @@ struct Cause {
 
 struct KeyCauses {
     // "Missed because dim 0 of input 2 became dynamic (4 -> s72); also: graph"
-    // or, for two equal keys, "The two keys are the same".
+    // or, for two equal keys (never two others), "The two keys are the same".
+    // Where an entry stores no debug lines (PyTorch 2.7 and older), what
+    // cannot be told and what to do (entry_facts.h unrecorded_inputs_line).
     std::string verdict;
+    // Then, for entries compared by what they hold: that comparison's verdict
+    // ("From what the entries hold: missed because ..."). Empty otherwise.
+    std::string held;
     std::vector<Cause> causes; // most decisive first; every differing attribute in one
 };
 
@@ -79,6 +85,9 @@ struct PairExplained {
     std::vector<AlignedInput> inputs; // align_inputs(before_inputs, after_inputs)
     KeyCauses causes;                 // verdict per mark_other_graph when not same_graph
     bool same_graph = true;           // graph_code.h same_family
+    // Compared by what the entries hold (entry_facts.h): neither's debug lines.
+    bool from_facts = false;
+    std::shared_ptr<const void> keep_alive; // owns the lines `diff` views
 };
 
 // The FX graph entry `entry` of `root`, as diff, why and the Compare page
@@ -101,6 +110,17 @@ Result<GraphArgument> find_graph_to_compare(const cachedir::Scan& scan, std::str
 
 PairExplained explain_pair(std::span<const std::string_view> before,
                            std::span<const std::string_view> after);
+
+// Two entries compared as `diff`, the Compare page and `why` compare them: by
+// their debug lines, or where either stores none, by what both hold
+// (entry_facts.h), the first line saying so; "the same" only for equal keys.
+PairExplained explain_entries(const cachedir::FxGraphEntry& before,
+                              const cachedir::FxGraphEntry& after);
+
+// The verdict once the keys and how they were compared are known: "The two
+// keys are the same" only when they are; for lines read from the entries,
+// what cannot be told first and that comparison in `held`.
+void settle_verdict(KeyCauses& causes, bool same_key, bool from_facts, std::string_view written_by);
 
 // Another graph did not "miss" the target: its verdict says how it differs
 // ("Another graph, not this one compiled before; it differs: ...").

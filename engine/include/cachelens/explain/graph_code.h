@@ -68,6 +68,10 @@ struct GraphShape {
     cachedir::GraphRole role = cachedir::GraphRole::Unknown;
     std::set<std::string> ops; // aten.mm, ... as graph_similarity counts them
     NormalizedCode code;       // sizes as symbols
+    // Whether the lines say what the graph computes: a `gm`, or for an entry
+    // compared by what it holds (entry_facts.h) its `wrapper_ops`. A graph
+    // whose ops are not known is of no family: nothing says it is the same.
+    bool ops_known = true;
 };
 
 GraphShape graph_shape_of(std::span<const std::string_view> debug_lines);

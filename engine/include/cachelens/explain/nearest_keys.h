@@ -31,8 +31,10 @@ struct KeyCandidate {
     std::string key;
     std::string dir;  // the cache dir it is in, as the user named it
     std::string path; // the entry file, relative to dir
+    // Its debug lines, or where it stores none what it holds (entry_facts.h).
     std::vector<std::string_view> debug_lines;
     std::shared_ptr<const void> keep_alive; // owns what debug_lines view
+    bool from_facts = false;
 };
 
 // The dirs to search, each once: the same dir named twice (or as "dir/.",
@@ -85,6 +87,10 @@ struct NearestGraphs {
     std::size_t family = 0;        // candidates of the target's family
     std::size_t searched = 0;      // candidates other than the target's key
     std::vector<SameKey> same_key; // the target's key elsewhere: not a key miss there
+    // Candidates not compared: debug lines on one side, what an entry holds
+    // on the other (entries of PyTorch 2.7 and older store no debug lines).
+    std::size_t incomparable = 0;
+    bool from_facts = false; // compared by what the entries hold
 };
 
 struct TargetGraph {
@@ -97,6 +103,10 @@ struct TargetGraph {
     // A logged miss wrote its key into the cache it is compared with: every
     // entry of that key is the target, none a copy elsewhere.
     bool every_copy_is_target = false;
+    // `debug_lines` are what the target's entry holds (entry_facts.h), read
+    // from an entry `written_by` a release that stores no debug lines.
+    bool from_facts = false;
+    std::string_view written_by = {};
 };
 
 // The target's family ranked by the debug lines they share with it as
@@ -108,7 +118,13 @@ NearestGraphs nearest_graphs(const TargetGraph& target, std::span<const KeyCandi
 // The answer in one plain line, first in `why` and the Why missed page: the
 // very key in another dir, a first compile, or why the target missed the
 // nearest graph of its family.
+// For a target compared by what its entry holds: unrecorded_inputs_line()
+// (entry_facts.h), and the answer of that comparison as why_detail().
 std::string why_answer(const NearestGraphs& found, std::string_view target_key,
+                       cachedir::GraphRole role, std::string_view written_by = {});
+// The second line for a target compared by what its entry holds ("From what
+// the entries hold: ..."); empty for one compared by its debug lines.
+std::string why_detail(const NearestGraphs& found, std::string_view target_key,
                        cachedir::GraphRole role);
 
 // The "why did this graph miss?" use case, as `cachelens why` and the Why
@@ -130,6 +146,7 @@ struct WhyMissed {
     std::vector<std::filesystem::path> dirs; // searched, each once, in the order asked
     NearestGraphs found;
     std::string answer; // why_answer(): the one line that answers first
+    std::string detail; // why_detail(): for an entry without debug lines
     // Parallel to found.nearest: the entry each names (its dir's scan), and that dir.
     std::vector<cachedir::Entry> nearest_entries;
     std::vector<std::filesystem::path> nearest_dirs;
