@@ -1,6 +1,7 @@
 #include "guard_output.h"
 
 #include <cachelens/cachedir/fx_graph_entry.h>
+#include <cachelens/explain/entry_facts.h>
 
 #include <algorithm>
 #include <cmath>
@@ -109,7 +110,8 @@ fx_key_inputs(const cachedir::Scan& scan, const std::vector<cachedir::Entry>& en
         }
         auto fx = cachedir::load_fx_graph_entry(scan.root / entry.path);
         if (fx) {
-            return explain::example_inputs_of(fx->debug_lines);
+            // Without debug lines (2.7 and older), the inputs its wrapper takes.
+            return explain::example_inputs_of(explain::lines_to_compare(*fx).lines);
         }
         if (!first_error) {
             first_error = fx.error();

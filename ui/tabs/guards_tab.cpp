@@ -6,6 +6,7 @@
 #include "widgets/highlight_colors.h"
 #include "widgets/selected_cells.h"
 
+#include <cachelens/explain/entry_facts.h>
 #include <cachelens/explain/lookup.h>
 
 #include <QAbstractSpinBox>
@@ -337,7 +338,8 @@ void GuardsTab::showEntry(const EntryRef& ref, const SharedContent& content) {
     model_->setExpression(*expression_);
     // Sizes mode when the graph's inputs name every symbol the guards read.
     if (const auto* fx = std::get_if<cachedir::FxGraphEntry>(&*content)) {
-        inputs_ = explain::example_inputs_of(fx->debug_lines);
+        // Without debug lines (2.7 and older), the inputs its wrapper takes.
+        inputs_ = explain::example_inputs_of(explain::lines_to_compare(*fx).lines);
         guardSymbols_ = explain::guard_symbols(inputs_);
         sizesMode_ = !explain::free_sizes(inputs_).empty() &&
                      std::ranges::all_of(expression_->symbols(), [this](const std::string& name) {

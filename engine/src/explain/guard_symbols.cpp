@@ -109,7 +109,10 @@ std::string dim_argument(std::string dim) {
 
 std::string sizes_list(const std::vector<FreeSize>& sizes) {
     if (sizes.empty()) {
-        return "it has no symbolic sizes (a static graph: its guards read nothing)";
+        // A static graph, or an entry that says nowhere which sizes its guards
+        // read (no debug lines, and no size its wrapper takes).
+        return "it takes no size as an input that its entry records (a static graph, or one "
+               "whose guards' t0, t1, ... only --hints can give)";
     }
     std::string out = "its sizes are ";
     for (std::size_t i = 0; i < sizes.size(); ++i) {
