@@ -1,3 +1,5 @@
+#include "../core/python_json.h"
+
 #include <cachelens/cachedir/benchmark_cache.h>
 
 #include <nlohmann/json.hpp>
@@ -25,7 +27,8 @@ const BenchmarkChoice* BenchmarkCache::best(std::string_view op, std::string_vie
 }
 
 Result<BenchmarkCache> parse_benchmark_cache(std::string_view text) {
-    Json json = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+    // Python's json, which writes a failed choice's time as Infinity.
+    Json json = python_json_loads(text);
     if (json.is_discarded()) {
         return fail(ErrorKind::Corrupt, "benchmark cache: not valid JSON");
     }
@@ -41,6 +44,8 @@ Result<BenchmarkCache> parse_benchmark_cache(std::string_view text) {
             if (auto name = device->find("name"); name != device->end()) {
                 cache.device_name = text_of(*name);
             }
+        } else if (device != system->end() && device->is_string()) {
+            cache.device_name = device->get<std::string>(); // PyTorch 2.0, 2.1
         }
         if (auto versions = system->find("version");
             versions != system->end() && versions->is_object()) {

@@ -358,6 +358,25 @@ FileKind classify(std::string_view relative_path) {
             return name == "lock" ? FileKind::Lock : FileKind::Halide;
         }
     }
+    // AOTInductor's files outside a shard dir (2.3 to 2.6, TORCHINDUCTOR_CACHE_DIR
+    // used as the output dir): the cubins it copied to the top, and the model's
+    // wrapper, object and metadata in the output dir the user named.
+    const auto code_hash_stem = [](std::string_view file) {
+        return file.size() > 52 && is_code_hash(file.substr(0, 52));
+    };
+    if (parts.size() == 1 && code_hash_stem(name)) {
+        for (const auto suffix : {".cubin", ".hsaco", ".spv", ".fatbin"}) {
+            if (ends_with(name, suffix)) {
+                return FileKind::KernelBinary;
+            }
+        }
+    }
+    if (parts.size() == 2 && top.size() != 2 && code_hash_stem(name) &&
+        (ends_with(name, ".cpp") || ends_with(name, ".o") || ends_with(name, ".so") ||
+         ends_with(name, ".cubin") || ends_with(name, ".hsaco") ||
+         ends_with(name, "_metadata.json"))) {
+        return FileKind::AotiOutput;
+    }
     if (parts.size() == 2 && top.size() == 2 && ends_with(name, ".debug.lock")) {
         return FileKind::Lock;
     }

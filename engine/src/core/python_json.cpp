@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 namespace cachelens {
 
@@ -141,6 +142,70 @@ std::string python_json_dumps(const Json& value) {
     std::string out;
     append_python_json(out, value);
     return out;
+}
+
+namespace {
+
+// Stands for an infinity while nlohmann parses (it refuses them, and 1e999).
+constexpr std::string_view kInfinity = "1.7976931348623157e308";
+
+void restore_infinities(nlohmann::ordered_json& value) {
+    if (value.is_number_float()) {
+        const double number = value.get<double>();
+        if (number == std::numeric_limits<double>::max()) {
+            value = std::numeric_limits<double>::infinity();
+        } else if (number == -std::numeric_limits<double>::max()) {
+            value = -std::numeric_limits<double>::infinity();
+        }
+        return;
+    }
+    if (value.is_structured()) {
+        for (auto& item : value) {
+            restore_infinities(item);
+        }
+    }
+}
+
+} // namespace
+
+nlohmann::ordered_json python_json_loads(std::string_view text) {
+    std::string json;
+    json.reserve(text.size());
+    bool in_string = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            json += c;
+            if (c == '\\' && i + 1 < text.size()) {
+                json += text[++i];
+            } else if (c == '"') {
+                in_string = false;
+            }
+            continue;
+        }
+        if (c == '"') {
+            in_string = true;
+        } else if (text.substr(i).starts_with("NaN")) {
+            json += "null";
+            i += 2;
+            continue;
+        } else if (text.substr(i).starts_with("Infinity")) {
+            json += kInfinity;
+            i += 7;
+            continue;
+        } else if (text.substr(i).starts_with("-Infinity")) {
+            json += '-';
+            json += kInfinity;
+            i += 8;
+            continue;
+        }
+        json += c;
+    }
+    auto value = nlohmann::ordered_json::parse(json, nullptr, /*allow_exceptions=*/false);
+    if (!value.is_discarded()) {
+        restore_infinities(value);
+    }
+    return value;
 }
 
 } // namespace cachelens

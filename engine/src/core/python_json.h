@@ -8,9 +8,16 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <string_view>
 
 namespace cachelens {
 
 std::string python_json_dumps(const nlohmann::ordered_json& value);
+
+// What json.loads() reads: JSON plus the NaN, Infinity and -Infinity that
+// json.dumps() writes for floats that are not finite (a benchmark choice
+// that failed times Infinity). Infinities come back as floats, NaN as null.
+// Discarded when the text is not that.
+nlohmann::ordered_json python_json_loads(std::string_view text);
 
 } // namespace cachelens
