@@ -14,6 +14,7 @@
 #include <cachelens/bench/bench_store.h>
 #include <cachelens/bench/launch_plan.h>
 #include <cachelens/bench/runner.h>
+#include <cachelens/core/format.h>
 
 #include <algorithm>
 #include <chrono>
@@ -106,10 +107,11 @@ void print_plans_text(const std::vector<bench::KernelCandidates>& kernels,
         unplanned += kernel.unplannable.size();
         kernels_unplanned += kernel.unplannable.empty() ? 0 : 1;
     }
-    std::printf("\nPlanned %zu candidate(s) of %zu kernel(s)", planned, kernels.size());
+    std::printf("\nPlanned %s of %s", plural(planned, "candidate").c_str(),
+                plural(kernels.size(), "kernel").c_str());
     if (unplanned > 0) {
-        std::printf("; %zu candidate(s) of %zu kernel(s) not planned (marked !)", unplanned,
-                    kernels_unplanned);
+        std::printf("; %s of %s not planned (marked !)", plural(unplanned, "candidate").c_str(),
+                    plural(kernels_unplanned, "kernel").c_str());
     }
     std::printf("\n");
 }
@@ -271,8 +273,9 @@ int run_bench(const BenchOptions& options) {
             }
         }
     } else {
-        std::fprintf(stderr, "cachelens: %zu candidates of %zu kernels on %s (%s)\n", total,
-                     kernels->size(), run.device.name.c_str(), run.protocol.describe().c_str());
+        std::fprintf(stderr, "cachelens: %s of %s on %s (%s)\n", plural(total, "candidate").c_str(),
+                     plural(kernels->size(), "kernel").c_str(), run.device.name.c_str(),
+                     run.protocol.describe().c_str());
     }
     std::size_t failed = 0;
     ProgressLine progress("bench on " + run.device.name, options.json_lines);

@@ -12,6 +12,7 @@
 #include <cachelens/bundle/import.h>
 #include <cachelens/bundle/mega_cache.h>
 #include <cachelens/bundle/signed_bundle.h>
+#include <cachelens/core/format.h>
 #include <cachelens/core/mapped_file.h>
 #include <cachelens/hash/sha256.h>
 #include <cachelens/pt2/pt2_archive.h>
@@ -149,9 +150,10 @@ int run_bundle_ls(const BundleLsOptions& options) {
         std::printf("created %s\n", manifest->created.c_str());
     }
 
-    std::printf("%s: mega-cache bundle (%s form, version %llu), %zu artifacts, %s\n",
-                options.file.c_str(), std::string(to_string(bundle->form)).c_str(),
-                static_cast<unsigned long long>(bundle->version), bundle->artifact_count(),
+    std::printf("%s: mega-cache bundle (%s form, version %llu), %s, %s\n", options.file.c_str(),
+                std::string(to_string(bundle->form)).c_str(),
+                static_cast<unsigned long long>(bundle->version),
+                plural(bundle->artifact_count(), "artifact").c_str(),
                 format_bytes(file->size).c_str());
     // Signed: what the signer recorded; else read from the graphs themselves.
     std::printf("compiled on %s\n",

@@ -10,6 +10,7 @@
 #include <cachelens/cachedir/fingerprint.h>
 #include <cachelens/cachedir/machine_fingerprint.h>
 #include <cachelens/core/dir_handle.h>
+#include <cachelens/core/format.h>
 
 #include <cstdio>
 
@@ -37,8 +38,8 @@ void print_fingerprint(const cachedir::Fingerprint& machine) {
     std::printf("%s\n", machine.describe().c_str());
     std::printf("learnt from  %s", machine.learnt_from.c_str());
     if (machine.fx_entries > 0) {
-        std::printf(" (%zu of its %zu FX entries name this environment)", machine.agreeing,
-                    machine.fx_entries);
+        std::printf(" (%zu of its %s name this environment)", machine.agreeing,
+                    plural(machine.fx_entries, "FX entry").c_str());
     }
     std::printf("\ndevices      %s%s\n", joined(machine.device_types).c_str(),
                 machine.runs_on_hip() ? " (HIP: ROCm's PyTorch names its GPUs cuda)" : "");

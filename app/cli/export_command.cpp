@@ -56,8 +56,8 @@ int run_export(const ExportOptions& options) {
                     {"notes", notes}});
         return kExitOk;
     }
-    std::printf("%s: %zu artifacts (", target_path(options.output).c_str(),
-                exported->bundle.artifact_count());
+    std::printf("%s: %s (", target_path(options.output).c_str(),
+                plural(exported->bundle.artifact_count(), "artifact").c_str());
     const char* separator = "";
     for (const auto& section : exported->bundle.sections) {
         std::printf("%s%zu %s", separator, section.artifacts.size(), section.type.c_str());

@@ -5,6 +5,7 @@
 #include <cachelens/cachedir/aot_autograd_entry.h>
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
+#include <cachelens/core/format.h>
 #include <cachelens/guards/guard_expression.h>
 
 #include <cstdio>
@@ -158,10 +159,9 @@ int run_eval(const GuardsOptions& options) {
         guarded.push_back(*expression);
         expressions.emplace_back(std::move(*expression));
     }
-    const std::string reader = entries.size() == 1
-                                   ? "the guards of " + entries[0].path
-                                   : "the guards of " + options.query + "'s " +
-                                         std::to_string(entries.size()) + " entries";
+    const std::string reader = entries.size() == 1 ? "the guards of " + entries[0].path
+                                                   : "the guards of " + options.query + "'s " +
+                                                         plural(entries.size(), "entry");
     if (auto fits = check_hints(*hints, guarded, reader); !fits) {
         return report(fits.error());
     }

@@ -4,6 +4,7 @@
 #include "progress_line.h"
 
 #include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/core/format.h>
 #include <cachelens/core/text.h>
 #include <cachelens/remote/mirror.h>
 #include <cachelens/remote/redis_endpoint.h>
@@ -102,10 +103,10 @@ int run_index(const IndexOptions& options) {
                             remote_report["unchanged"].get<std::size_t>(),
                             remote_report["removed"].get<std::size_t>());
             }
-            std::printf("%s: %zu entries (%zu parsed, %zu unchanged, %zu removed, %zu parse "
-                        "errors)\n",
-                        result->root.c_str(), result->entries, result->parsed, result->unchanged,
-                        result->removed, result->parse_errors);
+            std::printf("%s: %s (%zu parsed, %zu unchanged, %zu removed, %s)\n",
+                        result->root.c_str(), plural(result->entries, "entry").c_str(),
+                        result->parsed, result->unchanged, result->removed,
+                        plural(result->parse_errors, "parse error").c_str());
             for (const auto& path : result->being_written) {
                 std::printf("note: %s did not parse and was written within the last minute: "
                             "taken as still being written, indexed next time\n",

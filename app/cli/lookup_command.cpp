@@ -3,6 +3,7 @@
 #include "output.h"
 
 #include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/core/format.h>
 #include <cachelens/explain/lookup.h>
 
 #include <cstdio>
@@ -79,7 +80,7 @@ int run_lookup_anywhere(const LookupOptions& options, const cachedir::Scan& scan
     }
     if (tried.empty()) {
         std::string message = "no FX graph key of " + options.dir + " takes --sizes " +
-                              options.sizes + " (" + std::to_string(keys.size()) + " keys)";
+                              options.sizes + " (" + plural(keys.size(), "key") + ")";
         for (const auto& refusal : refusals) {
             message += "\n  " + refusal;
         }
@@ -105,9 +106,10 @@ int run_lookup_anywhere(const LookupOptions& options, const cachedir::Scan& scan
                     {"keys_not_taking_sizes", refusals.size()}});
         return kExitOk;
     }
-    std::printf("%s: %td of the %zu FX graph keys that take these sizes would hit (%zu keys "
-                "have other sizes)\n",
-                hits > 0 ? "hit" : "miss", hits, tried.size(), refusals.size());
+    std::printf(
+        "%s: %td of the %s that take these sizes would hit (%s other sizes)\n",
+        hits > 0 ? "hit" : "miss", hits, plural(tried.size(), "FX graph key").c_str(),
+        (plural(refusals.size(), "key") + (refusals.size() == 1 ? " has" : " have")).c_str());
     for (const auto& [lookup, hints] : tried) {
         std::printf("%-10s  %s%s%s  (%s)\n", std::string(explain::to_string(lookup.status)).c_str(),
                     lookup.key_dir.c_str(), lookup.hit ? "/" : "",
@@ -214,16 +216,16 @@ int run_lookup(const LookupOptions& options) {
         std::printf("hit: %s/%s\n", lookup->key_dir.c_str(), lookup->hit->c_str());
         break;
     case explain::LookupStatus::GuardMiss:
-        std::printf("guard_miss: %zu entries under %s, none whose guards pass\n",
-                    lookup->tried.size(), lookup->key_dir.c_str());
+        std::printf("guard_miss: %s under %s, none whose guards pass\n",
+                    plural(lookup->tried.size(), "entry").c_str(), lookup->key_dir.c_str());
         break;
     case explain::LookupStatus::FullMiss:
         if (lookup->tried.empty()) {
             std::printf("full_miss: no entries under %s%s\n", lookup->key_dir.c_str(),
                         lookup->key_dir_empty ? " (its dir is empty)" : "");
         } else {
-            std::printf("full_miss: none of the %zu entries under %s can be read\n",
-                        lookup->tried.size(), lookup->key_dir.c_str());
+            std::printf("full_miss: none of the %s under %s can be read\n",
+                        plural(lookup->tried.size(), "entry").c_str(), lookup->key_dir.c_str());
         }
         break;
     }

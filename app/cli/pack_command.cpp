@@ -86,8 +86,8 @@ int run_pack(const PackOptions& options) {
         return kExitOk;
     }
     std::printf(
-        "%s: %s packed, %zu files, %s (%s compressed)%s\n", options.output.c_str(),
-        packed->manifest.hash_dir.c_str(), packed->manifest.files.size(),
+        "%s: %s packed, %s, %s (%s compressed)%s\n", options.output.c_str(),
+        packed->manifest.hash_dir.c_str(), plural(packed->manifest.files.size(), "file").c_str(),
         format_bytes(packed->manifest.bytes()).c_str(), format_bytes(packed->archive_bytes).c_str(),
         packed->signer.empty() ? "" : (", signed by " + packed->signer.substr(0, 16)).c_str());
     std::printf("on the other machine: cachelens unpack %s --into "
@@ -161,16 +161,20 @@ int run_unpack(const UnpackOptions& options) {
         std::printf("%s is already there, byte for byte: nothing to do\n",
                     result.destination.c_str());
     } else if (!result.refused.empty()) {
-        std::printf("%s: refused: %zu file(s) hold code the audit does not pass; nothing "
-                    "written\n",
-                    result.destination.c_str(), result.refused.size());
+        std::printf("%s: refused: %s code the audit does not pass; nothing written\n",
+                    result.destination.c_str(),
+                    (plural(result.refused.size(), "file") +
+                     (result.refused.size() == 1 ? " holds" : " hold"))
+                        .c_str());
     } else if (result.written) {
-        std::printf("unpacked %s: %zu files, %s\n", result.destination.c_str(),
-                    result.manifest.files.size(), format_bytes(result.manifest.bytes()).c_str());
+        std::printf("unpacked %s: %s, %s\n", result.destination.c_str(),
+                    plural(result.manifest.files.size(), "file").c_str(),
+                    format_bytes(result.manifest.bytes()).c_str());
     } else {
-        std::printf("would unpack %s: %zu files, %s; every check passed (dry run: nothing "
+        std::printf("would unpack %s: %s, %s; every check passed (dry run: nothing "
                     "written)\n",
-                    result.destination.c_str(), result.manifest.files.size(),
+                    result.destination.c_str(),
+                    plural(result.manifest.files.size(), "file").c_str(),
                     format_bytes(result.manifest.bytes()).c_str());
     }
     std::printf("packed %s from %s\n", result.manifest.created.c_str(),
@@ -188,8 +192,8 @@ int run_unpack(const UnpackOptions& options) {
     if (!result.refused.empty()) {
         std::printf("to let a finding in, name its id: --allow-code ID (after reading the code)\n");
     }
-    std::fprintf(stderr, "%zu files PyTorch would unpickle, import or compile: %s\n",
-                 result.code.size(), verdict_summary(checks).c_str());
+    std::fprintf(stderr, "%s PyTorch would unpickle, import or compile: %s\n",
+                 plural(result.code.size(), "file").c_str(), verdict_summary(checks).c_str());
     return status;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cachelens/bundle/bundle_file.h>
 #include <cachelens/cachedir/fingerprint.h>
+#include <cachelens/core/format.h>
 #include <cachelens/core/mapped_file.h>
 #include <cachelens/explain/preflight.h>
 #include <cachelens/pt2/pt2_archive.h>
@@ -248,7 +249,8 @@ int run_preflight(const PreflightOptions& options) {
             .c_str(),
         target->learnt_from.c_str());
     if (target->fx_entries > 0) {
-        std::printf(", %zu of its %zu FX entries", target->agreeing, target->fx_entries);
+        std::printf(", %zu of its %s", target->agreeing,
+                    plural(target->fx_entries, "FX entry").c_str());
     }
     std::printf(")\n\n");
     print_preflight_details(*checked);

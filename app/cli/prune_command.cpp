@@ -3,6 +3,7 @@
 #include "output.h"
 #include "progress_line.h"
 
+#include <cachelens/core/format.h>
 #include <cachelens/policy/root_policy.h>
 #include <cachelens/serving/prune.h>
 
@@ -72,8 +73,8 @@ void print_plan(const catalog::PrunePlan& plan, bool dry_run) {
     if (plan.max_size) {
         std::printf(", limit %s", format_bytes(*plan.max_size).c_str());
     }
-    std::printf("\n%s %zu entries in %zu groups, %s, oldest first:\n",
-                dry_run ? "would delete" : "deleting", entries, plan.units.size(),
+    std::printf("\n%s %s in %s, %s, oldest first:\n", dry_run ? "would delete" : "deleting",
+                plural(entries, "entry").c_str(), plural(plan.units.size(), "group").c_str(),
                 format_bytes(plan.bytes_before - plan.bytes_after).c_str());
     for (const auto& unit : plan.units) {
         std::printf("  %s (%s)\n", format_bytes(unit.bytes).c_str(),
@@ -274,8 +275,9 @@ int run_prune(const PruneCommandOptions& options) {
             {"errors", std::move(errors)},         {"empty_dirs", outcome->dirs_removed}};
         print_json(json);
     } else {
-        std::printf("deleted %zu entries (%zu files, %s)\n", outcome->entries_deleted,
-                    outcome->files_deleted, format_bytes(outcome->bytes_freed).c_str());
+        std::printf("deleted %s (%s, %s)\n", plural(outcome->entries_deleted, "entry").c_str(),
+                    plural(outcome->files_deleted, "file").c_str(),
+                    format_bytes(outcome->bytes_freed).c_str());
         if (!outcome->dirs_removed.empty()) {
             std::printf("removed %zu empty key and shard dirs\n", outcome->dirs_removed.size());
         }

@@ -82,8 +82,8 @@ int run_ls(const RemoteOptions& options) {
                     entry.ttl < 0 ? "-" : (std::to_string(entry.ttl) + "s").c_str(),
                     entry.key.key.c_str());
     }
-    std::printf("%zu entries, %s on %s\n", entries->size(), format_bytes(total).c_str(),
-                client->endpoint().display().c_str());
+    std::printf("%s, %s on %s\n", plural(entries->size(), "entry").c_str(),
+                format_bytes(total).c_str(), client->endpoint().display().c_str());
     return kExitOk;
 }
 
@@ -288,11 +288,12 @@ int run_push(const RemoteOptions& options) {
         for (const auto& note : pushed->notes) {
             std::printf("note: %s\n", note.c_str());
         }
-        std::printf("%zu entries to %s: %zu %s, %zu already there, %zu conflicts%s\n",
-                    pushed->items.size(), client->endpoint().display().c_str(),
-                    pushed->count(remote::PushAction::Set), options.dry_run ? "to set" : "set",
+        std::printf("%s to %s: %zu %s, %zu already there, %s%s\n",
+                    plural(pushed->items.size(), "entry").c_str(),
+                    client->endpoint().display().c_str(), pushed->count(remote::PushAction::Set),
+                    options.dry_run ? "to set" : "set",
                     pushed->count(remote::PushAction::AlreadyThere),
-                    pushed->count(remote::PushAction::Conflict),
+                    plural(pushed->count(remote::PushAction::Conflict), "conflict").c_str(),
                     pushed->count(remote::PushAction::Replaced) > 0
                         ? (", " + std::to_string(pushed->count(remote::PushAction::Replaced)) +
                            " replaced (--force)")

@@ -2,6 +2,8 @@
 #include "commands.h"
 #include "output.h"
 
+#include <cachelens/core/format.h>
+
 #include <chrono>
 #include <cstdio>
 
@@ -139,7 +141,8 @@ int run_search(const SearchOptions& options) {
                     hit.name.empty() ? hit.path.c_str() : (hit.path + " " + hit.name).c_str(),
                     role.c_str(), matched.c_str());
     }
-    std::fprintf(stderr, "%zu of %zu matching entries shown\n", page->hits.size(), page->total);
+    std::fprintf(stderr, "%zu of %s shown\n", page->hits.size(),
+                 plural(page->total, "matching entry").c_str());
     return kExitOk;
 }
 

@@ -5,6 +5,7 @@
 #include "progress_line.h"
 #include "verify_output.h"
 
+#include <cachelens/core/format.h>
 #include <cachelens/serving/piecewise.h>
 
 #include <algorithm>
@@ -339,14 +340,14 @@ int verify_serving(const serving::ServingLocation& location, bool json) {
     for (const auto& note : verified->notes) {
         std::printf("note: %s\n", note.c_str());
     }
-    std::fprintf(stderr,
-                 "%zu piecewise graphs, %zu inner caches, %zu entries checked, %zu names "
-                 "verified, %zu problem%s\n",
-                 verified->graphs_checked, verified->inner_caches, found.entries_checked,
-                 found.names_verified, found.problems.size(),
-                 found.problems.size() == 1 ? "" : "s");
-    std::fprintf(stderr, "%zu files PyTorch would unpickle, import or compile: %s\n",
-                 verified->code.size(), verdict_summary(checks).c_str());
+    std::fprintf(stderr, "%s, %s, %s checked, %s verified, %s\n",
+                 plural(verified->graphs_checked, "piecewise graph").c_str(),
+                 plural(verified->inner_caches, "inner cache").c_str(),
+                 plural(found.entries_checked, "entry").c_str(),
+                 plural(found.names_verified, "name").c_str(),
+                 plural(found.problems.size(), "problem").c_str());
+    std::fprintf(stderr, "%s PyTorch would unpickle, import or compile: %s\n",
+                 plural(verified->code.size(), "file").c_str(), verdict_summary(checks).c_str());
     return verified->clean() ? kExitOk : kExitProblems;
 }
 

@@ -2,6 +2,7 @@
 #include "output.h"
 
 #include <cachelens/cachedir/cache_dir.h>
+#include <cachelens/core/format.h>
 #include <cachelens/core/text.h>
 #include <cachelens/explain/nearest_keys.h>
 #include <cachelens/trace/trace_log.h>
@@ -148,8 +149,9 @@ int run_trace(const TraceOptions& options) {
         }
         Json compiles = Json::array();
         if (!options.json) {
-            std::printf("%s: %zu cache events in %zu compiles\n", log.path.c_str(),
-                        log.events.size(), log.compiles.size());
+            std::printf("%s: %s in %s\n", log.path.c_str(),
+                        plural(log.events.size(), "cache event").c_str(),
+                        plural(log.compiles.size(), "compile").c_str());
         }
         for (const auto& compile : log.compiles) {
             Json events = Json::array();

@@ -12,6 +12,7 @@
 #include <cachelens/bench/compile_server.h>
 #include <cachelens/bench/runner.h>
 #include <cachelens/bench/tune.h>
+#include <cachelens/core/format.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -76,8 +77,9 @@ void print_plan_text(const tune::TunePlan& plan, const std::string& strategy) {
     for (const auto& note : plan.notes) {
         std::printf("  note: %s\n", note.c_str());
     }
-    std::printf("\n%zu configs listed (%zu cached, %zu to compile)%s\n", plan.candidates.size(),
-                plan.candidates.size() - fresh, fresh,
+    std::printf("\n%s listed (%zu cached, %zu to compile)%s\n",
+                plural(plan.candidates.size(), "config").c_str(), plan.candidates.size() - fresh,
+                fresh,
                 strategy == "coordesc"
                     ? "; coordinate descent goes on from whichever is faster, so later steps "
                       "depend on the times"

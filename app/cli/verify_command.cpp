@@ -9,6 +9,7 @@
 #include <cachelens/bundle/signed_bundle.h>
 #include <cachelens/cachedir/entry_content.h>
 #include <cachelens/cachedir/verify.h>
+#include <cachelens/core/format.h>
 #include <cachelens/core/mapped_file.h>
 
 #include <cstdio>
@@ -69,7 +70,7 @@ BundleCheck check_bundle(std::string_view bytes, const std::shared_ptr<const Map
         check.artifacts = signed_bundle->bundle.artifact_count();
         check.artifact_checks = judge_artifacts(signed_bundle->bundle, check.verified);
         check.what = "signed by " + *check.signer + " on " + signed_bundle->manifest.created +
-                     ", " + std::to_string(check.artifacts) + " artifacts";
+                     ", " + plural(check.artifacts, "artifact");
         if (!trusted) {
             check.problem = "signed by " + *check.signer +
                             ", and nothing was trusted: give the signer's public key with "
@@ -85,7 +86,7 @@ BundleCheck check_bundle(std::string_view bytes, const std::shared_ptr<const Map
     check.artifacts = plain->artifact_count();
     check.artifact_checks = judge_artifacts(*plain, false);
     check.what = "unsigned PyTorch mega-cache bundle (" + std::string(to_string(plain->form)) +
-                 " form), " + std::to_string(check.artifacts) + " artifacts";
+                 " form), " + plural(check.artifacts, "artifact");
     if (trusted) {
         check.problem = "not signed: a plain PyTorch bundle carries no signature to check";
     }
@@ -266,15 +267,15 @@ int run_verify(const VerifyOptions& options) {
                     {"code", verdicts_json(*verdicts)}});
     } else {
         print_verify_findings(*verdicts, report);
-        std::fprintf(stderr, "%zu entries checked, %zu names verified, %zu problem%s",
-                     report.entries_checked, report.names_verified, report.problems.size(),
-                     report.problems.size() == 1 ? "" : "s");
+        std::fprintf(stderr, "%s checked, %s verified, %s",
+                     plural(report.entries_checked, "entry").c_str(),
+                     plural(report.names_verified, "name").c_str(),
+                     plural(report.problems.size(), "problem").c_str());
         if (!report.warnings.empty()) {
-            std::fprintf(stderr, ", %zu warning%s", report.warnings.size(),
-                         report.warnings.size() == 1 ? "" : "s");
+            std::fprintf(stderr, ", %s", plural(report.warnings.size(), "warning").c_str());
         }
-        std::fprintf(stderr, "\n%zu files PyTorch would unpickle, import or compile: %s\n",
-                     verdicts->size(), verdict_summary(checks).c_str());
+        std::fprintf(stderr, "\n%s PyTorch would unpickle, import or compile: %s\n",
+                     plural(verdicts->size(), "file").c_str(), verdict_summary(checks).c_str());
     }
     return report.clean() && clean_code ? kExitOk : kExitProblems;
 }

@@ -1265,9 +1265,8 @@ private slots:
             QVERIFY(!cell(0, BenchResultsModel::FastestRole).toBool());
         }
         // What was not planned is counted, not hidden.
-        QVERIFY2(view.statusText().contains("Planned: 2 candidate(s) of 2 kernel(s); 1 "
-                                            "candidate(s) of 1 kernel(s) not planned (the rows "
-                                            "marked)"),
+        QVERIFY2(view.statusText().contains("Planned: 2 candidates of 2 kernels; 1 candidate of "
+                                            "1 kernel not planned (the rows marked)"),
                  qPrintable(view.statusText()));
         // The first plan is selected, as a run's first result is.
         QCOMPARE(view.selectedKernel(), kModuleA + "/" + kKernelA);

@@ -371,7 +371,7 @@ private slots:
         dialog->setDestination(madeHere.path().toStdString());
         QVERIFY(planned.wait(30'000));
         QVERIFY2(dialog->preflightText().startsWith(
-                     "Will it hit here? 1 of 1 entries can hit on the target; 0 will miss"),
+                     "Will it hit here? 1 of 1 entry can hit on the target; 0 will miss"),
                  qPrintable(dialog->preflightText()));
         dialog->setDestination(into);
         QVERIFY(planned.wait(30'000));

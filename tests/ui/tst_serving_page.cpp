@@ -112,7 +112,7 @@ private slots:
         page.prune(0, -1, 0, false);
         QVERIFY(done.wait(60000));
         done.clear();
-        QVERIFY2(page.detailsText().startsWith("would delete 1 whole cache dir"),
+        QVERIFY2(page.detailsText().startsWith("would delete 1 whole cache dir,"),
                  qPrintable(page.detailsText()));
         QVERIFY(fs::exists(root / hash));
         page.prune(0, -1, 0, true);

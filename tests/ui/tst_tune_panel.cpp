@@ -488,7 +488,7 @@ private slots:
         dialog.plan();
         QVERIFY(ended.wait(20'000));
         QVERIFY(dialog.answerText().isEmpty());
-        QVERIFY2(dialog.statusText().startsWith("Planned: 3 config(s) to try"),
+        QVERIFY2(dialog.statusText().startsWith("Planned: 3 configs to try"),
                  qPrintable(dialog.statusText()));
         QVERIFY(dialog.statusText().contains("1 of them new"));
         const auto* model = dialog.results();

@@ -125,7 +125,7 @@ private slots:
         QVERIFY(loaded.wait(30'000));
         QVERIFY(!status.isEmpty());
         const QString said = status.last().first().toString();
-        QVERIFY2(said.contains("; 1 cache file(s) could not be read and were left out of the "
+        QVERIFY2(said.contains("; 1 cache file could not be read and was left out of the "
                                "comparison (first: "),
                  qPrintable(said));
         QVERIFY2(said.contains(QString::fromStdString(damaged.filename().string())),

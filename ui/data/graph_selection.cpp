@@ -1,5 +1,6 @@
 #include "data/graph_selection.h"
 
+#include "text/counted.h"
 #include "text/engine_text.h"
 #include "text/stats_text.h"
 
@@ -39,18 +40,16 @@ GraphSelection graphSelection(const std::vector<EntryRef>& refs, const QString& 
     }
     for (const auto& [kind, count] : ignoredKinds) {
         selection.ignored << QObject::tr("%1 ignored: only FX graph and AOT entries are %2")
-                                 .arg(stats_text::count(count, (kind + " entry").c_str(),
-                                                        (kind + " entries").c_str()),
-                                      verb);
+                                 .arg(counted(count, kind + " entry"), verb);
     }
     if (otherRoots > 0) {
         selection.ignored << QObject::tr("%1 of other roots ignored: entries are %2 from one "
                                          "root at a time")
-                                 .arg(stats_text::count(otherRoots, "entry", "entries"), verb);
+                                 .arg(counted(otherRoots, "entry"), verb);
     }
     if (refused > 0) {
         selection.ignored << QObject::tr("%1 ignored: not in a root they can be %2 from")
-                                 .arg(stats_text::count(refused, "entry", "entries"), verb);
+                                 .arg(counted(refused, "entry"), verb);
     }
     return selection;
 }

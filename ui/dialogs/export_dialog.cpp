@@ -2,6 +2,7 @@
 
 #include "jobs/bundle_work.h"
 #include "jobs/job_tracker.h"
+#include "text/counted.h"
 #include "text/engine_text.h"
 #include "text/stats_text.h"
 #include "widgets/banner.h"
@@ -37,8 +38,7 @@ ExportDialog::ExportDialog(JobPool& pool, fs::path root, std::vector<std::string
         tr("A bundle PyTorch's <tt>torch.compiler.load_cache_artifacts()</tt> loads, from "
            "<b>%1</b>: the %2 below, the AOT entries made of these FX graphs, the FX graphs "
            "those AOT entries are made of, and the best configs of their kernels.")
-            .arg(text(root_.string()).toHtmlEscaped(),
-                 stats_text::count(keys_.size(), "entry", "entries")));
+            .arg(text(root_.string()).toHtmlEscaped(), counted(keys_.size(), "entry")));
     intro->setTextFormat(Qt::RichText); // the root in it is escaped
     intro->setWordWrap(true);
     intro->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -169,8 +169,7 @@ void ExportDialog::exportNow() {
     error_->hide();
     setBusy(true);
     emit statusMessage(
-        tr("Exporting %1 to %2…")
-            .arg(stats_text::count(keys.size(), "entry", "entries"), text(file.string())));
+        tr("Exporting %1 to %2…").arg(counted(keys.size(), "entry"), text(file.string())));
     job_->run<Result<bundle_work::ExportOutcome>>(
         [root, keys, file, key](const JobContext&) {
             return bundle_work::exportBundle(root, keys, file, key);

@@ -1,6 +1,7 @@
 #include "dialogs/import_dialog.h"
 
 #include "models/import_plan_model.h"
+#include "text/counted.h"
 #include "text/engine_text.h"
 #include "text/preflight_text.h"
 #include "text/stats_text.h"
@@ -236,7 +237,7 @@ void ImportDialog::showBundle(const bundle::BundleFile& file, const QString& fac
     lines << tr("mega-cache bundle (%1 form, version %2): %3, %4")
                  .arg(QString::fromUtf8(bundle::to_string(file.bundle.form)))
                  .arg(file.bundle.version)
-                 .arg(stats_text::count(file.bundle.artifact_count(), "artifact", "artifacts"))
+                 .arg(counted(file.bundle.artifact_count(), "artifact"))
                  .arg(text(format_bytes(file.size)));
     if (!file.manifest) {
         lines << tr("<b>Unsigned</b>: nothing says who made it.");

@@ -3,6 +3,7 @@
 #include "data/graph_selection.h"
 #include "jobs/remote_work.h"
 #include "models/import_plan_model.h"
+#include "text/counted.h"
 #include "text/engine_text.h"
 #include "text/preflight_text.h"
 #include "text/stats_text.h"
@@ -44,8 +45,7 @@ PullDialog::PullDialog(JobPool& pool, remote::RedisEndpoint server, std::vector<
     lines << tr("<b>Pull %1</b> from %2 into a cache dir, where PyTorch writes a remote hit. "
                 "Values pass the safety checks of an import; a file there with other bytes is "
                 "left alone.")
-                 .arg(stats_text::count(keys_.size(), "entry", "entries"),
-                      serverText.toHtmlEscaped());
+                 .arg(counted(keys_.size(), "entry"), serverText.toHtmlEscaped());
     lines << keysHtml(keys_);
     for (const QString& line : ignored) {
         lines << line.toHtmlEscaped();
@@ -154,10 +154,10 @@ void PullDialog::run(bool dryRun) {
     if (dryRun) {
         model_->clear();
     }
-    const QString status = dryRun ? tr("Reading %1 from %2…")
-                                        .arg(stats_text::count(keys_.size(), "value", "values"),
-                                             text(server_.display()))
-                                  : tr("Pulling into %1…").arg(text(dir.string()));
+    const QString status =
+        dryRun
+            ? tr("Reading %1 from %2…").arg(counted(keys_.size(), "value"), text(server_.display()))
+            : tr("Pulling into %1…").arg(text(dir.string()));
     const remote::RedisEndpoint server = server_;
     const std::vector<std::string> keys = keys_;
     const std::vector<std::string> allowed = findings_->allowedIds();

@@ -3,6 +3,7 @@
 #include "data/graph_selection.h"
 #include "jobs/remote_work.h"
 #include "models/push_plan_model.h"
+#include "text/counted.h"
 #include "text/engine_text.h"
 #include "text/stats_text.h"
 #include "widgets/job_status_line.h"
@@ -47,8 +48,7 @@ PushDialog::PushDialog(JobPool& pool, fs::path sourceDir, std::vector<std::strin
     } else {
         lines << tr("<b>Push %1</b> of %2 (AOT entries with the FX graphs they link to) to a "
                     "Redis server, as PyTorch stores them on a remote cache miss.")
-                     .arg(stats_text::count(keys_.size(), "entry", "entries"),
-                          text(dir_.string()).toHtmlEscaped());
+                     .arg(counted(keys_.size(), "entry"), text(dir_.string()).toHtmlEscaped());
         lines << keysHtml(keys_);
     }
     for (const QString& line : ignored) {
@@ -185,13 +185,12 @@ QString PushDialog::confirmationText() const {
     const auto replaced = model_->count(remote::PushAction::Replaced);
     if (set > 0 && replaced > 0) {
         question = tr("Set %1 on %2 and replace the other data under %3?")
-                       .arg(stats_text::count(set, "key", "keys"), where,
-                            stats_text::count(replaced, "key", "keys"));
+                       .arg(counted(set, "key"), where, counted(replaced, "key"));
     } else if (replaced > 0) {
-        question = tr("Replace the other data under %1 on %2?")
-                       .arg(stats_text::count(replaced, "key", "keys"), where);
+        question =
+            tr("Replace the other data under %1 on %2?").arg(counted(replaced, "key"), where);
     } else {
-        question = tr("Set %1 on %2?").arg(stats_text::count(set, "key", "keys"), where);
+        question = tr("Set %1 on %2?").arg(counted(set, "key"), where);
     }
     if (const auto conflicts = model_->count(remote::PushAction::Conflict)) {
         question +=

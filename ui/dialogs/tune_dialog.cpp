@@ -1,6 +1,7 @@
 #include "dialogs/tune_dialog.h"
 
 #include "models/tune_results_model.h"
+#include "text/counted.h"
 #include "text/engine_text.h"
 #include "widgets/banner.h"
 
@@ -366,9 +367,9 @@ void TuneDialog::noteBadLine(const QString& line, const QString& why) {
     if (++badLines_ == 1) {
         firstBadLine_ = tr("%1 (%2)").arg(line, why);
     }
-    notice_->setText(
-        tr("%n line(s) of cachelens output were not understood; the first: %1", nullptr, badLines_)
-            .arg(firstBadLine_));
+    notice_->setText(tr("%1 of cachelens output were not understood; the first: %2")
+                         .arg(counted(static_cast<std::size_t>(badLines_), "line"))
+                         .arg(firstBadLine_));
     notice_->show();
 }
 
@@ -388,8 +389,8 @@ void TuneDialog::showEnd(const BenchExit& exit) {
         // stopped (by Stop: exit code 130) with what it measured until then.
         progress_->setRange(0, std::max({total_, done_, 1}));
         progress_->setValue(done_);
-        setStatus(tr("Tune run %1 ended (%2) in %3 s: %n config(s) tried, %4 compiled.", nullptr,
-                     static_cast<int>(end_->tried))
+        setStatus(tr("Tune run %2 ended (%3) in %4 s: %1 tried, %5 compiled.")
+                      .arg(counted(static_cast<std::size_t>(end_->tried), "config"))
                       .arg(end_->run_id)
                       .arg(text(end_->ended))
                       .arg(end_->seconds, 0, 'f', 0)
@@ -414,8 +415,8 @@ void TuneDialog::showEnd(const BenchExit& exit) {
             const auto& candidate = results_->row(row).candidate;
             fresh += candidate && candidate->origin == "new" ? 1 : 0;
         }
-        setStatus(tr("Planned: %n config(s) to try, %1 of them new (compiled by a tune).", nullptr,
-                     results_->rowCount())
+        setStatus(tr("Planned: %1 to try, %2 of them new (compiled by a tune).")
+                      .arg(counted(static_cast<std::size_t>(results_->rowCount()), "config"))
                       .arg(fresh));
     } else if (exit.code != 0) {
         showAnswer(tr("cachelens tune exited with code %1%2").arg(exit.code).arg(why), true);

@@ -1,5 +1,6 @@
 #include "jobs/bundle_work.h"
 
+#include "text/counted.h"
 #include "text/engine_text.h"
 #include "text/stats_text.h"
 
@@ -61,7 +62,7 @@ QString stagedReport(const fs::path& root) {
 
 QString StagedBundle::report() const {
     QString summary = QObject::tr("%1: %2 shown, %3 refused")
-                          .arg(stats_text::count(artifacts, "artifact", "artifacts"))
+                          .arg(counted(artifacts, "artifact"))
                           .arg(staged)
                           .arg(refused);
     if (failed > 0) {
@@ -128,8 +129,8 @@ fs::path defaultImportDir() {
 
 QString ExportOutcome::summary() const {
     QString line = QObject::tr("%1 written to %2 (%3), %4")
-                       .arg(stats_text::count(artifacts, "artifact", "artifacts"),
-                            text(file.string()), sections, text(format_bytes(size)));
+                       .arg(counted(artifacts, "artifact"), text(file.string()), sections,
+                            text(format_bytes(size)));
     if (!signer.isEmpty()) {
         line += QObject::tr(", signed by %1").arg(signer);
     }

@@ -1,6 +1,7 @@
 #include "jobs/remote_work.h"
 
 #include "jobs/bundle_work.h"
+#include "text/counted.h"
 #include "text/engine_text.h"
 #include "text/stats_text.h"
 
@@ -79,11 +80,9 @@ QString progressText(MirrorStage stage, std::size_t found, const QString& server
     case MirrorStage::Connecting:
         return QObject::tr("Connecting to %1…").arg(server);
     case MirrorStage::Scanning:
-        return QObject::tr("Scanning %1: %2 found…")
-            .arg(server, stats_text::count(found, "key", "keys"));
+        return QObject::tr("Scanning %1: %2 found…").arg(server, counted(found, "key"));
     case MirrorStage::Pulling:
-        return QObject::tr("Mirroring %1 of %2…")
-            .arg(stats_text::count(found, "key", "keys"), server);
+        return QObject::tr("Mirroring %1 of %2…").arg(counted(found, "key"), server);
     }
     return {};
 }
@@ -103,7 +102,7 @@ MirrorProgress jobProgress(const JobContext& context, const QString& server) {
 
 QString MirrorOutcome::summary() const {
     return QObject::tr("%1 on %2: %3 pulled, %4 unchanged, %5 removed")
-        .arg(stats_text::count(keys, "key", "keys"), server)
+        .arg(counted(keys, "key"), server)
         .arg(pulled)
         .arg(unchanged)
         .arg(removed);
@@ -162,21 +161,17 @@ QString transferText(Transfer transfer, const Progress& progress, const QString&
     const bool pull = transfer == Transfer::Pull;
     switch (progress.stage) {
     case ProgressStage::Scanning:
-        return QObject::tr("Scanning %1: %2 found…")
-            .arg(server, stats_text::count(progress.done, "key", "keys"));
+        return QObject::tr("Scanning %1: %2 found…").arg(server, counted(progress.done, "key"));
     case ProgressStage::Reading:
         return pull ? QObject::tr("Reading %1 from %2…")
-                          .arg(stats_text::count(progress.total, "value", "values"), server)
-                    : QObject::tr("Reading %1 from %2…")
-                          .arg(stats_text::count(progress.done, "file", "files"), dir);
+                          .arg(counted(progress.total, "value"), server)
+                    : QObject::tr("Reading %1 from %2…").arg(counted(progress.done, "file"), dir);
     case ProgressStage::Checking:
-        return QObject::tr("Comparing %1 with %2…")
-            .arg(stats_text::count(progress.total, "key", "keys"), server);
+        return QObject::tr("Comparing %1 with %2…").arg(counted(progress.total, "key"), server);
     case ProgressStage::Writing:
-        return pull ? QObject::tr("Writing %1 into %2…")
-                          .arg(stats_text::count(progress.total, "file", "files"), dir)
-                    : QObject::tr("Storing %1 on %2…")
-                          .arg(stats_text::count(progress.total, "value", "values"), server);
+        return pull
+                   ? QObject::tr("Writing %1 into %2…").arg(counted(progress.total, "file"), dir)
+                   : QObject::tr("Storing %1 on %2…").arg(counted(progress.total, "value"), server);
     case ProgressStage::Parsing:
     case ProgressStage::Deleting:
     case ProgressStage::Benchmarking:

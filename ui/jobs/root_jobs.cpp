@@ -2,6 +2,7 @@
 
 #include "jobs/bundle_work.h"
 #include "jobs/remote_work.h"
+#include "text/counted.h"
 #include "text/engine_text.h"
 #include "text/stats_text.h"
 
@@ -92,7 +93,7 @@ void RootJobs::runIndex(const fs::path& dir, std::vector<std::string> paths) {
             options.progress = context.engineProgress([name](const Progress& progress) {
                 if (progress.stage == ProgressStage::Scanning) {
                     return QObject::tr("Indexing %1: %2 found…")
-                        .arg(name, stats_text::count(progress.done, "file", "files"));
+                        .arg(name, counted(progress.done, "file"));
                 }
                 return QObject::tr("Indexing %1: %2 of %3 entries")
                     .arg(name)

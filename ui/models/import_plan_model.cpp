@@ -1,5 +1,6 @@
 #include "models/import_plan_model.h"
 
+#include "text/counted.h"
 #include "text/engine_text.h"
 #include "text/stats_text.h"
 #include "widgets/highlight_colors.h"
@@ -77,8 +78,7 @@ QString ImportPlanModel::summaryText() const {
     if (!plan_) {
         return {};
     }
-    QString summary = stats_text::count(plan_->artifacts.size(), "artifact", "artifacts") + u':' +
-                      u' ' +
+    QString summary = counted(plan_->artifacts.size(), "artifact") + u':' + u' ' +
                       (dryRun_ ? tr("%1 to write").arg(count(ImportAction::Write))
                                : tr("%1 written").arg(count(ImportAction::Written))) +
                       tr(", %1 already present, %2 conflicts, %3 refused")
@@ -98,7 +98,7 @@ QString ImportPlanModel::confirmationText() const {
     std::error_code error;
     const auto dir = std::filesystem::absolute(plan_->cache_dir, error);
     QString question = tr("Write %1 into %2%3?")
-                           .arg(stats_text::count(count(ImportAction::Write), "file", "files"),
+                           .arg(counted(count(ImportAction::Write), "file"),
                                 text((error ? plan_->cache_dir : dir).lexically_normal().string()),
                                 plan_->creates_cache_dir ? tr(" (a new dir)") : QString());
     if (const auto refused = count(ImportAction::Refused)) {

@@ -1,5 +1,6 @@
 #include "models/push_plan_model.h"
 
+#include "text/counted.h"
 #include "text/engine_text.h"
 #include "text/stats_text.h"
 #include "widgets/highlight_colors.h"
@@ -65,14 +66,12 @@ QString PushPlanModel::summaryText() const {
     if (!result_) {
         return {};
     }
-    QString summary =
-        tr("%1 to %2: ")
-            .arg(stats_text::count(result_->items.size(), "entry", "entries"), server_) +
-        (dryRun_ ? tr("%1 to set").arg(count(PushAction::Set))
-                 : tr("%1 set").arg(count(PushAction::Set))) +
-        tr(", %1 already there, %2")
-            .arg(count(PushAction::AlreadyThere))
-            .arg(stats_text::count(count(PushAction::Conflict), "conflict", "conflicts"));
+    QString summary = tr("%1 to %2: ").arg(counted(result_->items.size(), "entry"), server_) +
+                      (dryRun_ ? tr("%1 to set").arg(count(PushAction::Set))
+                               : tr("%1 set").arg(count(PushAction::Set))) +
+                      tr(", %1 already there, %2")
+                          .arg(count(PushAction::AlreadyThere))
+                          .arg(counted(count(PushAction::Conflict), "conflict"));
     if (const auto replaced = count(PushAction::Replaced)) {
         summary += dryRun_ ? tr(", %1 to replace (Force)").arg(replaced)
                            : tr(", %1 replaced (Force)").arg(replaced);

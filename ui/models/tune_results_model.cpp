@@ -1,6 +1,7 @@
 #include "models/tune_results_model.h"
 
 #include "models/bench_results_model.h"
+#include "text/counted.h"
 #include "text/engine_text.h"
 #include "text/plain_text.h"
 #include "widgets/highlight_colors.h"
@@ -325,7 +326,8 @@ QString TuneResultsModel::toolTip(const Row& row, int column) const {
         tips << text(bench::describe_registers(row.result->result));
     }
     if (column == VerdictColumn && row.verdict) {
-        tips << tr("%1 against %2: %n paired round(s)", nullptr, row.verdict->rounds)
+        tips << tr("%2 against %3: %1")
+                    .arg(counted(static_cast<std::size_t>(row.verdict->rounds), "paired round"))
                     .arg(text(row.verdict->candidate_config_text),
                          text(row.verdict->best_config_text));
         if (!row.verdict->message.empty()) {

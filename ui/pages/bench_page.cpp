@@ -5,6 +5,7 @@
 #include "jobs/job_tracker.h"
 #include "models/bench_history_model.h"
 #include "models/bench_results_model.h"
+#include "text/counted.h"
 #include "text/engine_text.h"
 #include "widgets/banner.h"
 #include "widgets/bench_chart.h"
@@ -244,11 +245,11 @@ BenchPage::BenchPage(JobPool& pool, QString catalogPath, QWidget* parent)
                                       fontMetrics().averageCharWidth() * 38);
         historyTable_->resizeRowsToContents();
         historyTitle_->setText(
-            rows == 0
-                ? tr("%1 has no results in the catalog yet.").arg(history_->kernel())
-                : tr("%n result(s) of %1 in %2 run(s), oldest first; times in ms.", nullptr, rows)
-                      .arg(history_->kernel())
-                      .arg(history_->runCount()));
+            rows == 0 ? tr("%1 has no results in the catalog yet.").arg(history_->kernel())
+                      : tr("%1 of %2 in %3, oldest first; times in ms.")
+                            .arg(counted(static_cast<std::size_t>(rows), "result"))
+                            .arg(history_->kernel())
+                            .arg(counted(static_cast<std::size_t>(history_->runCount()), "run")));
     });
     connect(history_, &BenchHistoryModel::failed, this, [this](const QString& message) {
         historyTitle_->setText(tr("Could not read the history: %1").arg(message));
@@ -586,12 +587,13 @@ void BenchPage::showPlans(const BenchPlanListing& listing) {
     progress_->setFormat(QString());
     progress_->setRange(0, 1);
     progress_->setValue(0);
-    QString status =
-        tr("Planned: %n candidate(s) of %1 kernel(s)", nullptr, planned).arg(kernels.size());
+    QString status = tr("Planned: %1 of %2")
+                         .arg(counted(static_cast<std::size_t>(planned), "candidate"))
+                         .arg(counted(kernels.size(), "kernel"));
     if (unplanned > 0) {
-        status += tr("; %n candidate(s) of %1 kernel(s) not planned (the rows marked)", nullptr,
-                     unplanned)
-                      .arg(unplannedKernels.size());
+        status += tr("; %1 of %2 not planned (the rows marked)")
+                      .arg(counted(static_cast<std::size_t>(unplanned), "candidate"))
+                      .arg(counted(unplannedKernels.size(), "kernel"));
     }
     setStatus(status);
     updateButtons();
@@ -624,8 +626,9 @@ void BenchPage::handle(const BenchEvent& event) {
                 << tr("L2 %1 MiB").arg(static_cast<double>(device.l2Bytes) / (1 << 20), 0, 'f', 0);
         }
         device_->setText(tr("%1 · %2").arg(facts.join(QStringLiteral(", ")), start->protocol));
-        setStatus(tr("Running: %n kernel(s), %1 candidate(s)…", nullptr, start->kernels)
-                      .arg(start->candidates));
+        setStatus(tr("Running: %1, %2…")
+                      .arg(counted(static_cast<std::size_t>(start->kernels), "kernel"))
+                      .arg(counted(static_cast<std::size_t>(start->candidates), "candidate")));
     } else if (const auto* result = std::get_if<BenchResultEvent>(&event)) {
         done_ = std::max(done_, result->index);
         if (result->total > 0) {
@@ -656,8 +659,8 @@ void BenchPage::handle(const BenchEvent& event) {
         if (++badLines_ == 1) {
             notice_->setProperty("firstBadLine", tr("%1 (%2)").arg(bad->line, bad->why));
         }
-        notice_->setText(tr("%n line(s) of cachelens output were not understood; the first: %1",
-                            nullptr, badLines_)
+        notice_->setText(tr("%1 of cachelens output were not understood; the first: %2")
+                             .arg(counted(static_cast<std::size_t>(badLines_), "line"))
                              .arg(notice_->property("firstBadLine").toString()));
         notice_->show();
     }
@@ -691,7 +694,8 @@ void BenchPage::showRunEnd(const BenchExit& exit) {
         // line counts them and their rows say why.
         progress_->setRange(0, std::max(total_, 1));
         progress_->setValue(std::max(total_, 1));
-        setStatus(tr("Run %1 finished in %2: %n result(s), %3 failed.", nullptr, end_->results)
+        setStatus(tr("Run %2 finished in %3: %1, %4 failed.")
+                      .arg(counted(static_cast<std::size_t>(end_->results), "result"))
                       .arg(end_->runId)
                       .arg(seconds)
                       .arg(end_->failed));

@@ -10,6 +10,7 @@
 #include "tabs/kernels_tab.h"
 #include "tabs/overview_tab.h"
 #include "tabs/source_tab.h"
+#include "text/counted.h"
 #include "text/engine_text.h"
 #include "widgets/root_banner.h"
 
@@ -514,7 +515,8 @@ void BrowsePage::copyFromSelection(int column) {
     const auto copy = [this](const QStringList& lines) {
         if (!lines.isEmpty()) {
             QApplication::clipboard()->setText(lines.join('\n'));
-            emit statusMessage(tr("Copied %n line(s)", nullptr, static_cast<int>(lines.size())));
+            emit statusMessage(
+                tr("Copied %1").arg(counted(static_cast<std::size_t>(lines.size()), "line")));
         }
     };
     QStringList lines;

@@ -2,6 +2,7 @@
 
 #include "jobs/job_tracker.h"
 #include "models/key_diff_model.h"
+#include "text/counted.h"
 #include "widgets/highlight_colors.h"
 #include "widgets/selected_cells.h"
 
@@ -355,7 +356,8 @@ void ComparePage::copySelection() {
         return;
     }
     QApplication::clipboard()->setText(text);
-    emit statusMessage(tr("Copied %n line(s)", nullptr, static_cast<int>(text.count(u'\n') + 1)));
+    emit statusMessage(
+        tr("Copied %1").arg(counted(static_cast<std::size_t>(text.count(u'\n') + 1), "line")));
 }
 
 } // namespace cachelens::ui

@@ -2,6 +2,7 @@
 
 #include "jobs/job_tracker.h"
 #include "models/live_events_model.h"
+#include "text/counted.h"
 #include "text/engine_text.h"
 
 #include <cachelens/watch/follow.h>
@@ -173,8 +174,9 @@ void LivePage::start(const fs::path& cacheDir, const fs::path& traceDir) {
                 QMetaObject::invokeMethod(
                     this,
                     [this, start] {
-                        QString text = tr("Watching %n dir(s); events appear as they are written.",
-                                          nullptr, static_cast<int>(start.watched_dirs));
+                        QString text =
+                            tr("Watching %1; events appear as they are written.")
+                                .arg(counted(static_cast<std::size_t>(start.watched_dirs), "dir"));
                         if (start.limit_note) {
                             text += "\n" + ui::text(*start.limit_note);
                         }

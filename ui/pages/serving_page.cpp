@@ -4,6 +4,7 @@
 #include "jobs/job_tracker.h"
 #include "models/piecewise_model.h"
 #include "models/serving_tree_model.h"
+#include "text/counted.h"
 #include "text/engine_text.h"
 #include "text/preflight_text.h"
 
@@ -415,13 +416,13 @@ void ServingPage::verify() {
                 return {text(verified.error().describe()), false};
             }
             const auto& report = verified->report;
-            QString out = verified->clean()
-                              ? QObject::tr("Verified: no problem in %1 piecewise graphs and %2 "
-                                            "inner caches (%3 entries checked).\n")
-                                    .arg(verified->graphs_checked)
-                                    .arg(verified->inner_caches)
-                                    .arg(report.entries_checked)
-                              : QObject::tr("%1 problem(s) found:\n").arg(report.problems.size());
+            QString out =
+                verified->clean()
+                    ? QObject::tr("Verified: no problem in %1 and %2 (%3 checked).\n")
+                          .arg(counted(verified->graphs_checked, "piecewise graph"))
+                          .arg(counted(verified->inner_caches, "inner cache"))
+                          .arg(counted(report.entries_checked, "entry"))
+                    : QObject::tr("%1 found:\n").arg(counted(report.problems.size(), "problem"));
             out += problemsText(report);
             out += findingsText(verified->code);
             for (const auto& note : verified->notes) {
@@ -590,9 +591,11 @@ void ServingPage::unpack(const QString& file, const QString& requireSignature,
                 out = QObject::tr("%1 is already there, byte for byte.\n")
                           .arg(text(result.destination));
             } else if (!result.refused.empty()) {
-                out = QObject::tr("Refused: %1 file(s) hold code the audit does not pass; nothing "
+                out = QObject::tr("Refused: %1 %2 code the audit does not pass; nothing "
                                   "written.\n")
-                          .arg(result.refused.size());
+                          .arg(counted(result.refused.size(), "file"))
+                          .arg(result.refused.size() == 1 ? QObject::tr("holds")
+                                                          : QObject::tr("hold"));
                 out += findingsText(result.code, result.refused);
             } else if (result.written) {
                 out = QObject::tr("Unpacked %1: %2 files, %3.\n")
@@ -672,9 +675,9 @@ void ServingPage::prune(qint64 maxSize, qint64 olderThanSeconds, qint64 keepRece
             if (!run) {
                 out = plan.dirs.empty()
                           ? QObject::tr("Nothing to delete.\n")
-                          : QObject::tr("would delete %1 whole cache dir(s), %2, least recently "
+                          : QObject::tr("would delete %1, %2, least recently "
                                         "written first:\n")
-                                .arg(plan.dirs.size())
+                                .arg(counted(plan.dirs.size(), "whole cache dir"))
                                 .arg(text(format_bytes(plan.bytes_before - plan.bytes_after)));
                 for (const auto& dir : plan.dirs) {
                     out += QStringLiteral("  %1  %2  last written %3\n")
@@ -688,8 +691,8 @@ void ServingPage::prune(qint64 maxSize, qint64 olderThanSeconds, qint64 keepRece
             }
             const auto outcome =
                 serving::run_serving_prune(*tree, plan, context.engineProgress(progressText));
-            out = QObject::tr("Deleted %1 cache dir(s), %2.\n")
-                      .arg(outcome.deleted.size())
+            out = QObject::tr("Deleted %1, %2.\n")
+                      .arg(counted(outcome.deleted.size(), "cache dir"))
                       .arg(text(format_bytes(outcome.bytes_freed)));
             for (const auto& dir : outcome.kept) {
                 out += QObject::tr("  kept %1: %2\n").arg(text(dir.path), text(dir.why));

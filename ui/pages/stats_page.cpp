@@ -3,6 +3,7 @@
 #include "data/stats_snapshot.h"
 #include "jobs/job_tracker.h"
 #include "models/kind_stats_model.h"
+#include "text/counted.h"
 #include "text/engine_text.h"
 #include "text/plain_text.h"
 #include "text/stats_text.h"
@@ -322,9 +323,9 @@ void StatsPage::setSnapshot(StatsSnapshot snapshot) {
                                                      : tr("never completely")));
         title_->setText(QString::fromStdString(roots.front().root.location));
     } else if (!one) {
-        subtitle_->setText(
-            tr("%1 in %n cache dir(s) · catalog %2", nullptr, static_cast<int>(roots.size()))
-                .arg(summary, catalogPath_));
+        subtitle_->setText(tr("%2 in %1 · catalog %3")
+                               .arg(counted(static_cast<std::size_t>(roots.size()), "cache dir"))
+                               .arg(summary, catalogPath_));
     } else {
         subtitle_->clear();
     }

@@ -2,6 +2,7 @@
 
 #include "jobs/job_tracker.h"
 #include "models/warm_start_model.h"
+#include "text/counted.h"
 #include "text/engine_text.h"
 
 #include <cachelens/cachedir/cache_dir.h>
@@ -282,15 +283,17 @@ void WarmStartPage::showResult(Result<WarmStartResult> result) {
     for (const auto& report : shared->reports) {
         warnings += report.warnings.size();
     }
-    QString status = tr("%n compile(s) read", nullptr, model_->rowCount());
+    QString status =
+        tr("%1 read").arg(counted(static_cast<std::size_t>(model_->rowCount()), "compile"));
     if (warnings > 0) {
-        status += tr("; %n line(s) of the log skipped", nullptr, static_cast<int>(warnings));
+        status +=
+            tr("; %1 of the log skipped").arg(counted(static_cast<std::size_t>(warnings), "line"));
     }
     // As `report` says them: left out of the comparison, not hidden.
     if (!shared->skipped.empty()) {
-        status += tr("; %n cache file(s) could not be read and were left out of the "
-                     "comparison (first: %1)",
-                     nullptr, static_cast<int>(shared->skipped.size()))
+        status += tr("; %1 could not be read and %2 left out of the comparison (first: %3)")
+                      .arg(counted(shared->skipped.size(), "cache file"))
+                      .arg(shared->skipped.size() == 1 ? tr("was") : tr("were"))
                       .arg(text(shared->skipped.front().describe()));
     }
     emit statusMessage(status);

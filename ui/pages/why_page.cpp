@@ -3,6 +3,7 @@
 #include "jobs/job_tracker.h"
 #include "models/nearest_keys_model.h"
 #include "pages/compare_page.h"
+#include "text/counted.h"
 #include "text/plain_text.h"
 #include "widgets/selected_cells.h"
 
@@ -187,8 +188,9 @@ void WhyPage::explain(const EntryRef& fxEntry,
                 for (const auto& line : shared->skipped) {
                     skipped << QString::fromStdString(line);
                 }
-                text += tr("<br>%n unreadable entry(s) skipped", nullptr,
-                           static_cast<int>(skipped.size()));
+                text +=
+                    tr("<br>%1 skipped")
+                        .arg(counted(static_cast<std::size_t>(skipped.size()), "unreadable entry"));
                 header_->setToolTip(literalText(skipped.join(u'\n')));
             }
             header_->setText(text);
@@ -198,7 +200,9 @@ void WhyPage::explain(const EntryRef& fxEntry,
                                                           QItemSelectionModel::ClearAndSelect |
                                                               QItemSelectionModel::Rows);
             }
-            emit statusMessage(tr("%n candidate key(s) ranked", nullptr, model_->rowCount()));
+            emit statusMessage(
+                tr("%1 ranked")
+                    .arg(counted(static_cast<std::size_t>(model_->rowCount()), "candidate key")));
         });
 }
 
@@ -238,7 +242,7 @@ void WhyPage::copySelection() {
     if (!text.isEmpty()) {
         QApplication::clipboard()->setText(text);
         emit statusMessage(
-            tr("Copied %n line(s)", nullptr, static_cast<int>(text.count(u'\n') + 1)));
+            tr("Copied %1").arg(counted(static_cast<std::size_t>(text.count(u'\n') + 1), "line")));
     }
 }
 

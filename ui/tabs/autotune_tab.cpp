@@ -2,6 +2,7 @@
 
 #include "jobs/job_tracker.h"
 #include "models/autotune_model.h"
+#include "text/counted.h"
 
 #include <cachelens/cachedir/entry_links.h>
 
@@ -22,10 +23,6 @@ namespace cachelens::ui {
 namespace {
 
 // "1 line", "3 lines".
-QString count(qsizetype n, const char* singular, const char* plural) {
-    return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? singular : plural));
-}
-
 struct ModuleTuning {
     std::vector<cachedir::LocatedBestConfig> bestConfigs;
     std::vector<cachedir::BenchmarkCache> caches;
@@ -120,9 +117,8 @@ void AutotuneTab::showEntry(const EntryRef& ref, const SharedContent& content) {
         summary_->setText(
             tr("%1: %2 in %3; the fastest of each is marked best.")
                 .arg(QString::fromStdString(cache->device_name),
-                     count(static_cast<qsizetype>(cache->choices.size()), "timed choice",
-                           "timed choices"),
-                     count(static_cast<qsizetype>(benchmarks.size()), "benchmark", "benchmarks")));
+                     counted(static_cast<qsizetype>(cache->choices.size()), "timed choice"),
+                     counted(static_cast<qsizetype>(benchmarks.size()), "benchmark")));
     } else if (const auto* fx = std::get_if<cachedir::FxGraphEntry>(content.get())) {
         model_->showFxGraph(*fx);
         std::size_t candidates = 0;
@@ -133,8 +129,8 @@ void AutotuneTab::showEntry(const EntryRef& ref, const SharedContent& content) {
         }
         const QString counts =
             tr("%1 of %2")
-                .arg(count(static_cast<qsizetype>(candidates), "candidate", "candidates"),
-                     count(static_cast<qsizetype>(fx->autotuners.size()), "kernel", "kernels"));
+                .arg(counted(static_cast<qsizetype>(candidates), "candidate"),
+                     counted(static_cast<qsizetype>(fx->autotuners.size()), "kernel"));
         summary_->setText(bestConfigs == 0 ? counts + tr("; no kernel records a best_config.")
                                            : counts + tr("; reading their best_configs…"));
         if (bestConfigs == 0) {
@@ -148,11 +144,11 @@ void AutotuneTab::showEntry(const EntryRef& ref, const SharedContent& content) {
             [this, content, counts,
              kernels = bestConfigs](std::map<std::string, cachedir::BestConfig> found) {
                 model_->showFxGraph(std::get<cachedir::FxGraphEntry>(*content), found);
-                summary_->setText(counts + tr("; %1 of %2 found in this dir, the winners "
-                                              "they name marked best.")
-                                               .arg(found.size())
-                                               .arg(count(static_cast<qsizetype>(kernels),
-                                                          "best_config", "best_configs")));
+                summary_->setText(
+                    counts + tr("; %1 of %2 found in this dir, the winners "
+                                "they name marked best.")
+                                 .arg(found.size())
+                                 .arg(counted(static_cast<qsizetype>(kernels), "best_config")));
             });
     } else if (std::holds_alternative<cachedir::ModuleSource>(*content)) {
         model_->clear();
@@ -176,9 +172,9 @@ void AutotuneTab::showEntry(const EntryRef& ref, const SharedContent& content) {
                              "cache dir.")
                         : tr("%1 of this module's kernels; %2 of the choices "
                              "this module competed with.")
-                              .arg(count(static_cast<qsizetype>(tuning.bestConfigs.size()),
-                                         "best_config", "best_configs"),
-                                   count(timings, "benchmark timing", "benchmark timings")));
+                              .arg(counted(static_cast<qsizetype>(tuning.bestConfigs.size()),
+                                           "best_config"),
+                                   counted(timings, "benchmark timing")));
             });
     } else {
         clear();
@@ -238,7 +234,7 @@ void AutotuneTab::copySelection() {
         lines << cells.join(QLatin1Char('\t'));
     }
     QApplication::clipboard()->setText(lines.join(QLatin1Char('\n')));
-    emit statusMessage(tr("Copied %1").arg(count(lines.size(), "row", "rows")));
+    emit statusMessage(tr("Copied %1").arg(counted(lines.size(), "row")));
 }
 
 } // namespace cachelens::ui

@@ -1,6 +1,7 @@
 #include "tabs/debug_lines_tab.h"
 
 #include "models/debug_lines_model.h"
+#include "text/counted.h"
 #include "widgets/code_view.h"
 
 #include <QAction>
@@ -22,10 +23,6 @@ namespace cachelens::ui {
 namespace {
 
 // "1 line", "3 lines".
-QString count(qsizetype n, const char* singular, const char* plural) {
-    return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? singular : plural));
-}
-
 } // namespace
 
 DebugLinesTab::DebugLinesTab(QWidget* parent)
@@ -133,8 +130,8 @@ void DebugLinesTab::setFilterText(const QString& text) {
 void DebugLinesTab::updateCount() {
     const int all = model_->rowCount();
     const int shown = proxy_->rowCount();
-    count_->setText(shown == all ? count(all, "line", "lines")
-                                 : tr("%1 of %2").arg(shown).arg(count(all, "line", "lines")));
+    count_->setText(shown == all ? counted(all, "line")
+                                 : tr("%1 of %2").arg(shown).arg(counted(all, "line")));
 }
 
 void DebugLinesTab::showCurrentValue() {
@@ -159,7 +156,7 @@ void DebugLinesTab::copySelection() {
         lines << row.data(DebugLinesModel::LineTextRole).toString();
     }
     QApplication::clipboard()->setText(lines.join(QLatin1Char('\n')));
-    emit statusMessage(tr("Copied %1").arg(count(lines.size(), "debug line", "debug lines")));
+    emit statusMessage(tr("Copied %1").arg(counted(lines.size(), "debug line")));
 }
 
 } // namespace cachelens::ui

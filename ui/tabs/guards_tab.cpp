@@ -2,6 +2,7 @@
 
 #include "jobs/job_tracker.h"
 #include "models/guard_clauses_model.h"
+#include "text/counted.h"
 #include "text/plain_text.h"
 #include "widgets/highlight_colors.h"
 #include "widgets/selected_cells.h"
@@ -111,18 +112,17 @@ QString describeLookup(const explain::LookupResult& lookup, const std::string& t
                             .arg(escaped(*lookup.hit)));
         break;
     case explain::LookupStatus::GuardMiss:
-        lines << QObject::tr("<b>Guard miss</b>: %n entry(s) under %1, none whose guards pass; "
-                             "PyTorch would compile again",
-                             nullptr, static_cast<int>(lookup.tried.size()))
+        lines << QObject::tr("<b>Guard miss</b>: %1 under %2, none whose guards pass; "
+                             "PyTorch would compile again")
+                     .arg(counted(static_cast<std::size_t>(lookup.tried.size()), "entry"))
                      .arg(escaped(lookup.key_dir));
         break;
     case explain::LookupStatus::FullMiss:
         lines << (lookup.tried.empty()
                       ? QObject::tr("<b>Full miss</b>: no entries under %1")
                             .arg(escaped(lookup.key_dir))
-                      : QObject::tr(
-                            "<b>Full miss</b>: none of the %n entry(s) under %1 can be read",
-                            nullptr, static_cast<int>(lookup.tried.size()))
+                      : QObject::tr("<b>Full miss</b>: none of the %1 under %2 can be read")
+                            .arg(counted(static_cast<std::size_t>(lookup.tried.size()), "entry"))
                             .arg(escaped(lookup.key_dir)));
         break;
     }
@@ -203,7 +203,8 @@ GuardsTab::GuardsTab(JobPool& pool, QWidget* parent)
         if (!text.isEmpty()) {
             QApplication::clipboard()->setText(text);
             emit statusMessage(
-                tr("Copied %n clause(s)", nullptr, static_cast<int>(text.count(u'\n') + 1)));
+                tr("Copied %1")
+                    .arg(counted(static_cast<std::size_t>(text.count(u'\n') + 1), "clause")));
         }
     });
     table_->addAction(copy);
@@ -528,9 +529,9 @@ void GuardsTab::evaluate() {
     model_->setEvaluation(*evaluation);
     const int count = static_cast<int>(evaluation->clauses.size());
     if (evaluation->result) {
-        setVerdict(
-            tr("PASS: all %n clause(s) hold; guards_expr is True for these values", nullptr, count),
-            true);
+        setVerdict(tr("PASS: all %1 hold; guards_expr is True for these values")
+                       .arg(counted(static_cast<std::size_t>(count), "clause")),
+                   true);
     } else {
         setVerdict(tr("FAIL: clause %1 of %2 fails: %3")
                        .arg(*evaluation->first_failure + 1)

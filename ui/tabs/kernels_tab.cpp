@@ -3,6 +3,7 @@
 #include "jobs/job_tracker.h"
 #include "models/entry_fields_model.h"
 #include "models/kernel_files_model.h"
+#include "text/counted.h"
 #include "text/engine_text.h"
 #include "widgets/code_view.h"
 
@@ -23,10 +24,6 @@ namespace cachelens::ui {
 namespace {
 
 // "1 line", "3 lines".
-QString count(qsizetype n, const char* singular, const char* plural) {
-    return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? singular : plural));
-}
-
 // Triton's .source is MLIR, not Python: only Python files get Python colours.
 CodeView::Language languageOf(const QString& name) {
     return cachedir::triton_file_type(name.toStdString()).python ? CodeView::Language::Python
@@ -217,7 +214,7 @@ void KernelsTab::setKernelsShown() {
         files_->setRootIsDecorated(true);
         files_->expandAll();
         header_->setText(header_->text() + QStringLiteral("  —  ") +
-                         count(static_cast<qsizetype>(kernels.size()), "kernel", "kernels"));
+                         counted(static_cast<qsizetype>(kernels.size()), "kernel"));
     }
     // First: what the GPU runs, as text (cachedir::triton_file_type).
     if (const QModelIndex first = model_->fileToShowFirst(0); first.isValid()) {

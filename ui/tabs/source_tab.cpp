@@ -1,5 +1,6 @@
 #include "tabs/source_tab.h"
 
+#include "text/counted.h"
 #include "text/engine_text.h"
 
 #include <cachelens/core/format.h>
@@ -18,10 +19,6 @@ namespace cachelens::ui {
 namespace {
 
 // "1 line", "3 lines".
-QString count(qsizetype n, const char* singular, const char* plural) {
-    return QStringLiteral("%1 %2").arg(n).arg(QLatin1String(n == 1 ? singular : plural));
-}
-
 } // namespace
 
 SourceTab::SourceTab(QWidget* parent)
@@ -192,7 +189,7 @@ void SourceTab::showTextAt(int index) {
     }
     const Text& shown = texts_[static_cast<std::size_t>(index)];
     code_->setCode(text(shown.text), shown.language);
-    QString info = count(code_->blockCount(), "line", "lines") + QStringLiteral(", ") +
+    QString info = counted(code_->blockCount(), "line") + QStringLiteral(", ") +
                    QString::fromStdString(format_bytes(shown.text.size()));
     if (shown.language == CodeView::Language::Python && !code_->isHighlighted()) {
         info += tr(" (too large to colour)");

@@ -12,10 +12,6 @@ QString bytes(std::uint64_t count) {
     return QString::fromStdString(format_bytes(count));
 }
 
-QString count(std::size_t count, const char* one, const char* many) {
-    return QStringLiteral("%1 %2").arg(count).arg(QString::fromUtf8(count == 1 ? one : many));
-}
-
 QString duration(std::int64_t ns) {
     constexpr std::int64_t kMinute = 60LL * 1'000'000'000;
     const double value = static_cast<double>(ns);

@@ -17,8 +17,6 @@ namespace cachelens::ui::stats_text {
 
 // "12.3 MiB", "512 B".
 QString bytes(std::uint64_t count);
-// "1 artifact", "7 artifacts" (the GUI is English only: no plural forms from tr()).
-QString count(std::size_t count, const char* one, const char* many);
 // "1.64 s", "820 ms", "12.0 us"; "10 min", "3 h", "2 days" from a whole
 // number of minutes up (for keep-recent and older-than limits).
 QString duration(std::int64_t nanoseconds);

@@ -1,6 +1,7 @@
 #include "widgets/bench_chart.h"
 
 #include "models/bench_results_model.h"
+#include "text/counted.h"
 #include "text/plain_text.h"
 #include "widgets/chart_style.h"
 #include "widgets/highlight_colors.h"
@@ -109,9 +110,9 @@ bool buildBenchChart(QChart* chart, const BenchResultsModel& results, const QStr
     const int failed = static_cast<int>(rows.size() - measured.size()) - planned;
     const auto& first = results.result(rows.front());
     if (planned > 0 && measured.empty() && failed == 0) {
-        chart->setTitle(
-            tr("%1<br>%n config(s) planned, not timed yet: Run times them", nullptr, planned)
-                .arg(first.kernel.toHtmlEscaped()));
+        chart->setTitle(tr("%2<br>%1 planned, not timed yet: Run times them")
+                            .arg(counted(static_cast<std::size_t>(planned), "config"))
+                            .arg(first.kernel.toHtmlEscaped()));
     } else {
         chart->setTitle(failed == 0
                             ? tr("%1: samples per config").arg(first.kernel.toHtmlEscaped())
@@ -143,10 +144,11 @@ bool buildBenchChart(QChart* chart, const BenchResultsModel& results, const QStr
         auto* set = new QBoxSet(*least * scale, result.p20Ms * scale, result.medianMs * scale,
                                 result.p80Ms * scale, *most * scale, labels.back());
         set->setProperty(kFastestProperty, isFastest);
-        set->setProperty(kTipProperty, tr("%1\nmedian %2 ms, p20–p80 %3–%4 ms, %n sample(s)",
-                                          nullptr, static_cast<int>(samples.size()))
-                                           .arg(result.configText, formatMs(result.medianMs),
-                                                formatMs(result.p20Ms), formatMs(result.p80Ms)));
+        set->setProperty(kTipProperty,
+                         tr("%2\nmedian %3 ms, p20–p80 %4–%5 ms, %1")
+                             .arg(counted(static_cast<std::size_t>(samples.size()), "sample"))
+                             .arg(result.configText, formatMs(result.medianMs),
+                                  formatMs(result.p20Ms), formatMs(result.p80Ms)));
         boxes->append(set);
         // Spread across the box's width, the same way each time (golden ratio).
         const std::size_t stride = std::max<std::size_t>(1, samples.size() / kMaxPointsPerConfig);

@@ -1,5 +1,6 @@
 #include <cachelens/bench/bench_store.h>
 #include <cachelens/bench/tune.h>
+#include <cachelens/core/format.h>
 #include <cachelens/core/mapped_file.h>
 #include <cachelens/safety/code_audit.h>
 
@@ -60,11 +61,10 @@ Result<KernelCandidates> find_kernel(std::vector<KernelCandidates> kernels,
         return std::move(kernels[found.front()]);
     }
     if (found.size() > 1) {
-        return fail(
-            ErrorKind::InvalidArgument,
-            fmt::format("'{}' names {} kernels: {}; give more of the name or the module key",
-                        wanted, found.size(), names(found)),
-            request.cache_dir.string());
+        return fail(ErrorKind::InvalidArgument,
+                    fmt::format("'{}' names {}: {}; give more of the name or the module key",
+                                wanted, plural(found.size(), "kernel"), names(found)),
+                    request.cache_dir.string());
     }
     if (kernels.empty()) {
         return std::unexpected(nothing_to_bench(request.cache_dir));

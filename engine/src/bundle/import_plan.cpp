@@ -117,8 +117,12 @@ void check_fx_graph(std::string_view key, std::shared_ptr<const pickle::Document
         check.problems.push_back("not an FX graph entry: " + entry.error().message);
         return;
     }
-    check.parses_to = short_class(entry->class_name) + ": " +
-                      plural(entry->autotuners.size(), "Triton kernel") + ", " +
+    // Static autotuners name the graph's kernels (2.8 on); a 2.6 or 2.7 bundle
+    // holds the compiled kernel dirs alone.
+    const std::size_t kernels =
+        entry->autotuners.empty() ? entry->triton_artifacts.size() : entry->autotuners.size();
+    check.parses_to = short_class(entry->class_name) + ": " + plural(kernels, "Triton kernel") +
+                      ", " +
                       (entry->guards_expr && !entry->guards_expr->empty()
                            ? "guards: " + std::string(*entry->guards_expr)
                            : std::string("no guards"));

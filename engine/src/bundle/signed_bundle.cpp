@@ -366,7 +366,7 @@ Result<void> check_artifacts(std::string_view payload, std::size_t base, const M
     if (next != count) {
         return fail(ErrorKind::Truncated, describe(manifest, next) + " is missing: the payload " +
                                               "holds " + std::to_string(next) + " of the " +
-                                              std::to_string(count) + " artifacts the manifest " +
+                                              plural(count, "artifact") + " the manifest " +
                                               "lists");
     }
     return {};

@@ -549,8 +549,8 @@ void describe_fx_graph(std::vector<Field>& out, const FxGraphEntry& fx) {
     }
     out.push_back(json_list("triton_artifacts", std::move(bundle_json)));
     out.push_back(group(kPeople, "Triton bundle", {},
-                        std::to_string(fx.triton_artifacts.size()) + " kernel dirs, " +
-                            std::to_string(files) + " files, " + format_bytes(total),
+                        plural(fx.triton_artifacts.size(), "kernel dir") + ", " +
+                            plural(files, "file") + ", " + format_bytes(total),
                         std::move(bundle_tree)));
     out.push_back(counts_group("Metrics", "metrics_deltas", fx.metrics_deltas));
     out.push_back(counts_group("Counters", "counter_deltas", fx.counter_deltas));

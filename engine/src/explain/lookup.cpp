@@ -1,5 +1,6 @@
 #include <cachelens/cachedir/aot_autograd_entry.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
+#include <cachelens/core/format.h>
 #include <cachelens/explain/lookup.h>
 
 #include <algorithm>
@@ -150,7 +151,7 @@ Result<void> check_hints(const LookupResult& lookup, const guards::Hints& hints)
     const std::size_t entries = lookup.symbols_read.size();
     const std::string reader =
         entries == 1 ? "the guards of " + lookup.key
-                     : "the guards of " + lookup.key + "'s " + std::to_string(entries) + " entries";
+                     : "the guards of " + lookup.key + "'s " + plural(entries, "entry");
     return guards::check_hints(hints, lookup.symbols_read, reader);
 }
 

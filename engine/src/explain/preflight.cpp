@@ -1,6 +1,7 @@
 #include <cachelens/cachedir/aot_autograd_entry.h>
 #include <cachelens/cachedir/entry_links.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
+#include <cachelens/core/format.h>
 #include <cachelens/explain/example_inputs.h>
 #include <cachelens/explain/preflight.h>
 #include <cachelens/hash/sha256.h>
@@ -264,7 +265,7 @@ PreflightSource preflight_source(const bundle::MegaBundle& bundle, std::string n
 
 std::string PreflightReport::answer() const {
     return std::to_string(count(PreflightOutcome::CanHit)) + " of " +
-           std::to_string(entries.size()) + " entries can hit on the target; " +
+           plural(entries.size(), "entry") + " can" + " hit on the target; " +
            std::to_string(count(PreflightOutcome::WillMiss)) + " will miss, " +
            std::to_string(count(PreflightOutcome::CannotTell)) + " cannot tell";
 }

@@ -3,6 +3,7 @@
 #include <cachelens/bundle/import.h>
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
+#include <cachelens/core/format.h>
 #include <cachelens/core/text.h>
 #include <cachelens/pickle/unpickler.h>
 #include <cachelens/serving/piecewise.h>
@@ -573,7 +574,7 @@ ShapeLookup lookup_shape(const PrefixDir& prefix, std::int64_t tokens) {
         out.answer = "no compiled graph of " + where + " serves a batch of " +
                      std::to_string(tokens) + " tokens (" +
                      std::to_string(out.unserved_graphs.size()) + " of " +
-                     std::to_string(by_graph.size()) + " graphs): compiled are " + compiled;
+                     plural(by_graph.size(), "graph") + "): compiled are " + compiled;
     }
     return out;
 }

@@ -245,8 +245,9 @@ LayerReport autotune_layer(const TraceLog& log, const CompileRecord& record) {
     }
     if (count("miss") > 0) {
         report.outcome = Outcome::Miss;
-        report.detail = fmt::format("{} of {} benchmarked again ({} configs)", count("miss"),
-                                    plural(with_state, "kernel"), benchmarked_configs);
+        report.detail =
+            fmt::format("{} of {} benchmarked again ({})", count("miss"),
+                        plural(with_state, "kernel"), plural(benchmarked_configs, "config"));
     } else if (with_state == 0 && !benchmarked.empty()) {
         report.outcome = Outcome::Miss;
         report.detail = fmt::format("{} benchmarked", plural(benchmarked.size(), "kernel"));

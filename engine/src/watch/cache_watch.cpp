@@ -106,8 +106,8 @@ struct DirWatcher::Impl {
             scanned[relative].mtime_ns = mtime_of(path);
             limit_note = "the kernel's limit of inotify watches (fs.inotify.max_user_watches) "
                          "was reached after " +
-                         std::to_string(dirs.size()) + " dirs: the " +
-                         std::to_string(scanned.size()) + " past it are looked at every " +
+                         plural(dirs.size(), "dir") + ": the " + std::to_string(scanned.size()) +
+                         " past it are looked at every " +
                          std::to_string(DirWatcher::kScanInterval.count()) +
                          " s instead (what is written there shows up to that late)";
         }
