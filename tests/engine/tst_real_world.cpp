@@ -11,12 +11,12 @@
 // tests/data/real-world/README.md says. CI holds the miniatures only: real
 // caches are third-party data and stay out of the repository.
 
+#include "real_world.h"
 #include "test_paths.h"
 
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonObject>
-#include <QProcess>
 #include <QRegularExpression>
 #include <QtTest>
 
@@ -30,28 +30,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-QString qs(const std::string& text) {
-    return QString::fromStdString(text);
-}
-
-struct Source {
-    QString name;
-    fs::path dir;   // the source dir (its cache files under cache/)
-    fs::path cache; // where the facts' paths are relative to
-    QJsonObject facts;
-};
-
-// Runs python3 with `args`; its failure stops the test binary (the setup
-// did not happen, so nothing can be compared with it).
-void run_python(const QStringList& args) {
-    QProcess process;
-    process.setProcessChannelMode(QProcess::MergedChannels);
-    process.start(QStringLiteral("python3"), args);
-    if (!process.waitForFinished(600'000) || process.exitStatus() != QProcess::NormalExit ||
-        process.exitCode() != 0) {
-        qFatal("python3 %s failed: %s", qPrintable(args.join(u' ')), process.readAll().constData());
-    }
-}
+using Source = test::RealWorldSource;
 
 QJsonValue parse_json(const QByteArray& bytes) {
     QJsonParseError error;
@@ -83,27 +62,6 @@ class TestRealWorld : public QObject {
     QTemporaryDir work_;
     std::vector<Source> sources_;
 
-    void add_sources(const fs::path& root, bool miniatures) {
-        std::error_code error;
-        std::vector<fs::path> dirs;
-        for (const auto& item : fs::directory_iterator(root, error)) {
-            if (item.is_directory(error) && fs::is_directory(item.path() / "cache", error)) {
-                dirs.push_back(item.path());
-            }
-        }
-        std::ranges::sort(dirs);
-        for (const auto& dir : dirs) {
-            const QString name = (miniatures ? QStringLiteral("mini/") : QStringLiteral("real/")) +
-                                 QString::fromStdString(dir.filename().string());
-            const fs::path out = fs::path(work_.path().toStdString()) / "facts" /
-                                 (dir.filename().string() + ".json");
-            fs::create_directories(out.parent_path());
-            run_python({qs((test::source_dir() / "tests/data/real-world/facts.py").string()),
-                        qs(dir.string()), QStringLiteral("-o"), qs(out.string())});
-            sources_.push_back({name, dir, dir / "cache", test::read_json(out).object()});
-        }
-    }
-
     // One row per source that has something of `what` ("inductor_dirs", ...).
     void rows(const char* what) {
         QTest::addColumn<int>("index");
@@ -122,30 +80,12 @@ class TestRealWorld : public QObject {
 private slots:
     void initTestCase() {
         QVERIFY(work_.isValid());
-        const fs::path minis = fs::path(work_.path().toStdString()) / "releases";
-        run_python(
-            {qs((test::source_dir() / "tests/data/releases/make_release_caches.py").string()),
-             qs(minis.string())});
-        add_sources(minis, true);
-        QVERIFY2(sources_.size() >= 10, "the release miniatures are missing");
-        std::vector<fs::path> real_roots;
-        if (const QString listed = qEnvironmentVariable("CACHELENS_REAL_WORLD");
-            !listed.isEmpty()) {
-            for (const auto& root : listed.split(u':', Qt::SkipEmptyParts)) {
-                real_roots.emplace_back(root.toStdString());
-            }
-        } else if (fs::is_directory(test::shared_dir() / "real-world")) {
-            real_roots.push_back(test::shared_dir() / "real-world");
-        }
-        for (const auto& root : real_roots) {
-            if (!fs::is_directory(root)) {
-                qFatal("CACHELENS_REAL_WORLD names %s, which is no dir", root.c_str());
-            }
-            add_sources(root, false);
-        }
-        qInfo("%zu sources (%zu real)", sources_.size(),
-              static_cast<std::size_t>(std::ranges::count_if(
-                  sources_, [](const Source& s) { return s.name.startsWith(u"real/"); })));
+        sources_ = test::real_world_sources(fs::path(work_.path().toStdString()));
+        const auto real = std::ranges::count_if(
+            sources_, [](const Source& s) { return s.name.startsWith(u"real/"); });
+        QVERIFY2(sources_.size() - static_cast<std::size_t>(real) >= 10,
+                 "the release miniatures are missing");
+        qInfo("%zu sources (%zu real)", sources_.size(), static_cast<std::size_t>(real));
     }
 
     // Every FX entry: its class, role, Triton bundle and debug lines as the pickle holds them.

@@ -3,9 +3,16 @@
 // print: the VM's promise is "an Error, never a crash, a hang or a big allocation".
 // Whatever decodes is then judged by the pickle policy as an entry and as a PGO
 // profile (import safety, issue #17): findings, each complete, and any
-// GraphModule code it carries audited as PyTorch would exec it.
+// GraphModule code it carries audited as PyTorch would exec it. Read as an FX
+// graph entry and as an AOTAutograd entry of any release (2.4's without a key,
+// 2.6's list-form Triton bundle, ...): what such an entry holds of its key, and
+// of the machine, is read without a fault.
 
+#include <cachelens/cachedir/aot_autograd_entry.h>
+#include <cachelens/cachedir/fingerprint.h>
+#include <cachelens/cachedir/fx_graph_entry.h>
 #include <cachelens/core/text.h>
+#include <cachelens/explain/entry_facts.h>
 #include <cachelens/pickle/repr.h>
 #include <cachelens/pickle/unpickler.h>
 #include <cachelens/safety/code_audit.h>
@@ -120,5 +127,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     qualified.max_string = 8;
     (void)repr(doc.root(), qualified);
     judge(doc);
+    if (auto fx = cachedir::read_fx_graph_entry(
+            *result, "ffuzzfuzzfuzzfuzzfuzzfuzzfuzzfuzzfuzzfuzzfuzzfuzzfuzz")) {
+        check(!fx->key.empty() && !fx->written_by.empty());
+        (void)explain::recorded_key_facts(*fx);
+        (void)cachedir::fingerprint_of(*fx).describe_with_devices();
+    }
+    (void)cachedir::read_aot_autograd_entry(*result);
     return 0;
 }

@@ -31,6 +31,8 @@ cpu_seconds=${FUZZ_CPU_SECONDS:-0}
 keep=${FUZZ_KEEP:-0}
 jobs=${FUZZ_JOBS:-1}
 build=$repo/build/fuzz
+# Every release form's files (tests/data/releases), written once as seeds.
+releases=$build/releases
 
 # target -> longest input libFuzzer makes. The unpickler's fits a whole AOT entry and
 # the opening of an FX entry (its seeds past that are cut, and still decode to errors).
@@ -69,6 +71,8 @@ if [ "${FUZZ_BUILD:-1}" != 0 ]; then
     cmake --preset fuzz >/dev/null
     cmake --build --preset fuzz --target "${targets[@]}"
 fi
+mkdir -p "$build"
+python3 "$repo"/tests/data/releases/make_release_caches.py "$releases" >/dev/null
 
 # Copies seed files into a corpus dir, named by their sha1 as libFuzzer names its own
 # inputs, so a seed already there is not added twice.
@@ -90,12 +94,15 @@ seed_corpus() {
         # Real PyTorch entries, CPython's pickles of every opcode and
         # protocol, and the pickle policy's cases (hostile uses of PyTorch's globals).
         add_seeds "$corpus" "$fixtures"/*/cache*/fxgraph/*/*/* "$fixtures"/*/cache*/aotautograd/*/* \
+            "$releases"/*/cache/*/fxgraph/*/*/* "$releases"/*/cache/*/aotautograd/*/* \
             "$repo"/tests/data/pickles/*.pkl \
             "$repo"/tests/data/pickles/policy/*.pkl
         ;;
     fuzz_python_literal | fuzz_kernel_module)
-        # Kernel modules (their decorators hold the literals) and autotune results.
-        add_seeds "$corpus" "$fixtures"/*/cache*/*/*.py "$fixtures"/*/cache*/*/*.best_config
+        # Kernel modules (their decorators hold the literals) and autotune results,
+        # and the modules of every release form (tests/data/releases).
+        add_seeds "$corpus" "$fixtures"/*/cache*/*/*.py "$fixtures"/*/cache*/*/*.best_config \
+            "$releases"/*/cache/*/*/*.py "$releases"/*/cache/*/*.py
         ;;
     fuzz_python_tokens)
         # Generated modules (wrappers with their kernel and C++ strings, kernel modules),
@@ -265,13 +272,17 @@ PY
             >"$corpus/hand-made.json"
         ;;
     fuzz_triton_kernel)
-        # One kernel's metadata and PTX from each Triton dir.
-        add_seeds "$corpus" "$fixtures"/devset/cache/triton/0/*/triton_*.json "$fixtures"/devset/cache/triton/0/*/*.ptx
+        # One kernel's metadata and PTX from each Triton dir; every Triton release's
+        # metadata and Inductor's benchmark caches (tests/data/releases).
+        add_seeds "$corpus" "$fixtures"/devset/cache/triton/0/*/triton_*.json "$fixtures"/devset/cache/triton/0/*/*.ptx \
+            "$releases"/*/cache/*/triton/0/*/*.json "$releases"/*/cache/*/cache/*
         ;;
     fuzz_trace)
-        # The real TORCH_TRACE logs (their first 256 KiB hold a whole cache event) and the
-        # hand-made ones: hits, guard misses, bypasses, damage.
-        add_seeds "$corpus" "$fixtures"/*/trace/*.log "$repo"/tests/data/trace/*.log
+        # The real TORCH_TRACE logs (their first 256 KiB hold a whole cache event), the
+        # hand-made ones (hits, guard misses, bypasses, damage) and every release's
+        # cache artifacts (tests/data/releases: 2.4's and 2.5's _hash, 2.6's names).
+        add_seeds "$corpus" "$fixtures"/*/trace/*.log "$repo"/tests/data/trace/*.log \
+            "$releases"/traces/cache/*.log "$releases"/traces/cache/*/*.log
         ;;
     fuzz_mega_cache)
         # PyTorch's bundle of the devset MLP (its first 256 KiB: the crc fails, the
