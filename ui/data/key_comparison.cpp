@@ -31,6 +31,8 @@ Result<std::shared_ptr<const KeyComparison>> compareEntries(const EntryRef& left
     comparison->inputs = std::move(pair.inputs);
     comparison->causes = std::move(pair.causes);
     comparison->fromFacts = pair.from_facts;
+    comparison->leftLines = std::move(pair.before_lines);
+    comparison->rightLines = std::move(pair.after_lines);
     comparison->keepAlive = std::move(pair.keep_alive);
     return std::shared_ptr<const KeyComparison>(std::move(comparison));
 }

@@ -29,6 +29,8 @@ struct KeyComparison {
     // Compared by what the entries hold (an entry without debug lines):
     // `diff` then views lines owned by keepAlive.
     bool fromFacts = false;
+    std::vector<std::string_view> leftLines;  // the lines compared: debug lines, or
+    std::vector<std::string_view> rightLines; // what the entries hold
     std::shared_ptr<const void> keepAlive;
 };
 

@@ -73,8 +73,8 @@ void KeyDiffModel::setComparison(std::shared_ptr<const KeyComparison> comparison
         differing_ = static_cast<int>(rows_.size());
         // diff_keys counts the equal attributes; list them too, aligned as it aligns them
         // (by name and occurrence), so that the table shows the whole key.
-        const auto left = cachedir::parse_debug_lines(comparison_->leftFx.debug_lines);
-        const auto right = cachedir::parse_debug_lines(comparison_->rightFx.debug_lines);
+        const auto left = cachedir::parse_debug_lines(comparison_->leftLines);
+        const auto right = cachedir::parse_debug_lines(comparison_->rightLines);
         std::map<std::string, std::vector<const cachedir::DebugLine*>> rightByName;
         for (const auto& line : right) {
             if (!rightDiffering.contains(line.text.data())) {

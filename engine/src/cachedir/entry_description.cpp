@@ -519,8 +519,15 @@ void describe_fx_graph(std::vector<Field>& out, const FxGraphEntry& fx) {
         kernels_text.push_back(autotuner_text(tuner));
     }
     out.push_back(json_list("kernels", std::move(kernels_json)));
-    out.push_back(
-        group(kTree, "Kernels", {}, std::to_string(kernels_tree.size()), std::move(kernels_tree)));
+    // Entries keep their kernels' autotuners from PyTorch 2.8; an older bundle
+    // holds the compiled kernel dirs alone (the Triton bundle below).
+    const bool autotuners_unrecorded = fx.autotuners.empty() && !fx.triton_artifacts.empty();
+    out.push_back(group(kTree, "Kernels", {},
+                        autotuners_unrecorded
+                            ? "no autotuners recorded (PyTorch " + fx.written_by +
+                                  " keeps the compiled kernels only: the Triton bundle)"
+                            : std::to_string(kernels_tree.size()),
+                        std::move(kernels_tree)));
 
     std::vector<std::string> metrics;
     for (const auto& [name, count] : fx.metrics_deltas) {

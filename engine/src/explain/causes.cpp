@@ -771,6 +771,8 @@ PairExplained explain_entries(const cachedir::FxGraphEntry& before,
     }
     PairExplained out = explain_pair(left, right);
     out.from_facts = from_facts;
+    out.before_lines = std::move(left);
+    out.after_lines = std::move(right);
     out.keep_alive = std::shared_ptr<const void>(
         std::make_shared<std::tuple<decltype(owned), std::shared_ptr<const pickle::Document>,
                                     std::shared_ptr<const pickle::Document>>>(

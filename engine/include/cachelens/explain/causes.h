@@ -87,7 +87,11 @@ struct PairExplained {
     bool same_graph = true;           // graph_code.h same_family
     // Compared by what the entries hold (entry_facts.h): neither's debug lines.
     bool from_facts = false;
-    std::shared_ptr<const void> keep_alive; // owns the lines `diff` views
+    // The lines compared (explain_entries): the debug lines, or what the
+    // entries hold; keep_alive owns them and what `diff` views.
+    std::vector<std::string_view> before_lines;
+    std::vector<std::string_view> after_lines;
+    std::shared_ptr<const void> keep_alive;
 };
 
 // The FX graph entry `entry` of `root`, as diff, why and the Compare page
