@@ -72,6 +72,36 @@ shot file-value --file "$root/tests/data/keyed_cache/root/cache/should_pad/ed953
 shot file-pt2 --file "$build/tests/real-fixtures/torch-2.11-cu130-h200/aoti_cuda/mlp_cuda.pt2"
 # A precompiled module forward (save_compiled_function) PyTorch 2.11 wrote on an H200.
 shot file-precompile --file "$build/tests/real-fixtures/torch-2.11-cu130-h200/precompile/mlp_forward.bin"
+# Caches of older releases (tests/data/releases, miniatures of real caches): a PyTorch
+# 2.6 dir whose entries store no debug lines, one graph compiled for two shapes, on
+# the Why missed and Compare pages; a 2.7 training cache's graphs on Browse; a 2.0
+# kernel module.
+python3 "$root/tests/data/releases/make_release_caches.py" "$work/releases" >/dev/null
+find "$work/releases" -type f -exec touch -d '20 days ago' {} +
+older_shot() {
+    local name="$1" dir="$2"
+    shift 2
+    if [[ -n "${SHOTS:-}" && " $SHOTS " != *" $name "* ]]; then
+        return 0
+    fi
+    echo "docs/images/$name.png"
+    xvfb-run -a -s "-screen 0 1600x1000x24" \
+        env XDG_CONFIG_HOME="$work/config" TORCHINDUCTOR_CACHE_DIR= \
+        "$gui" --catalog "$work/$name.sqlite" --open "$dir" \
+        --size 1400x860 --screenshot "$out/$name.png" "$@"
+}
+torch26="$work/releases/torch26-cuda-inference-fxgraph/cache/torchinductor_user"
+torch27="$work/releases/torch27-cuda-train-fxgraph/cache/torchinductor_user"
+older_shot release-why "$torch26" --select fi42idbg4we2berwvixolms4plddixdh3tkmus6m62evi5m4qj6b \
+    --view why
+older_shot release-compare "$torch26" --select f24yf6xxygn5e36spock55m64wzzbfisc6oftyuh4usyuiut2a4o \
+    --compare fi42idbg4we2berwvixolms4plddixdh3tkmus6m62evi5m4qj6b
+older_shot release-browse "$torch27" --select fxcybaakeqw57pzwhgyg6bjxpgdcyq4r4jq4awo64nskmnpmsncd \
+    --tab overview
+torch20_module=$(cd "$work/releases/torch20-cuda-modules/cache" && ls */*/*.py | head -1)
+older_shot release-module "$work/releases/torch20-cuda-modules/cache/${torch20_module%%/*}" \
+    --select "$(basename "$torch20_module" .py)" --tab overview
+
 # Triton's own cache (~/.triton/cache): the sample cache's triton/0/ hash dirs copied flat.
 mkdir -p "$work/home/.triton"
 cp -r "$work/sample-cache/triton/0" "$work/home/.triton/cache"
