@@ -122,7 +122,9 @@ int show_serving(const serving::ServingLocation& location, std::string_view sele
                 Json list = Json::array();
                 for (const auto& graph : graphs.graphs) {
                     Json item = {
-                        {"graph_index", graph.entry.graph_index},
+                        {"graph_index",
+                         graph.entry.graph_index ? Json(*graph.entry.graph_index) : Json(nullptr)},
+                        {"graph_hash", graph.entry.graph_hash},
                         {"shape", shape_json(graph.entry.shape)},
                         {"compiler", graph.entry.compiler},
                         {"link", serving::to_string(graph.link)},
@@ -160,18 +162,24 @@ int show_serving(const serving::ServingLocation& location, std::string_view sele
                 std::printf("  %s does not parse: %s\n", prefix.index_file.c_str(),
                             prefix.index_error->message.c_str());
             }
+            // A graph is named by its index, or (2026 vLLM) by its hash.
+            int graph_width = 5;
+            for (const auto& graph : graphs.graphs) {
+                graph_width =
+                    std::max(graph_width, static_cast<int>(graph.entry.graph_name().size()));
+            }
             if (!graphs.graphs.empty()) {
-                std::printf("  %5s  %-16s %-20s %-8s %7s %9s  %s\n", "graph", "shape", "compiler",
-                            "present", "kernels", "compile", "handle");
+                std::printf("  %*s  %-16s %-20s %-8s %7s %9s  %s\n", graph_width, "graph", "shape",
+                            "compiler", "present", "kernels", "compile", "handle");
             }
             for (const auto& graph : graphs.graphs) {
                 const std::string handle =
                     graph.entry.handle
                         ? graph.entry.handle->key + (graph.moved ? " (recorded elsewhere)" : "")
                         : "(none)";
-                std::printf("  %5lld  %-16s %-20s %-8s %7s %9s  %s\n",
-                            static_cast<long long>(graph.entry.graph_index),
-                            graph.entry.shape.describe().c_str(), graph.entry.compiler.c_str(),
+                std::printf("  %*s  %-16s %-20s %-8s %7s %9s  %s\n", graph_width,
+                            graph.entry.graph_name().c_str(), graph.entry.shape.describe().c_str(),
+                            graph.entry.compiler.c_str(),
                             graph.link == serving::PiecewiseGraph::Link::None ? "-"
                             : graph.present                                   ? "yes"
                                                                               : "MISSING",
@@ -239,10 +247,16 @@ int why_serving(const serving::ServingLocation& location, std::string_view again
                                 for (const auto& shape : lookup.shapes) {
                                     shapes.push_back(shape_json(shape));
                                 }
+                                Json unserved = Json::array();
+                                for (const auto* entry : lookup.unserved_graphs) {
+                                    unserved.push_back(entry->graph_index
+                                                           ? Json(*entry->graph_index)
+                                                           : Json(entry->graph_hash));
+                                }
                                 list.push_back({{"prefix", prefix.path},
                                                 {"answer", lookup.answer},
                                                 {"served", lookup.served.size()},
-                                                {"unserved_graphs", lookup.unserved_graphs},
+                                                {"unserved_graphs", std::move(unserved)},
                                                 {"shapes", std::move(shapes)}});
                             } else {
                                 std::printf("%s: %s\n", prefix.path.c_str(), lookup.answer.c_str());

@@ -104,11 +104,41 @@ private slots:
         QVERIFY(!mixed->entries[3].shape.covers(8193));
         QCOMPARE(mixed->entries[3].shape.artifact_part(), std::string("compile_range_1_8192"));
         QVERIFY_RESULT(parse_compile_index("{}"));
+        // vLLM 0.6.5-0.6.6: a list of (shape, graph index, FX key), no path;
+        // 0.7.0's InductorArtifact may pair the key with its module's path.
+        auto first = parse_compile_index("[   (None, 1, 'fkey1'),\n    (8, 0, 'fkey0'),\n"
+                                         "    (None, 0, ('fkey2', '/p/c.py'))]");
+        QVERIFY_RESULT(first);
+        QCOMPARE(first->form, CompileIndex::Form::HashedGraphList);
+        QCOMPARE(first->entries.size(), std::size_t{3});
+        QCOMPARE(first->entries[0].graph_index, std::optional<std::int64_t>(0));
+        QCOMPARE(first->entries[0].compiler, std::string("inductor"));
+        QCOMPARE(first->entries[0].handle->key, std::string("fkey2"));
+        QCOMPARE(first->entries[0].handle->path, std::string("/p/c.py"));
+        QCOMPARE(first->entries[1].handle->key, std::string("fkey0"));
+        QVERIFY(first->entries[1].handle->path.empty());
+        QCOMPARE(first->entries[2].graph_name(), std::string("1"));
+        QVERIFY_RESULT(parse_compile_index("[]"));
+        // 2026 vLLM: the piece is keyed by its graph's sha256, not its position.
+        const std::string hash(64, 'c');
+        auto hashed = parse_compile_index("{((1, 8192), '" + hash +
+                                          "', 'inductor'): ('fk', '/p'), ((1, 8192), 'd" +
+                                          hash.substr(1) + "', 'eager'): None}");
+        QVERIFY_RESULT(hashed);
+        QCOMPARE(hashed->form, CompileIndex::Form::Dict);
+        QVERIFY(!hashed->entries[0].graph_index);
+        QCOMPARE(hashed->entries[0].graph_hash, hash);
+        QCOMPARE(hashed->entries[0].graph_name(), std::string(12, 'c'));
+        QCOMPARE(hashed->entries[1].compiler, std::string("eager"));
     }
 
     void indexRefusesWhatVllmNeverWrites() {
         const std::pair<const char*, const char*> cases[] = {
-            {"[1, 2]", "where vLLM writes a dict"},
+            {"7", "where vLLM writes a dict"},
+            {"[1, 2]", "an item 1, where vLLM 0.6 writes (shape, graph index, FX graph key)"},
+            {"[(None, 0, 3)]", "where vLLM 0.6 writes an FX graph key"},
+            {"[(None, -2, 'f')]", "graph index"},
+            {"{(None, '', 'inductor'): None}", "an empty graph hash"},
             {"{(None, 0): ('a', 'b')}", "(shape, graph index, compiler)"},
             {"{('x', 0, 'inductor'): ('a', 'b')}", "a shape of 'x'"},
             {"{((9, 1), 0, 'inductor'): ('a', 'b')}", "ends before it starts"},
@@ -300,6 +330,70 @@ private slots:
         QCOMPARE(verified->inner_caches, std::size_t{2});
         QCOMPARE(verified->notes.size(), std::size_t{1});
         QVERIFY(verified->notes[0].find("cannot be checked") != std::string::npos);
+    }
+
+    void vllm065TreeWithItsListIndex() {
+        QTemporaryDir dir;
+        const fs::path root = fixture::vllm_065(dir.path().toStdString());
+        QCOMPARE(parse_rank_dir_name("rank_0")->rank, 0);
+        QVERIFY(!parse_rank_dir_name("rank_0")->dp_rank);
+        QCOMPARE(parse_rank_dir_name("rank_3_1")->dp_rank, std::optional<int>(1));
+        QVERIFY(!parse_rank_dir_name("rank_"));
+        QVERIFY(!parse_rank_dir_name("rank_0_x"));
+        auto tree = read_serving_tree(root);
+        QVERIFY_RESULT(tree);
+        QCOMPARE(tree->stack, Stack::Vllm);
+        const auto& rank = tree->hash_dirs.at(0).ranks.at(0);
+        QCOMPARE(rank.name, std::string("rank_0"));
+        const auto& prefix = rank.prefixes.at(0);
+        QCOMPARE(prefix.index_file, std::string("inductor_hash_cache.py"));
+        QVERIFY2(!prefix.index_error,
+                 prefix.index_error ? prefix.index_error->message.c_str() : "");
+        QCOMPARE(prefix.index->form, CompileIndex::Form::HashedGraphList);
+        const auto graphs = read_piecewise_graphs(*tree, prefix, true);
+        QCOMPARE(graphs.graphs.size(), 2 * fixture::devset_graphs().size());
+        QCOMPARE(graphs.linked(), graphs.graphs.size());
+        for (const auto& graph : graphs.graphs) {
+            QCOMPARE(graph.link, PiecewiseGraph::Link::FxEntry);
+            QVERIFY(graph.present);
+            QVERIFY(!graph.moved); // no path recorded: nothing says it was compiled elsewhere
+            QVERIFY(graph.kernels.has_value());
+        }
+        const auto lookup = lookup_shape(prefix, 8);
+        QVERIFY(lookup.unserved_graphs.empty());
+        QCOMPARE(lookup.served.front()->shape.describe(), std::string("8"));
+        auto scan = cachedir::scan_cache_dir(root);
+        QVERIFY_RESULT(scan);
+        QCOMPARE(unknown_files(*scan), std::size_t{0});
+        QCOMPARE(scan->layout(), cachedir::RootLayout::Vllm);
+        auto selection = select_in_tree(*tree, "");
+        auto verified = verify_serving_tree(*tree, *selection);
+        QVERIFY_RESULT(verified);
+        QVERIFY2(verified->clean(), problems_of(verified->report).c_str());
+    }
+
+    void graphHashKeysOf2026() {
+        QTemporaryDir dir;
+        const fs::path root = fixture::vllm_graph_hash(dir.path().toStdString());
+        auto tree = read_serving_tree(root);
+        QVERIFY_RESULT(tree);
+        const auto& prefix = tree->hash_dirs.at(0).ranks.at(0).prefixes.at(0);
+        QVERIFY2(!prefix.index_error,
+                 prefix.index_error ? prefix.index_error->message.c_str() : "");
+        const auto graphs = read_piecewise_graphs(*tree, prefix, false);
+        QCOMPARE(graphs.graphs.size(), std::size_t{2});
+        for (const auto& graph : graphs.graphs) {
+            QVERIFY2(graph.problem.empty(), graph.problem.c_str());
+            QCOMPARE(graph.link, PiecewiseGraph::Link::Artifact);
+            QVERIFY(graph.present);
+            QVERIFY(graph.entry.graph_index); // from the artifact's name
+        }
+        QCOMPARE(*graphs.graphs[0].entry.graph_index, std::int64_t{0});
+        QCOMPARE(graphs.graphs[1].entry.graph_hash, std::string(64, 'b'));
+        QVERIFY(lookup_shape(prefix, 100).unserved_graphs.empty());
+        const auto missed = lookup_shape(prefix, 9000);
+        QCOMPARE(missed.unserved_graphs.size(), std::size_t{2});
+        QVERIFY(missed.answer.find("(2 of 2 graphs)") != std::string::npos);
     }
 
     void vllm09TreeWithPrefixesAndRanks() {

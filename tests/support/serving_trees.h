@@ -171,6 +171,44 @@ inline fs::path vllm_08(const fs::path& dir, const std::string& hash = "d4ec7c2a
     return root;
 }
 
+// vLLM 0.6.5-0.6.6: rank_<r> without the data-parallel rank, and
+// inductor_hash_cache.py, a pprint'ed list of (shape, graph index, FX key)
+// with no module path; the general shape and size 8.
+inline fs::path vllm_065(const fs::path& dir, const std::string& hash = "9f3e1c0b2a") {
+    const fs::path root = dir / "torch_compile_cache";
+    const fs::path rank = root / hash / "rank_0";
+    copy_devset_caches(rank);
+    std::string text = "[";
+    const auto graphs = devset_graphs();
+    for (const std::string shape : {"None", "8"}) {
+        for (std::size_t i = 0; i < graphs.size(); ++i) {
+            text += std::string(text.size() == 1 ? "   " : ",\n    ") + "(" + shape + ", " +
+                    std::to_string(i) + ", " + quoted(graphs[i].key) + ")";
+        }
+    }
+    write_bytes(rank / "inductor_hash_cache.py", text + "]");
+    return root;
+}
+
+// 2026 vLLM main: keys by the sha256 of each piece's graph instead of its
+// position, standalone artifacts still named by the position.
+inline fs::path vllm_graph_hash(const fs::path& dir, const std::string& hash = "7c4d2e9a01") {
+    const fs::path root = dir / "torch_compile_cache";
+    const fs::path prefix = root / hash / "rank_0_0" / "backbone";
+    const std::string artifact = binary_artifact();
+    std::vector<IndexLine> lines;
+    for (int graph = 0; graph < 2; ++graph) {
+        const std::string graph_hash(64, graph == 0 ? 'a' : 'b');
+        const std::string name = "artifact_compile_range_1_8192_subgraph_" + std::to_string(graph);
+        write_bytes(prefix / name, artifact);
+        lines.push_back({"((1, 8192), " + quoted(graph_hash) + ", 'inductor_standalone')",
+                         "(" + quoted(name) + ", " + quoted((prefix / name).string()) + ")"});
+    }
+    write_bytes(prefix / "vllm_compile_cache.py", pprint_index(lines));
+    write_bytes(prefix / "computation_graph.py", split_graph_text());
+    return root;
+}
+
 // vLLM 0.9-0.11 with the Inductor adaptor: prefix dirs (backbone, eagle_head),
 // sizes and the general shape, caches shared by the rank's prefixes; two ranks.
 inline fs::path vllm_09(const fs::path& dir, const std::string& hash = "64625fd5e0") {

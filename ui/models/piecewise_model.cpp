@@ -51,7 +51,8 @@ QVariant PiecewiseModel::data(const QModelIndex& index, int role) const {
     }
     switch (index.column()) {
     case GraphColumn:
-        return static_cast<qlonglong>(graph.entry.graph_index);
+        return graph.entry.graph_index ? QVariant(static_cast<qlonglong>(*graph.entry.graph_index))
+                                       : QVariant(text(graph.entry.graph_name()));
     case ShapeColumn:
         return text(graph.entry.shape.describe());
     case CompilerColumn:

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <map>
+#include <ranges>
 #include <set>
 
 namespace cachelens::serving {
@@ -40,7 +41,7 @@ bool is_fx_key(std::string_view key) {
 }
 
 std::string graph_label(const CompileIndexEntry& entry) {
-    return "graph " + std::to_string(entry.graph_index) +
+    return "graph " + entry.graph_name() +
            (entry.shape.kind == CompileShape::Kind::Range  ? " for range "
             : entry.shape.kind == CompileShape::Kind::Size ? " for size "
                                                            : " for the ") +
@@ -142,10 +143,13 @@ PiecewiseGraph resolve(const ServingTree& tree, const PrefixDir& prefix,
             return graph;
         }
         const auto name = parse_artifact_name(handle.key);
-        if (name->graph_index != entry.graph_index || name->shape != entry.shape) {
+        if ((entry.graph_index && name->graph_index != *entry.graph_index) ||
+            name->shape != entry.shape) {
             graph.problem = "its handle names " + handle.key + ", the artifact of another graph";
             return graph;
         }
+        // A key by graph hash records no position; the artifact's name does.
+        graph.entry.graph_index = name->graph_index;
         if (file_name_of(handle.path) != handle.key) {
             graph.problem = "its handle's path ends in '" + std::string(file_name_of(handle.path)) +
                             "', not in " + handle.key + ": vLLM would load another file";
@@ -183,9 +187,10 @@ PiecewiseGraph resolve(const ServingTree& tree, const PrefixDir& prefix,
         const auto file = first_file_in(tree.root / graph.found_path);
         graph.present = file.has_value();
         // The module path is only informative to vLLM (it loads by key); a
-        // path outside this tree says the tree was compiled elsewhere.
+        // path outside this tree says the tree was compiled elsewhere. vLLM
+        // 0.6.5 and 0.6.6 record no path at all.
         const std::string cache_here = (tree.root / prefix.inductor_cache).string() + "/";
-        graph.moved = !handle.path.starts_with(cache_here);
+        graph.moved = !handle.path.empty() && !handle.path.starts_with(cache_here);
         if (!graph.present) {
             graph.problem = "its FX entry " + handle.key + " is not in " + prefix.inductor_cache +
                             ": vLLM finds the graph in its index and fails to load it";
@@ -517,10 +522,13 @@ ShapeLookup lookup_shape(const PrefixDir& prefix, std::int64_t tokens) {
         out.answer = "no index to look in";
         return out;
     }
-    std::map<std::int64_t, std::vector<const CompileIndexEntry*>> by_graph;
+    // A piece is its position, or in 2026 vLLM its graph's hash.
+    std::map<std::pair<std::optional<std::int64_t>, std::string>,
+             std::vector<const CompileIndexEntry*>>
+        by_graph;
     std::set<CompileShape> shapes;
     for (const auto& entry : prefix.index->entries) {
-        by_graph[entry.graph_index].push_back(&entry);
+        by_graph[{entry.graph_index, entry.graph_hash}].push_back(&entry);
         shapes.insert(entry.shape);
     }
     out.shapes.assign(shapes.begin(), shapes.end());
@@ -542,7 +550,7 @@ ShapeLookup lookup_shape(const PrefixDir& prefix, std::int64_t tokens) {
         }
         return 3;
     };
-    for (const auto& [graph, entries] : by_graph) {
+    for (const auto& entries : by_graph | std::views::values) {
         const CompileIndexEntry* best = nullptr;
         for (const auto* entry : entries) {
             if (rank(entry->shape) < 3 &&
@@ -551,7 +559,7 @@ ShapeLookup lookup_shape(const PrefixDir& prefix, std::int64_t tokens) {
             }
         }
         if (best == nullptr) {
-            out.unserved_graphs.push_back(graph);
+            out.unserved_graphs.push_back(entries.front());
         } else {
             out.served.push_back(best);
         }
@@ -567,8 +575,7 @@ ShapeLookup lookup_shape(const PrefixDir& prefix, std::int64_t tokens) {
         const auto& shape = out.served.front()->shape;
         out.answer =
             "a batch of " + std::to_string(tokens) + " tokens hits in " + where + ": " +
-            std::to_string(out.served.size()) + " graph" + (out.served.size() == 1 ? "" : "s") +
-            " compiled for " +
+            plural(out.served.size(), "graph") + " compiled for " +
             (shape.kind == CompileShape::Kind::General ? "the general shape" : shape.describe());
     } else {
         out.answer = "no compiled graph of " + where + " serves a batch of " +

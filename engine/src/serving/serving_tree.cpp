@@ -312,7 +312,7 @@ std::optional<RankName> parse_rank_dir_name(std::string_view name) {
     if (!name.starts_with("rank_")) {
         return std::nullopt;
     }
-    // rank_<r>_<dp>, or rank_<r>_<dp>_dev<N>
+    // rank_<r>, rank_<r>_<dp>, or rank_<r>_<dp>_dev<N>
     std::vector<std::string_view> fields;
     std::string_view rest = name.substr(5);
     while (true) {
@@ -323,24 +323,35 @@ std::optional<RankName> parse_rank_dir_name(std::string_view name) {
         }
         rest.remove_prefix(at + 1);
     }
-    if (fields.size() != 2 && fields.size() != 3) {
+    if (fields.size() > 3) {
         return std::nullopt;
     }
-    const auto rank = to_int(fields[0]);
-    const auto dp_rank = to_int(fields[1]);
-    if (!rank || !dp_rank || *rank > 1'000'000 || *dp_rank > 1'000'000) {
+    const auto number = [](std::string_view field) -> std::optional<int> {
+        const auto value = to_int(field);
+        if (!value || *value > 1'000'000) {
+            return std::nullopt;
+        }
+        return static_cast<int>(*value);
+    };
+    const auto rank = number(fields[0]);
+    if (!rank) {
         return std::nullopt;
     }
-    RankName out{static_cast<int>(*rank), static_cast<int>(*dp_rank), std::nullopt};
+    RankName out{*rank, std::nullopt, std::nullopt};
+    if (fields.size() >= 2) {
+        out.dp_rank = number(fields[1]);
+        if (!out.dp_rank) {
+            return std::nullopt;
+        }
+    }
     if (fields.size() == 3) {
         if (!fields[2].starts_with("dev")) {
             return std::nullopt;
         }
-        const auto device = to_int(fields[2].substr(3));
-        if (!device || *device > 1'000'000) {
+        out.device = number(fields[2].substr(3));
+        if (!out.device) {
             return std::nullopt;
         }
-        out.device = static_cast<int>(*device);
     }
     return out;
 }

@@ -3,12 +3,16 @@
 // The index vLLM and SGLang keep of a prefix dir's compiled piecewise graphs:
 // vllm_compile_cache.py (SGLang: sglang_compile_cache.py), written by
 // CompilerManager.save_to_file as pprint.pformat(dict) and read back with
-// ast.literal_eval. Keys are (shape, graph index, compiler name), where the
+// ast.literal_eval. Keys are (shape, graph, compiler name), where the
 // shape is None (the general shape), an int (a compile size, vLLM <= 0.11) or
-// a (start, end) tuple (a compile Range, vLLM >= 0.13, both ends inclusive);
-// values are the compiler's handle: (FX graph key, wrapper module path) for
-// the Inductor adaptor, (artifact name, artifact path) for standalone
-// compile, None for eager. Read with the Python-literal reader, never run.
+// a (start, end) tuple (a compile Range, vLLM >= 0.13, both ends inclusive),
+// and the graph is the piece's position (a count from 0) or, in 2026 vLLM,
+// the sha256 hex of the piece's pickled graph; values are the compiler's
+// handle: (FX graph key, wrapper module path) for the Inductor adaptor,
+// (artifact name, artifact path) for standalone compile, None for eager.
+// vLLM 0.6.5 and 0.6.6 wrote inductor_hash_cache.py instead: a list of
+// (shape, graph index, FX graph key) for the Inductor adaptor alone. Read
+// with the Python-literal reader, never run.
 
 #include <cachelens/core/error.h>
 
@@ -38,18 +42,30 @@ struct CompileShape {
 
 struct CompileHandle {
     std::string key;  // an FX graph key ("f..."), or a standalone artifact's name
-    std::string path; // as written: an absolute path on the machine that compiled
+    std::string path; // as written: an absolute path on the machine that compiled; empty
+                      // where the index records none (vLLM 0.6.5, 0.6.6)
 };
 
 struct CompileIndexEntry {
     CompileShape shape;
-    std::int64_t graph_index = 0;
-    std::string compiler; // "inductor", "inductor_standalone", "eager", a plugin's name
+    // The piece's position in the split model. A key by graph hash does not
+    // record it; it is then read from a standalone artifact's name, or unknown.
+    std::optional<std::int64_t> graph_index;
+    std::string graph_hash; // 2026 vLLM: what keys the piece instead of its position
+    std::string compiler;   // "inductor", "inductor_standalone", "eager", a plugin's name
     std::optional<CompileHandle> handle; // none for a None handle (eager)
+
+    // How the piece is named to a person: "3", or its hash's first 12 digits.
+    std::string graph_name() const;
 };
 
 struct CompileIndex {
-    std::vector<CompileIndexEntry> entries; // sorted by (graph index, shape, compiler)
+    enum class Form {
+        Dict,            // {(shape, graph index or hash, compiler): handle}
+        HashedGraphList, // vLLM 0.6.5-0.6.6: [(shape, graph index, FX key)]
+    };
+    Form form = Form::Dict;
+    std::vector<CompileIndexEntry> entries; // sorted by (graph, shape, compiler)
 };
 
 // Parses the file's text. Errors say where and what was expected; a key or a

@@ -106,14 +106,14 @@ std::optional<HashDirComparison> preflight_factors(const std::filesystem::path& 
                                                    const std::filesystem::path& target);
 
 // Which compiled graphs serve a batch of `tokens` in a prefix: for each
-// graph index, the entry vLLM picks (a size equal to it first, then a range
-// holding it), or none. The answer says which sizes and ranges exist when
-// some graph has none.
+// graph (its index, or its hash in 2026 vLLM), the entry vLLM picks (a size equal to it first, then
+// a range holding it), or none. The answer says which sizes and ranges exist when some graph has
+// none.
 struct ShapeLookup {
     std::int64_t tokens = 0;
-    std::vector<const CompileIndexEntry*> served; // one per graph index that has one
-    std::vector<std::int64_t> unserved_graphs;
-    std::vector<CompileShape> shapes; // every distinct shape compiled, sorted
+    std::vector<const CompileIndexEntry*> served;          // one per graph that has one
+    std::vector<const CompileIndexEntry*> unserved_graphs; // one entry of each, into the index
+    std::vector<CompileShape> shapes;                      // every distinct shape compiled, sorted
     std::string answer;
 };
 ShapeLookup lookup_shape(const PrefixDir& prefix, std::int64_t tokens);

@@ -3,10 +3,11 @@
 // The compile caches inference servers keep: vLLM's and SGLang's
 // torch_compile_cache trees (docs/FORMATS.md §5):
 //
-//   torch_compile_cache/<hash[:10]>/rank_<rank>_<dp_rank>[_dev<N>]/
+//   torch_compile_cache/<hash[:10]>/rank_<rank>[_<dp_rank>][_dev<N>]/
 //       inductor_cache/ triton_cache/      (vLLM's Inductor adaptor: per rank)
 //       <prefix>/                          (backbone, eagle_head, ...; none in vLLM 0.8)
-//           vllm_compile_cache.py          (compile_index.h)
+//           vllm_compile_cache.py          (compile_index.h; inductor_hash_cache.py
+//                                           in the rank dir in vLLM 0.6.5-0.6.6)
 //           cache_key_factors.json         (cache_factors.h; vLLM >= 0.12)
 //           computation_graph.py, transformed_code.py
 //           artifact_shape_*_subgraph_*, artifact_compile_range_*_*_subgraph_*
@@ -41,10 +42,11 @@ std::string_view display_name(Stack stack);  // "vLLM", "SGLang"
 cachedir::RootLayout layout_of(Stack stack); // RootLayout::Vllm, ::Sglang
 
 // The rank dir's name vLLM gives: rank_<rank>_<dp rank>, with _dev<N> in
-// some builds (vllm#38962, reverted, proposed again).
+// some builds (vllm#38962, reverted, proposed again); rank_<rank> before the
+// data-parallel rank was added (vLLM 0.6.5 to about 0.7).
 struct RankName {
     int rank = 0;
-    int dp_rank = 0;
+    std::optional<int> dp_rank;
     std::optional<int> device;
 };
 std::optional<RankName> parse_rank_dir_name(std::string_view name);
