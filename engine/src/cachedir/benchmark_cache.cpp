@@ -45,7 +45,7 @@ Result<BenchmarkCache> parse_benchmark_cache(std::string_view text) {
                 cache.device_name = text_of(*name);
             }
         } else if (device != system->end() && device->is_string()) {
-            cache.device_name = device->get<std::string>(); // PyTorch 2.0, 2.1
+            cache.device_name = device->get<std::string>(); // PyTorch 2.0
         }
         if (auto versions = system->find("version");
             versions != system->end() && versions->is_object()) {

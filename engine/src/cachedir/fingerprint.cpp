@@ -66,7 +66,7 @@ std::string keyword_value(std::string_view args, std::string_view name) {
 }
 
 // The Triton targets of the kernels a wrapper module generated, from their
-// DeviceProperties(type='cuda', index=0, cc=86, ...) (PyTorch 2.3 on): what
+// DeviceProperties(type='cuda', index=0, cc=86, ...) (PyTorch 2.4 on): what
 // an entry with no bundled kernels (2.5 and older) says of its machine.
 std::set<std::string> device_properties_targets(std::string_view source) {
     constexpr std::string_view kCall = "DeviceProperties(";

@@ -146,7 +146,7 @@ private:
         }
         const std::string_view name =
             std::string_view(entry.path).substr(entry.path.rfind('/') + 1);
-        // Older PyTorch (2.5-2.7) named every AOTAutograd entry "entry" (vLLM
+        // PyTorch 2.4 to 2.7 named every AOTAutograd entry "entry" (vLLM
         // 0.8's caches have them): nothing to check the content against.
         if (entry.kind == FileKind::AotAutograd && name == "entry") {
             ++report_.names_not_content_addressed;

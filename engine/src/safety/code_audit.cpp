@@ -90,7 +90,7 @@ constexpr std::array name_imports{
                ModuleBits},
     NameImport{"torch._inductor.codegen.memory_planning", "_align", ModuleBits},
     NameImport{"torch._inductor.async_compile", "AsyncCompile", ModuleBits},
-    // codecache held AsyncCompile before 2.5; cpp_wrapper_cpu.py's glue loads CppWrapperCodeCache
+    // codecache held AsyncCompile before 2.4; cpp_wrapper_cpu.py's glue loads CppWrapperCodeCache
     NameImport{"torch._inductor.codecache", "AsyncCompile CppWrapperCodeCache", ModuleBits},
     NameImport{"torch._inductor.select_algorithm", "extern_kernels", ModuleBits},
     NameImport{"torch._inductor.codegen.multi_kernel", "MultiKernelCall", ModuleBits},
@@ -1149,7 +1149,7 @@ private:
                 return;
             }
         }
-        // Before 2.5 AsyncCompile and CppWrapperCodeCache were imported from
+        // AsyncCompile (before 2.4) and CppWrapperCodeCache are imported from
         // codecache: their uses are checked below, not refused as a load.
         const bool codecache_entry_point =
             resolved == "torch._inductor.codecache.AsyncCompile" ||
