@@ -167,13 +167,18 @@ int run_diff(const DiffOptions& options) {
 void add_diff_command(CLI::App& app, int& exit_code) {
     auto options = std::make_shared<DiffOptions>();
     auto* command = app.add_subcommand(
-        "diff", "Compare the cache-key inputs (debug lines) of two FX graph entries: why the "
-                "second misses the first in one verdict line, the causes ranked (dynamic, shapes, "
-                "dtypes, device, layout, autograd, graph, config, environment, paths, other), "
-                "the example inputs aligned by what they are, then every differing line, with a "
-                "line diff inside the graph code: over the code normalized (the frees and sym_size "
-                "lines dropped, the second graph's values named as the first's where their lines "
-                "pair up), so a renumbering is no change; --raw-code shows it as written.");
+        "diff",
+        "Compare the cache-key inputs (debug lines) of two FX graph entries: why the "
+        "second misses the first in one verdict line, the causes ranked (dynamic, shapes, "
+        "dtypes, device, layout, autograd, graph, config, environment, paths, other), "
+        "the example inputs aligned by what they are, then every differing line, with a "
+        "line diff inside the graph code: over the code normalized (the frees and sym_size "
+        "lines dropped, the second graph's values named as the first's where their lines "
+        "pair up), so a renumbering is no change; --raw-code shows it as written. Entries of "
+        "PyTorch 2.4 to 2.7 store no debug lines: the first line says so, then they are "
+        "compared by what they hold (fx_kwargs, the example inputs from the wrapper's "
+        "asserts, the Inductor config their kernels recorded, the ops and kernels of "
+        "their code, the Triton target and version).");
     command->add_option("DIR_A:KEY_A", options->left, "a cache dir and an FX key or entry path")
         ->required();
     command

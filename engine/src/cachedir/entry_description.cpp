@@ -555,9 +555,16 @@ void describe_fx_graph(std::vector<Field>& out, const FxGraphEntry& fx) {
         }
     }
     out.push_back(json_list("triton_artifacts", std::move(bundle_json)));
+    // PyTorch bundles the compiled kernels into its entries from 2.6; an
+    // older entry has no such field, and its kernels are in triton/ alone.
+    const bool has_bundle_field =
+        std::ranges::find(fx.attribute_names, "_triton_bundle") != fx.attribute_names.end();
     out.push_back(group(kPeople, "Triton bundle", {},
-                        plural(fx.triton_artifacts.size(), "kernel dir") + ", " +
-                            plural(files, "file") + ", " + format_bytes(total),
+                        !has_bundle_field && fx.triton_artifacts.empty()
+                            ? "none (PyTorch " + fx.written_by +
+                                  " keeps no kernels in its entries: they are in triton/)"
+                            : plural(fx.triton_artifacts.size(), "kernel dir") + ", " +
+                                  plural(files, "file") + ", " + format_bytes(total),
                         std::move(bundle_tree)));
     out.push_back(counts_group("Metrics", "metrics_deltas", fx.metrics_deltas));
     out.push_back(counts_group("Counters", "counter_deltas", fx.counter_deltas));
