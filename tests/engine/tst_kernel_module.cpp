@@ -582,6 +582,16 @@ private slots:
         QVERIFY(module.kernel_def_names.empty()); // golden's ^def (triton_\w+)\( finds none
     }
 
+    // Decorators no def follows (found by fuzz_kernel_module): each kernel
+    // says so, and none gives the module a kernel without a name.
+    void decoratorsWithoutADefNameNoKernel() {
+        const KernelModule module =
+            module_of("@triton_heuristics.pent_ru\n@triton_heuristics.p");
+        QCOMPARE(module.kernels.size(), std::size_t{2});
+        QVERIFY(module.kernel_names().empty());
+        QVERIFY(!module.kernels[0].problems.empty());
+    }
+
     // PyTorch 2.1: the same decorator with kernel_name in meta; 2.2 to 2.5:
     // @triton_heuristics.<heuristic> with inductor_meta's kernel_name, the def
     // still `triton_`. Neither is an autotuning candidate.

@@ -807,9 +807,11 @@ std::vector<std::string> KernelModule::kernel_names() const {
     }
     std::vector<std::string> names;
     for (const KernelDefinition& kernel : kernels) {
-        if (!kernel.is_benchmark_candidate &&
-            std::ranges::find(names, kernel.display_name()) == names.end()) {
-            names.push_back(kernel.display_name());
+        // A decorator no def follows names nothing (its problems say so).
+        std::string name = kernel.display_name();
+        if (!kernel.is_benchmark_candidate && !name.empty() &&
+            std::ranges::find(names, name) == names.end()) {
+            names.push_back(std::move(name));
         }
     }
     return names;
