@@ -38,17 +38,29 @@ aot=$(ls "$work/sample-cache/aotautograd" | head -1)
 triton=$(ls "$work/sample-cache/triton/0" | head -1)
 best=$(cd "$work/sample-cache" && ls */*.best_config | head -1)
 
+# Whether docs/images/NAME.png is asked for ($SHOTS lists some, else all).
+wanted() {
+    [[ -z "${SHOTS:-}" || " $SHOTS " == *" $1 "* ]]
+}
+
+# The window, on a display of its own, saved as docs/images/NAME.png:
+# gui_shot NAME CATALOG [cachelens-gui options...], in a home of its own.
+gui_shot() {
+    local name="$1" catalog="$2"
+    shift 2
+    wanted "$name" || return 0
+    echo "docs/images/$name.png"
+    xvfb-run -a -s "-screen 0 1600x1000x24" \
+        env -u TORCHINDUCTOR_REDIS_URL XDG_CONFIG_HOME="$work/config" \
+        XDG_CACHE_HOME="$work/cache" TORCHINDUCTOR_CACHE_DIR= \
+        "$gui" --catalog "$catalog" --size 1400x860 --screenshot "$out/$name.png" "$@"
+}
+
+# The sample cache.
 shot() {
     local name="$1"
     shift
-    if [[ -n "${SHOTS:-}" && " $SHOTS " != *" $name "* ]]; then
-        return 0
-    fi
-    echo "docs/images/$name.png"
-    xvfb-run -a -s "-screen 0 1600x1000x24" \
-        env XDG_CONFIG_HOME="$work/config" TORCHINDUCTOR_CACHE_DIR= \
-        "$gui" --catalog "$work/catalog.sqlite" --open "$work/sample-cache" \
-        --size 1400x860 --screenshot "$out/$name.png" "$@"
+    gui_shot "$name" "$work/catalog.sqlite" --open "$work/sample-cache" "$@"
 }
 
 shot browse --select "$forward" --tab overview
@@ -81,14 +93,7 @@ find "$work/releases" -type f -exec touch -d '20 days ago' {} +
 older_shot() {
     local name="$1" dir="$2"
     shift 2
-    if [[ -n "${SHOTS:-}" && " $SHOTS " != *" $name "* ]]; then
-        return 0
-    fi
-    echo "docs/images/$name.png"
-    xvfb-run -a -s "-screen 0 1600x1000x24" \
-        env XDG_CONFIG_HOME="$work/config" TORCHINDUCTOR_CACHE_DIR= \
-        "$gui" --catalog "$work/$name.sqlite" --open "$dir" \
-        --size 1400x860 --screenshot "$out/$name.png" "$@"
+    gui_shot "$name" "$work/$name.sqlite" --open "$dir" "$@"
 }
 torch26="$work/releases/torch26-cuda-inference-fxgraph/cache/torchinductor_user"
 torch27="$work/releases/torch27-cuda-train-fxgraph/cache/torchinductor_user"
@@ -105,25 +110,14 @@ older_shot release-module "$work/releases/torch20-cuda-modules/cache/${torch20_m
 # Triton's own cache (~/.triton/cache): the sample cache's triton/0/ hash dirs copied flat.
 mkdir -p "$work/home/.triton"
 cp -r "$work/sample-cache/triton/0" "$work/home/.triton/cache"
-if [[ -z "${SHOTS:-}" || " $SHOTS " == *" triton-cache "* ]]; then
-    echo "docs/images/triton-cache.png"
-    xvfb-run -a -s "-screen 0 1600x1000x24" \
-        env XDG_CONFIG_HOME="$work/config" TORCHINDUCTOR_CACHE_DIR= \
-        "$gui" --catalog "$work/triton-catalog.sqlite" --open "$work/home/.triton/cache" \
-        --select "$triton" --tab overview --size 1400x860 --screenshot "$out/triton-cache.png"
-fi
+gui_shot triton-cache "$work/triton-catalog.sqlite" --open "$work/home/.triton/cache" \
+    --select "$triton" --tab overview
 
 # A vLLM torch_compile_cache tree around the sample cache (docs/make-vllm-tree.py):
 # two cache dirs that differ in VLLM_ATTENTION_BACKEND, on the Serving page.
 vllm_root=$(python3 "$root/docs/make-vllm-tree.py" "$work/sample-cache" "$work/vllm")
 find "$work/vllm" -exec touch -d '3 days ago' {} +
-if [[ -z "${SHOTS:-}" || " $SHOTS " == *" serving "* ]]; then
-    echo "docs/images/serving.png"
-    xvfb-run -a -s "-screen 0 1600x1000x24" \
-        env XDG_CONFIG_HOME="$work/config" TORCHINDUCTOR_CACHE_DIR= \
-        "$gui" --catalog "$work/vllm-catalog.sqlite" --open "$vllm_root" --view serving \
-        --size 1400x860 --screenshot "$out/serving.png"
-fi
+gui_shot serving "$work/vllm-catalog.sqlite" --open "$vllm_root" --view serving
 
 # The warm-start report of the devset's two TORCH_TRACE logs (the shared
 # fixtures beside the checkout), their misses compared with the sample cache.
@@ -139,8 +133,7 @@ fi
 # graphs in as PyTorch does (temp name, then rename; the second the float16
 # recompile of the first) and appends the devset's trace log; the picture is
 # taken once the events have come in and the watch stopped.
-if [[ -d "$devset_trace" && ( -z "${SHOTS:-}" || " $SHOTS " == *" live "* ) ]]; then
-    echo "docs/images/live.png"
+if [[ -d "$devset_trace" ]] && wanted live; then
     mkdir -p "$work/live-cache" "$work/live-trace"
     (
         sleep 4
@@ -156,10 +149,8 @@ if [[ -d "$devset_trace" && ( -z "${SHOTS:-}" || " $SHOTS " == *" live "* ) ]]; 
             cp "$log" "$work/live-trace/$(basename "$log")"
         done
     ) &
-    xvfb-run -a -s "-screen 0 1600x1000x24" \
-        env XDG_CONFIG_HOME="$work/config" TORCHINDUCTOR_CACHE_DIR= \
-        "$gui" --catalog "$work/live-catalog.sqlite" --open "$work/live-cache" --view live \
-        --trace "$work/live-trace" --size 1400x860 --screenshot "$out/live.png"
+    gui_shot live "$work/live-catalog.sqlite" --open "$work/live-cache" --view live \
+        --trace "$work/live-trace"
     wait
 fi
 
@@ -194,14 +185,7 @@ touch -d '40 days ago' "$work/model.bin" "$work/untrusted.bin"
 bundle_shot() {
     local name="$1" bundle="$2"
     shift 2
-    if [[ -n "${SHOTS:-}" && " $SHOTS " != *" $name "* ]]; then
-        return 0
-    fi
-    echo "docs/images/$name.png"
-    xvfb-run -a -s "-screen 0 1600x1000x24" \
-        env XDG_CONFIG_HOME="$work/config" XDG_CACHE_HOME="$work/cache" TORCHINDUCTOR_CACHE_DIR= \
-        "$gui" --catalog "$work/bundle-catalog.sqlite" --open "$bundle" \
-        --size 1400x860 --screenshot "$out/$name.png" "$@"
+    gui_shot "$name" "$work/bundle-catalog.sqlite" --open "$bundle" "$@"
 }
 
 bundle_shot bundle-root "$work/untrusted.bin" --select "$forward" --tab overview
@@ -231,14 +215,7 @@ url="redis://127.0.0.1:$port"
 redis_shot() {
     local name="$1"
     shift
-    if [[ -n "${SHOTS:-}" && " $SHOTS " != *" $name "* ]]; then
-        return 0
-    fi
-    echo "docs/images/$name.png"
-    xvfb-run -a -s "-screen 0 1600x1000x24" \
-        env -u TORCHINDUCTOR_REDIS_URL XDG_CONFIG_HOME="$work/config" XDG_CACHE_HOME="$work/cache" \
-        TORCHINDUCTOR_CACHE_DIR= "$gui" --catalog "$work/$name.sqlite" \
-        --size 1400x860 --screenshot "$out/$name.png" "$@"
+    gui_shot "$name" "$work/$name.sqlite" "$@"
 }
 
 redis_shot redis-root --open "$url" --select "$forward" --tab overview
