@@ -585,8 +585,7 @@ private slots:
     // Decorators no def follows (found by fuzz_kernel_module): each kernel
     // says so, and none gives the module a kernel without a name.
     void decoratorsWithoutADefNameNoKernel() {
-        const KernelModule module =
-            module_of("@triton_heuristics.pent_ru\n@triton_heuristics.p");
+        const KernelModule module = module_of("@triton_heuristics.pent_ru\n@triton_heuristics.p");
         QCOMPARE(module.kernels.size(), std::size_t{2});
         QVERIFY(module.kernel_names().empty());
         QVERIFY(!module.kernels[0].problems.empty());

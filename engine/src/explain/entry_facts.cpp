@@ -109,9 +109,8 @@ std::vector<std::string_view> top_level_items(std::string_view list) {
 // "(2, 1152)" -> "2, 1152"; "(6912, )" -> "6912".
 std::string sizes_of(std::string_view tuple) {
     std::string out;
-    for (const auto item : top_level_items(trim_space(tuple).starts_with('(')
-                                               ? bracketed(trim_space(tuple), 0)
-                                               : tuple)) {
+    for (const auto item : top_level_items(
+             trim_space(tuple).starts_with('(') ? bracketed(trim_space(tuple), 0) : tuple)) {
         out += (out.empty() ? "" : ", ") + std::string(item);
     }
     return out;
@@ -122,8 +121,8 @@ std::vector<std::string_view> lines_of(std::string_view text) {
     std::size_t start = 0;
     while (start < text.size()) {
         const std::size_t end = text.find('\n', start);
-        lines.push_back(text.substr(start, end == std::string_view::npos ? text.size() - start
-                                                                           : end - start));
+        lines.push_back(
+            text.substr(start, end == std::string_view::npos ? text.size() - start : end - start));
         if (end == std::string_view::npos) {
             break;
         }
@@ -249,7 +248,8 @@ void add_example_inputs(std::string_view source, std::vector<std::string>& out) 
         std::string value;
         if (const auto symbol = symbol_of.find(name); symbol != symbol_of.end()) {
             value = fmt::format("('{}',)", symbol->second);
-        } else if (sizes != asserted.end() || (bench != benchmarks.end() && !bench->second.shape.empty())) {
+        } else if (sizes != asserted.end() ||
+                   (bench != benchmarks.end() && !bench->second.shape.empty())) {
             const std::string shape =
                 sizes != asserted.end() ? sizes->second.first : bench->second.shape;
             const std::string stride =
@@ -314,7 +314,8 @@ void add_graph_facts(std::string_view source, std::vector<std::string>& out) {
     if (!ops.empty()) {
         std::string value;
         for (const auto& [op, count] : ops) {
-            value += (value.empty() ? "" : ", ") + op + (count > 1 ? fmt::format(" x{}", count) : "");
+            value +=
+                (value.empty() ? "" : ", ") + op + (count > 1 ? fmt::format(" x{}", count) : "");
         }
         out.push_back(line_of("wrapper_ops", value));
     }
@@ -338,8 +339,8 @@ void add_kernel_facts(const cachedir::FxGraphEntry& fx, std::vector<std::string>
             const Value& meta = kernel.inductor_meta->root();
             for (const auto name : kKernelConfigNames) {
                 if (const Value* value = meta.find(name)) {
-                    out.push_back(line_of(fmt::format("inductor_config[{}]", name),
-                                          pickle::repr(*value)));
+                    out.push_back(
+                        line_of(fmt::format("inductor_config[{}]", name), pickle::repr(*value)));
                 }
             }
             if (const auto backend = pickle::str_of(meta.find("backend_hash"))) {
@@ -384,7 +385,8 @@ void add_kernel_facts(const cachedir::FxGraphEntry& fx, std::vector<std::string>
 
 std::vector<std::string> recorded_key_facts(const cachedir::FxGraphEntry& fx) {
     std::vector<std::string> out;
-    if (const Value* kwargs = fx.attribute("fx_kwargs"); kwargs != nullptr && kwargs->is(Kind::Dict)) {
+    if (const Value* kwargs = fx.attribute("fx_kwargs");
+        kwargs != nullptr && kwargs->is(Kind::Dict)) {
         std::vector<std::pair<std::string, std::string>> items;
         for (const auto& item : kwargs->dict_items()) {
             // PyTorch leaves graph_id, a counter, out of the key (EXCLUDED_KWARGS).
@@ -434,7 +436,8 @@ std::vector<std::pair<std::string, int>> listed_ops(std::string_view value) {
         int count = 1;
         std::string_view name = item;
         if (times != std::string_view::npos && times + 2 < item.size() &&
-            std::ranges::all_of(item.substr(times + 2), [](char c) { return c >= '0' && c <= '9'; })) {
+            std::ranges::all_of(item.substr(times + 2),
+                                [](char c) { return c >= '0' && c <= '9'; })) {
             count = std::stoi(std::string(item.substr(times + 2)));
             name = item.substr(0, times);
         }
