@@ -205,6 +205,51 @@ private slots:
                  QString("system_info hash differs"));
     }
 
+    // A target made by a release whose keys record no machine (PyTorch 2.7
+    // and older): never "-> none"; its files' facts decide, and what they do
+    // not say is said as not comparable.
+    void aTargetWhoseKeysRecordNoMachine() {
+        const auto devset = scan_of(test::fixture("devset/cache"));
+        auto target = cachedir::fingerprint_of_dir(devset);
+        QVERIFY_RESULT(target);
+        target->environment = {}; // as a 2.7 cache's keys leave it
+        target->inductor_config.clear();
+        target->triton_targets = {"cuda 86"};
+        target->triton_versions = {"3.3.0"};
+        target->gpu_names = {"NVIDIA GeForce RTX 3090"};
+        auto checked = preflight(preflight_source(devset), *target);
+        QVERIFY_RESULT(checked);
+        for (const auto& entry : checked->entries) {
+            for (const auto& reason : entry.reasons) {
+                QVERIFY2(reason.text.find("none") == std::string::npos, reason.text.c_str());
+            }
+        }
+        const auto& fx = checked->entries.front();
+        QCOMPARE(fx.outcome, PreflightOutcome::WillMiss);
+        QStringList reasons;
+        for (const auto& reason : fx.reasons) {
+            reasons << qs(reason.category + ": " + reason.text);
+        }
+        QCOMPARE(reasons.value(0),
+                 QString("device: GPU arch sm90 -> sm86 (its kernels' Triton target against the "
+                         "target's)"));
+        QCOMPARE(reasons.value(1), QString("environment: Triton 3.6.0 -> 3.3.0 (as each cache's "
+                                           "files say)"));
+        // The same machine as far as its files say: cannot tell, and why.
+        target->triton_targets = {"cuda 90"};
+        target->triton_versions = {"3.6.0"};
+        target->gpu_names = {"NVIDIA H100 80GB HBM3"};
+        auto same = preflight(preflight_source(devset), *target);
+        QVERIFY_RESULT(same);
+        const auto& reason = same->entries.front().reasons.back();
+        QCOMPARE(same->entries.front().outcome, PreflightOutcome::CannotTell);
+        QVERIFY2(reason.text.starts_with("the target's cache records no system info in its keys"),
+                 reason.text.c_str());
+        // The devset's benchmark cache names CUDA 13.0, as the keys do: compared.
+        QVERIFY2(reason.text.ends_with("as the target's do; the torch build cannot be compared"),
+                 reason.text.c_str());
+    }
+
     void whatASourceLacks() {
         QTemporaryDir temp;
         const fs::path dir = fs::path(temp.path().toStdString()) / "cache";

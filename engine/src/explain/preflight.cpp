@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 namespace cachelens::explain {
 
@@ -24,12 +25,10 @@ std::string or_none(const std::string& text) {
     return text.empty() ? "none" : text;
 }
 
-// Why an entry compiled for `entry` will miss on `target`, in the words of
-// the why engine's categories; empty when nothing PyTorch hashes differs.
-std::vector<PreflightReason> differences(const cachedir::Fingerprint& graph,
-                                         const cachedir::Fingerprint& target) {
-    const Environment& entry = graph.environment;
-    const Environment& there = target.environment;
+// The devices a graph was compiled for that the target lacks (or, from a
+// cache dir, that it cannot be told to have).
+std::vector<PreflightReason> device_type_differences(const cachedir::Fingerprint& graph,
+                                                     const cachedir::Fingerprint& target) {
     std::vector<PreflightReason> reasons;
     for (const auto& device : graph.device_types) {
         if (std::ranges::binary_search(target.device_types, device)) {
@@ -53,6 +52,16 @@ std::vector<PreflightReason> differences(const cachedir::Fingerprint& graph,
                                PreflightOutcome::CannotTell});
         }
     }
+    return reasons;
+}
+
+// Why an entry compiled for `entry` will miss on `target`, in the words of
+// the why engine's categories; empty when nothing PyTorch hashes differs.
+std::vector<PreflightReason> differences(const cachedir::Fingerprint& graph,
+                                         const cachedir::Fingerprint& target) {
+    const Environment& entry = graph.environment;
+    const Environment& there = target.environment;
+    std::vector<PreflightReason> reasons = device_type_differences(graph, target);
     if (entry.device_name != there.device_name) {
         reasons.push_back(
             {"device", "GPU: " + or_none(entry.device_name) + " -> " + or_none(there.device_name)});
@@ -104,63 +113,6 @@ std::string listed(const std::vector<std::string>& items, std::string_view separ
     return out;
 }
 
-// An entry whose release stores no system info in it (no debug lines: 2.7
-// and older): its key hashed the GPU and Triton all the same, so what its
-// kernels say (their Triton target and version) against what the target's
-// files say tells a miss; the rest cannot be told from the cache.
-std::vector<PreflightReason> differences_by_facts(const cachedir::FxGraphEntry& fx,
-                                                  const cachedir::Fingerprint& graph,
-                                                  const cachedir::Fingerprint& target) {
-    std::vector<PreflightReason> reasons;
-    const auto shared = [](const std::vector<std::string>& a, const std::vector<std::string>& b) {
-        return std::ranges::any_of(
-            a, [&](const std::string& x) { return std::ranges::binary_search(b, x); });
-    };
-    if (!graph.triton_targets.empty() && !target.triton_targets.empty() &&
-        !shared(graph.triton_targets, target.triton_targets)) {
-        reasons.push_back(
-            {"device",
-             "GPU arch " +
-                 listed(graph.triton_targets, ", ",
-                        [](std::string_view t) { return cachedir::describe_triton_target(t); }) +
-                 " -> " +
-                 listed(target.triton_targets, ", ",
-                        [](std::string_view t) { return cachedir::describe_triton_target(t); }) +
-                 " (its kernels' Triton target against the target's)",
-             PreflightOutcome::WillMiss});
-    }
-    if (!graph.triton_versions.empty() && !target.triton_versions.empty() &&
-        !shared(graph.triton_versions, target.triton_versions)) {
-        reasons.push_back({"environment",
-                           "Triton " + listed(graph.triton_versions, " or ") + " -> " +
-                               listed(target.triton_versions, " or ") +
-                               " (its kernels' metadata against the target's files)",
-                           PreflightOutcome::WillMiss});
-    }
-    if (reasons.empty()) {
-        std::string said;
-        if (!graph.triton_targets.empty() || !graph.triton_versions.empty()) {
-            said = ": its kernels target " +
-                   (graph.triton_targets.empty()
-                        ? std::string("an arch they do not record")
-                        : listed(graph.triton_targets, ", ",
-                                 [](std::string_view t) {
-                                     return cachedir::describe_triton_target(t);
-                                 })) +
-                   (graph.triton_versions.empty()
-                        ? std::string()
-                        : " with Triton " + listed(graph.triton_versions, " or ")) +
-                   (target.has_machine_facts() ? ", as the target's do" : "") +
-                   "; the GPU's name, CUDA and the torch build cannot be compared";
-        }
-        reasons.push_back({"environment",
-                           "PyTorch " + fx.written_by +
-                               " stores no system info in its entries (no debug lines)" + said,
-                           PreflightOutcome::CannotTell});
-    }
-    return reasons;
-}
-
 // The outcome the reasons leave: a miss if any makes one, else cannot tell
 // if any does, else can hit (remarks decide nothing).
 PreflightOutcome worst_effect(const std::vector<PreflightReason>& reasons) {
@@ -174,6 +126,102 @@ PreflightOutcome worst_effect(const std::vector<PreflightReason>& reasons) {
         }
     }
     return outcome;
+}
+
+// What a fingerprint says of the machine, from its keys and its files alike.
+struct MachineFacts {
+    std::vector<std::string> gpus, targets, tritons, cudas, hips; // each sorted
+};
+
+MachineFacts machine_facts_of(const cachedir::Fingerprint& fingerprint) {
+    MachineFacts facts{fingerprint.gpu_names, fingerprint.triton_targets,
+                       fingerprint.triton_versions, fingerprint.cuda_versions,
+                       fingerprint.hip_versions};
+    const auto add = [](std::vector<std::string>& list, const std::string& value) {
+        if (!value.empty() && !std::ranges::binary_search(list, value)) {
+            list.insert(std::ranges::lower_bound(list, value), value);
+        }
+    };
+    const Environment& keys = fingerprint.environment;
+    add(facts.gpus, keys.device_name);
+    add(facts.tritons, keys.triton_version);
+    add(facts.cudas, keys.cuda_version);
+    add(facts.hips, keys.hip_version);
+    return facts;
+}
+
+// Where the entry's release or the target's stores no system info in its
+// keys (no debug lines: 2.7 and older): the keys hashed the GPU, CUDA and
+// Triton all the same, so what each side's files say (its kernels' Triton
+// target and version, the benchmark cache's GPU and CUDA, the keys where one
+// side has them) tells a miss; the rest (the torch build) cannot be told.
+// `unrecorded` says which side records nothing.
+std::vector<PreflightReason> differences_by_facts(const cachedir::Fingerprint& graph,
+                                                  const cachedir::Fingerprint& target,
+                                                  const std::string& unrecorded) {
+    std::vector<PreflightReason> reasons = device_type_differences(graph, target);
+    const MachineFacts ours = machine_facts_of(graph);
+    const MachineFacts theirs = machine_facts_of(target);
+    const auto differ = [](const std::vector<std::string>& a, const std::vector<std::string>& b) {
+        return !a.empty() && !b.empty() && std::ranges::none_of(a, [&](const std::string& x) {
+            return std::ranges::binary_search(b, x);
+        });
+    };
+    const auto targets = [](const std::vector<std::string>& list) {
+        return listed(list, ", ",
+                      [](std::string_view t) { return cachedir::describe_triton_target(t); });
+    };
+    if (differ(ours.targets, theirs.targets)) {
+        reasons.push_back({"device",
+                           "GPU arch " + targets(ours.targets) + " -> " + targets(theirs.targets) +
+                               " (its kernels' Triton target against the target's)",
+                           PreflightOutcome::WillMiss});
+    } else if (differ(ours.gpus, theirs.gpus)) {
+        reasons.push_back({"device",
+                           "GPU: " + listed(ours.gpus, " or ") + " -> " +
+                               listed(theirs.gpus, " or ") + " (as each cache's files name it)",
+                           PreflightOutcome::WillMiss});
+    }
+    for (const auto& [name, a, b] : {std::tuple{"Triton", &ours.tritons, &theirs.tritons},
+                                     std::tuple{"CUDA", &ours.cudas, &theirs.cudas},
+                                     std::tuple{"HIP", &ours.hips, &theirs.hips}}) {
+        if (differ(*a, *b)) {
+            reasons.push_back({"environment",
+                               std::string(name) + " " + listed(*a, " or ") + " -> " +
+                                   listed(*b, " or ") + " (as each cache's files say)",
+                               PreflightOutcome::WillMiss});
+        }
+    }
+    if (worst_effect(reasons) == PreflightOutcome::WillMiss) {
+        return reasons;
+    }
+    // What was compared and agrees, then what no file of either side says.
+    std::string said;
+    if (!ours.targets.empty() || !ours.tritons.empty()) {
+        const bool compared = (!ours.targets.empty() && !theirs.targets.empty()) ||
+                              (!ours.tritons.empty() && !theirs.tritons.empty());
+        said = ": its kernels " +
+               (ours.targets.empty() ? std::string("use") : "target " + targets(ours.targets)) +
+               (ours.tritons.empty() ? std::string()
+                                     : (ours.targets.empty() ? " " : " with ") +
+                                           std::string("Triton ") + listed(ours.tritons, " or ")) +
+               (compared ? ", as the target's do" : "");
+    }
+    std::vector<std::string> unknown;
+    if (ours.gpus.empty() || theirs.gpus.empty()) {
+        unknown.emplace_back("the GPU's name");
+    }
+    if ((ours.cudas.empty() || theirs.cudas.empty()) &&
+        (ours.hips.empty() || theirs.hips.empty())) {
+        unknown.emplace_back("CUDA or HIP");
+    }
+    unknown.emplace_back("the torch build");
+    std::string last = unknown.back();
+    unknown.pop_back();
+    said += "; " + (unknown.empty() ? last : listed(unknown, ", ") + " and " + last) +
+            " cannot be compared";
+    reasons.push_back({"environment", unrecorded + said, PreflightOutcome::CannotTell});
+    return reasons;
 }
 
 Result<std::shared_ptr<const pickle::Document>> document_of(const PreflightSource::Graph& graph) {
@@ -337,7 +385,16 @@ Result<PreflightReport> preflight(const PreflightSource& source,
                 {"other", "cannot be read: " + fx.error().message, PreflightOutcome::CannotTell});
         } else if (const cachedir::Fingerprint graph = cachedir::fingerprint_of(*fx);
                    graph.environment.empty()) {
-            checked.reasons = differences_by_facts(*fx, graph, target);
+            checked.reasons =
+                differences_by_facts(graph, target,
+                                     "PyTorch " + fx->written_by +
+                                         " stores no system info in its entries (no debug lines)");
+            checked.outcome = worst_effect(checked.reasons);
+        } else if (target.environment.empty()) {
+            checked.reasons = differences_by_facts(
+                graph, target,
+                "the target's cache records no system info in its keys (its entries store no "
+                "debug lines: PyTorch 2.7 and older)");
             checked.outcome = worst_effect(checked.reasons);
         } else {
             checked.reasons = differences(graph, target);
