@@ -1,7 +1,7 @@
 // Caches of every release read right by their facts: what
 // tests/data/real-world/facts.py reads from each source with the Python
 // standard library alone (no cachelens code) is what `show`, `ls`, `verify`,
-// `bundle ls`, `trace`, `why` and `diff` must say.
+// `scan`, `bundle ls`, `trace`, `report`, `preflight`, `why` and `diff` must say.
 //
 // The sources: the release miniatures tests/data/releases/make_release_caches.py
 // writes (the forms of PyTorch 2.0 to 2.8, modelled on real caches users
@@ -50,6 +50,44 @@ QString in_cache(const Source& source, const QString& relative) {
     return QString::fromStdString((source.cache / relative.toStdString()).string());
 }
 
+// The GPU arch every Triton kernel of a dir targets, as cachelens says it
+// ("sm86", "gfx90a"); empty when they disagree or there are none.
+QString single_arch(const QJsonObject& dir) {
+    std::set<QString> archs;
+    for (const auto& value : dir["triton_kernels"].toArray()) {
+        // facts.py writes it as text: "86" (a CUDA capability), "gfx90a".
+        const QString arch = value.toObject()["arch"].toString();
+        bool capability = false;
+        arch.toInt(&capability);
+        if (!arch.isEmpty()) {
+            archs.insert(capability ? "sm" + arch : arch);
+        }
+    }
+    return archs.size() == 1 ? *archs.begin() : QString();
+}
+
+// A compile's id as PyTorch and tlparse write it ("0/1", "0/1_2", "!0/1/0")
+// from facts.py's [frame_id, frame_compile_id, attempt, compiled_autograd_id].
+QString compile_id_of(const QJsonArray& parts) {
+    const auto part = [](const QJsonValue& value) {
+        return value.isNull() || value.isUndefined() ? QStringLiteral("-")
+                                                     : QString::number(value.toInt());
+    };
+    const bool has_frame = !parts[0].isNull() || !parts[1].isNull();
+    QString id;
+    if (parts.size() > 3 && !parts[3].isNull()) {
+        id = "!" + part(parts[3]) + (has_frame ? "/" + part(parts[0]) + "/" + part(parts[1]) : "");
+    } else if (has_frame) {
+        id = part(parts[0]) + "/" + part(parts[1]);
+    } else {
+        return {};
+    }
+    if (parts[2].toInt() != 0) {
+        id += "_" + QString::number(parts[2].toInt());
+    }
+    return id;
+}
+
 // At most this many items of one kind per source: a large real source is
 // sampled, in the facts' (sorted) order.
 constexpr int kPerSource = 12;
@@ -75,6 +113,25 @@ class TestRealWorld : public QObject {
     const Source& source() {
         QFETCH(int, index);
         return sources_.at(static_cast<std::size_t>(index));
+    }
+
+    // The first dir of another source whose kernels all target one arch other
+    // than `arch`, with FX entries: a machine to preflight against.
+    std::pair<const Source*, QString> dir_of_another_arch(const Source& source,
+                                                          const QString& arch) const {
+        for (const Source& other : sources_) {
+            if (&other == &source) {
+                continue;
+            }
+            for (const auto& value : other.facts["inductor_dirs"].toArray()) {
+                const QJsonObject dir = value.toObject();
+                const QString theirs = single_arch(dir);
+                if (!theirs.isEmpty() && theirs != arch && !dir["fx_entries"].toArray().isEmpty()) {
+                    return {&other, dir["path"].toString()};
+                }
+            }
+        }
+        return {nullptr, {}};
     }
 
 private slots:
@@ -332,6 +389,111 @@ private slots:
                 }
             }
             QVERIFY2(found == expected, qPrintable(s.name + ": " + fact["path"].toString()));
+        }
+    }
+
+    // The warm-start report's FX graph and AOTAutograd layers of each compile
+    // say what the log's cache events say, where they agree within the compile.
+    void reports_data() { rows("traces"); }
+    void reports() {
+        const Source& s = source();
+        for (const auto& value : s.facts["traces"].toArray()) {
+            const QJsonObject fact = value.toObject();
+            // compile id -> layer -> the states logged
+            std::map<QString, std::map<QString, std::set<QString>>> logged;
+            for (const auto& event_value : fact["cache_events"].toArray()) {
+                const QJsonObject event = event_value.toObject();
+                const QString id = compile_id_of(event["compile"].toArray());
+                if (id.isEmpty()) {
+                    continue;
+                }
+                const QString layer =
+                    event["cache"].toString() == "fx_graph" ? "fxgraph" : "aotautograd";
+                logged[id][layer].insert(event["state"].isNull() ? QStringLiteral("not_logged")
+                                                                 : event["state"].toString());
+            }
+            const auto run =
+                test::run_cli({"report", in_cache(s, fact["path"].toString()), "--json"});
+            QVERIFY2(run.exit_code == 0, run.err.constData());
+            int checked = 0;
+            for (const auto& log : parse_json(run.out).toObject()["logs"].toArray()) {
+                for (const auto& compile_value : log.toObject()["compiles"].toArray()) {
+                    const QJsonObject compile = compile_value.toObject();
+                    const auto found = logged.find(compile["compile_id"].toString());
+                    if (found == logged.end()) {
+                        continue;
+                    }
+                    for (const auto& layer_value : compile["layers"].toArray()) {
+                        const QJsonObject layer = layer_value.toObject();
+                        const auto states = found->second.find(layer["layer"].toString());
+                        if (states == found->second.end() || states->second.size() != 1) {
+                            continue;
+                        }
+                        QVERIFY2(layer["outcome"].toString() == *states->second.begin(),
+                                 qPrintable(s.name + ": " + fact["path"].toString() + " " +
+                                            found->first + " " + layer["layer"].toString() + ": " +
+                                            layer["outcome"].toString() + ", logged " +
+                                            *states->second.begin()));
+                        ++checked;
+                    }
+                }
+            }
+            QVERIFY2(checked > 0 || logged.empty(), qPrintable(s.name + ": no compile checked"));
+        }
+    }
+
+    // Preflight by the machine facts a cache holds: against a cache compiled
+    // for another GPU arch, no FX graph that launches Triton kernels can hit,
+    // and the arch is said; against its own dir, no machine fact differs.
+    void preflightByMachineFacts_data() { rows("inductor_dirs"); }
+    void preflightByMachineFacts() {
+        const Source& s = source();
+        for (const auto& dir_value : s.facts["inductor_dirs"].toArray()) {
+            const QJsonObject dir = dir_value.toObject();
+            const QString arch = single_arch(dir);
+            if (arch.isEmpty() || dir["fx_entries"].toArray().isEmpty()) {
+                continue;
+            }
+            const QString root = in_cache(s, dir["path"].toString());
+            const auto itself = test::run_cli({"preflight", root, "--target", root, "--json"});
+            QVERIFY2(itself.exit_code != 2, itself.err.constData());
+            for (const auto& entry : parse_json(itself.out).toObject()["entries"].toArray()) {
+                for (const auto& reason : entry.toObject()["reasons"].toArray()) {
+                    const QJsonObject r = reason.toObject();
+                    QVERIFY2(r["effect"].toString() != "will_miss" ||
+                                 (r["category"].toString() != "device" &&
+                                  r["category"].toString() != "environment"),
+                             qPrintable(s.name + ": against itself: " + r["text"].toString()));
+                }
+            }
+            const auto [other, other_dir] = dir_of_another_arch(s, arch);
+            if (other == nullptr) {
+                continue;
+            }
+            const auto run = test::run_cli(
+                {"preflight", root, "--target", in_cache(*other, other_dir), "--json"});
+            QVERIFY2(run.exit_code == 1, run.err.constData());
+            const QJsonObject report = parse_json(run.out).toObject();
+            std::set<QString> launching;
+            for (const auto& fx : dir["fx_entries"].toArray()) {
+                if (!fx.toObject()["launches"].toArray().isEmpty()) {
+                    launching.insert(fx.toObject()["key"].toString());
+                }
+            }
+            bool arch_said = false;
+            for (const auto& entry_value : report["entries"].toArray()) {
+                const QJsonObject entry = entry_value.toObject();
+                if (launching.contains(entry["key"].toString())) {
+                    QVERIFY2(entry["outcome"].toString() != "can_hit",
+                             qPrintable(s.name + ": " + entry["key"].toString() + " against " +
+                                        other->name));
+                }
+                for (const auto& reason : entry["reasons"].toArray()) {
+                    arch_said |= reason.toObject()["text"].toString().contains(arch);
+                }
+            }
+            QVERIFY2(arch_said || launching.empty(),
+                     qPrintable(s.name + ": " + arch + " never said against " + other->name));
         }
     }
 

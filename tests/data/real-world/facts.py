@@ -657,8 +657,12 @@ def trace_facts(path):
             i += 1
         if "rank" in meta:
             ranks.add(meta["rank"])
+        compile_key = [
+            meta.get("frame_id"), meta.get("frame_compile_id"), meta.get("attempt", 0),
+            meta.get("compiled_autograd_id"),
+        ]  # fmt: skip
         if isinstance(meta.get("frame_id"), int):
-            compiles.add((meta.get("frame_id"), meta.get("frame_compile_id"), meta.get("attempt", 0)))
+            compiles.add(tuple(compile_key))
         art = meta.get("artifact")
         if not isinstance(art, dict):
             continue
@@ -678,7 +682,8 @@ def trace_facts(path):
                 "cache": "fx_graph" if cm.group(1) == "fx_graph_cache" else "aot_autograd",
                 "state": state,
                 "artifact": name,
-                "compile": [meta.get("frame_id"), meta.get("frame_compile_id"), meta.get("attempt", 0)],
+                # frame_id, frame_compile_id, attempt, compiled_autograd_id
+                "compile": compile_key,
             }
         )
     return {
