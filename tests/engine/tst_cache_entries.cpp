@@ -589,6 +589,11 @@ private slots:
             QVERIFY(best->ms <= choice.ms);
         }
         QVERIFY(!parse_benchmark_cache("{\"cache\": {\"mm\": {\"x\": 3}}}").has_value());
+        // Nested as deep as a hostile file likes: refused or read, never a crash.
+        const std::size_t depth = 200'000;
+        const std::string deep =
+            "{\"system\": " + std::string(depth, '[') + "Infinity" + std::string(depth, ']') + "}";
+        (void)parse_benchmark_cache(deep);
     }
 };
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <vector>
 
 namespace cachelens {
 
@@ -149,19 +150,23 @@ namespace {
 // Stands for an infinity while nlohmann parses (it refuses them, and 1e999).
 constexpr std::string_view kInfinity = "1.7976931348623157e308";
 
-void restore_infinities(nlohmann::ordered_json& value) {
-    if (value.is_number_float()) {
-        const double number = value.get<double>();
-        if (number == std::numeric_limits<double>::max()) {
-            value = std::numeric_limits<double>::infinity();
-        } else if (number == -std::numeric_limits<double>::max()) {
-            value = -std::numeric_limits<double>::infinity();
-        }
-        return;
-    }
-    if (value.is_structured()) {
-        for (auto& item : value) {
-            restore_infinities(item);
+// Walked with a stack of its own: a hostile file nests as deep as it likes.
+void restore_infinities(nlohmann::ordered_json& root) {
+    std::vector<nlohmann::ordered_json*> pending{&root};
+    while (!pending.empty()) {
+        nlohmann::ordered_json& value = *pending.back();
+        pending.pop_back();
+        if (value.is_number_float()) {
+            const double number = value.get<double>();
+            if (number == std::numeric_limits<double>::max()) {
+                value = std::numeric_limits<double>::infinity();
+            } else if (number == -std::numeric_limits<double>::max()) {
+                value = -std::numeric_limits<double>::infinity();
+            }
+        } else if (value.is_structured()) {
+            for (auto& item : value) {
+                pending.push_back(&item);
+            }
         }
     }
 }
