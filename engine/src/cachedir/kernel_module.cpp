@@ -806,11 +806,11 @@ std::vector<std::string> KernelModule::kernel_names() const {
         return kernel_def_names;
     }
     std::vector<std::string> names;
+    std::unordered_set<std::string> seen; // a 2.0-2.5 wrapper can hold thousands
     for (const KernelDefinition& kernel : kernels) {
         // A decorator no def follows names nothing (its problems say so).
         std::string name = kernel.display_name();
-        if (!kernel.is_benchmark_candidate && !name.empty() &&
-            std::ranges::find(names, name) == names.end()) {
+        if (!kernel.is_benchmark_candidate && !name.empty() && seen.insert(name).second) {
             names.push_back(std::move(name));
         }
     }
