@@ -34,12 +34,6 @@ bool is_plain_name(std::string_view name) {
            name.find('\0') == std::string_view::npos;
 }
 
-bool is_fx_key(std::string_view key) {
-    return key.size() == 52 && key.front() == 'f' && std::ranges::all_of(key.substr(1), [](char c) {
-               return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-           });
-}
-
 std::string graph_label(const CompileIndexEntry& entry) {
     return "graph " + entry.graph_name() +
            (entry.shape.kind == CompileShape::Kind::Range  ? " for range "
@@ -148,8 +142,9 @@ PiecewiseGraph resolve(const ServingTree& tree, const PrefixDir& prefix,
             graph.problem = "its handle names " + handle.key + ", the artifact of another graph";
             return graph;
         }
-        // A key by graph hash records no position; the artifact's name does.
-        graph.entry.graph_index = name->graph_index;
+        // A key by graph hash records no position: the artifact's name gives
+        // where the piece was first compiled, but identical pieces share the
+        // entry, so it stays named by its hash.
         if (file_name_of(handle.path) != handle.key) {
             graph.problem = "its handle's path ends in '" + std::string(file_name_of(handle.path)) +
                             "', not in " + handle.key + ": vLLM would load another file";
@@ -169,10 +164,10 @@ PiecewiseGraph resolve(const ServingTree& tree, const PrefixDir& prefix,
         }
         return graph;
     }
-    if (entry.compiler == "inductor" || is_fx_key(handle.key)) {
+    if (entry.compiler == "inductor" || cachedir::is_fx_graph_key(handle.key)) {
         graph.link = PiecewiseGraph::Link::FxEntry;
         graph.fx_key = handle.key;
-        if (!is_fx_key(handle.key)) {
+        if (!cachedir::is_fx_graph_key(handle.key)) {
             graph.problem = "its handle's key '" + handle.key +
                             "' is no FX graph key (\"f\" + 51 base32 characters)";
             return graph;
