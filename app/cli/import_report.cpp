@@ -1,6 +1,7 @@
 #include "import_report.h"
 
 #include <cachelens/core/format.h>
+#include <cachelens/core/text.h>
 
 #include <algorithm>
 #include <array>
@@ -30,14 +31,6 @@ std::string_view consent_json(safety::CodeConsent consent) {
         return "trusted-signer";
     }
     return "refused";
-}
-
-std::string joined(const std::vector<std::string>& parts) {
-    std::string line;
-    for (const auto& part : parts) {
-        line += (line.empty() ? "" : ", ") + part;
-    }
-    return line;
 }
 
 // The column the details of an artifact start in, under its line.
@@ -101,7 +94,7 @@ void print_check_details(const bundle::ArtifactCheck& check) {
         verdict += " (let in: signed by the key you trust)";
         break;
     }
-    detail(check.code.empty() ? verdict : verdict + ": " + joined(check.code));
+    detail(check.code.empty() ? verdict : verdict + ": " + join(check.code));
     for (const auto& finding : check.findings) {
         detail("  " + finding.id + " " + safety::location(finding) + ": " + finding.text);
         detail("      " + finding.rule + ": " + finding.why);

@@ -9,6 +9,7 @@
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
 #include <cachelens/explain/causes.h>
+#include <cachelens/explain/graph_code.h>
 #include <cachelens/explain/key_diff.h>
 
 #include <QCryptographicHash>
@@ -124,6 +125,38 @@ private slots:
         QCOMPARE(q(causes.verdict),
                  QStringLiteral("Missed because input dtypes changed: inputs 0, 1: float32 -> "
                                 "float16"));
+    }
+
+    // "Another graph" on evidence only: keys that record no ops (no gm, no
+    // wrapper_ops: a 2.2/2.3 entry, or this test's bare inputs) are neither
+    // one graph nor two; wrapper ops alike are one graph, unalike two.
+    void anotherGraphOnlyOnEvidence() {
+        const auto shape = [](const Key& key) {
+            const auto views = key.views();
+            return graph_shape_of(views);
+        };
+        const std::vector<std::string> inputs{tensor("float32", "8", "1")};
+        const Key bare = key(inputs);
+        QVERIFY(!shape(bare).ops_known);
+        QVERIFY(!same_family(shape(bare), shape(bare)));
+        QVERIFY(!other_family(shape(bare), shape(bare)));
+
+        const Key mm = key(inputs, {"wrapper_ops: extern aten.mm x2, extern aten.addmm"});
+        const Key mm_again = key(inputs, {"wrapper_ops: extern aten.mm, extern aten.addmm"});
+        const Key conv = key(inputs, {"wrapper_ops: extern aten.convolution"});
+        QVERIFY(shape(mm).ops_known);
+        QVERIFY(same_family(shape(mm), shape(mm_again)));
+        QVERIFY(!other_family(shape(mm), shape(mm_again)));
+        QVERIFY(other_family(shape(mm), shape(conv)));
+        QVERIFY(!same_family(shape(mm), shape(conv)));
+        QVERIFY(!other_family(shape(mm), shape(bare))); // one side says nothing
+
+        const auto different = explain_causes(mm.views(), conv.views());
+        QVERIFY2(different.verdict.starts_with("Another graph, not this one compiled before"),
+                 different.verdict.c_str());
+        const Key bare_half = key({tensor("float16", "8", "1")});
+        const auto unknown = explain_causes(bare.views(), bare_half.views());
+        QVERIFY2(unknown.verdict.starts_with("Missed because"), unknown.verdict.c_str());
     }
 
     void configEnvironmentAutogradAndPaths() {

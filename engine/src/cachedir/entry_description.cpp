@@ -4,6 +4,7 @@
 #include <cachelens/cachedir/fingerprint.h>
 #include <cachelens/cachedir/triton_kernel.h>
 #include <cachelens/core/format.h>
+#include <cachelens/core/text.h>
 #include <cachelens/hash/sha256.h>
 #include <cachelens/pickle/access.h>
 #include <cachelens/pickle/repr.h>
@@ -138,17 +139,6 @@ FieldValue optional_value(const std::optional<T>& value) {
 
 FieldValue config_value(const ConfigValue& value) {
     return std::visit([](const auto& v) { return FieldValue(v); }, value);
-}
-
-std::string join(const std::vector<std::string>& items, std::string_view separator = ", ") {
-    std::string out;
-    for (const auto& item : items) {
-        if (!out.empty()) {
-            out += separator;
-        }
-        out += item;
-    }
-    return out;
 }
 
 // `text` padded with spaces to `width` bytes, as printf's %-Ns pads.
@@ -521,7 +511,8 @@ void describe_fx_graph(std::vector<Field>& out, const FxGraphEntry& fx) {
     out.push_back(json_list("kernels", std::move(kernels_json)));
     // Entries keep their kernels' autotuners from PyTorch 2.8; an older bundle
     // holds the compiled kernel dirs alone (the Triton bundle below).
-    const bool autotuners_unrecorded = fx.autotuners.empty() && !fx.triton_artifacts.empty();
+    const bool autotuners_unrecorded =
+        fx.autotuners.empty() && !fx.triton_artifacts.empty() && !fx.release_stores_debug_lines;
     out.push_back(group(kTree, "Kernels", {},
                         autotuners_unrecorded
                             ? "no autotuners recorded (PyTorch " + fx.written_by +

@@ -34,6 +34,17 @@ std::string_view trim_space(std::string_view text) {
     return text.substr(first, text.find_last_not_of(kSpace) - first + 1);
 }
 
+std::string join(std::span<const std::string> items, std::string_view separator) {
+    std::string out;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (i > 0) {
+            out += separator;
+        }
+        out += items[i];
+    }
+    return out;
+}
+
 std::string one_line(std::string_view text) {
     text = trim_space(text);
     std::string out;

@@ -1,4 +1,5 @@
 #include <cachelens/cachedir/aot_autograd_entry.h>
+#include <cachelens/core/text.h>
 #include <cachelens/explain/causes.h>
 #include <cachelens/explain/entry_facts.h>
 #include <cachelens/explain/graph_code.h>
@@ -20,14 +21,6 @@ using Aspect = InputChange::Aspect;
 
 constexpr std::size_t kCategories = static_cast<std::size_t>(CauseCategory::Other) + 1;
 constexpr std::size_t kListed = 4; // items a cause names before "and N more"
-
-std::string join(const std::vector<std::string>& items, std::string_view separator) {
-    std::string out;
-    for (const auto& item : items) {
-        out += (out.empty() ? "" : std::string(separator)) + item;
-    }
-    return out;
-}
 
 // "a; b; c; d; and 3 more"
 std::string listed(const std::vector<std::string>& items) {
@@ -716,7 +709,9 @@ PairExplained explain_pair(std::span<const std::string_view> before,
     out.after_inputs = example_inputs_of(after);
     out.inputs = align_inputs(out.before_inputs, out.after_inputs);
     out.causes = explain_causes(out.diff, out.before_inputs, out.after_inputs, out.inputs);
-    out.same_graph = same_family(graph_shape_of(before), graph_shape_of(after));
+    // "Another graph" is said on evidence only: not of two graphs whose ops
+    // neither key records.
+    out.same_graph = !other_family(graph_shape_of(before), graph_shape_of(after));
     if (!out.same_graph) {
         mark_other_graph(out.causes);
     }

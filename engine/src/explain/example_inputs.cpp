@@ -117,14 +117,6 @@ std::string without_torch(std::string_view text) {
     return std::string(text);
 }
 
-std::string join(const std::vector<std::string>& parts) {
-    std::string out;
-    for (const auto& part : parts) {
-        out += out.empty() ? part : ", " + part;
-    }
-    return out;
-}
-
 // How alike two inputs are, from 0 (nothing in common) to 1 (the same);
 // below zero: never the same input (not the same kind).
 double similarity(const ExampleInput& a, const ExampleInput& b) {

@@ -343,9 +343,10 @@ GraphShape graph_shape_of(std::span<const std::string_view> debug_lines) {
     shape.ops = op_names(code);
     shape.code = normalize_graph_code(code, true);
     if (code.empty()) {
-        // An entry compared by what it holds: the ops its wrapper computes; a
-        // wrapper that names none (launching kernels only) says nothing of them.
-        bool from_entry = false;
+        // No gm: an entry compared by what it holds, by the ops its wrapper
+        // computes. A wrapper that names none (launching kernels only), or
+        // lines with neither (a 2.2/2.3 entry, its wrapper elsewhere), say
+        // nothing of them.
         bool listed = false;
         for (const auto line : debug_lines) {
             const cachedir::DebugLine parsed = cachedir::parse_debug_line(line);
@@ -355,10 +356,8 @@ GraphShape graph_shape_of(std::span<const std::string_view> debug_lines) {
                 }
                 listed = true;
             }
-            from_entry = from_entry || parsed.attribute == "wrapper_kernels" ||
-                         parsed.attribute == "wrapper_ops";
         }
-        shape.ops_known = !from_entry || listed;
+        shape.ops_known = listed;
     }
     return shape;
 }
@@ -372,6 +371,14 @@ bool same_family(const GraphShape& a, const GraphShape& b) {
         return false;
     }
     return op_similarity(a.ops, b.ops) >= kSameGraph;
+}
+
+bool other_family(const GraphShape& a, const GraphShape& b) {
+    if (a.role != b.role && a.role != cachedir::GraphRole::Unknown &&
+        b.role != cachedir::GraphRole::Unknown) {
+        return true;
+    }
+    return a.ops_known && b.ops_known && op_similarity(a.ops, b.ops) < kSameGraph;
 }
 
 } // namespace cachelens::explain

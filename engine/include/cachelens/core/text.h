@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <expected>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -21,6 +22,9 @@ std::string_view trim_space(std::string_view text);
 // x" -> "raised: / RuntimeError: x"). Multi-line reasons PyTorch logs stay
 // readable without breaking the layout around them.
 std::string one_line(std::string_view text);
+
+// The items with `separator` between each two: "a, b, c".
+std::string join(std::span<const std::string> items, std::string_view separator = ", ");
 
 // The last `lines` lines of `text` without its trailing newlines and spaces:
 // where a child process said it failed, from its stderr.

@@ -84,7 +84,7 @@ struct PairExplained {
     std::vector<ExampleInput> after_inputs;
     std::vector<AlignedInput> inputs; // align_inputs(before_inputs, after_inputs)
     KeyCauses causes;                 // verdict per mark_other_graph when not same_graph
-    bool same_graph = true;           // graph_code.h same_family
+    bool same_graph = true;           // not graph_code.h other_family
     // Compared by what the entries hold (entry_facts.h): neither's debug lines.
     bool from_facts = false;
     // The lines compared (explain_entries): the debug lines, or what the

@@ -81,4 +81,9 @@ GraphShape graph_shape_of(std::span<const std::string_view> debug_lines);
 // kSameGraph).
 bool same_family(const GraphShape& a, const GraphShape& b);
 
+// Whether two graphs are known to be different graphs: roles that differ, or
+// ops known on both sides and unalike. Graphs whose ops are not known are
+// neither one graph (same_family) nor, by that alone, two.
+bool other_family(const GraphShape& a, const GraphShape& b);
+
 } // namespace cachelens::explain
