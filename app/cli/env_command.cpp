@@ -11,6 +11,7 @@
 #include <cachelens/cachedir/machine_fingerprint.h>
 #include <cachelens/core/dir_handle.h>
 #include <cachelens/core/format.h>
+#include <cachelens/core/text.h>
 
 #include <cstdio>
 
@@ -27,19 +28,14 @@ struct EnvOptions {
 };
 
 std::string joined(const std::vector<std::string>& items) {
-    std::string out;
-    for (const auto& item : items) {
-        out += (out.empty() ? "" : ", ") + item;
-    }
-    return out.empty() ? "none" : out;
+    return items.empty() ? "none" : join(items);
 }
 
 void print_fingerprint(const cachedir::Fingerprint& machine) {
     std::printf("%s\n", machine.describe().c_str());
     std::printf("learnt from  %s", machine.learnt_from.c_str());
-    if (machine.fx_entries > 0) {
-        std::printf(" (%zu of its %s name this environment)", machine.agreeing,
-                    plural(machine.fx_entries, "FX entry").c_str());
+    if (const std::string agreement = machine.agreement(); !agreement.empty()) {
+        std::printf(" (%s)", agreement.c_str());
     }
     std::printf("\ndevices      %s%s\n", joined(machine.device_types).c_str(),
                 machine.runs_on_hip() ? " (HIP: ROCm's PyTorch names its GPUs cuda)" : "");
@@ -59,6 +55,8 @@ void print_fingerprint(const cachedir::Fingerprint& machine) {
         std::printf(machine.lists_devices()
                         ? "config       not known: it is what the program sets (a cache dir made "
                           "there shows it: --from DIR)\n"
+                    : machine.fx_entries == 0
+                        ? "config       not recorded: the dir has no FX graph entry\n"
                         : "config       not recorded: the dir's entries store no debug lines "
                           "(PyTorch 2.7 and older)\n");
         return;

@@ -248,9 +248,8 @@ int run_preflight(const PreflightOptions& options) {
         }()
             .c_str(),
         target->learnt_from.c_str());
-    if (target->fx_entries > 0) {
-        std::printf(", %zu of its %s", target->agreeing,
-                    plural(target->fx_entries, "FX entry").c_str());
+    if (const std::string agreement = target->agreement(); !agreement.empty()) {
+        std::printf(", %s", agreement.c_str());
     }
     std::printf(")\n\n");
     print_preflight_details(*checked);

@@ -96,8 +96,8 @@ int run_scan(const ScanOptions& options) {
         // No key records the machine: what its files say, and that.
         std::printf("compiled for %s\n", fingerprint->describe_with_devices().c_str());
     } else if (fingerprint) {
-        std::printf("compiled on %s (%zu of its %s", fingerprint->describe_with_devices().c_str(),
-                    fingerprint->agreeing, plural(fingerprint->fx_entries, "FX entry").c_str());
+        std::printf("compiled on %s (%s", fingerprint->describe_with_devices().c_str(),
+                    fingerprint->agreement().c_str());
         if (const auto varying = fingerprint->varying_config(); !varying.empty()) {
             std::string names;
             for (const auto& name : varying) {

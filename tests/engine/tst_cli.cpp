@@ -91,13 +91,14 @@ private slots:
         QCOMPARE(text.exit_code, 0);
         QVERIFY(text.out.contains("fxgraph"));
         QVERIFY(text.out.contains("Every entry parsed."));
-        QVERIFY2(text.out.contains(
-                     "\ncompiled on NVIDIA H100 80GB HBM3 (sm90), CUDA 13.0, Triton 3.6.0, "
-                     "torch build bhbxfhox for cuda (10 of its 10 FX entries; config differs "
-                     "between them "
-                     "in coordinate_descent_tuning, epilogue_fusion, max_autotune, "
-                     "max_fusion_size)\n"),
-                 text.out.constData());
+        QVERIFY2(
+            text.out.contains(
+                "\ncompiled on NVIDIA H100 80GB HBM3 (sm90), CUDA 13.0, Triton 3.6.0, "
+                "torch build bhbxfhox for cuda (10 of its 10 FX entries name it; config differs "
+                "between them "
+                "in coordinate_descent_tuning, epilogue_fusion, max_autotune, "
+                "max_fusion_size)\n"),
+            text.out.constData());
         // A dir without FX entries says nothing of it (null in JSON).
         QTemporaryDir empty;
         const auto none = test::run_cli({"scan", empty.path(), "--json"});
@@ -493,9 +494,10 @@ private slots:
     void scanSaysWhereAndForWhatACpuCacheWasCompiled() {
         const auto text = test::run_cli({"scan", fixture_dir("cpu_dev/cache")});
         QCOMPARE(text.exit_code, 0);
-        QVERIFY2(text.out.contains("\ncompiled on NVIDIA H100 80GB HBM3, CUDA 13.0, Triton 3.6.0, "
-                                   "torch build bhbxfhox for cpu (2 of its 2 FX entries)\n"),
-                 text.out.constData());
+        QVERIFY2(
+            text.out.contains("\ncompiled on NVIDIA H100 80GB HBM3, CUDA 13.0, Triton 3.6.0, "
+                              "torch build bhbxfhox for cpu (2 of its 2 FX entries name it)\n"),
+            text.out.constData());
     }
 
     // The same dir named again (or as "dir/.") is searched once, as the Why

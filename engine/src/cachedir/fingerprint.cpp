@@ -1,6 +1,7 @@
 #include <cachelens/cachedir/debug_line.h>
 #include <cachelens/cachedir/fingerprint.h>
 #include <cachelens/cachedir/triton_kernel.h>
+#include <cachelens/core/format.h>
 #include <cachelens/core/mapped_file.h>
 #include <cachelens/core/small_sort.h>
 
@@ -251,6 +252,11 @@ void FingerprintTally::add(Fingerprint graph) {
     merge(machine_.triton_targets, graph.triton_targets);
     merge(machine_.triton_versions, graph.triton_versions);
     merge(machine_.gpu_names, graph.gpu_names);
+    if (graph.environment.empty()) {
+        // An entry that records no machine (no debug lines) votes for none:
+        // the entries of one dir used across an upgrade still name theirs.
+        return add_config(std::move(graph));
+    }
     const auto same = std::ranges::find_if(
         environments_, [&](const auto& known) { return known.first == graph.environment; });
     if (same != environments_.end()) {
@@ -258,6 +264,10 @@ void FingerprintTally::add(Fingerprint graph) {
     } else {
         environments_.emplace_back(std::move(graph.environment), 1);
     }
+    add_config(std::move(graph));
+}
+
+void FingerprintTally::add_config(Fingerprint graph) {
     for (auto& [name, values] : graph.inductor_config) {
         auto& seen = machine_.inductor_config[name];
         for (auto& value : values) {
@@ -288,6 +298,14 @@ void FingerprintTally::add(const BenchmarkCache& benchmarks) {
 void FingerprintTally::add(const TritonMetadata& kernel) {
     merge_one(machine_.triton_targets, triton_target_of(kernel));
     merge_one(machine_.triton_versions, kernel.triton_version);
+}
+
+std::string Fingerprint::agreement() const {
+    if (environment.empty() || fx_entries == 0) {
+        return {};
+    }
+    return std::to_string(agreeing) + " of its " + plural(fx_entries, "FX entry") +
+           (agreeing == 1 ? " names it" : " name it");
 }
 
 Result<Fingerprint> FingerprintTally::result(const std::filesystem::path& root) const {

@@ -1,3 +1,4 @@
+#include <cachelens/cachedir/fingerprint.h>
 #include <cachelens/cachedir/kernel_module.h>
 #include <cachelens/cachedir/triton_kernel.h>
 #include <cachelens/core/text.h>
@@ -349,35 +350,14 @@ void add_kernel_facts(const cachedir::FxGraphEntry& fx, std::vector<std::string>
             break;
         }
     }
-    std::set<std::string> targets;
-    std::set<std::string> versions;
-    for (const auto& kernel : fx.triton_artifacts) {
-        for (const auto& file : kernel.files) {
-            if (!file.name.ends_with(".json") || cachedir::is_triton_group_file_name(file.name)) {
-                continue;
-            }
-            if (const auto metadata = cachedir::parse_triton_metadata(file.payload)) {
-                if (!metadata->backend.empty()) {
-                    targets.insert(metadata->backend + " " + metadata->arch);
-                }
-                if (!metadata->triton_version.empty()) {
-                    versions.insert(metadata->triton_version);
-                }
-            }
-        }
+    // The machine its kernels were compiled for, as scan and preflight read
+    // it: the bundle's Triton metadata, else its wrapper's DeviceProperties.
+    const cachedir::Fingerprint machine = cachedir::fingerprint_of(fx);
+    if (!machine.triton_targets.empty()) {
+        out.push_back(line_of("system_info[triton_target]", join(machine.triton_targets)));
     }
-    const auto joined = [](const std::set<std::string>& items) {
-        std::string value;
-        for (const auto& item : items) {
-            value += (value.empty() ? "" : ", ") + item;
-        }
-        return value;
-    };
-    if (!targets.empty()) {
-        out.push_back(line_of("system_info[triton_target]", joined(targets)));
-    }
-    if (!versions.empty()) {
-        out.push_back(line_of("triton_version", joined(versions)));
+    if (!machine.triton_versions.empty()) {
+        out.push_back(line_of("triton_version", join(machine.triton_versions)));
     }
 }
 

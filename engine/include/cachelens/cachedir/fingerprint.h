@@ -52,7 +52,8 @@ struct Fingerprint {
     // GPU its benchmark cache (cache/) names, the Triton, CUDA and HIP
     // versions there and in its kernels' metadata. Known where the keys
     // record no environment: entries of PyTorch 2.7 and older store no debug
-    // lines, and caches of 2.3 and older have no FX entries at all.
+    // lines, and caches of 2.3 and older rarely have FX entries (the FX
+    // graph cache was opt-in).
     std::vector<std::string> gpu_names;       // "NVIDIA GeForce RTX 3090", sorted
     std::vector<std::string> triton_versions; // "3.3.0", sorted
     std::vector<std::string> cuda_versions;   // "12.6"
@@ -76,6 +77,10 @@ struct Fingerprint {
     bool lists_devices() const { return !learnt_from.starts_with("cache dir"); }
     // describe(), the devices said after the machine.
     std::string describe_for(std::string_view devices) const;
+    // "10 of its 50 FX entries name it", "1 of its 3 FX entries names it":
+    // how many of a dir's entries record this environment in their keys;
+    // empty when none does (or it was not learnt from a dir).
+    std::string agreement() const;
     // The config names whose value is not the same in every FX entry.
     std::vector<std::string> varying_config() const;
 };
@@ -102,8 +107,12 @@ public:
     Result<Fingerprint> result(const std::filesystem::path& root) const;
 
 private:
+    void add_config(Fingerprint graph);
+
     Fingerprint machine_;
-    std::vector<std::pair<Environment, std::size_t>> environments_; // each, how many name it
+    // Each environment an entry's key records, how many name it (an entry
+    // that records none is not counted: `agreeing` is of those that do).
+    std::vector<std::pair<Environment, std::size_t>> environments_;
 };
 
 // The fingerprint of the machine that wrote `scan`'s FX entries: the
