@@ -233,8 +233,8 @@ private slots:
         QCOMPARE(reasons.value(0),
                  QString("device: GPU arch sm90 -> sm86 (its kernels' Triton target against the "
                          "target's)"));
-        QCOMPARE(reasons.value(1), QString("environment: Triton 3.6.0 -> 3.3.0 (as each cache's "
-                                           "files say)"));
+        QCOMPARE(reasons.value(1),
+                 QString("environment: Triton 3.6.0 -> 3.3.0 (as each cache records it)"));
         // The same machine as far as its files say: cannot tell, and why.
         target->triton_targets = {"cuda 90"};
         target->triton_versions = {"3.6.0"};
@@ -246,7 +246,9 @@ private slots:
         QVERIFY2(reason.text.starts_with("the target's cache records no system info in its keys"),
                  reason.text.c_str());
         // The devset's benchmark cache names CUDA 13.0, as the keys do: compared.
-        QVERIFY2(reason.text.ends_with("as the target's do; the torch build cannot be compared"),
+        QVERIFY2(reason.text.ends_with(": both say GPU arch sm90, GPU NVIDIA H100 80GB HBM3, "
+                                       "Triton 3.6.0, CUDA 13.0; the torch build cannot be "
+                                       "compared"),
                  reason.text.c_str());
     }
 

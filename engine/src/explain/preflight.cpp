@@ -2,6 +2,7 @@
 #include <cachelens/cachedir/entry_links.h>
 #include <cachelens/cachedir/fx_graph_entry.h>
 #include <cachelens/core/format.h>
+#include <cachelens/core/text.h>
 #include <cachelens/explain/example_inputs.h>
 #include <cachelens/explain/preflight.h>
 #include <cachelens/hash/sha256.h>
@@ -34,10 +35,7 @@ std::vector<PreflightReason> device_type_differences(const cachedir::Fingerprint
         if (std::ranges::binary_search(target.device_types, device)) {
             continue;
         }
-        std::string devices;
-        for (const auto& other : target.device_types) {
-            devices += (devices.empty() ? "" : ", ") + other;
-        }
+        const std::string devices = join(target.device_types);
         if (target.lists_devices()) {
             reasons.push_back(
                 {"device",
@@ -106,11 +104,15 @@ std::vector<PreflightReason> differences(const cachedir::Fingerprint& graph,
 
 std::string listed(const std::vector<std::string>& items, std::string_view separator,
                    std::string (*shown)(std::string_view) = nullptr) {
-    std::string out;
-    for (const auto& item : items) {
-        out += (out.empty() ? "" : std::string(separator)) + (shown ? shown(item) : item);
+    if (shown == nullptr) {
+        return join(items, separator);
     }
-    return out;
+    std::vector<std::string> said;
+    said.reserve(items.size());
+    for (const auto& item : items) {
+        said.push_back(shown(item));
+    }
+    return join(said, separator);
 }
 
 // The outcome the reasons leave: a miss if any makes one, else cannot tell
@@ -179,7 +181,7 @@ std::vector<PreflightReason> differences_by_facts(const cachedir::Fingerprint& g
     } else if (differ(ours.gpus, theirs.gpus)) {
         reasons.push_back({"device",
                            "GPU: " + listed(ours.gpus, " or ") + " -> " +
-                               listed(theirs.gpus, " or ") + " (as each cache's files name it)",
+                               listed(theirs.gpus, " or ") + " (as each cache records it)",
                            PreflightOutcome::WillMiss});
     }
     for (const auto& [name, a, b] : {std::tuple{"Triton", &ours.tritons, &theirs.tritons},
@@ -188,38 +190,39 @@ std::vector<PreflightReason> differences_by_facts(const cachedir::Fingerprint& g
         if (differ(*a, *b)) {
             reasons.push_back({"environment",
                                std::string(name) + " " + listed(*a, " or ") + " -> " +
-                                   listed(*b, " or ") + " (as each cache's files say)",
+                                   listed(*b, " or ") + " (as each cache records it)",
                                PreflightOutcome::WillMiss});
         }
     }
     if (worst_effect(reasons) == PreflightOutcome::WillMiss) {
         return reasons;
     }
-    // What was compared and agrees, then what no file of either side says.
-    std::string said;
-    if (!ours.targets.empty() || !ours.tritons.empty()) {
-        const bool compared = (!ours.targets.empty() && !theirs.targets.empty()) ||
-                              (!ours.tritons.empty() && !theirs.tritons.empty());
-        said = ": its kernels " +
-               (ours.targets.empty() ? std::string("use") : "target " + targets(ours.targets)) +
-               (ours.tritons.empty() ? std::string()
-                                     : (ours.targets.empty() ? " " : " with ") +
-                                           std::string("Triton ") + listed(ours.tritons, " or ")) +
-               (compared ? ", as the target's do" : "");
-    }
+    // What both sides say alike, then what one of them does not say.
+    std::vector<std::string> agreed;
     std::vector<std::string> unknown;
-    if (ours.gpus.empty() || theirs.gpus.empty()) {
-        unknown.emplace_back("the GPU's name");
-    }
+    const auto compare = [&](const std::vector<std::string>& a, const std::vector<std::string>& b,
+                             const std::string& known, const std::string& missing) {
+        if (!a.empty() && !b.empty()) {
+            agreed.push_back(known);
+        } else if (!missing.empty()) {
+            unknown.push_back(missing);
+        }
+    };
+    compare(ours.targets, theirs.targets, "GPU arch " + targets(ours.targets), "the GPU arch");
+    compare(ours.gpus, theirs.gpus, "GPU " + listed(ours.gpus, " or "), "the GPU's name");
+    compare(ours.tritons, theirs.tritons, "Triton " + listed(ours.tritons, " or "), "Triton");
+    compare(ours.cudas, theirs.cudas, "CUDA " + listed(ours.cudas, " or "), "");
+    compare(ours.hips, theirs.hips, "HIP " + listed(ours.hips, " or "), "");
     if ((ours.cudas.empty() || theirs.cudas.empty()) &&
         (ours.hips.empty() || theirs.hips.empty())) {
         unknown.emplace_back("CUDA or HIP");
     }
     unknown.emplace_back("the torch build");
-    std::string last = unknown.back();
+    const std::string last = unknown.back();
     unknown.pop_back();
-    said += "; " + (unknown.empty() ? last : listed(unknown, ", ") + " and " + last) +
-            " cannot be compared";
+    const std::string said = (agreed.empty() ? std::string() : ": both say " + join(agreed)) +
+                             "; " + (unknown.empty() ? last : join(unknown) + " and " + last) +
+                             " cannot be compared";
     reasons.push_back({"environment", unrecorded + said, PreflightOutcome::CannotTell});
     return reasons;
 }
