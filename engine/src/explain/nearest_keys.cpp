@@ -228,10 +228,11 @@ std::string why_detail(const NearestGraphs& found, std::string_view target_key,
     }
     if (found.searched == 0) {
         return found.incomparable > 0
-                   ? fmt::format("Not compared: the {} store debug lines and this entry does not "
+                   ? fmt::format("Not compared: the {} {} debug lines and this entry does not "
                                  "(or the other way round); what one holds cannot be set against "
                                  "the other's key",
-                                 plural(found.incomparable, "other FX graph entry"))
+                                 plural(found.incomparable, "other FX graph entry"),
+                                 found.incomparable == 1 ? "stores" : "store")
                    : "No other FX graph to compare with: nothing to say why it missed";
     }
     const std::string_view by_facts = found.from_facts ? "By what the entries hold, a" : "A";
