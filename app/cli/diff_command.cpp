@@ -175,7 +175,7 @@ void add_diff_command(CLI::App& app, int& exit_code) {
         "line diff inside the graph code: over the code normalized (the frees and sym_size "
         "lines dropped, the second graph's values named as the first's where their lines "
         "pair up), so a renumbering is no change; --raw-code shows it as written. Entries of "
-        "PyTorch 2.4 to 2.7 store no debug lines: the first line says so, then they are "
+        "PyTorch 2.7 and older store no debug lines: the first line says so, then they are "
         "compared by what they hold (fx_kwargs, the example inputs from the wrapper's "
         "asserts, the Inductor config their kernels recorded, the ops and kernels of "
         "their code, the Triton target and version).");

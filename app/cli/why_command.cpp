@@ -132,22 +132,23 @@ int run_why(const WhyOptions& options) {
 void add_why_command(CLI::App& app, int& exit_code) {
     auto options = std::make_shared<WhyOptions>();
     auto* command = app.add_subcommand(
-        "why", "Why did this graph miss? First line: the answer (why it missed the same graph "
-               "compiled before, that it is a first compile, or that the very key is in another "
-               "dir searched). Then the nearest keys (in the same cache dir, and in others with "
-               "--against): graphs of its family first (the same role and ops, whatever dims "
-               "became dynamic or values were renamed), ranked by the debug lines they share "
-               "(counted as diff counts them), then the nearest other graphs; each with a verdict "
-               "line, the causes ranked, the attributes that differ and the example inputs that "
-               "changed. 'First compile' is decided over every key searched, whatever --limit "
-               "shows. An entry of PyTorch 2.4 to 2.7 stores no debug lines: the first line says "
-               "so, and the graphs are compared by what they hold, as diff compares them.\n"
-               "Or why did vLLM compile again: DIR a vLLM/SGLang cache dir (a hash dir of "
-               "torch_compile_cache, or a rank or prefix dir in it) and no KEY. The first line "
-               "names the factor that differs from the nearest sibling by factors (or from "
-               "--against), in the order vLLM hashes them: env, config, code, compiler; then "
-               "every differing factor. With --tokens N: which compiled graph serves a batch of "
-               "N tokens, and which sizes and ranges exist when none does (exit 1).");
+        "why",
+        "Why did this graph miss? First line: the answer (why it missed the same graph "
+        "compiled before, that it is a first compile, or that the very key is in another "
+        "dir searched). Then the nearest keys (in the same cache dir, and in others with "
+        "--against): graphs of its family first (the same role and ops, whatever dims "
+        "became dynamic or values were renamed), ranked by the debug lines they share "
+        "(counted as diff counts them), then the nearest other graphs; each with a verdict "
+        "line, the causes ranked, the attributes that differ and the example inputs that "
+        "changed. 'First compile' is decided over every key searched, whatever --limit "
+        "shows. An entry of PyTorch 2.7 and older stores no debug lines: the first line says "
+        "so, and the graphs are compared by what they hold, as diff compares them.\n"
+        "Or why did vLLM compile again: DIR a vLLM/SGLang cache dir (a hash dir of "
+        "torch_compile_cache, or a rank or prefix dir in it) and no KEY. The first line "
+        "names the factor that differs from the nearest sibling by factors (or from "
+        "--against), in the order vLLM hashes them: env, config, code, compiler; then "
+        "every differing factor. With --tokens N: which compiled graph serves a batch of "
+        "N tokens, and which sizes and ranges exist when none does (exit 1).");
     command->add_option("DIR", options->dir, "the cache dir, or a vLLM/SGLang cache dir")
         ->required();
     command->add_option("KEY", options->key,
