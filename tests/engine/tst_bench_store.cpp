@@ -20,6 +20,7 @@
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/cachedir/entry_content.h>
 #include <cachelens/catalog/catalog.h>
+#include <cachelens/core/test_seams.h>
 #include <cachelens/hash/sha256.h>
 
 #include <sqlite3.h>
@@ -691,17 +692,30 @@ void TestBenchStore::accept_refusals_write_nothing() {
     QCOMPARE(text(changed.error().path), text(space.best_config.string()));
     QVERIFY(listing(space.dir) == retuned_listing);
 
-    // The write itself fails (a dir where the temp file goes): the backup
-    // made before it goes too.
+    // PyTorch writes the file between accept's read and its swap: PyTorch's
+    // file stays, the swap is undone, and the backup made before it goes too.
     write_bytes(space.best_config, space.original);
-    const fs::path blocker = space.dir / ("." + space.best_config.filename().string() + "." +
-                                          std::to_string(::getpid()) + ".tmp");
-    fs::create_directory(blocker);
-    auto blocked = bench::accept_candidate(*kernel, *other);
-    QVERIFY(!blocked);
-    QCOMPARE(text(blocked.error().path), text(blocker.string()));
-    QVERIFY(listing(space.dir) == before);
-    fs::remove(blocker);
+    const auto original_listing = listing(space.dir);
+    std::string tuned_meanwhile = space.original;
+    tuned_meanwhile.replace(tuned_meanwhile.find("\"time_taken_ms\": 70"), 19,
+                            "\"time_taken_ms\": 72");
+    int swaps = 0;
+    test_seams::set_before_place([&](std::string_view name) {
+        if (name == space.best_config.filename().string() && swaps++ == 0) {
+            const fs::path pytorch_temp = space.dir / "tmp_pytorch_write";
+            write_bytes(pytorch_temp, tuned_meanwhile);
+            fs::rename(pytorch_temp, space.best_config);
+        }
+    });
+    auto raced = bench::accept_candidate(*kernel, *other);
+    test_seams::set_before_place({});
+    QVERIFY(!raced);
+    QVERIFY2(raced.error().message.find("changed by another process") != std::string::npos,
+             raced.error().describe().c_str());
+    QCOMPARE(text(raced.error().path), text(space.best_config.string()));
+    auto expected_listing = original_listing;
+    expected_listing[fs::relative(space.best_config, space.dir).string()] = tuned_meanwhile;
+    QVERIFY(listing(space.dir) == expected_listing);
 
     // Not a .best_config any more.
     write_bytes(space.best_config, "{\"XBLOCK\": ");

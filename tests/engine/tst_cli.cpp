@@ -6,6 +6,10 @@
 #include <cachelens/hash/sha256.h>
 #include <cachelens/policy/root_policy.h>
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -1469,6 +1473,44 @@ class CacheBase:
         QCOMPARE(no_torch.exit_code, 2);
         QVERIFY2(no_torch.err.contains("python3: cannot import torch"), no_torch.err.constData());
         QCOMPARE(test::run_cli({"env", "--python", root.filePath("no-python")}).exit_code, 2);
+    }
+
+    // `-o /dev/null` (to time a command) writes through the device and
+    // leaves it a device; a symlink as the output is refused (exit 2), the
+    // link and its target untouched. As root a regression would replace the
+    // machine's /dev/null: a twin of it is made in the temp dir then.
+    void outputsToDevicesAndSymlinks() {
+        QTemporaryDir temp;
+        QString null_device = "/dev/null";
+        if (::geteuid() == 0) {
+            null_device = temp.filePath("null");
+            QCOMPARE(::mknod(null_device.toLocal8Bit().constData(), S_IFCHR | 0666, makedev(1, 3)),
+                     0);
+        }
+        const auto is_device = [&] {
+            struct stat info {};
+            return ::lstat(null_device.toLocal8Bit().constData(), &info) == 0 &&
+                   S_ISCHR(info.st_mode);
+        };
+        const QString cache = fixture_dir("cpu_dev/cache");
+        const auto exported = test::run_cli({"export", cache, "-o", null_device});
+        QCOMPARE(exported.exit_code, 0);
+        QVERIFY(is_device());
+        const auto env = test::run_cli({"env", "--from", cache, "--output", null_device});
+        QCOMPARE(env.exit_code, 0);
+        QVERIFY(is_device());
+
+        const QString link = temp.filePath("link");
+        QVERIFY(QFile::link("target.json", link));
+        for (const QStringList& args : {QStringList{"env", "--from", cache, "--output", link},
+                                        QStringList{"export", cache, "-o", link}}) {
+            const auto refused = test::run_cli(args);
+            QCOMPARE(refused.exit_code, 2);
+            QVERIFY2(refused.err.contains(link.toUtf8() + ": a symlink: cachelens never replaces"),
+                     refused.err.constData());
+            QVERIFY(QFileInfo(link).isSymLink());
+            QVERIFY(!QFileInfo::exists(temp.filePath("target.json")));
+        }
     }
 
     // A cache dir made there stands for the machine; a bundle is read in place.

@@ -16,15 +16,12 @@
 
 #include <nlohmann/json.hpp>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <ctime>
-#include <functional>
 #include <set>
 #include <utility>
 
@@ -74,56 +71,64 @@ std::string utc_stamp() {
 
 // --- Files.
 
-Result<DirHandle> dir_of(const fs::path& file) {
-    return DirHandle::open_root(file.has_parent_path() ? file.parent_path() : fs::path("."));
+// A file named by the user, through a held handle of its directory.
+struct HeldFile {
+    DirHandle dir;
+    std::string name;
+    fs::path path;
+};
+
+Result<HeldFile> hold(const fs::path& file) {
+    auto dir = DirHandle::open_root(file.has_parent_path() ? file.parent_path() : fs::path("."));
+    if (!dir) {
+        return std::unexpected(dir.error());
+    }
+    return HeldFile{std::move(*dir), file.filename().string(), file};
+}
+
+// A file's bytes, and which file they are: its identity before and after the
+// read agree, or it was being written meanwhile.
+struct CheckedBytes {
+    std::string bytes;
+    FileIdentity identity;
+    mode_t mode = 0;
+};
+
+Result<CheckedBytes> read_checked(const HeldFile& file) {
+    auto before = file.dir.stat_entry(file.name);
+    if (!before) {
+        return std::unexpected(before.error());
+    }
+    auto bytes = file.dir.read_file(file.name, std::size_t{1} << 20);
+    if (!bytes) {
+        return std::unexpected(bytes.error());
+    }
+    auto after = file.dir.stat_entry(file.name);
+    if (!*bytes || !after || FileIdentity::of(*after) != FileIdentity::of(*before)) {
+        return fail(ErrorKind::InvalidArgument,
+                    "changed while it was being read (PyTorch may be tuning it): nothing written, "
+                    "plan again",
+                    file.path.string());
+    }
+    return CheckedBytes{std::move(**bytes), FileIdentity::of(*after), after->st_mode & 07777};
 }
 
 // `<file>.cachelens-backup-<UTC time>`, or with a counter after it when a
 // backup of that second exists: an existing backup is never overwritten.
-Result<fs::path> write_backup(const fs::path& file, std::string_view bytes, mode_t mode) {
-    auto dir = dir_of(file);
-    if (!dir) {
-        return std::unexpected(dir.error());
-    }
-    const std::string base = file.filename().string() + ".cachelens-backup-" + utc_stamp();
+Result<std::string> write_backup(const HeldFile& file, std::string_view bytes, mode_t mode) {
+    const std::string base = file.name + ".cachelens-backup-" + utc_stamp();
     for (int counter = 0; counter < 1000; ++counter) {
         const std::string name = counter == 0 ? base : base + "-" + std::to_string(counter);
-        auto written = dir->write_file(name, bytes, DirHandle::WriteMode::CreateOnly, mode);
+        auto written = file.dir.write_file(name, bytes, DirHandle::WriteMode::CreateOnly, mode);
         if (!written) {
             return std::unexpected(written.error());
         }
         if (*written) {
-            return file.parent_path() / name;
+            return name;
         }
     }
     return fail(ErrorKind::Io, "too many backups of this second already",
-                (file.parent_path() / base).string());
-}
-
-// Replaces `file` with `bytes` as PyTorch's write_atomic does (a temp file
-// beside it, renamed over it). `still_ok` runs right before and can call it off.
-Result<void> replace_atomically(const fs::path& file, std::string_view bytes, mode_t mode,
-                                const std::function<Result<void>()>& still_ok) {
-    auto dir = dir_of(file);
-    if (!dir) {
-        return std::unexpected(dir.error());
-    }
-    if (still_ok) {
-        if (auto ok = still_ok(); !ok) {
-            return ok;
-        }
-    }
-    auto written =
-        dir->write_file(file.filename().string(), bytes, DirHandle::WriteMode::Replace, mode);
-    if (!written) {
-        return std::unexpected(written.error());
-    }
-    return {};
-}
-
-mode_t mode_of(const fs::path& file) {
-    struct stat st {};
-    return ::stat(file.c_str(), &st) == 0 ? st.st_mode & 07777 : 0644;
+                (file.path.parent_path() / base).string());
 }
 
 } // namespace
@@ -182,10 +187,15 @@ Result<AcceptOutcome> accept_candidate(const KernelCandidates& kernel, const Lau
                     file.string());
     }
 
-    auto bytes = read_text_file(file, std::size_t{1} << 20);
-    if (!bytes) {
-        return std::unexpected(bytes.error());
+    auto held = hold(file);
+    if (!held) {
+        return std::unexpected(held.error());
     }
+    auto read = read_checked(*held);
+    if (!read) {
+        return std::unexpected(read.error());
+    }
+    const std::string* bytes = &read->bytes;
     auto current = cachedir::parse_best_config(*bytes);
     if (!current) {
         return std::unexpected(std::move(current.error()).at(file.string()));
@@ -260,25 +270,20 @@ Result<AcceptOutcome> accept_candidate(const KernelCandidates& kernel, const Lau
     std::string text;
     text += python_json_dumps(next);
 
-    const mode_t mode = mode_of(file);
-    auto backup = write_backup(file, *bytes, mode);
+    auto backup = write_backup(*held, *bytes, read->mode);
     if (!backup) {
         return std::unexpected(backup.error());
     }
-    // PyTorch may write the file meanwhile: its result wins over ours.
-    auto unchanged = [&]() -> Result<void> {
-        auto now = read_text_file(file, std::size_t{1} << 20);
-        if (!now || *now != *bytes) {
-            return fail(ErrorKind::InvalidArgument,
-                        "changed while it was being rewritten: nothing written", file.string());
-        }
-        return {};
-    };
-    if (auto ok = replace_atomically(file, text, mode, unchanged); !ok) {
-        ::unlink(backup->c_str());
-        return std::unexpected(ok.error());
+    // PyTorch may write the file meanwhile: its result wins over ours. Only
+    // the file read above is replaced (its mode kept); any other is left.
+    if (auto written = held->dir.write_file(held->name, text, DirHandle::WriteMode::Replace, 0666,
+                                            read->identity);
+        !written) {
+        (void)held->dir.remove_file(*backup);
+        return std::unexpected(written.error());
     }
-    return AcceptOutcome{file, *backup, current->config.describe(), plan.config.describe()};
+    return AcceptOutcome{file, file.parent_path() / *backup, current->config.describe(),
+                         plan.config.describe()};
 }
 
 std::optional<std::string> why_not_launched_as_written(const KernelCandidates& kernel) {
@@ -297,7 +302,17 @@ Result<void> restore_backup(const fs::path& backup, const fs::path& best_config)
     if (!bytes) {
         return std::unexpected(bytes.error());
     }
-    return replace_atomically(best_config, *bytes, mode_of(backup), {});
+    auto held = hold(best_config);
+    if (!held) {
+        return std::unexpected(held.error());
+    }
+    // The file as it is now is what gets swapped out (its mode kept); one
+    // written meanwhile is left as it is.
+    if (auto written = held->dir.write_file(held->name, *bytes, DirHandle::WriteMode::Replace);
+        !written) {
+        return std::unexpected(written.error());
+    }
+    return {};
 }
 
 } // namespace cachelens::bench

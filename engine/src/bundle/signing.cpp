@@ -283,7 +283,7 @@ Result<void> write_key_pair(const fs::path& private_key_file, const fs::path& pu
         const std::string* text;
         mode_t mode;
     };
-    const KeyFile files[] = {{&public_key_file, &public_text, 0644},
+    const KeyFile files[] = {{&public_key_file, &public_text, 0666},
                              {&private_key_file, &private_text, 0600}};
     std::vector<DirHandle> dirs;
     for (const auto& file : files) {

@@ -18,6 +18,18 @@
 
 namespace cachelens {
 
+// Which file a name held when it was checked: a file rewritten in place, or
+// another file renamed onto the name, is another identity.
+struct FileIdentity {
+    dev_t device = 0;
+    ino_t inode = 0;
+    off_t size = 0;
+    timespec modified{};
+
+    static FileIdentity of(const struct stat& info);
+    bool operator==(const FileIdentity& other) const;
+};
+
 class DirHandle {
 public:
     // Opens `root` itself (which may be reached through symlinks: the user named it).
@@ -43,16 +55,28 @@ public:
     Result<std::optional<std::string>> read_file(std::string_view name, std::size_t max_size) const;
 
     enum class WriteMode { CreateOnly, Replace };
-    // Writes `name` as PyTorch's write_atomic does: a temp file beside it,
-    // fsynced, renamed into place, the directory fsynced; a reader never sees
-    // half a file. CreateOnly returns false, writing nothing, when `name`
-    // exists by the time of the rename.
+    // Writes `name` so that a reader sees the old file or the whole new one,
+    // never half of either (file_writes.cpp; ARCHITECTURE.md "How cachelens
+    // writes and deletes"):
+    // - the bytes go to a temp file beside it (anonymous, O_TMPFILE, where the
+    //   filesystem allows; else `.<name>.<random>.tmp`), fsynced;
+    // - CreateOnly links it in only where no file of that name exists by then,
+    //   and returns false (writing nothing) when one does;
+    // - Replace swaps it with what `name` held when the call began (or with
+    //   `replacing`, a file the caller checked before), keeping that file's
+    //   mode, and swaps back with an error when what it swapped out is another
+    //   file: a file someone else wrote meanwhile is never overwritten;
+    // - a character device or FIFO (/dev/null, a pipe) is written through; a
+    //   symlink, directory, block device or socket is refused, never replaced;
+    // - a new file's mode is `permissions` less the umask.
     Result<bool> write_file(std::string_view name, std::string_view bytes, WriteMode mode,
-                            mode_t permissions = 0644) const;
+                            mode_t permissions = 0666,
+                            const std::optional<FileIdentity>& replacing = std::nullopt) const;
     // The same, of the bytes of `pieces` one after the other (written with
     // writev, never joined in memory).
     Result<bool> write_file(std::string_view name, std::span<const std::string_view> pieces,
-                            WriteMode mode, mode_t permissions = 0644) const;
+                            WriteMode mode, mode_t permissions = 0666,
+                            const std::optional<FileIdentity>& replacing = std::nullopt) const;
 
     // lstat of `name` in this directory (a single component).
     Result<struct stat> stat_entry(std::string_view name) const;
@@ -77,11 +101,12 @@ private:
 
 // Many files written so that a crash (kill -9, a power cut) leaves each of
 // them whole or absent, as DirHandle::write_file does, at the cost of two
-// flushes for the whole batch instead of two per file (git's
+// flushes per filesystem for the whole batch instead of two per file (git's
 // core.fsyncMethod=batch): stage() writes each file's bytes to a temp file
 // beside its destination and starts their writeback; commit() makes them
-// durable with one syncfs, renames each into place, and makes the names
-// durable with one more syncfs (which covers directories made meanwhile too).
+// durable with one syncfs of each filesystem they are on, places each as
+// DirHandle::write_file does, and makes the names durable with one more
+// syncfs of each (which covers directories made meanwhile too).
 // Until commit() nothing is visible under the files' names; temp files not
 // committed are removed when the batch goes away. Each staged file holds an
 // open descriptor of its directory: commit every few hundred files.
@@ -92,10 +117,11 @@ public:
     DurableWriteBatch& operator=(const DurableWriteBatch&) = delete;
     ~DurableWriteBatch();
 
-    // Writes `bytes` to a temp file in `dir` (`.<name>.<pid>.tmp`, as
-    // write_file's). An error names the file; nothing is staged then.
+    // Writes `bytes` to a temp file in `dir` (`.<name>.<random>.tmp`). The
+    // destination must be absent or a regular file. An error names the
+    // file; nothing is staged then.
     Result<void> stage(const DirHandle& dir, std::string_view name, std::string_view bytes,
-                       DirHandle::WriteMode mode, mode_t permissions = 0644);
+                       DirHandle::WriteMode mode, mode_t permissions = 0666);
     std::size_t staged() const { return files_.size(); }
     std::size_t staged_bytes() const { return bytes_; }
 
@@ -112,6 +138,8 @@ private:
         std::string name;
         std::string temp;
         DirHandle::WriteMode mode = DirHandle::WriteMode::CreateOnly;
+        std::optional<FileIdentity> replacing; // what the name held when staged
+        dev_t device = 0;                      // the filesystem to flush
     };
     void discard();
 
@@ -120,15 +148,16 @@ private:
 };
 
 // A file written as it is produced (an archive streamed by libarchive), placed
-// as DirHandle::write_file places one: the bytes go to a temp file beside it
-// (`.<name>.<pid>.tmp`), and place() fsyncs it and renames it into place.
-// Until then nothing shows under the file's name; one dropped unplaced (an
-// error, a stop) removes its temp file. A kill -9 leaves at most the temp.
+// as DirHandle::write_file places one: the bytes go to a temp file beside it,
+// and place() fsyncs it and puts it in place. Until then nothing shows under
+// the file's name; one dropped unplaced (an error, a stop) removes its temp
+// file. A kill -9 leaves at most a named temp (none where O_TMPFILE works). A
+// character device or FIFO is written through, as write_file does.
 class StreamedFile {
 public:
     // `file` is a path the user named: its parent may be reached through symlinks.
     static Result<StreamedFile> create(const std::filesystem::path& file,
-                                       mode_t permissions = 0644);
+                                       mode_t permissions = 0666);
     StreamedFile(StreamedFile&& other) noexcept;
     StreamedFile& operator=(StreamedFile&&) = delete;
     StreamedFile(const StreamedFile&) = delete;
@@ -148,16 +177,19 @@ private:
 
     std::optional<DirHandle> dir_; // empty once placed
     std::string name_;
-    std::string temp_;
+    std::string temp_; // empty while the temp file is anonymous, or written through
     int fd_ = -1;
+    bool write_through_ = false;            // the name is a device or FIFO
+    std::optional<FileIdentity> replacing_; // the regular file the name held at create()
 };
 
 // False for "", ".", ".." and names with a '/' or a NUL: not one directory entry.
 bool is_plain_name(std::string_view name);
 
 // Replaces `file` (a path the user named; its parent may be reached through
-// symlinks) as DirHandle::write_file does: a reader (PyTorch, a copy) sees the
-// old file or the whole new one, never half of either.
+// symlinks) as DirHandle::write_file(.., Replace) does: a reader (PyTorch, a
+// copy) sees the old file or the whole new one, never half of either; a
+// device or FIFO is written through; a symlink or directory is refused.
 Result<void> replace_file_atomically(const std::filesystem::path& file, std::string_view bytes);
 Result<void> replace_file_atomically(const std::filesystem::path& file,
                                      std::span<const std::string_view> pieces);

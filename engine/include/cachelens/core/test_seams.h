@@ -1,0 +1,17 @@
+#pragma once
+
+// Points where a test acts between two steps of a write or a delete, to force
+// a race at its exact step (another process renaming a file onto the name,
+// swapping in a symlink) instead of hoping a sleep lands there. Unset in the
+// programs: a hook costs one relaxed atomic load where it would run.
+
+#include <functional>
+#include <string_view>
+
+namespace cachelens::test_seams {
+
+// Called with the destination's name right before a written temp file is
+// linked or swapped into place (core/file_writes.cpp). Empty: none.
+void set_before_place(std::function<void(std::string_view name)> hook);
+
+} // namespace cachelens::test_seams
