@@ -175,9 +175,13 @@ int run_tune_command(const TuneOptions& options) {
         return fatal(options, runner.error());
     }
     ProgressLine progress("tune " + plan->kernel.kernel_name, options.json_lines);
-    const fs::path scratch = tune::scratch_dir_for(catalog->path(), plan->kernel.module_key);
+    auto scratch_dir = tune::scratch_dir_for(catalog->path(), plan->kernel.module_key);
+    if (!scratch_dir) {
+        return fatal(options, scratch_dir.error());
+    }
+    const fs::path& scratch = *scratch_dir;
     std::error_code ec;
-    fs::create_directories(scratch, ec);
+    fs::create_directory(scratch, ec);
     if (ec) {
         return fatal(options,
                      Error{ErrorKind::Io, "cannot make the compile scratch dir: " + ec.message(),

@@ -114,10 +114,10 @@ std::string explored_policy(const KernelCandidates& kernel) {
            "own search starts from its best config; tune and accept that kernel";
 }
 
-// The Triton dir cachelens tune compiled `hash` into, under the module's scratch dir.
-std::optional<fs::path> explored_dir(const fs::path& catalog_path, const KernelCandidates& kernel,
-                                     const std::string& hash) {
-    const fs::path triton = tune::scratch_dir_for(catalog_path, kernel.module_key) / "triton";
+// The Triton dir cachelens tune compiled `hash` into, under the module's
+// scratch dir (which must be the user's own: its cubin goes into the cache).
+std::optional<fs::path> explored_dir(const fs::path& scratch, const std::string& hash) {
+    const fs::path triton = scratch / "triton";
     std::error_code ec;
     for (fs::recursive_directory_iterator it(triton, ec), end; !ec && it != end; it.increment(ec)) {
         if (it.depth() > 2 || !it->is_regular_file(ec) || it->path().extension() != ".json" ||
@@ -186,13 +186,15 @@ std::expected<AcceptReport, AcceptFailure> accept_explored(const AcceptRequest& 
     }
     const auto definition = std::ranges::find_if(
         module->kernels, [&](const auto& def) { return def.name == kernel.kernel_name; });
-    const auto dir = explored_dir(request.catalog, kernel, chosen.triton_hash);
+    auto scratch = tune::scratch_dir_for(request.catalog, kernel.module_key);
+    if (!scratch) {
+        return refuse(std::move(scratch.error()));
+    }
+    const auto dir = explored_dir(*scratch, chosen.triton_hash);
     if (definition == module->kernels.end() || !dir) {
         return refuse(ErrorKind::NotFound,
                       "the cubin cachelens tune compiled for " + chosen.config.describe() +
-                          " is no longer in " +
-                          tune::scratch_dir_for(request.catalog, kernel.module_key).string() +
-                          ": tune again",
+                          " is no longer in " + scratch->string() + ": tune again",
                       target);
     }
     auto plan = plan_config_in_dir(kernel, *definition, chosen.config, *dir);

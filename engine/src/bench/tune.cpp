@@ -1,7 +1,9 @@
 #include <cachelens/bench/bench_store.h>
 #include <cachelens/bench/tune.h>
+#include <cachelens/core/dir_handle.h>
 #include <cachelens/core/format.h>
 #include <cachelens/core/mapped_file.h>
+#include <cachelens/core/user_dirs.h>
 #include <cachelens/safety/code_audit.h>
 
 #include <fmt/format.h>
@@ -518,8 +520,16 @@ Result<LaunchPlan> plan_compiled(const TunePlan& plan, const KernelConfig& confi
     return plan_config_in_dir(plan.kernel, plan.definition, config, triton_dir);
 }
 
-fs::path scratch_dir_for(const fs::path& catalog_path, const std::string& module_key) {
-    return catalog_path.parent_path() / "tune" / module_key;
+Result<fs::path> scratch_dir_for(const fs::path& catalog_path, const std::string& module_key) {
+    if (!is_plain_name(module_key)) {
+        return fail(ErrorKind::InvalidArgument, "not a module key: '" + module_key + "'",
+                    catalog_path.string());
+    }
+    const fs::path tune_dir = catalog_path.parent_path() / "tune";
+    if (auto mine = ensure_private_dir(tune_dir); !mine) {
+        return std::unexpected(mine.error());
+    }
+    return tune_dir / module_key;
 }
 
 Result<protocol::TuneEnd> run_tune(const TunePlan& plan, const TuneBackend& backend,

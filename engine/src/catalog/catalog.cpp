@@ -5,8 +5,8 @@
 
 #include <cachelens/catalog/catalog.h>
 #include <cachelens/catalog/schema.h>
+#include <cachelens/core/user_dirs.h>
 
-#include <cstdlib>
 #include <system_error>
 
 namespace cachelens::catalog {
@@ -19,12 +19,7 @@ struct Catalog::Impl {
 };
 
 fs::path default_catalog_path() {
-    if (const char* data = std::getenv("XDG_DATA_HOME"); data != nullptr && *data == '/') {
-        return fs::path(data) / "cachelens" / "catalog.sqlite";
-    }
-    const char* home = std::getenv("HOME");
-    return fs::path(home != nullptr ? home : "/tmp") / ".local" / "share" / "cachelens" /
-           "catalog.sqlite";
+    return default_data_dir() / "catalog.sqlite";
 }
 
 std::string root_location(const fs::path& dir) {
@@ -45,7 +40,13 @@ Catalog::~Catalog() = default;
 
 Result<Catalog> Catalog::open(const fs::path& path) {
     std::error_code ec;
-    if (path.has_parent_path()) {
+    if (path.has_parent_path() && path.parent_path() == default_data_dir()) {
+        // The user's own data dir: made private, and refused when another
+        // user made or owns it.
+        if (auto mine = ensure_private_dir(path.parent_path()); !mine) {
+            return std::unexpected(mine.error());
+        }
+    } else if (path.has_parent_path()) {
         fs::create_directories(path.parent_path(), ec);
         if (ec) {
             return fail(ErrorKind::Io, "cannot create the catalog's dir: " + ec.message(),

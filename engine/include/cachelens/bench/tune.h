@@ -108,7 +108,10 @@ Result<LaunchPlan> plan_compiled(const TunePlan& plan, const cachedir::KernelCon
 
 // Where tune keeps compiled configs of a module: <data dir>/tune/<module key>,
 // beside the catalog; a second tune of it finds them in Triton's cache there.
-std::filesystem::path scratch_dir_for(const std::filesystem::path& catalog_path,
-                                      const std::string& module_key);
+// `tune` itself is made private (core/user_dirs.h ensure_private_dir): what is
+// in it goes to the user's Python, so one another user made or owns is
+// refused. The module's own dir is not made here.
+Result<std::filesystem::path> scratch_dir_for(const std::filesystem::path& catalog_path,
+                                              const std::string& module_key);
 
 } // namespace cachelens::bench::tune
