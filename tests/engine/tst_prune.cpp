@@ -13,11 +13,13 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -496,6 +498,51 @@ private slots:
         QVERIFY2(std::ranges::find(outcome->kept, expected) != outcome->kept.end(),
                  expected.c_str());
         QVERIFY(outcome->entries_deleted > 0); // the others went
+    }
+
+    // The same from a container: a process in another mount namespace that
+    // bind-mounts the cache elsewhere names the file by another path. It is
+    // matched by (device, inode), so its entry stays all the same.
+    void filesOpenInAnotherMountNamespaceStay() {
+        if (::geteuid() != 0 || QStandardPaths::findExecutable("unshare").isEmpty()) {
+            QSKIP("needs root and unshare(1) to make a mount namespace (CI runs as root)");
+        }
+        AgedCache cache;
+        QVERIFY(cache.make());
+        catalog::PruneOptions options;
+        options.older_than_ns = 30 * kDayNs;
+        auto plan = cache.catalog->plan_prune(cache.dir, options);
+        QVERIFY_RESULT(plan);
+        const auto* module = find_planned(*plan, cachedir::FileKind::Module);
+        QVERIFY(module != nullptr);
+        const fs::path elsewhere = fs::path(cache.temp.path().toStdString()) / "container-view";
+        fs::create_directory(elsewhere);
+        QProcess holder;
+        holder.start(
+            "unshare",
+            {"-m", "--propagation", "private", "sh", "-c",
+             "mount --bind \"$1\" \"$2\" && exec 3<\"$2/$3\" && echo ready && exec sleep 60",
+             "holder", QString::fromStdString(fs::canonical(cache.dir).string()),
+             QString::fromStdString(elsewhere.string()), QString::fromStdString(module->path)});
+        if (!holder.waitForReadyRead(10000)) {
+            holder.kill();
+            holder.waitForFinished();
+            QSKIP(("unshare -m refused here: " + holder.readAllStandardError()).constData());
+        }
+        const auto holder_pid = holder.processId();
+        // The holder names it by the path in its own namespace.
+        const fs::path named = fs::read_symlink("/proc/" + std::to_string(holder_pid) + "/fd/3");
+        QVERIFY2(named.string().starts_with(elsewhere.string()), named.c_str());
+
+        auto outcome = cache.catalog->prune(*plan);
+        holder.kill();
+        holder.waitForFinished();
+        QVERIFY_RESULT(outcome);
+        QVERIFY(fs::exists(cache.dir / module->path));
+        const std::string expected = module->path + ": " + module->path + " is open in process " +
+                                     std::to_string(holder_pid) + " (sleep)";
+        QVERIFY2(std::ranges::find(outcome->kept, expected) != outcome->kept.end(),
+                 expected.c_str());
     }
 
     void catalogMatchesTheDirAfterAPrune() {

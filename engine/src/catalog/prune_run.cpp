@@ -255,7 +255,6 @@ public:
     Deleter(const DirHandle& root, const std::string& root_path, PruneOutcome& outcome,
             EmptyDirSweeper& sweeper)
         : root_(root)
-        , root_path_(root_path)
         , in_use_(root_path)
         , outcome_(outcome)
         , sweeper_(sweeper) {}
@@ -270,13 +269,15 @@ public:
                 outcome_.kept.push_back(entry.path + ": " + dir.error().describe());
                 return;
             }
-            if (std::string why = check(*dir, name, file); !why.empty()) {
+            struct stat seen {};
+            if (std::string why = check(*dir, name, file, seen); !why.empty()) {
                 outcome_.kept.push_back(entry.path + ": " + file.path + " " + why);
                 return;
             }
             // A process reading the file (a run loading its kernels, a copy in
-            // progress) would be left with a file that vanished under it.
-            if (const auto* user = in_use_.user_of(root_path_ + "/" + file.path)) {
+            // progress, one in a container naming it by another path) would
+            // be left with a file that vanished under it.
+            if (const auto* user = in_use_.user_of(seen)) {
                 outcome_.kept.push_back(entry.path + ": " + file.path + " is open in process " +
                                         std::to_string(user->pid) + " (" + user->command + ")");
                 return;
@@ -304,7 +305,9 @@ public:
 
 private:
     // Why the file must stay; empty when it is still exactly as planned.
-    static std::string check(const DirHandle& dir, std::string_view name, const PruneFile& file) {
+    // Empty when `name` is still the file planned (`seen` then holds its lstat).
+    static std::string check(const DirHandle& dir, std::string_view name, const PruneFile& file,
+                             struct stat& seen) {
         if (cachedir::is_temp_name(name)) {
             return "is being written";
         }
@@ -320,6 +323,7 @@ private:
             static_cast<std::uint64_t>(info->st_ino) != file.inode) {
             return "changed since the plan";
         }
+        seen = *info;
         return {};
     }
 
@@ -373,7 +377,6 @@ private:
     }
 
     const DirHandle& root_;
-    const std::string& root_path_;
     FilesInUse in_use_;
     PruneOutcome& outcome_;
     EmptyDirSweeper& sweeper_;
