@@ -216,15 +216,14 @@ void PruneDialog::startPlan() {
             // The plan is made from the dir as it is now.
             catalog::IndexOptions indexing;
             indexing.progress = context.engineProgress(stageName);
-            auto indexed = catalog->index(root, indexing);
-            if (!indexed) {
-                return std::unexpected(indexed.error());
+            auto planned = catalog->index_and_plan_prune(root, options, indexing);
+            if (!planned) {
+                return std::unexpected(planned.error());
             }
-            if (indexed->cancelled || context.cancelled()) {
+            if (!*planned || context.cancelled()) {
                 return cancelled();
             }
-            context.progress(0, 0, QStringLiteral("planning"));
-            return catalog->plan_prune(root, options);
+            return std::move(**planned);
         },
         [this](Result<catalog::PrunePlan> plan) {
             if (!plan) {

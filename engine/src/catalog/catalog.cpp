@@ -7,6 +7,7 @@
 #include <cachelens/catalog/schema.h>
 #include <cachelens/core/user_dirs.h>
 
+#include <chrono>
 #include <system_error>
 
 namespace cachelens::catalog {
@@ -198,6 +199,28 @@ namespace cachelens::catalog {
 
 Result<PrunePlan> Catalog::plan_prune(const fs::path& dir, const PruneOptions& options) const {
     return catalog::plan_prune(impl_->db, root_location(dir), options);
+}
+
+Result<std::optional<PrunePlan>> Catalog::index_and_plan_prune(const fs::path& dir,
+                                                               PruneOptions options,
+                                                               const IndexOptions& indexing) {
+    if (!options.now_ns) {
+        options.now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+    }
+    auto indexed = index(dir, indexing);
+    if (!indexed) {
+        return std::unexpected(indexed.error());
+    }
+    if (indexed->cancelled) {
+        return std::optional<PrunePlan>();
+    }
+    auto plan = plan_prune(dir, options);
+    if (!plan) {
+        return std::unexpected(plan.error());
+    }
+    return std::optional<PrunePlan>(std::move(*plan));
 }
 
 Result<PruneOutcome> Catalog::prune(const PrunePlan& plan, const IndexOptions& options) {

@@ -225,6 +225,14 @@ public:
     // What pruning `dir` (indexed already) would delete. Deletes nothing.
     Result<PrunePlan> plan_prune(const std::filesystem::path& dir,
                                  const PruneOptions& options) const;
+    // Indexes `dir`, then plans its prune from what is there now (the CLI's
+    // and the GUI's way). Ages, --keep-recent's included, are measured from
+    // when this call began, not from the end of the index: on a busy machine
+    // a slow index must not make a file written just before the prune look
+    // old. nullopt when the index was stopped (nothing written).
+    Result<std::optional<PrunePlan>> index_and_plan_prune(const std::filesystem::path& dir,
+                                                          PruneOptions options,
+                                                          const IndexOptions& indexing = {});
     // Deletes what `plan` lists, except what changed since it was made or
     // what something written since uses; then indexes the root again.
     // `options.progress` hears both indexes and the Deleting stage between.
