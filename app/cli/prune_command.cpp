@@ -225,19 +225,16 @@ int run_prune(const PruneCommandOptions& options) {
     catalog::IndexOptions indexing;
     indexing.progress = progress.callback();
     // The plan is made from the dir as it is now.
-    auto indexed = catalog->index(options.dir, indexing);
+    auto planned = catalog->index_and_plan_prune(options.dir, prune, indexing);
     progress.clear();
-    if (!indexed) {
-        return report(indexed.error());
+    if (!planned) {
+        return report(planned.error());
     }
-    if (indexed->cancelled) {
+    if (!*planned) {
         return report_stopped(progress, "prune stopped before deleting anything; the catalog is "
                                         "consistent");
     }
-    auto plan = catalog->plan_prune(options.dir, prune);
-    if (!plan) {
-        return report(plan.error());
-    }
+    auto& plan = *planned;
     if (!options.json) {
         print_plan(*plan, options.dry_run);
     }
@@ -307,8 +304,10 @@ void add_prune_command(CLI::App& app, int& exit_code) {
         "together. Files being written (.*.tmp), locks and unknown files are never deleted, "
         "symlinks never followed, and each file is checked again right before it goes: "
         "unchanged since the plan, and open or mapped by no process of this machine (read "
-        "from /proc/*/fd and maps; other users' processes are seen only with the rights to "
-        "read theirs). Key "
+        "from /proc/*/fd and maps, matched by device and inode; other users' processes are "
+        "seen only with the rights to read theirs); then it is moved into a trash dir of the "
+        "prune's own and checked there once more, and put back if a writer replaced it. A "
+        "group goes whole or stays whole. Key "
         "dirs left without entries (and shard dirs left empty) go too, once nothing was "
         "written in them for --keep-recent (and at least a minute). Exit code 1 when --max-size "
         "cannot be reached or a "
@@ -317,15 +316,17 @@ void add_prune_command(CLI::App& app, int& exit_code) {
         "rank dir), least recently written first; a dir written within --keep-recent, or that "
         "a process of this machine has open or mapped (read from /proc; other users' "
         "processes are seen only with the rights to read theirs), is kept and said why. A dir "
-        "goes by one rename out of the tree, then is removed.");
+        "goes by one rename out of the tree, is checked again there (put back if a compile "
+        "wrote into it), then is removed.");
     command->add_option("DIR", options->dir, "the cache dir")->required();
     command->add_option("--max-size", options->max_size,
                         "delete oldest first until the dir holds at most this (2G, 500M)");
     command->add_option("--older-than", options->older_than,
                         "delete what was last written longer ago than this (30d, 12h)");
     command->add_option("--keep-recent", options->keep_recent,
-                        "never delete what was written within this long (default 10m): PyTorch "
-                        "writes kernels minutes before the graph that uses them");
+                        "never delete what was written within this long before the prune began "
+                        "(default 10m): PyTorch writes kernels minutes before the graph that "
+                        "uses them");
     command->add_flag("--dry-run", options->dry_run, "list what would be deleted; delete nothing");
     add_catalog_option(*command, options->catalog);
     command->add_flag("--json", options->json,

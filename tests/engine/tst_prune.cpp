@@ -10,6 +10,7 @@
 #include <cachelens/cachedir/verify.h>
 #include <cachelens/catalog/catalog.h>
 #include <cachelens/core/dir_handle.h>
+#include <cachelens/core/test_seams.h>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -468,6 +469,134 @@ private slots:
         QVERIFY(!fs::exists(cache.dir / source.path));
         const std::string problems = verify_problems(cache.dir);
         QVERIFY2(problems.empty(), problems.c_str());
+    }
+
+    // A writer renames a new file onto a planned path after prune's last
+    // check of it (forced at that step through test_seams.h): the file is
+    // moved into the trash, found to be another, and put back; its unit
+    // stays whole, and no trash dir is left.
+    void aFileWrittenAfterTheLastCheckStays() {
+        AgedCache cache;
+        QVERIFY(cache.make());
+        catalog::PruneOptions options;
+        options.older_than_ns = 30 * kDayNs;
+        auto plan = cache.catalog->plan_prune(cache.dir, options);
+        QVERIFY_RESULT(plan);
+        const catalog::PruneUnit* raced_unit = nullptr;
+        const catalog::PruneEntry* raced = nullptr;
+        for (const auto& unit : plan->units) {
+            for (const auto& entry : unit.entries) {
+                if (entry.kind == cachedir::FileKind::Module && unit.entries.size() > 1) {
+                    raced_unit = &unit;
+                    raced = &entry;
+                }
+            }
+        }
+        QVERIFY(raced != nullptr);
+        const fs::path target = cache.dir / raced->path;
+        const std::string rewritten = "# written again by PyTorch\n";
+        struct SeamReset {
+            ~SeamReset() { test_seams::set_before_delete({}); }
+        } reset;
+        int renames = 0;
+        test_seams::set_before_delete([&](std::string_view name) {
+            if (name == target.filename().string() && renames++ == 0) {
+                write_bytes(target.string() + ".new", rewritten);
+                fs::rename(target.string() + ".new", target);
+            }
+        });
+        auto outcome = cache.catalog->prune(*plan);
+        test_seams::set_before_delete({});
+        QVERIFY_RESULT(outcome);
+        QCOMPARE(renames, 1);
+        QCOMPARE(test::read_file(target).toStdString(), rewritten);
+        const std::string why =
+            raced->path + ": " + raced->path + " was written after the last check";
+        QVERIFY2(std::ranges::find(outcome->kept, why) != outcome->kept.end(), why.c_str());
+        for (const auto& entry : raced_unit->entries) {
+            QVERIFY2(fs::exists(cache.dir / entry.path), entry.path.c_str()); // the unit, whole
+        }
+        QVERIFY(outcome->entries_deleted > 0); // the other units went
+        for (const auto& item : fs::directory_iterator(cache.dir)) {
+            QVERIFY2(!item.path().filename().string().starts_with(".cachelens-"),
+                     item.path().c_str());
+        }
+    }
+
+    // An FX entry held open during `prune --max-size 0` keeps everything its
+    // unit holds (its modules, Triton kernels, best_configs), not just itself.
+    void anEntryInUseKeepsWhatItUses() {
+        AgedCache cache;
+        QVERIFY(cache.make());
+        catalog::PruneOptions options;
+        options.max_size = 0;
+        options.keep_recent_ns = 0;
+        auto plan = cache.catalog->plan_prune(cache.dir, options);
+        QVERIFY_RESULT(plan);
+        const catalog::PruneUnit* held_unit = nullptr;
+        const catalog::PruneEntry* fx_entry = nullptr;
+        for (const auto& unit : plan->units) {
+            for (const auto& entry : unit.entries) {
+                if (!fx_entry && entry.kind == cachedir::FileKind::FxGraph &&
+                    unit.entries.size() > 2) {
+                    held_unit = &unit;
+                    fx_entry = &entry;
+                }
+            }
+        }
+        QVERIFY(fx_entry != nullptr);
+        const fs::path held = fs::canonical(cache.dir / fx_entry->path);
+        QProcess holder;
+        holder.start("bash", {"-c", "exec 3<\"$1\"; echo ready; exec sleep 60", "holder",
+                              QString::fromStdString(held.string())});
+        QVERIFY(holder.waitForReadyRead(10000));
+        auto outcome = cache.catalog->prune(*plan);
+        holder.kill();
+        holder.waitForFinished();
+        QVERIFY_RESULT(outcome);
+        for (const auto& entry : held_unit->entries) {
+            QVERIFY2(fs::exists(cache.dir / entry.path), entry.path.c_str());
+            for (const auto& file : entry.files) {
+                QVERIFY2(fs::exists(cache.dir / file.path), file.path.c_str());
+            }
+        }
+        const std::string with = "stays with " + fx_entry->path;
+        QVERIFY(std::ranges::any_of(outcome->kept, [&](const std::string& line) {
+            return line.find(with) != std::string::npos;
+        }));
+        QVERIFY(outcome->entries_deleted > 0);
+    }
+
+    // A trash dir a killed prune left (its lock free) goes with the next
+    // prune; one a running prune holds stays; neither is ever indexed.
+    void leftoverTrashIsReapedAndNeverIndexed() {
+        AgedCache cache;
+        QVERIFY(cache.make());
+        const fs::path left = cache.dir / ".cachelens-trash-0123456789abcdef";
+        const fs::path live = cache.dir / ".cachelens-trash-fedcba9876543210";
+        for (const auto& dir : {left, live}) {
+            fs::create_directory(dir);
+            write_bytes((dir / "0").string(), "a file prune had moved out");
+        }
+        QProcess holder; // a running prune's lock
+        holder.start("flock", {"-n", QString::fromStdString(live.string()), "-c",
+                               "echo ready; exec sleep 60"});
+        QVERIFY(holder.waitForReadyRead(10000));
+        auto scan = cachedir::scan_cache_dir(cache.dir);
+        QVERIFY_RESULT(scan);
+        QVERIFY(!scan->files.empty());
+        for (const auto& file : scan->files) {
+            QVERIFY2(!file.path.starts_with(".cachelens-"), file.path.c_str());
+        }
+        catalog::PruneOptions options;
+        options.older_than_ns = 30 * kDayNs;
+        auto plan = cache.catalog->plan_prune(cache.dir, options);
+        QVERIFY_RESULT(plan);
+        QVERIFY_RESULT(cache.catalog->prune(*plan));
+        holder.kill();
+        holder.waitForFinished();
+        QVERIFY(!fs::exists(left));
+        QVERIFY(fs::exists(live / "0"));
     }
 
     // A file another process has open (a run loading its kernels, a copy in

@@ -14,6 +14,7 @@
 #include <cachelens/bundle/compiled_artifact.h>
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/core/mapped_file.h>
+#include <cachelens/core/test_seams.h>
 #include <cachelens/serving/cache_factors.h>
 #include <cachelens/serving/compile_index.h>
 #include <cachelens/serving/piecewise.h>
@@ -660,13 +661,12 @@ private slots:
         age_tree(root / in_use, 86400);
         // A process holding a file of one dir open: a server that loaded it.
         QProcess holder;
-        holder.start("sh", {"-c", "exec 3<\"$0\"; sleep 60",
+        holder.start("sh", {"-c", "exec 3<\"$0\" && echo ready && exec sleep 60",
                             QString::fromStdString((root / in_use /
                                                     "rank_0_0/backbone/"
                                                     "cache_key_factors.json")
                                                        .string())});
-        QVERIFY(holder.waitForStarted());
-        QTest::qWait(200);
+        QVERIFY(holder.waitForReadyRead(10000)); // the file is open once it says so
         auto tree = read_serving_tree(root);
         QVERIFY_RESULT(tree);
         // Everything older than a day, and down to nothing by size: the fresh
@@ -708,6 +708,59 @@ private slots:
         }
         holder.kill();
         holder.waitForFinished();
+    }
+
+    // A compile writes into a planned hash dir after prune's last check of
+    // it (forced at that step through test_seams.h): the dir, once moved out,
+    // holds a write newer than the plan, and is put back whole. A serving
+    // prune of an older cachelens killed mid-removal leaves a dir that goes
+    // once a day old.
+    void pruneRaceACompileWrittenAfterTheLastCheck() {
+        QTemporaryDir dir;
+        const fs::path root = fs::path(dir.path().toStdString()) / "torch_compile_cache";
+        const std::string old = fixture::vllm_ranges(root, fixture::vllm_env("A"));
+        age_tree(root / old, 3 * 86400);
+        const fs::path stale = root / ".cachelens-prune-4242-abcdef";
+        const fs::path recent = root / ".cachelens-prune-4343-abcdef";
+        for (const auto& leftover : {stale, recent}) {
+            fs::create_directories(leftover / "rank_0_0");
+            test::write_bytes(leftover / "rank_0_0" / "model.bin", "half removed");
+        }
+        for (const auto& [leftover, age_s] : {std::pair{stale, 2 * 86400L}, {recent, 3600L}}) {
+            age_tree(leftover, age_s);
+            const timespec when{::time(nullptr) - age_s, 0};
+            const timespec times[2] = {when, when};
+            QCOMPARE(::utimensat(AT_FDCWD, leftover.c_str(), times, AT_SYMLINK_NOFOLLOW), 0);
+        }
+        auto tree = read_serving_tree(root);
+        QVERIFY_RESULT(tree);
+        ServingPruneOptions options;
+        options.max_size = 0;
+        const auto plan = plan_serving_prune(*tree, options);
+        QCOMPARE(plan.dirs.size(), std::size_t{1});
+        const fs::path written = root / old / "rank_0_0" / "backbone" / "new_artifact";
+        struct SeamReset {
+            ~SeamReset() { test_seams::set_before_delete({}); }
+        } reset;
+        test_seams::set_before_delete([&](std::string_view name) {
+            if (name == fs::path(old).filename().string() && !fs::exists(written)) {
+                test::write_bytes(written, "compiled just now");
+            }
+        });
+        const auto outcome = run_serving_prune(*tree, plan);
+        test_seams::set_before_delete({});
+        QVERIFY(outcome.deleted.empty());
+        QCOMPARE(outcome.kept.size(), std::size_t{1});
+        QCOMPARE(outcome.kept[0].why, std::string("written since the plan"));
+        QVERIFY(outcome.errors.empty());
+        QCOMPARE(test::read_file(written), QByteArray("compiled just now"));
+        QVERIFY(fs::exists(root / old / "rank_0_0/backbone/vllm_compile_cache.py"));
+        QVERIFY(!fs::exists(stale));
+        QVERIFY(fs::exists(recent / "rank_0_0" / "model.bin"));
+        for (const auto& entry : fs::directory_iterator(root)) {
+            QVERIFY2(!entry.path().filename().string().starts_with(".cachelens-trash-"),
+                     entry.path().c_str());
+        }
     }
 
     // ---- hostile trees ----

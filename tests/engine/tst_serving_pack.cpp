@@ -17,7 +17,10 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -143,6 +146,55 @@ private slots:
         auto clash = unpack_archive(pack, into_dir(other));
         QVERIFY(!clash);
         QVERIFY(clash.error().message.find("already holds a different") != std::string::npos);
+    }
+
+    // Another unpack's staging dir, live (its lock held: in another
+    // container, pid 1 there, or on a shared volume) stays; one a killed
+    // unpack left (its lock free) goes; an older cachelens's pid-named one
+    // goes once a day idle.
+    void unpackBesideAnotherUnpacksStagingDir() {
+        QTemporaryDir dir;
+        const fs::path base = dir.path().toStdString();
+        const fs::path root = base / "torch_compile_cache";
+        const std::string hash = fixture::vllm_ranges(root, fixture::vllm_env("FLASH_ATTN"));
+        auto tree = read_serving_tree(root);
+        QVERIFY_RESULT(tree);
+        const fs::path pack = base / "cache.tar.zst";
+        QVERIFY_RESULT(pack_hash_dir(*tree, *tree->find_hash_dir(hash), pack));
+
+        const fs::path other = base / "other";
+        const fs::path live = other / ".cachelens-unpack-0123456789abcdef";
+        const fs::path killed = other / ".cachelens-unpack-fedcba9876543210";
+        const fs::path old_recent = other / ".cachelens-unpack-1";
+        const fs::path old_idle = other / ".cachelens-unpack-2";
+        for (const auto& staging : {live, killed, old_recent, old_idle}) {
+            test::write_bytes(staging / "d4ec7c2a7d" / "x", "staged");
+        }
+        const timespec two_days_ago{::time(nullptr) - 2 * 86400, 0};
+        const timespec times[2] = {two_days_ago, two_days_ago};
+        QCOMPARE(::utimensat(AT_FDCWD, old_idle.c_str(), times, AT_SYMLINK_NOFOLLOW), 0);
+        QProcess holder; // the other unpack, holding its staging dir's lock
+        holder.start("flock", {"-n", QString::fromStdString(live.string()), "-c",
+                               "echo ready; exec sleep 60"});
+        QVERIFY(holder.waitForReadyRead(10000));
+
+        auto unpacked = unpack_archive(pack, into_dir(other));
+        holder.kill();
+        holder.waitForFinished();
+        QVERIFY_RESULT(unpacked);
+        QVERIFY(unpacked->written);
+        QVERIFY(fixture::tree_bytes(other / hash) == fixture::tree_bytes(root / hash));
+        QCOMPARE(test::read_file(live / "d4ec7c2a7d" / "x"), QByteArray("staged"));
+        QVERIFY(fs::exists(old_recent / "d4ec7c2a7d" / "x"));
+        QVERIFY(!fs::exists(killed));
+        QVERIFY(!fs::exists(old_idle));
+        std::vector<std::string> names;
+        for (const auto& item : fs::directory_iterator(other)) {
+            names.push_back(item.path().filename().string());
+        }
+        std::ranges::sort(names);
+        QCOMPARE(names, (std::vector<std::string>{".cachelens-unpack-0123456789abcdef",
+                                                  ".cachelens-unpack-1", hash}));
     }
 
     void signatures() {

@@ -2,6 +2,7 @@
 #include <cachelens/cachedir/triton_kernel.h>
 #include <cachelens/core/format.h>
 #include <cachelens/core/text.h>
+#include <cachelens/core/trash.h>
 #include <cachelens/serving/serving_tree.h>
 
 #include <dirent.h>
@@ -343,6 +344,9 @@ public:
             return true;
         }
         if (type == DT_DIR) {
+            if (is_cachelens_work_dir(name)) {
+                return true; // cachelens's own trash or staging: no cache file
+            }
             std::string path = joined(relative, name);
             if (is_key_dir(path)) {
                 key_dirs.push_back(path);

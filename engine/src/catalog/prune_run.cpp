@@ -12,11 +12,13 @@
 #include <cachelens/cachedir/triton_kernel.h>
 #include <cachelens/core/dir_handle.h>
 #include <cachelens/core/open_files.h>
+#include <cachelens/core/trash.h>
 
 #include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <unordered_map>
 
 namespace cachelens::catalog {
@@ -252,58 +254,120 @@ private:
 
 class Deleter {
 public:
-    Deleter(const DirHandle& root, const std::string& root_path, PruneOutcome& outcome,
-            EmptyDirSweeper& sweeper)
+    Deleter(const DirHandle& root, const std::string& root_path, Trash& trash,
+            PruneOutcome& outcome, EmptyDirSweeper& sweeper)
         : root_(root)
         , in_use_(root_path)
+        , trash_(trash)
         , outcome_(outcome)
         , sweeper_(sweeper) {}
 
-    void remove(const PruneEntry& entry) {
-        // Check every file first: an entry is deleted whole or not at all.
-        std::vector<std::pair<DirHandle, std::string>> files;
-        for (const auto& file : entry.files) {
-            auto [parent, name] = split_parent(file.path);
-            auto dir = root_.open_beneath(parent);
-            if (!dir) {
-                outcome_.kept.push_back(entry.path + ": " + dir.error().describe());
-                return;
+    // The doomed entries of one unit go whole or all stay: an FX entry in
+    // use keeps the modules, kernels and best_configs it needs. Every file
+    // is checked (unchanged, open by no process), then moved into the trash
+    // and checked there to be the file planned; one that must stay puts the
+    // unit's files back. Only then is anything unlinked.
+    void remove_unit(std::span<const PruneEntry* const> entries) {
+        struct Planned {
+            const DirHandle* dir;
+            std::string name;
+            std::string path;
+            FileIdentity identity;
+        };
+        // One handle per dir of the unit (a graph's hundreds of Triton
+        // kernel dirs), not one per file.
+        std::map<std::string, DirHandle, std::less<>> dirs;
+        std::vector<std::vector<Planned>> files(entries.size());
+        for (std::size_t e = 0; e < entries.size(); ++e) {
+            for (const auto& file : entries[e]->files) {
+                auto [parent, name] = split_parent(file.path);
+                auto dir = dirs.find(parent);
+                if (dir == dirs.end()) {
+                    auto opened = root_.open_beneath(parent);
+                    if (!opened) {
+                        return keep_unit(entries, e, opened.error().describe());
+                    }
+                    dir = dirs.emplace(std::string(parent), std::move(*opened)).first;
+                }
+                struct stat seen {};
+                if (std::string why = check(dir->second, name, file, seen); !why.empty()) {
+                    return keep_unit(entries, e, file.path + " " + why);
+                }
+                // A process reading the file (a run loading its kernels, a
+                // copy in progress, one in a container naming it by another
+                // path) would be left with a file that vanished under it.
+                if (const auto* user = in_use_.user_of(seen)) {
+                    return keep_unit(entries, e,
+                                     file.path + " is open in process " +
+                                         std::to_string(user->pid) + " (" + user->command + ")");
+                }
+                files[e].push_back(
+                    {&dir->second, std::string(name), file.path, FileIdentity::of(seen)});
             }
-            struct stat seen {};
-            if (std::string why = check(*dir, name, file, seen); !why.empty()) {
-                outcome_.kept.push_back(entry.path + ": " + file.path + " " + why);
-                return;
-            }
-            // A process reading the file (a run loading its kernels, a copy in
-            // progress, one in a container naming it by another path) would
-            // be left with a file that vanished under it.
-            if (const auto* user = in_use_.user_of(seen)) {
-                outcome_.kept.push_back(entry.path + ": " + file.path + " is open in process " +
-                                        std::to_string(user->pid) + " (" + user->command + ")");
-                return;
-            }
-            files.emplace_back(std::move(*dir), std::string(name));
+            // A Triton kernel's group file goes first: a process killed
+            // between two unlinks leaves a dir Triton reads as a miss (no
+            // group file), never a group naming a file that is gone.
+            std::ranges::stable_partition(files[e], [](const Planned& planned) {
+                return cachedir::is_triton_group_file_name(planned.name);
+            });
         }
-        // A Triton kernel's group file goes first: a process killed between
-        // two unlinks leaves a dir Triton reads as a miss (no group file), never
-        // a group naming a file that is gone.
-        std::ranges::partition(files, [](const auto& file) {
-            return cachedir::is_triton_group_file_name(file.second);
-        });
-        sweeper_.before_removing(entry);
-        for (const auto& [dir, name] : files) {
-            if (auto removed = dir.remove_file(name); !removed) {
-                outcome_.errors.push_back(removed.error());
-                continue;
-            }
-            ++outcome_.files_deleted;
+        // Each key dir's last write as it was before any of its files moved.
+        for (const PruneEntry* entry : entries) {
+            sweeper_.before_removing(*entry);
         }
-        outcome_.bytes_freed += entry.size;
-        ++outcome_.entries_deleted;
-        remove_own_dir(entry);
+        for (std::size_t e = 0; e < entries.size(); ++e) {
+            for (const auto& planned : files[e]) {
+                auto taken = trash_.take(*planned.dir, planned.name, planned.identity);
+                if (taken && *taken == Trash::Taken::Taken) {
+                    continue;
+                }
+                for (auto& error : trash_.put_back()) {
+                    outcome_.errors.push_back(std::move(error));
+                }
+                if (!taken) {
+                    outcome_.errors.push_back(taken.error());
+                    return keep_unit(entries, e, planned.path + " could not be moved out");
+                }
+                return keep_unit(entries, e,
+                                 planned.path + (*taken == Trash::Taken::Changed
+                                                     ? " was written after the last check"
+                                                     : " is gone"));
+            }
+        }
+        std::vector<Error> errors;
+        outcome_.files_deleted += trash_.empty(errors);
+        for (std::size_t e = 0; e < entries.size(); ++e) {
+            const bool whole = std::ranges::none_of(errors, [&](const Error& error) {
+                return std::ranges::any_of(files[e], [&](const Planned& planned) {
+                    return error.path == planned.dir->path() + "/" + planned.name;
+                });
+            });
+            // An entry some of whose files could not go is reported as
+            // partly deleted (its errors), never as deleted.
+            if (whole) {
+                outcome_.bytes_freed += entries[e]->size;
+                ++outcome_.entries_deleted;
+                remove_own_dir(*entries[e]);
+            }
+        }
+        for (auto& error : errors) {
+            outcome_.errors.push_back(std::move(error));
+        }
     }
 
 private:
+    // Every entry of the unit stays: `entries[why_index]` for `why`, the
+    // others with it.
+    void keep_unit(std::span<const PruneEntry* const> entries, std::size_t why_index,
+                   const std::string& why) {
+        for (std::size_t e = 0; e < entries.size(); ++e) {
+            outcome_.kept.push_back(entries[e]->path + ": " +
+                                    (e == why_index ? why
+                                                    : "stays with " + entries[why_index]->path +
+                                                          " (one unit: " + why + ")"));
+        }
+    }
+
     // Why the file must stay; empty when it is still exactly as planned.
     // Empty when `name` is still the file planned (`seen` then holds its lstat).
     static std::string check(const DirHandle& dir, std::string_view name, const PruneFile& file,
@@ -378,6 +442,7 @@ private:
 
     const DirHandle& root_;
     FilesInUse in_use_;
+    Trash& trash_;
     PruneOutcome& outcome_;
     EmptyDirSweeper& sweeper_;
 };
@@ -410,31 +475,49 @@ Result<PruneOutcome> run_prune(sql::Database& db, const PrunePlan& plan,
     for (const auto& [path, why] : decision.kept()) {
         outcome.kept.push_back(path + ": " + why);
     }
-    std::vector<const PruneEntry*> doomed;
+    // The doomed entries of each unit, which go whole or stay whole.
+    std::vector<std::vector<const PruneEntry*>> doomed_units;
+    std::size_t doomed = 0;
     for (const auto& unit : plan.units) {
+        std::vector<const PruneEntry*> entries;
         for (const auto& entry : unit.entries) {
             if (decision.is_doomed(entry.path)) {
-                doomed.push_back(&entry);
+                entries.push_back(&entry);
             }
+        }
+        doomed += entries.size();
+        if (!entries.empty()) {
+            doomed_units.push_back(std::move(entries));
         }
     }
     Progress progress{.stage = ProgressStage::Deleting,
                       .unit = ProgressUnit::Entries,
                       .done = 0,
-                      .total = doomed.size(),
+                      .total = doomed,
                       .bytes = 0,
                       .item = {}};
     outcome.cancelled = !report_progress(index_options.progress, progress);
     EmptyDirSweeper sweeper(*root, plan.now_ns - std::max(plan.keep_recent_ns, kKeyDirMinIdleNs));
-    Deleter deleter(*root, plan.root, outcome, sweeper);
-    for (std::size_t i = 0; i < doomed.size() && !outcome.cancelled; ++i) {
-        deleter.remove(*doomed[i]);
-        progress.done = i + 1;
+    std::optional<Trash> trash;
+    std::optional<Deleter> deleter;
+    if (!doomed_units.empty()) {
+        auto opened = Trash::open(*root);
+        if (!opened) {
+            return std::unexpected(opened.error()); // nothing deleted
+        }
+        trash.emplace(std::move(*opened));
+        deleter.emplace(*root, plan.root, *trash, outcome, sweeper);
+    }
+    for (std::size_t u = 0; u < doomed_units.size() && !outcome.cancelled; ++u) {
+        deleter->remove_unit(doomed_units[u]);
+        progress.done += doomed_units[u].size();
         progress.bytes = outcome.bytes_freed;
-        progress.item = doomed[i]->path;
+        progress.item = doomed_units[u].back()->path;
         outcome.cancelled = !report_progress(index_options.progress, progress);
     }
-    outcome.cancelled = outcome.cancelled && progress.done < doomed.size();
+    deleter.reset();
+    trash.reset(); // its dir goes before the re-index
+    outcome.cancelled = outcome.cancelled && progress.done < doomed;
     // Key dirs left empty go (a stopped prune sweeps too: what it deleted
     // went whole, and an idle empty dir is no one's).
     sweeper.sweep(outcome);

@@ -217,6 +217,14 @@ Result<bool> DirHandle::remove_empty_dir(std::string_view name) const {
 }
 
 Result<std::vector<std::string>> DirHandle::subdir_names() const {
+    return names(/*dirs_only=*/true);
+}
+
+Result<std::vector<std::string>> DirHandle::entry_names() const {
+    return names(/*dirs_only=*/false);
+}
+
+Result<std::vector<std::string>> DirHandle::names(bool dirs_only) const {
     // A descriptor of its own: readdir through a dup would move this one's offset.
     const int fd = ::openat(fd_, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR* dir = fd < 0 ? nullptr : ::fdopendir(fd);
@@ -227,25 +235,25 @@ Result<std::vector<std::string>> DirHandle::subdir_names() const {
         }
         return fail(ErrorKind::Io, "cannot read the directory: " + system_message(error), path_);
     }
-    std::vector<std::string> names;
+    std::vector<std::string> found;
     while (const dirent* item = ::readdir(dir)) {
         const std::string name(item->d_name);
         if (!is_plain_name(name)) {
             continue;
         }
         bool is_dir = item->d_type == DT_DIR;
-        if (item->d_type == DT_UNKNOWN) {
+        if (dirs_only && item->d_type == DT_UNKNOWN) {
             struct stat info {};
             is_dir = ::fstatat(fd, name.c_str(), &info, AT_SYMLINK_NOFOLLOW) == 0 &&
                      S_ISDIR(info.st_mode);
         }
-        if (is_dir) {
-            names.push_back(name);
+        if (is_dir || !dirs_only) {
+            found.push_back(name);
         }
     }
     ::closedir(dir);
-    std::sort(names.begin(), names.end());
-    return names;
+    std::sort(found.begin(), found.end());
+    return found;
 }
 
 } // namespace cachelens

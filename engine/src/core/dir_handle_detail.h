@@ -1,6 +1,6 @@
 #pragma once
 
-// What dir_handle.cpp and file_writes.cpp share: messages about paths.
+// What dir_handle.cpp, file_writes.cpp and trash.cpp share.
 
 #include <cstring>
 #include <string>
@@ -16,5 +16,9 @@ inline std::string system_message(int error) {
 inline std::string joined(const std::string& dir, std::string_view name) {
     return dir + (dir.ends_with('/') ? "" : "/") + std::string(name);
 }
+
+// 16 random hex digits (file_writes.cpp): names that no other process, pid 1
+// of another container included, picks too.
+std::string random_suffix();
 
 } // namespace cachelens::detail

@@ -14,7 +14,6 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <map>
@@ -24,34 +23,12 @@
 namespace cachelens {
 
 using detail::joined;
+using detail::random_suffix;
 using detail::system_message;
-
-FileIdentity FileIdentity::of(const struct stat& info) {
-    return {info.st_dev, info.st_ino, info.st_size, info.st_mtim};
-}
-
-bool FileIdentity::operator==(const FileIdentity& other) const {
-    return device == other.device && inode == other.inode && size == other.size &&
-           modified.tv_sec == other.modified.tv_sec && modified.tv_nsec == other.modified.tv_nsec;
-}
-
-namespace {
-
-std::atomic<bool> before_place_set{false};
-std::function<void(std::string_view)>& before_place_hook() {
-    static std::function<void(std::string_view)> hook;
-    return hook;
-}
-
-void before_place(std::string_view name) {
-    if (before_place_set.load(std::memory_order_relaxed)) {
-        before_place_hook()(name);
-    }
-}
 
 // 16 hex digits: two processes (two containers, both pid 1) never pick one
 // temp name, and a temp name left by a killed run blocks nobody.
-std::string random_suffix() {
+std::string detail::random_suffix() {
     std::uint64_t value = 0;
     if (::getrandom(&value, sizeof value, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof value)) {
         // No entropy yet (early boot): the clock and pid still differ per call.
@@ -67,6 +44,17 @@ std::string random_suffix() {
     }
     return out;
 }
+
+FileIdentity FileIdentity::of(const struct stat& info) {
+    return {info.st_dev, info.st_ino, info.st_size, info.st_mtim};
+}
+
+bool FileIdentity::operator==(const FileIdentity& other) const {
+    return device == other.device && inode == other.inode && size == other.size &&
+           modified.tv_sec == other.modified.tv_sec && modified.tv_nsec == other.modified.tv_nsec;
+}
+
+namespace {
 
 std::string temp_name_for(std::string_view name) {
     return "." + std::string(name) + "." + random_suffix() + ".tmp";
@@ -248,7 +236,7 @@ constexpr std::string_view kChanged =
 std::variant<bool, Problem> place_temp(int dir_fd, TempFile& temp, const std::string& name,
                                        DirHandle::WriteMode mode,
                                        const std::optional<FileIdentity>& replacing) {
-    before_place(name);
+    test_seams::before_place(name);
     if (mode == DirHandle::WriteMode::CreateOnly && temp.name.empty()) {
         const int error = link_anonymous(dir_fd, temp, name, /*as_temp=*/false);
         remove_temp(dir_fd, temp);
@@ -382,12 +370,6 @@ std::optional<FileIdentity> replaceable(const Checked& checked,
 }
 
 } // namespace
-
-void test_seams::set_before_place(std::function<void(std::string_view name)> hook) {
-    before_place_set.store(false);
-    before_place_hook() = std::move(hook);
-    before_place_set.store(static_cast<bool>(before_place_hook()));
-}
 
 Result<bool> DirHandle::write_file(std::string_view name, std::string_view bytes, WriteMode mode,
                                    mode_t permissions,

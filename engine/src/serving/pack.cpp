@@ -2,6 +2,7 @@
 #include <cachelens/cachedir/cache_dir.h>
 #include <cachelens/core/dir_handle.h>
 #include <cachelens/core/mapped_file.h>
+#include <cachelens/core/work_dir.h>
 #include <cachelens/hash/sha256.h>
 #include <cachelens/serving/pack.h>
 #include <cachelens/serving/piecewise.h>
@@ -96,23 +97,6 @@ struct ArchiveReader {
     ~ArchiveReader() { archive_read_free(handle); }
     std::string error() const { return archive_error(handle); }
 };
-
-// Removes a staging dir left by an unpack whose process is gone.
-void remove_stale_staging(const fs::path& into) {
-    std::error_code error;
-    for (fs::directory_iterator it(into, error), end; !error && it != end; it.increment(error)) {
-        const std::string name = it->path().filename().string();
-        if (!name.starts_with(kStagingPrefix)) {
-            continue;
-        }
-        const std::string pid = name.substr(kStagingPrefix.size());
-        if (!pid.empty() && std::ranges::all_of(pid, [](char c) { return c >= '0' && c <= '9'; }) &&
-            !fs::exists("/proc/" + pid, error)) {
-            std::error_code ignored;
-            fs::remove_all(it->path(), ignored);
-        }
-    }
-}
 
 // Whether the files already at `dir` are those of the manifest, byte for byte.
 bool same_files(const fs::path& root, const PackManifest& manifest) {
@@ -514,26 +498,30 @@ Result<UnpackReport> unpack_archive(const fs::path& archive_path, const UnpackOp
     }
     const fs::path into = fs::canonical(options.into, error);
     report.destination = (into / report.manifest.hash_dir).string();
-    remove_stale_staging(into);
-    const fs::path staging = into / (std::string(kStagingPrefix) + std::to_string(::getpid()));
-    fs::remove_all(staging, error);
-    if (!fs::create_directory(staging, error)) {
-        return fail(ErrorKind::Io, "cannot make the staging dir: " + error.message(),
-                    staging.string());
+    auto into_dir = DirHandle::open_root(into);
+    if (!into_dir) {
+        return std::unexpected(into_dir.error());
     }
-    // Whatever happens from here, the staging dir goes.
-    struct Cleanup {
-        fs::path dir;
+    // A root made here goes again when nothing was unpacked into it (after
+    // the staging dir below: guards go in reverse order).
+    struct RemoveMadeRoot {
         fs::path made_root; // empty unless made here
         const bool* written;
-        ~Cleanup() {
+        ~RemoveMadeRoot() {
             std::error_code ignored;
-            fs::remove_all(dir, ignored);
             if (!made_root.empty() && !*written) {
                 fs::remove(made_root, ignored); // only when empty
             }
         }
-    } cleanup{staging, made_into ? into : fs::path(), &report.written};
+    } made_root{made_into ? into : fs::path(), &report.written};
+    // A staging dir of our own, locked while it exists: another unpack's (in
+    // another container, on a shared volume) is never taken for stale.
+    // Whatever happens from here, it goes.
+    auto work = WorkDir::make(*into_dir, "unpack");
+    if (!work) {
+        return std::unexpected(work.error());
+    }
+    const fs::path staging = work->path();
 
     std::map<std::string, const PackedFile*> expected;
     for (const auto& file : report.manifest.files) {
@@ -636,11 +624,19 @@ Result<UnpackReport> unpack_archive(const fs::path& archive_path, const UnpackOp
         return report;
     }
     fs::create_directories(destination.parent_path(), error);
+    // Every staged file and dir on the disk before the name points at them.
+    if (::syncfs(work->dir().fd()) != 0) {
+        return fail(ErrorKind::Io,
+                    "cannot flush the unpacked files to the disk: " + errno_text(errno),
+                    staging.string());
+    }
     if (::renameat2(AT_FDCWD, (staging / report.manifest.hash_dir).c_str(), AT_FDCWD,
                     destination.c_str(), RENAME_NOREPLACE) != 0) {
         return fail(ErrorKind::Io, "cannot move the unpacked dir into place: " + errno_text(errno),
                     destination.string());
     }
+    // The rename durable too (the move of the dir, its parents made above).
+    (void)::syncfs(into_dir->fd());
     report.written = true;
     return report;
 }

@@ -1,4 +1,6 @@
+#include <cachelens/core/dir_handle.h>
 #include <cachelens/core/format.h>
+#include <cachelens/core/trash.h>
 #include <cachelens/serving/prune.h>
 
 #include <sys/stat.h>
@@ -6,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 
 namespace cachelens::serving {
 
@@ -43,6 +46,38 @@ std::int64_t newest_write(const fs::path& dir) {
         }
     }
     return newest;
+}
+
+// The newest mtime of what is inside the dir open as `dir` (its own mtime
+// left out: moving it changes that), symlinks not followed.
+std::int64_t newest_write_inside(const DirHandle& dir, int depth = 0) {
+    std::int64_t newest = 0;
+    auto names = dir.entry_names();
+    if (!names) {
+        return std::numeric_limits<std::int64_t>::max(); // unreadable: never "unchanged"
+    }
+    for (const auto& name : *names) {
+        auto info = dir.stat_entry(name);
+        if (!info) {
+            continue;
+        }
+        newest = std::max(newest, static_cast<std::int64_t>(info->st_mtim.tv_sec) * 1'000'000'000 +
+                                      info->st_mtim.tv_nsec);
+        if (S_ISDIR(info->st_mode) && depth < 64) {
+            if (auto sub = dir.open_beneath(name)) {
+                newest = std::max(newest, newest_write_inside(*sub, depth + 1));
+            }
+        }
+    }
+    return newest;
+}
+
+std::pair<std::string, std::string> split_parent(const std::string& path) {
+    const auto slash = path.rfind('/');
+    if (slash == std::string::npos) {
+        return {std::string(), path};
+    }
+    return {path.substr(0, slash), path.substr(slash + 1)};
 }
 
 } // namespace
@@ -90,6 +125,18 @@ ServingPrunePlan plan_serving_prune(const ServingTree& tree, const ServingPruneO
 ServingPruneOutcome run_serving_prune(const ServingTree& tree, const ServingPrunePlan& plan,
                                       const ProgressFn& progress) {
     ServingPruneOutcome outcome;
+    if (plan.dirs.empty()) {
+        return outcome;
+    }
+    auto root = DirHandle::open_root(tree.root);
+    if (root) {
+        WorkDir::reap(*root, "prune"); // an older cachelens's, killed mid-removal
+    }
+    auto trash = root ? Trash::open(*root) : std::unexpected(root.error());
+    if (!trash) {
+        outcome.errors.push_back(trash.error()); // nothing deleted
+        return outcome;
+    }
     std::size_t done = 0;
     for (const auto& dir : plan.dirs) {
         if (!report_progress(progress, {.stage = ProgressStage::Deleting,
@@ -111,21 +158,36 @@ ServingPruneOutcome run_serving_prune(const ServingTree& tree, const ServingPrun
             outcome.kept.push_back({dir.path, dir.bytes, in_use_text(uses)});
             continue;
         }
-        // One rename takes the whole dir out of the tree; removing it follows.
-        const fs::path trash = tree.root / (".cachelens-prune-" + std::to_string(::getpid()) + "-" +
-                                            path.filename().string());
-        std::error_code error;
-        fs::rename(path, trash, error);
-        if (error) {
-            outcome.errors.push_back(
-                {ErrorKind::Io, "cannot move it out: " + error.message(), path.string()});
+        // One rename takes the whole dir out of the tree, through handles
+        // that follow no symlink; once out, where no compile writes, it is
+        // checked again, and put back if anything in it is newer than the
+        // plan. Only then is it removed.
+        const auto [parent_path, name] = split_parent(dir.path);
+        auto parent = root->open_beneath(parent_path);
+        if (!parent) {
+            outcome.errors.push_back(parent.error());
             continue;
         }
-        fs::remove_all(trash, error);
-        if (error) {
-            outcome.errors.push_back({ErrorKind::Io,
-                                      "moved out of the tree but not removed: " + error.message(),
-                                      trash.string()});
+        auto taken = trash->take_dir(*parent, name, [&](const DirHandle& moved) {
+            return newest_write_inside(moved) <= dir.newest_mtime_ns;
+        });
+        if (!taken) {
+            outcome.errors.push_back(taken.error());
+            continue;
+        }
+        if (*taken != Trash::Taken::Taken) {
+            outcome.kept.push_back({dir.path, dir.bytes,
+                                    *taken == Trash::Taken::Changed ? "written since the plan"
+                                                                    : "gone since the plan"});
+            continue;
+        }
+        std::vector<Error> errors;
+        (void)trash->empty(errors);
+        if (!errors.empty()) {
+            for (auto& error : errors) {
+                outcome.errors.push_back(std::move(error));
+            }
+            continue;
         }
         outcome.deleted.push_back(dir.path);
         outcome.bytes_freed += dir.bytes;

@@ -1,4 +1,5 @@
 #include <cachelens/core/mapped_file.h>
+#include <cachelens/core/work_dir.h>
 #include <cachelens/serving/serving_tree.h>
 
 #include <sys/stat.h>
@@ -512,8 +513,8 @@ Result<ServingTree> read_serving_tree(const fs::path& root) {
             }
         } else if (parse_rank_dir_name(dir)) {
             unhashed_ranks = true;
-        } else if (dir.starts_with(".cachelens-unpack-") || dir.starts_with(".cachelens-prune-")) {
-            continue; // an unpack's staging dir, a pruned dir on its way out
+        } else if (is_cachelens_work_dir(dir)) {
+            continue; // an unpack's staging dir, a prune's trash
         } else if (has_rank_dirs(root / dir)) {
             tree.hash_dirs.push_back(read_hash_dir(root, HashDir::Kind::Jit, dir, dir));
         } else {
@@ -540,9 +541,8 @@ cachedir::FileKind classify_serving_path(std::string_view relative_path) {
     const auto parts = split(relative_path);
     // An unpack in progress (or one that died): staged files, renamed into
     // place at the end; a pruned hash dir being removed. Wherever the walk began.
-    if (std::ranges::any_of(parts, [](std::string_view part) {
-            return part.starts_with(".cachelens-unpack-") || part.starts_with(".cachelens-prune-");
-        })) {
+    if (std::ranges::any_of(parts,
+                            [](std::string_view part) { return is_cachelens_work_dir(part); })) {
         return cachedir::FileKind::Temp;
     }
     // $VLLM_CACHE_ROOT walked whole: vLLM's model-info cache beside torch_compile_cache/.

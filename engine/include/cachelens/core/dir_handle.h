@@ -87,6 +87,8 @@ public:
     // The names of the directories directly in this one, sorted (a symlink
     // is not one of them).
     Result<std::vector<std::string>> subdir_names() const;
+    // The names of everything directly in this one, sorted.
+    Result<std::vector<std::string>> entry_names() const;
 
     // For messages: the path this handle was opened as.
     const std::string& path() const { return path_; }
@@ -94,6 +96,7 @@ public:
 
 private:
     DirHandle(int fd, std::string path);
+    Result<std::vector<std::string>> names(bool dirs_only) const;
 
     int fd_ = -1;
     std::string path_;

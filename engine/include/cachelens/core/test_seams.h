@@ -10,8 +10,17 @@
 
 namespace cachelens::test_seams {
 
+using Hook = std::function<void(std::string_view name)>;
+
 // Called with the destination's name right before a written temp file is
 // linked or swapped into place (core/file_writes.cpp). Empty: none.
-void set_before_place(std::function<void(std::string_view name)> hook);
+void set_before_place(Hook hook);
+// Called with a file's name right before it is moved into the trash to be
+// deleted (core/trash.cpp), after every check. Empty: none.
+void set_before_delete(Hook hook);
+
+// Run by core at those points.
+void before_place(std::string_view name);
+void before_delete(std::string_view name);
 
 } // namespace cachelens::test_seams

@@ -49,8 +49,8 @@ Result<PackManifest> parse_manifest(std::string_view json);
 inline constexpr std::string_view kManifestMember = "cachelens-pack.json";
 inline constexpr std::string_view kSignatureMember = "cachelens-pack.sig";
 inline constexpr std::string_view kTreeMember = "tree/";
-// The hidden dir unpack stages files in, inside the destination root.
-inline constexpr std::string_view kStagingPrefix = ".cachelens-unpack-";
+// Unpack stages files in a core/work_dir.h WorkDir (".cachelens-unpack-...")
+// of the destination root.
 
 struct PackResult {
     PackManifest manifest;
