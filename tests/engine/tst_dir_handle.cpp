@@ -9,6 +9,7 @@
 #include "test_paths.h"
 
 #include <cachelens/core/dir_handle.h>
+#include <cachelens/core/mapped_file.h>
 #include <cachelens/core/test_seams.h>
 
 #include <fcntl.h>
@@ -288,6 +289,27 @@ private slots:
         const auto outcomes = batch.commit();
         QVERIFY(outcomes.size() == 1 && outcomes[0] && *outcomes[0]);
         QCOMPARE(mode_of(dir / "batched") & 07777, 0600u);
+    }
+
+    // What pack and export put into a shareable archive is read with
+    // Links::Refuse: a symlink swapped in for a cache file after the walk (to
+    // a key file) is refused, never followed; a FIFO does not hang the read.
+    void archiveReadsRefuseSymlinksAndFifos() {
+        QTemporaryDir temp;
+        const fs::path dir = temp.path().toStdString();
+        write_plain(dir / "secret.key", "PRIVATE KEY");
+        fs::create_symlink(dir / "secret.key", dir / "cabc.py");
+        QCOMPARE(read_text_file(dir / "cabc.py").value_or(""), std::string("PRIVATE KEY"));
+        auto refused = read_text_file(dir / "cabc.py", 1 << 20, Links::Refuse);
+        QVERIFY(!refused);
+        QCOMPARE(refused.error().path, (dir / "cabc.py").string());
+        QVERIFY(!MappedFile::open(dir / "cabc.py", MappedFile::kDefaultMaxSize, Links::Refuse));
+        QCOMPARE(::mkfifo((dir / "fifo.py").c_str(), 0600), 0);
+        QVERIFY(!read_text_file(dir / "fifo.py", 1 << 20, Links::Refuse));
+        QVERIFY(!MappedFile::open(dir / "fifo.py", MappedFile::kDefaultMaxSize, Links::Refuse));
+        write_plain(dir / "real.py", "print()");
+        QCOMPARE(read_text_file(dir / "real.py", 1 << 20, Links::Refuse).value_or(""),
+                 std::string("print()"));
     }
 
     // Temp names are random: a temp file another process holds (in a

@@ -51,7 +51,7 @@ std::vector<std::string> subdir_names(const fs::path& dir) {
 
 // Reads a content-addressed file and checks its name is the hash of its bytes.
 Result<std::string> read_addressed(const fs::path& file) {
-    auto bytes = read_text_file(file, std::size_t{1} << 31);
+    auto bytes = read_text_file(file, std::size_t{1} << 31, Links::Refuse);
     if (!bytes) {
         return bytes;
     }
@@ -235,7 +235,7 @@ public:
         for (const auto& file : entry_files(root_ / "dynamo")) {
             const std::string name = file.filename().string();
             if (name.starts_with("code_state_") && name.ends_with(".pkl")) {
-                auto content = read_text_file(file, std::size_t{1} << 31);
+                auto content = read_text_file(file, std::size_t{1} << 31, Links::Refuse);
                 if (!content) {
                     return std::unexpected(content.error());
                 }
@@ -318,7 +318,7 @@ private:
             return {};
         }
         const fs::path file = root_ / key;
-        auto content = read_text_file(file, std::size_t{16} << 20);
+        auto content = read_text_file(file, std::size_t{16} << 20, Links::Refuse);
         if (!content) {
             notes_.push_back("best_config " + key + " (a kernel of " + fx_key +
                              ") is not in the cache dir: the kernel will autotune again");

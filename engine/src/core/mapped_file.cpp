@@ -93,11 +93,18 @@ Result<std::string> read_all(int fd, const std::filesystem::path& path, std::siz
     }
 }
 
+// O_NOFOLLOW with Links::Refuse (ELOOP on a symlink), and O_NONBLOCK then
+// too, so that a FIFO swapped in does not hang the open.
+int open_for_reading(const std::filesystem::path& path, Links links) {
+    return ::open(path.c_str(),
+                  O_RDONLY | O_CLOEXEC | (links == Links::Refuse ? O_NOFOLLOW | O_NONBLOCK : 0));
+}
+
 } // namespace
 
 Result<std::shared_ptr<const MappedFile>> MappedFile::open(const std::filesystem::path& path,
-                                                           std::size_t max_size) {
-    FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+                                                           std::size_t max_size, Links links) {
+    FileDescriptor fd(open_for_reading(path, links));
     if (fd.get() < 0) {
         return std::unexpected(io_error(path, "cannot open", errno));
     }
@@ -107,6 +114,9 @@ Result<std::shared_ptr<const MappedFile>> MappedFile::open(const std::filesystem
     }
     if (S_ISDIR(st.st_mode)) {
         return fail(ErrorKind::InvalidArgument, "is a directory, not a file", path.string());
+    }
+    if (links == Links::Refuse && !S_ISREG(st.st_mode)) {
+        return fail(ErrorKind::InvalidArgument, "not a regular file", path.string());
     }
     std::shared_ptr<MappedFile> file(new MappedFile());
     file->path_ = path;
@@ -161,8 +171,9 @@ MappedFile::~MappedFile() {
     }
 }
 
-Result<std::string> read_text_file(const std::filesystem::path& path, std::size_t max_size) {
-    FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+Result<std::string> read_text_file(const std::filesystem::path& path, std::size_t max_size,
+                                   Links links) {
+    FileDescriptor fd(open_for_reading(path, links));
     if (fd.get() < 0) {
         return std::unexpected(io_error(path, "cannot open", errno));
     }
@@ -170,6 +181,9 @@ Result<std::string> read_text_file(const std::filesystem::path& path, std::size_
     const bool known = ::fstat(fd.get(), &st) == 0;
     if (known && S_ISDIR(st.st_mode)) {
         return fail(ErrorKind::InvalidArgument, "is a directory, not a file", path.string());
+    }
+    if (links == Links::Refuse && !(known && S_ISREG(st.st_mode))) {
+        return fail(ErrorKind::InvalidArgument, "not a regular file", path.string());
     }
     const bool regular = known && S_ISREG(st.st_mode) && st.st_size > 0;
     return read_all(fd.get(), path, max_size, regular ? static_cast<std::size_t>(st.st_size) : 0);

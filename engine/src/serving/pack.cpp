@@ -329,7 +329,7 @@ Result<PackResult> pack_hash_dir(const ServingTree& tree, const HashDir& dir,
     // written; each file is mapped twice (hash, then write) rather than held.
     std::size_t done = 0;
     for (const auto& [relative, path] : files) {
-        auto mapped = MappedFile::open(path);
+        auto mapped = MappedFile::open(path, MappedFile::kDefaultMaxSize, Links::Refuse);
         if (!mapped) {
             return std::unexpected(mapped.error());
         }
@@ -371,7 +371,7 @@ Result<PackResult> pack_hash_dir(const ServingTree& tree, const HashDir& dir,
             result.signer = key->public_key().fingerprint();
         }
         for (const auto& [relative, path] : files) {
-            auto mapped = MappedFile::open(path);
+            auto mapped = MappedFile::open(path, MappedFile::kDefaultMaxSize, Links::Refuse);
             if (!mapped) {
                 return std::unexpected(mapped.error());
             }

@@ -15,12 +15,19 @@
 
 namespace cachelens {
 
+// Whether a path's last component may be a symlink. Refuse: it must be a
+// regular file itself (O_NOFOLLOW), as a cache file listed by a walk is;
+// what `pack` and `export` put into a shareable archive is read so, so that a
+// symlink swapped in after the walk (to a key file) is never followed.
+enum class Links { Follow, Refuse };
+
 class MappedFile {
 public:
     // Fails with NotFound/Io naming the path, or LimitExceeded when the file is
     // larger than `max_size` bytes.
     static Result<std::shared_ptr<const MappedFile>> open(const std::filesystem::path& path,
-                                                          std::size_t max_size = kDefaultMaxSize);
+                                                          std::size_t max_size = kDefaultMaxSize,
+                                                          Links links = Links::Follow);
 
     // A file's bytes held in memory rather than mapped (for data that did not
     // come from disk, e.g. an artifact inside a bundle).
@@ -55,6 +62,7 @@ private:
 
 // Reads a whole (small) file into a string: JSON, best_config, source text.
 Result<std::string> read_text_file(const std::filesystem::path& path,
-                                   std::size_t max_size = std::size_t{256} << 20);
+                                   std::size_t max_size = std::size_t{256} << 20,
+                                   Links links = Links::Follow);
 
 } // namespace cachelens
