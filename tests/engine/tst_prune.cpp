@@ -175,6 +175,14 @@ const catalog::PruneEntry* find_planned(const catalog::PrunePlan& plan, cachedir
 }
 
 // A copy of the devset cache, every file 40 days old, and a catalog of it.
+// Starts `holder` keeping `file` open (fd 3) until it is killed, as a run
+// loading its kernels does; true once the file is open.
+bool hold_open(QProcess& holder, const fs::path& file) {
+    holder.start("bash", {"-c", "exec 3<\"$1\"; echo ready; exec sleep 60", "holder",
+                          QString::fromStdString(file.string())});
+    return holder.waitForReadyRead(10000);
+}
+
 struct AgedCache {
     QTemporaryDir temp;
     fs::path dir;
@@ -204,6 +212,12 @@ struct AgedCache {
     }
     QString path() const { return QString::fromStdString(dir.string()); }
     QString catalog_arg() const { return QString::fromStdString(catalog_path.string()); }
+    // The plan of deleting what was last written longer ago than `age_ns`.
+    Result<catalog::PrunePlan> plan_older_than(std::int64_t age_ns) const {
+        catalog::PruneOptions options;
+        options.older_than_ns = age_ns;
+        return catalog->plan_prune(dir, options);
+    }
 };
 
 } // namespace
@@ -408,9 +422,7 @@ private slots:
     void whatChangedSinceThePlanStays() {
         AgedCache cache;
         QVERIFY(cache.make());
-        catalog::PruneOptions options;
-        options.older_than_ns = 30 * kDayNs;
-        auto plan = cache.catalog->plan_prune(cache.dir, options);
+        auto plan = cache.plan_older_than(30 * kDayNs);
         QVERIFY_RESULT(plan);
         QVERIFY(plan->units.size() > 3);
         // 1. A best_config rewritten the way PyTorch writes (temp + rename).
@@ -478,9 +490,7 @@ private slots:
     void aFileWrittenAfterTheLastCheckStays() {
         AgedCache cache;
         QVERIFY(cache.make());
-        catalog::PruneOptions options;
-        options.older_than_ns = 30 * kDayNs;
-        auto plan = cache.catalog->plan_prune(cache.dir, options);
+        auto plan = cache.plan_older_than(30 * kDayNs);
         QVERIFY_RESULT(plan);
         const catalog::PruneUnit* raced_unit = nullptr;
         const catalog::PruneEntry* raced = nullptr;
@@ -547,9 +557,7 @@ private slots:
         QVERIFY(fx_entry != nullptr);
         const fs::path held = fs::canonical(cache.dir / fx_entry->path);
         QProcess holder;
-        holder.start("bash", {"-c", "exec 3<\"$1\"; echo ready; exec sleep 60", "holder",
-                              QString::fromStdString(held.string())});
-        QVERIFY(holder.waitForReadyRead(10000));
+        QVERIFY(hold_open(holder, held));
         auto outcome = cache.catalog->prune(*plan);
         holder.kill();
         holder.waitForFinished();
@@ -604,17 +612,13 @@ private slots:
     void filesOpenInAnotherProcessStay() {
         AgedCache cache;
         QVERIFY(cache.make());
-        catalog::PruneOptions options;
-        options.older_than_ns = 30 * kDayNs;
-        auto plan = cache.catalog->plan_prune(cache.dir, options);
+        auto plan = cache.plan_older_than(30 * kDayNs);
         QVERIFY_RESULT(plan);
         const auto* module = find_planned(*plan, cachedir::FileKind::Module);
         QVERIFY(module != nullptr);
         const fs::path held = fs::canonical(cache.dir / module->path);
         QProcess holder;
-        holder.start("bash", {"-c", "exec 3<\"$1\"; echo ready; exec sleep 60", "holder",
-                              QString::fromStdString(held.string())});
-        QVERIFY(holder.waitForReadyRead(10000));
+        QVERIFY(hold_open(holder, held));
         const auto holder_pid = holder.processId();
 
         auto outcome = cache.catalog->prune(*plan);
@@ -638,9 +642,7 @@ private slots:
         }
         AgedCache cache;
         QVERIFY(cache.make());
-        catalog::PruneOptions options;
-        options.older_than_ns = 30 * kDayNs;
-        auto plan = cache.catalog->plan_prune(cache.dir, options);
+        auto plan = cache.plan_older_than(30 * kDayNs);
         QVERIFY_RESULT(plan);
         const auto* module = find_planned(*plan, cachedir::FileKind::Module);
         QVERIFY(module != nullptr);
